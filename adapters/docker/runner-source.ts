@@ -1,0 +1,291 @@
+/**
+ * Source of the long-lived Python runner that lives inside each pooled container (PID 2 under the
+ * container's init). It is started as `python3 -I -c <RUNNER_SOURCE> <preload-json>` so any image
+ * with a Python 3.8+ interpreter works; nothing has to be baked into the image.
+ *
+ * Protocol over the container's attached stdio (JSON lines):
+ * - runner → host, once: `{"ready": true, "pid": n, "preloaded": [...], "failed": [...]}`
+ * - host → runner: `{"id", "code", "stdin", "timeout_ms", "max_output_bytes", "kill_after_bytes"}`
+ * - runner → host: `{"id", "status", "exit_code", "signal", "stdout", "stderr" (base64 of the first
+ *   `max_output_bytes` bytes), "stdout_bytes", "stderr_bytes" (bytes seen), "wall_ms", "cpu_ms"}`
+ *
+ * Per call the runner wipes `/tmp` and `/dev/shm`, forks a child (fresh `__main__`, new session,
+ * own pipes, per-call cwd `/tmp/work`), enforces the wall deadline itself, and after the child ends
+ * (or at the deadline / output flood) SIGKILLs every other process in the container with
+ * `kill(-1)` until none is left — so daemons, fork bombs and orphans never outlive the call.
+ * The runner marks itself non-dumpable so code running as the same uid cannot open its
+ * `/proc/<pid>/fd` to forge replies. Statuses: ok | error | timeout | memory | output_limit |
+ * sandbox_error (OOM is read from the container cgroup's `oom_kill` counter, v1 or v2).
+ */
+export const RUNNER_SOURCE = String.raw`
+import os, sys, json, base64, select, signal, time, resource, builtins, traceback, io, types, errno
+
+def _write_line(obj):
+    data = (json.dumps(obj, separators=(',', ':')) + '\n').encode()
+    view = memoryview(data)
+    while view:
+        n = os.write(1, view)
+        view = view[n:]
+
+def _oom_kills():
+    for path in ('/sys/fs/cgroup/memory.events', '/sys/fs/cgroup/memory/memory.oom_control'):
+        try:
+            with open(path) as f:
+                for line in f:
+                    k, _, v = line.partition(' ')
+                    if k == 'oom_kill':
+                        return int(v)
+        except (OSError, ValueError):
+            pass
+    return -1
+
+def _wipe(root):
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        p = os.path.join(root, name)
+        try:
+            if os.path.isdir(p) and not os.path.islink(p):
+                for dp, dns, fns in os.walk(p, topdown=False):
+                    for fn in fns:
+                        try: os.unlink(os.path.join(dp, fn))
+                        except OSError: pass
+                    for dn in dns:
+                        q = os.path.join(dp, dn)
+                        try:
+                            if os.path.islink(q): os.unlink(q)
+                            else: os.rmdir(q)
+                        except OSError: pass
+                try: os.chmod(p, 0o700)
+                except OSError: pass
+                os.rmdir(p)
+            else:
+                os.unlink(p)
+        except OSError:
+            pass
+
+def _others(me):
+    found = []
+    for name in os.listdir('/proc'):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if pid == 1 or pid == me:
+            continue
+        try:
+            with open('/proc/%d/stat' % pid, 'rb') as f:
+                state = f.read().rsplit(b')', 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != b'Z':
+            found.append(pid)
+    return found
+
+def _sweep(me):
+    for _ in range(500):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        if not _others(me):
+            return True
+        time.sleep(0.002)
+    return False
+
+def _child(req, stdin_fd, out_w, err_w, cwd):
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        os.dup2(stdin_fd, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.closerange(3, 4096)
+        os.chdir(cwd)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, 'r', closefd=False), encoding='utf-8')
+        sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, 'w', closefd=False)), encoding='utf-8')
+        sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, 'w', closefd=False)), encoding='utf-8', errors='backslashreplace', line_buffering=True)
+        sys.argv = ['-c']
+        main = types.ModuleType('__main__')
+        main.__dict__['__builtins__'] = builtins
+        sys.modules['__main__'] = main
+    except BaseException:
+        os._exit(70)
+    rc = 0
+    try:
+        exec(compile(req['code'], '<string>', 'exec'), main.__dict__)
+    except SystemExit as e:
+        c = e.code
+        if c is None:
+            rc = 0
+        elif isinstance(c, int):
+            rc = c & 0xff
+        else:
+            try: print(c, file=sys.stderr)
+            except BaseException: pass
+            rc = 1
+    except BaseException:
+        t, v, tb = sys.exc_info()
+        try: traceback.print_exception(t, v, tb.tb_next if tb is not None else None)
+        except BaseException: pass
+        rc = 1
+    try:
+        th = sys.modules.get('threading')
+        if th is not None: th._shutdown()
+    except BaseException:
+        pass
+    try:
+        import atexit
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for s in (sys.stdout, sys.stderr):
+        try: s.flush()
+        except BaseException: rc = rc or 120
+    os._exit(rc)
+
+def _run(req, me, wake_r):
+    cap = int(req.get('max_output_bytes', 65536))
+    kill_after = int(req.get('kill_after_bytes', cap * 4))
+    timeout_s = max(0.001, float(req.get('timeout_ms', 10000)) / 1000.0)
+    _wipe('/tmp')
+    _wipe('/dev/shm')
+    cwd = '/tmp/work'
+    os.mkdir(cwd, 0o700)
+    stdin_path = '/tmp/.stdin'
+    with open(stdin_path, 'wb') as f:
+        f.write((req.get('stdin') or '').encode('utf-8'))
+    stdin_fd = os.open(stdin_path, os.O_RDONLY)
+    os.unlink(stdin_path)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    oom0 = _oom_kills()
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(req, stdin_fd, out_w, err_w, cwd)
+    os.close(out_w); os.close(err_w); os.close(stdin_fd)
+    deadline = t0 + timeout_s
+    bufs = {out_r: bytearray(), err_r: bytearray()}
+    seen = {out_r: 0, err_r: 0}
+    open_fds = [out_r, err_r]
+    status = None
+    exit_code = None
+    sig = None
+    cpu_ms = None
+    child_done = False
+    t_end = None
+    while True:
+        if not child_done:
+            try:
+                wpid, wst, ru = os.wait4(pid, os.WNOHANG)
+            except ChildProcessError:
+                wpid, wst, ru = pid, 0, None
+            if wpid == pid:
+                child_done = True
+                t_end = time.monotonic()
+                if ru is not None:
+                    cpu_ms = (ru.ru_utime + ru.ru_stime) * 1000.0
+                if os.WIFSIGNALED(wst):
+                    sig = signal.Signals(os.WTERMSIG(wst)).name
+                else:
+                    exit_code = os.WEXITSTATUS(wst)
+                _sweep(me)
+        if child_done and not open_fds:
+            break
+        now = time.monotonic()
+        if status is None and now >= deadline:
+            status = 'timeout'
+            _sweep(me)
+            continue
+        wait = 0.05 if child_done else max(0.0, min(deadline - now, 0.25))
+        try:
+            ready, _, _ = select.select(open_fds + [wake_r], [], [], wait)
+        except InterruptedError:
+            continue
+        if child_done and not ready:
+            _sweep(me)
+        for fd in ready:
+            if fd == wake_r:
+                try: os.read(wake_r, 4096)
+                except OSError: pass
+                continue
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                data = b''
+            if not data:
+                open_fds.remove(fd)
+                os.close(fd)
+                continue
+            seen[fd] += len(data)
+            room = cap - len(bufs[fd])
+            if room > 0:
+                bufs[fd] += data[:room]
+            if status is None and seen[out_r] + seen[err_r] > kill_after:
+                status = 'output_limit'
+                _sweep(me)
+    if t_end is None:
+        t_end = time.monotonic()
+    if status is None:
+        if sig is not None and _oom_kills() > oom0 >= 0:
+            status = 'memory'
+        elif exit_code == 0:
+            status = 'ok'
+        elif bytes(bufs[err_r][-512:]).rstrip().endswith(b'MemoryError') or b'\nMemoryError' in bytes(bufs[err_r][-512:]):
+            status = 'memory'
+        else:
+            status = 'error'
+    if status in ('timeout', 'output_limit') or (status == 'memory' and sig is not None):
+        exit_code = None
+        if sig is None: sig = 'SIGKILL'
+    return {
+        'id': req.get('id'), 'status': status, 'exit_code': exit_code, 'signal': sig,
+        'stdout': base64.b64encode(bytes(bufs[out_r])).decode(), 'stderr': base64.b64encode(bytes(bufs[err_r])).decode(),
+        'stdout_bytes': seen[out_r], 'stderr_bytes': seen[err_r],
+        'wall_ms': (t_end - t0) * 1000.0, 'cpu_ms': cpu_ms,
+    }
+
+def main():
+    me = os.getpid()
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+    except Exception:
+        pass
+    preload = json.loads(sys.argv[1]) if len(sys.argv) > 1 else []
+    ok, failed = [], []
+    for name in preload:
+        try:
+            __import__(name); ok.append(name)
+        except BaseException:
+            failed.append(name)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    os.set_blocking(wake_r, False)
+    signal.signal(signal.SIGCHLD, lambda *a: None)
+    signal.set_wakeup_fd(wake_w)
+    stdin = sys.stdin.buffer
+    _write_line({'ready': True, 'pid': me, 'preloaded': ok, 'failed': failed})
+    while True:
+        line = stdin.readline()
+        if not line:
+            return
+        try:
+            req = json.loads(line)
+        except ValueError:
+            continue
+        try:
+            res = _run(req, me, wake_r)
+        except BaseException as e:
+            _sweep(me)
+            res = {'id': req.get('id'), 'status': 'sandbox_error', 'exit_code': None, 'signal': None,
+                   'stdout': '', 'stderr': base64.b64encode(('runner: %r' % (e,)).encode()).decode(),
+                   'stdout_bytes': 0, 'stderr_bytes': 0, 'wall_ms': 0.0, 'cpu_ms': None}
+        _write_line(res)
+
+main()
+`;

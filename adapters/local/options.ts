@@ -1,0 +1,99 @@
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { ConfigError } from '../../src/errors/index.js';
+
+/** A warning from the local sandbox (isolation missing, preload failed, zygote recycled after an anomaly). */
+export interface LocalSandboxWarning {
+  readonly code: 'ISOLATION_UNAVAILABLE' | 'PRELOAD_FAILED' | 'ZYGOTE_RECYCLED' | 'PATH_NOT_HIDDEN';
+  readonly message: string;
+}
+
+/** Options of {@link localSandbox}. Every field is optional; defaults in `@default`. */
+export interface LocalSandboxOptions {
+  /** Calls run at once (and, in `fork-server` mode, warm zygotes kept). @default min(4, availableParallelism()) */
+  readonly workers?: number;
+  /** Default wall-clock limit per call, ms; CPU rlimit is `ceil(timeoutMs/1000)+1` s (hard +1 s). @default 30000 */
+  readonly timeoutMs?: number;
+  /** Real Python binary (not a pyenv shim). @default '/usr/bin/python3' */
+  readonly python?: string;
+  /** `fork-server`: warm zygotes fork per call (fast path). `spawn`: fresh `python3 -I` per call (reference). @default 'fork-server' */
+  readonly mode?: 'fork-server' | 'spawn';
+  /** Network access for model code. Only `false` is supported. @default false */
+  readonly network?: false;
+  /** Address space the code may add over the interpreter's start-up footprint (RLIMIT_AS), MiB; 0 = no limit. @default 2048 */
+  readonly memoryMb?: number;
+  /** Modules each zygote imports before forking (fork-server only); missing ones are skipped with a warning. @default ['math','itertools','fractions','numpy','sympy'] */
+  readonly preload?: readonly string[];
+  /** Reader cap per stream (stdout, stderr), bytes; larger output keeps head + tail around a marker. @default 65536 */
+  readonly maxOutputBytes?: number;
+  /** RLIMIT_FSIZE of the child (bounds every file it writes, stdout/stderr included), bytes. @default 16777216 */
+  readonly maxFileBytes?: number;
+  /** Size of the per-call tmpfs (`/tmp`, the working dir), MiB (fork-server with isolation). @default 256 */
+  readonly tmpfsMb?: number;
+  /** RLIMIT_NOFILE of the child. @default 256 */
+  readonly openFiles?: number;
+  /** A zygote is replaced after this many calls (and after any anomaly). @default 1000 */
+  readonly recycleAfter?: number;
+  /** `auto`: bubblewrap when it works, else no isolation with a warning; `bwrap`: require it; `none`: no namespaces (warns). @default 'auto' */
+  readonly isolation?: 'auto' | 'bwrap' | 'none';
+  /** Host paths hidden behind an empty tmpfs inside the sandbox. @default [homedir(), '/root', '/home'] (those that exist) */
+  readonly hidePaths?: readonly string[];
+  /** Called for every warning (also emitted as the `warning` event). */
+  readonly onWarning?: (w: LocalSandboxWarning) => void;
+}
+
+/** {@link LocalSandboxOptions} with defaults filled in. */
+export type ResolvedLocalOptions = Required<Omit<LocalSandboxOptions, 'onWarning' | 'hidePaths'>> & {
+  readonly onWarning: ((w: LocalSandboxWarning) => void) | undefined;
+  readonly hidePaths: readonly string[] | undefined;
+};
+
+const schema = z.strictObject({
+  workers: z.number().int().min(1).max(1024).optional(),
+  timeoutMs: z.number().int().min(1).max(86_400_000).optional(),
+  python: z.string().min(1).optional(),
+  mode: z.enum(['fork-server', 'spawn']).optional(),
+  network: z.literal(false).optional(),
+  memoryMb: z.number().int().min(0).optional(),
+  preload: z.array(z.string().regex(/^[A-Za-z_][\w.]*$/, 'expected a module name')).optional(),
+  maxOutputBytes: z.number().int().min(64).optional(),
+  maxFileBytes: z.number().int().min(1024).optional(),
+  tmpfsMb: z.number().int().min(1).optional(),
+  openFiles: z.number().int().min(16).max(65_536).optional(),
+  recycleAfter: z.number().int().min(1).optional(),
+  isolation: z.enum(['auto', 'bwrap', 'none']).optional(),
+  hidePaths: z.array(z.string().startsWith('/')).optional(),
+  onWarning: z.custom<(w: LocalSandboxWarning) => void>((v) => typeof v === 'function', 'expected a function').optional(),
+});
+
+/**
+ * Validates and fills defaults.
+ * @throws ConfigError listing every bad key with its dotted path.
+ */
+export function resolveLocalOptions(opts: LocalSandboxOptions = {}): ResolvedLocalOptions {
+  const r = schema.safeParse(opts);
+  if (!r.success) {
+    throw new ConfigError(
+      'localSandbox options',
+      r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
+  }
+  const o = r.data;
+  return {
+    workers: o.workers ?? Math.max(1, Math.min(4, availableParallelism())),
+    timeoutMs: o.timeoutMs ?? 30_000,
+    python: o.python ?? '/usr/bin/python3',
+    mode: o.mode ?? 'fork-server',
+    network: false,
+    memoryMb: o.memoryMb ?? 2048,
+    preload: o.preload ?? ['math', 'itertools', 'fractions', 'numpy', 'sympy'],
+    maxOutputBytes: o.maxOutputBytes ?? 65_536,
+    maxFileBytes: o.maxFileBytes ?? 16 * 1024 * 1024,
+    tmpfsMb: o.tmpfsMb ?? 256,
+    openFiles: o.openFiles ?? 256,
+    recycleAfter: o.recycleAfter ?? 1000,
+    isolation: o.isolation ?? 'auto',
+    hidePaths: o.hidePaths,
+    onWarning: o.onWarning,
+  };
+}

@@ -1,0 +1,297 @@
+# agentrl local sandbox runtime (zygote + one-shot bootstrap). Shipped as a string by
+# python-runtime.ts; this file is the readable source (tests check the two are identical).
+# argv[1] = JSON config. Modes: "zygote" (read requests on fd 0, answer on fd 1) and "once".
+import os, sys, json, ctypes, gc, select, signal, base64, time, resource, io, builtins, types, traceback
+
+CFG = json.loads(sys.argv[1])
+ISOLATE = bool(CFG.get("isolate"))
+libc = ctypes.PyDLL(None, use_errno=True)
+SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120, "s390x": 120}.get(os.uname().machine, 56)
+CLONE_NEWNS, CLONE_NEWPID = 0x00020000, 0x20000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
+PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 24, 38
+
+
+def _check(rc, what):
+    if rc != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "%s: %s" % (what, os.strerror(e)))
+
+
+def _raw_fork(flags=0):
+    # fork via clone(2) without CPython's after-fork hooks (they cost ~10 ms in a big zygote);
+    # safe because the zygote is single-threaded and never holds a lock across this call.
+    pid = libc.syscall(SYS_CLONE, ctypes.c_ulong(flags | signal.SIGCHLD), 0, 0, 0, 0)
+    if pid < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "clone: " + os.strerror(e))
+    return pid
+
+
+def _drop_caps():
+    last = 40
+    try:
+        last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    except OSError:
+        pass
+    for cap in range(last + 1):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    hdr = (ctypes.c_uint32 * 2)(0x20080522, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _check(libc.capset(hdr, data), "capset")
+
+
+def _isolate_fs():
+    _check(libc.unshare(CLONE_NEWNS), "unshare(mount)")
+    _check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "make-private")
+    opts = ("size=%dk,mode=1777" % max(1024, CFG["tmpfsKb"])).encode()
+    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, opts), "mount /tmp")
+    if os.path.isdir("/dev/shm"):
+        libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, opts)
+    _check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
+
+
+def _vm_kb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _set_limits(req):
+    cpu = int(req["cpuS"])
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (CFG["fileBytes"], CFG["fileBytes"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (CFG["openFiles"], CFG["openFiles"]))
+    if CFG.get("processes"):
+        resource.setrlimit(resource.RLIMIT_NPROC, (CFG["processes"], CFG["processes"]))
+    if CFG.get("memoryMb"):
+        cap = (_vm_kb() * 1024) + CFG["memoryMb"] * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def _exec_user(code):
+    """Runs model code as a fresh __main__ and returns the process exit status."""
+    status = 0
+    out = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+    err = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)
+    sys.stdout, sys.stderr = out, err
+    sys.__stdout__, sys.__stderr__ = out, err
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")
+    sys.argv = ["<sandbox>"]
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = builtins
+    sys.modules["__main__"] = main
+    import linecache
+    linecache.cache["<sandbox>"] = (len(code), None, code.splitlines(True), "<sandbox>")
+    try:
+        exec(compile(code, "<sandbox>", "exec"), main.__dict__)
+    except SystemExit as e:
+        if e.code is None:
+            status = 0
+        elif isinstance(e.code, int):
+            status = e.code & 0xFF
+        else:
+            try:
+                print(e.code, file=sys.stderr)
+            except BaseException:
+                pass
+            status = 1
+    except BaseException:
+        try:
+            traceback.print_exc()
+        except BaseException:
+            pass
+        status = 1
+    try:
+        import atexit
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for s in (sys.stdout, sys.stderr):
+        try:
+            s.flush()
+        except BaseException:
+            pass
+    return status
+
+
+def _child(req, fds, ok_w):
+    """Call process: isolates itself, drops privileges, runs the code, never returns."""
+    try:
+        if ISOLATE:
+            _isolate_fs()
+            _drop_caps()
+        else:
+            os.setsid()
+        work = "/tmp/work" if ISOLATE else req["workdir"]
+        os.makedirs(work, exist_ok=True)
+        os.chdir(work)
+        _set_limits(req)
+        os.dup2(fds[0], 0)
+        os.dup2(fds[1], 1)
+        os.dup2(fds[2], 2)
+        os.write(ok_w, b"1")
+        os.closerange(3, CFG["openFiles"] + 64)
+        os.environ.clear()
+        os.environ.update(CFG["env"])
+        os.environ.update({"HOME": work, "TMPDIR": work, "PWD": work})
+        if "random" in sys.modules:
+            sys.modules["random"].seed()
+    except BaseException as e:
+        try:
+            os.write(fds[2], ("agentrl sandbox setup failed: %r\n" % (e,)).encode())
+        finally:
+            os._exit(125)
+    os._exit(_exec_user(req["code"]))
+
+
+def _memfd(name, data=b""):
+    fd = os.memfd_create(name, 0)
+    if data:
+        os.write(fd, data)
+        os.lseek(fd, 0, 0)
+    return fd
+
+
+def _head_tail(fd, cap):
+    size = os.fstat(fd).st_size
+    if size <= cap:
+        return os.pread(fd, size, 0), b"", size
+    half = cap // 2
+    return os.pread(fd, half, 0), os.pread(fd, cap - half, size - (cap - half)), size
+
+
+def _serve_one(req, self_ns):
+    stdin_data = req.get("stdin")
+    fds = [
+        _memfd("stdin", stdin_data.encode()) if stdin_data else os.open("/dev/null", os.O_RDONLY),
+        _memfd("stdout"),
+        _memfd("stderr"),
+    ]
+    ok_r, ok_w = os.pipe()
+    init_pid = None
+    t0 = time.monotonic()
+    try:
+        if ISOLATE:
+            _check(libc.unshare(CLONE_NEWPID), "unshare(pid)")
+            try:
+                init_pid = os.posix_spawn(CFG["initBinary"], ["agentrl-init", "infinity"], {})
+                pid = _raw_fork()
+                if pid == 0:
+                    _child(req, fds, ok_w)
+            finally:
+                _check(libc.setns(self_ns, CLONE_NEWPID), "setns(pid)")
+        else:
+            pid = _raw_fork()
+            if pid == 0:
+                _child(req, fds, ok_w)
+        os.close(ok_w)
+        ok_w = -1
+        pidfd = os.pidfd_open(pid)
+        deadline = t0 + req["timeoutMs"] / 1000.0
+        timed_out = flood = False
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            if poller.poll(min(left, 0.05) * 1000):
+                break
+            if max(os.fstat(fds[1]).st_size, os.fstat(fds[2]).st_size) >= CFG["fileBytes"]:
+                flood = True
+                break
+        if timed_out or flood:
+            os.kill(pid, signal.SIGKILL)
+        _, wstatus, ru = os.wait4(pid, 0)
+        wall_ms = (time.monotonic() - t0) * 1000.0
+        os.close(pidfd)
+        if init_pid is not None:
+            os.kill(init_pid, signal.SIGKILL)
+            os.waitpid(init_pid, 0)
+        else:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        setup_ok = os.read(ok_r, 1) == b"1"
+        cap = req["capBytes"]
+        oh, ot, osz = _head_tail(fds[1], cap)
+        eh, et, esz = _head_tail(fds[2], cap)
+        return {
+            "id": req["id"],
+            "setupOk": setup_ok,
+            "exitCode": os.WEXITSTATUS(wstatus) if os.WIFEXITED(wstatus) else None,
+            "signal": os.WTERMSIG(wstatus) if os.WIFSIGNALED(wstatus) else None,
+            "timedOut": timed_out,
+            "outputKilled": flood,
+            "wallMs": wall_ms,
+            "cpuMs": (ru.ru_utime + ru.ru_stime) * 1000.0,
+            "stdout": [base64.b64encode(oh).decode(), base64.b64encode(ot).decode(), osz],
+            "stderr": [base64.b64encode(eh).decode(), base64.b64encode(et).decode(), esz],
+        }
+    finally:
+        for fd in fds + [ok_r] + ([ok_w] if ok_w >= 0 else []):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def zygote():
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    proto_out = os.dup(1)
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    for name in CFG.get("preload", []):
+        __import__(name)
+    self_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if ISOLATE else -1
+    gc.collect()
+    gc.freeze()
+    reader = io.BufferedReader(proto_in, 1 << 16)
+    os.write(proto_out, (json.dumps({"ready": True, "pid": os.getpid(), "vmKb": _vm_kb()}) + "\n").encode())
+    while True:
+        line = reader.readline()
+        if not line:
+            os._exit(0)
+        req = json.loads(line)
+        try:
+            res = _serve_one(req, self_ns)
+        except BaseException as e:
+            res = {"id": req.get("id"), "fatal": repr(e)}
+        data = (json.dumps(res) + "\n").encode()
+        while data:
+            data = data[os.write(proto_out, data):]
+        if "fatal" in res:
+            os._exit(3)
+
+
+def once():
+    # spawn mode: stdio already point at the per-call files; code arrives on fd 3.
+    chunks = []
+    while True:
+        b = os.read(3, 1 << 16)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(3)
+    req = {"cpuS": CFG["cpuS"]}
+    os.makedirs(CFG["workdir"], exist_ok=True)
+    os.chdir(CFG["workdir"])
+    _set_limits(req)
+    os.environ.clear()
+    os.environ.update(CFG["env"])
+    os.environ.update({"HOME": CFG["workdir"], "TMPDIR": CFG["workdir"], "PWD": CFG["workdir"]})
+    os._exit(_exec_user(b"".join(chunks).decode("utf-8", "replace")))
+
+
+if CFG["mode"] == "zygote":
+    zygote()
+else:
+    once()

@@ -1,0 +1,214 @@
+import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
+import { SandboxClosedError, SandboxTimeoutError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
+import { Admission } from './admission.js';
+import { Endpoint, type AttemptOutcome } from './endpoint.js';
+import { resolveRemoteOptions, type RemoteSandboxOptions } from './options.js';
+import { RetryBudget, backoffDelayMs, sleep } from './retry.js';
+import { isRunCodeResponse, responseToExecResult, type RunCodeRequest } from './wire.js';
+
+/** Counters of one remote client, for tests and metrics. */
+export interface RemoteSandboxStats {
+  readonly inFlight: number;
+  readonly waiting: number;
+  /** Retries performed since creation. */
+  readonly retries: number;
+  /** Retries refused because the retry budget was spent. */
+  readonly budgetExhausted: number;
+  readonly endpoints: readonly { readonly url: string; readonly healthy: boolean; readonly outstanding: number }[];
+}
+
+/** A {@link Sandbox} that talks to SandboxFusion-compatible servers. */
+export interface RemoteSandbox extends Sandbox {
+  stats(): RemoteSandboxStats;
+  /** Pings every server now (`GET /v1/ping`) and updates health; resolves to the healthy count. */
+  checkHealth(): Promise<number>;
+}
+
+const RETRY_STATUS = new Set([502, 503, 504]);
+
+/**
+ * Remote sandbox speaking SandboxFusion's `POST /run_code` (and `GET /v1/ping`) over undici pools —
+ * to SandboxFusion itself or to `agentrl sandbox-serve`.
+ *
+ * - Admission: at most `concurrency × urls.length` calls in flight, `maxQueue` waiting, each waiting
+ *   at most `queueTimeoutMs`.
+ * - Routing: healthy server with the fewest outstanding requests (round-robin among ties); when
+ *   none is healthy, all are tried so a recovered server is found without waiting for a ping.
+ * - Retries (at most `retries` per call, and only while the shared retry budget allows): transport
+ *   errors, HTTP 502/503/504 and `SandboxError` answers, with full-jitter exponential back-off.
+ *   A code failure (`Failed`) is never retried. Each attempt is bounded by
+ *   `timeoutMs + requestSlackMs`, so a call ends within
+ *   `queueTimeoutMs + (retries + 1) × (timeoutMs + requestSlackMs) + retries × backoffCapMs`.
+ *
+ * `run` resolves with an {@link ExecResult} whenever a server answered (a `SandboxError` answer that
+ * survives the retries becomes `status: 'sandbox_error'`).
+ * @throws SandboxUnavailableError (from `run`) when no server could be reached after the retries,
+ *   on a non-retryable HTTP status (4xx, 500) or a malformed body, or when the queue is full.
+ * @throws SandboxTimeoutError (from `run`) when the queue wait or the last attempt timed out.
+ * @throws SandboxClosedError after `close()`; the abort reason when `signal` aborts.
+ * @throws ConfigError (synchronously) for invalid options.
+ */
+export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
+  const o = resolveRemoteOptions(options);
+  const endpoints = o.urls.map(
+    (url) =>
+      new Endpoint(url, {
+        connections: o.concurrency,
+        connectTimeoutMs: o.connectTimeoutMs,
+        ...(o.dispatcher ? { dispatcher: o.dispatcher(url) } : {}),
+      }),
+  );
+  const admission = new Admission(o.concurrency * endpoints.length, o.maxQueue, o.queueTimeoutMs);
+  const budget = new RetryBudget({ ratio: o.retryBudgetRatio });
+  let rr = 0;
+  let retries = 0;
+  let budgetExhausted = 0;
+  let closed = false;
+  const closeCtl = new AbortController();
+
+  const healthTimer = setInterval(() => {
+    for (const ep of endpoints) {
+      if (!ep.healthy) void ep.ping(Math.min(o.healthCheckIntervalMs, 5000)).then((ok) => markHealth(ep, ok));
+    }
+  }, o.healthCheckIntervalMs);
+  healthTimer.unref();
+
+  function markHealth(ep: Endpoint, ok: boolean): void {
+    ep.healthy = ok;
+    ep.failures = ok ? 0 : ep.failures + 1;
+  }
+
+  function pick(exclude: Endpoint | undefined): Endpoint {
+    const healthy = endpoints.filter((e) => e.healthy && e !== exclude);
+    const pool = healthy.length > 0 ? healthy : endpoints.filter((e) => e !== exclude);
+    const candidates = pool.length > 0 ? pool : endpoints;
+    const least = Math.min(...candidates.map((e) => e.outstanding));
+    const ties = candidates.filter((e) => e.outstanding === least);
+    rr = (rr + 1) % 1_000_000;
+    return ties[rr % ties.length] as Endpoint;
+  }
+
+  async function attemptLoop(req: RunRequest, signal: AbortSignal): Promise<ExecResult> {
+    const timeoutMs = req.timeoutMs ?? o.timeoutMs;
+    const attemptTimeoutMs = timeoutMs + o.requestSlackMs;
+    const body: RunCodeRequest = {
+      code: req.code,
+      language: o.language,
+      run_timeout: timeoutMs / 1000,
+      compile_timeout: o.compileTimeoutMs / 1000,
+      stdin: req.stdin ?? null,
+      ...(o.memoryLimitMb === undefined ? {} : { memory_limit_MB: o.memoryLimitMb }),
+    };
+    const payload = JSON.stringify(body);
+    budget.deposit();
+    let last: { outcome: AttemptOutcome | undefined; result: ExecResult | undefined; ep: Endpoint | undefined } = {
+      outcome: undefined,
+      result: undefined,
+      ep: undefined,
+    };
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) {
+        if (attempt > o.retries) break;
+        if (!budget.tryWithdraw()) {
+          budgetExhausted += 1;
+          break;
+        }
+        retries += 1;
+        await sleep(backoffDelayMs(attempt - 1, { baseMs: o.backoffBaseMs, capMs: o.backoffCapMs, random: o.random }), signal);
+      }
+      const ep = pick(endpoints.length > 1 ? last.ep : undefined);
+      const started = performance.now();
+      const outcome = await ep.post('/run_code', payload, attemptTimeoutMs, o.maxResponseBytes, signal);
+      last = { outcome, result: undefined, ep };
+      if (outcome.kind === 'transport') {
+        markHealth(ep, false);
+        continue;
+      }
+      if (RETRY_STATUS.has(outcome.status)) {
+        markHealth(ep, false);
+        continue;
+      }
+      if (outcome.status !== 200) {
+        throw new SandboxUnavailableError(`remote sandbox ${ep.url} answered HTTP ${outcome.status}: ${outcome.body.slice(0, 500)}`);
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(outcome.body);
+      } catch (cause) {
+        throw new SandboxUnavailableError(`remote sandbox ${ep.url} sent a body that is not JSON`, { cause });
+      }
+      if (!isRunCodeResponse(parsed)) {
+        throw new SandboxUnavailableError(`remote sandbox ${ep.url} sent an unexpected body: ${outcome.body.slice(0, 300)}`);
+      }
+      markHealth(ep, true);
+      const result = responseToExecResult(parsed, performance.now() - started);
+      if (result.status === 'sandbox_error' && parsed.status === 'SandboxError') {
+        last = { outcome, result, ep };
+        continue;
+      }
+      return result;
+    }
+    if (last.result) return last.result;
+    const out = last.outcome;
+    if (out?.kind === 'transport' && out.timedOut) {
+      throw new SandboxTimeoutError(attemptTimeoutMs, { cause: out.error });
+    }
+    const detail =
+      out?.kind === 'transport' ? describe(out.error) : out ? `HTTP ${out.status}: ${out.body.slice(0, 300)}` : 'no attempt made';
+    throw new SandboxUnavailableError(`remote sandbox unavailable (${last.ep?.url ?? '?'}): ${detail}`, {
+      cause: out?.kind === 'transport' ? out.error : undefined,
+    });
+  }
+
+  return {
+    name: 'remote',
+
+    async run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
+      if (closed) throw new SandboxClosedError();
+      const sig = signal ? AbortSignal.any([signal, closeCtl.signal]) : closeCtl.signal;
+      const release = await admission.acquire(sig);
+      try {
+        return await attemptLoop(req, sig);
+      } catch (e) {
+        if (closed && closeCtl.signal.aborted && !signal?.aborted) throw new SandboxClosedError();
+        throw e;
+      } finally {
+        release();
+      }
+    },
+
+    stats(): RemoteSandboxStats {
+      return {
+        inFlight: admission.active,
+        waiting: admission.waiting,
+        retries,
+        budgetExhausted,
+        endpoints: endpoints.map((e) => ({ url: e.url, healthy: e.healthy, outstanding: e.outstanding })),
+      };
+    },
+
+    async checkHealth(): Promise<number> {
+      const oks = await Promise.all(endpoints.map((e) => e.ping(Math.max(1000, o.connectTimeoutMs))));
+      endpoints.forEach((e, i) => markHealth(e, oks[i] === true));
+      return oks.filter(Boolean).length;
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      clearInterval(healthTimer);
+      admission.close();
+      closeCtl.abort(new SandboxClosedError());
+      await Promise.all(endpoints.map((e) => e.close()));
+    },
+  };
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error) {
+    const code = (e as { code?: unknown }).code;
+    const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
+    return `${typeof code === 'string' ? `${code}: ` : ''}${e.message}${cause}`;
+  }
+  return String(e);
+}

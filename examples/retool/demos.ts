@@ -1,0 +1,97 @@
+/**
+ * Cold-start SFT demonstrations for the embedded model, deliberately imperfect as in the ReTool
+ * paper's cold start: most use the interpreter correctly, some compute in the head (and often err),
+ * some forget `print` (then retry or guess), some emit a malformed tool call. RL then has something to fix.
+ */
+import { mulberry32, supervisedDatum, type Datum, type Environment, type Example, type Message, type Renderer } from 'agentrl';
+
+/** One demonstrated assistant turn and, for tool turns, the observation that followed it. */
+export interface DemoTurn {
+  readonly text: string;
+  readonly observation?: string;
+}
+
+export type DemoStyle = 'tool' | 'head' | 'noprint-retry' | 'noprint-guess' | 'malformed';
+
+const call = (code: string) => `<tool_call>\n${JSON.stringify({ name: 'code_interpreter', arguments: { code } })}\n</tool_call>`;
+const boxed = (a: string) => `The answer is \\boxed{${a}}.`;
+
+/** A wrong-but-plausible mental-arithmetic result: one digit changed. */
+function misremember(answer: string, r: () => number): string {
+  const digits = answer.split('');
+  const i = Math.floor(r() * digits.length);
+  const d = Number(digits[i]);
+  digits[i] = String((d + 1 + Math.floor(r() * 8)) % 10);
+  if (digits[0] === '0' && digits.length > 1) digits[0] = '1';
+  return digits.join('');
+}
+
+/** Picks a style with the cold-start mix: 50% tool, 25% head, 10% no-print→retry, 5% no-print→guess, 10% malformed. */
+export function pickStyle(r: () => number): DemoStyle {
+  const x = r();
+  if (x < 0.5) return 'tool';
+  if (x < 0.75) return 'head';
+  if (x < 0.85) return 'noprint-retry';
+  if (x < 0.9) return 'noprint-guess';
+  return 'malformed';
+}
+
+/** The demonstrated turns for one problem in one style. Head arithmetic is right 30% of the time. */
+export function demoTurns(expression: string, answer: string, style: DemoStyle, r: () => number): DemoTurn[] {
+  const out = `${answer}\n`;
+  switch (style) {
+    case 'tool':
+      return [{ text: call(`print(${expression})`), observation: out }, { text: boxed(answer) }];
+    case 'head': {
+      const guess = r() < 0.3 ? answer : misremember(answer, r);
+      return [{ text: `${expression} = ${guess}\n${boxed(guess)}` }];
+    }
+    case 'noprint-retry':
+      return [{ text: call(expression), observation: '' }, { text: call(`print(${expression})`), observation: out }, { text: boxed(answer) }];
+    case 'noprint-guess': {
+      const guess = misremember(answer, r);
+      return [{ text: call(expression), observation: '' }, { text: boxed(guess) }];
+    }
+    case 'malformed':
+      return [{ text: `<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "print(${expression})"}\n</tool_call>` }];
+  }
+}
+
+/**
+ * Renders a demonstration exactly as a rollout would produce it (renderPrompt, then nextPrompt per tool
+ * turn — the same token-in/token-out path as RL) and returns a cross-entropy datum with mask 1 on the
+ * assistant tokens only.
+ */
+export function demoDatum(renderer: Renderer, env: Environment, example: Example, turns: readonly DemoTurn[]): Datum {
+  let messages: Message[] = env.initialMessages(example);
+  let prompt = renderer.renderPrompt(messages, { tools: env.tools, addGenerationPrompt: true });
+  const tokens: number[] = [...prompt];
+  const mask: number[] = prompt.map(() => 0);
+  const stop = renderer.stopTokens[0]!;
+  for (const turn of turns) {
+    const completion = [...renderer.encode(turn.text), stop];
+    tokens.push(...completion);
+    mask.push(...completion.map(() => 1));
+    if (turn.observation === undefined) break;
+    const observation: Message[] = [{ role: 'tool', name: 'code_interpreter', content: turn.observation }];
+    const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation, tools: env.tools });
+    const delta = next.slice(tokens.length);
+    tokens.push(...delta);
+    mask.push(...delta.map(() => 0));
+    messages = [...messages, { role: 'assistant', content: turn.text }, ...observation];
+    prompt = next;
+  }
+  return supervisedDatum({ tokens, mask });
+}
+
+/** Demonstration datums for `examples` (each example's `meta.expression` holds its Python expression). */
+export function buildDemoDatums(renderer: Renderer, env: Environment, examples: readonly Example[], seed: number): { datums: Datum[]; styles: Record<DemoStyle, number> } {
+  const r = mulberry32(seed);
+  const styles: Record<DemoStyle, number> = { tool: 0, head: 0, 'noprint-retry': 0, 'noprint-guess': 0, malformed: 0 };
+  const datums = examples.map((ex) => {
+    const style = pickStyle(r);
+    styles[style]++;
+    return demoDatum(renderer, env, ex, demoTurns(String(ex.meta?.['expression']), ex.answer, style, r));
+  });
+  return { datums, styles };
+}

@@ -1,0 +1,73 @@
+/**
+ * eval: text-only mode vs tool mode on the same held-out problems and sampling settings
+ * (Average@N, Pass@N, format rate, valid tool-call rate, mean tool calls, mean turns).
+ *
+ *   node --import tsx examples/retool/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out runs/retool/eval]
+ */
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { evaluate, loadMathDataset, localBackend, mathReward, type EvalResult, type TrainingBackend } from 'agentrl';
+import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
+import { textOnlyEnv, toolEnv } from './env.js';
+
+export interface EvalRun {
+  readonly tool: EvalResult;
+  readonly text?: EvalResult;
+}
+
+/** Evaluates the backend's current weights in tool mode (and text-only mode unless `toolOnly`). */
+export async function runEval(backend: TrainingBackend, opts: { n: number; problems: number; seed: number; outDir?: string; toolOnly?: boolean }): Promise<EvalRun> {
+  const dev = await loadMathDataset(PATHS.dev, { limit: opts.problems });
+  const sampler = await backend.saveWeightsForSampler();
+  const renderer = await backend.renderer();
+  const reward = mathReward();
+  const common = { sampler, renderer, reward, examples: dev, n: opts.n, budgets: BUDGETS, sampling: { ...SAMPLING, seed: opts.seed } };
+  const env = toolEnv();
+  try {
+    const tool = await evaluate({ ...common, env, ...(opts.outDir ? { outPath: join(opts.outDir, 'tool.jsonl') } : {}) });
+    if (opts.toolOnly) return { tool };
+    const text = await evaluate({ ...common, env: textOnlyEnv(), ...(opts.outDir ? { outPath: join(opts.outDir, 'text-only.jsonl') } : {}) });
+    return { tool, text };
+  } finally {
+    await env.close?.();
+    await (reward as { close?: () => Promise<void> }).close?.();
+  }
+}
+
+const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(1)}%`;
+
+/** One table row per run: Average@N, Pass@N, format, valid tool calls, tool calls, turns. */
+export function formatEvalRow(label: string, r: EvalResult): string {
+  const m = r.metrics;
+  return [
+    label.padEnd(22),
+    pct(m['eval/average_at_n']).padStart(8),
+    pct(m['eval/pass_at_n']).padStart(8),
+    pct(m['eval/format_rate']).padStart(8),
+    pct(m['eval/valid_tool_call_rate']).padStart(10),
+    (m['eval/tool_calls'] ?? 0).toFixed(2).padStart(7),
+    (m['eval/turns'] ?? 0).toFixed(2).padStart(6),
+  ].join(' ');
+}
+
+export function evalHeader(n: number): string {
+  return ['run'.padEnd(22), `avg@${n}`.padStart(8), `pass@${n}`.padStart(8), 'format'.padStart(8), 'validtool'.padStart(10), 'tools'.padStart(7), 'turns'.padStart(6)].join(' ');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      checkpoint: { type: 'string', default: PATHS.sftCheckpoint },
+      n: { type: 'string', default: '4' },
+      problems: { type: 'string', default: '64' },
+      seed: { type: 'string', default: '1234' },
+      out: { type: 'string', default: join(PATHS.runs, 'eval') },
+    },
+  });
+  const backend = localBackend({ ...MODEL, checkpoint: values.checkpoint! });
+  const r = await runEval(backend, { n: Number(values.n), problems: Number(values.problems), seed: Number(values.seed), outDir: values.out! });
+  console.log(evalHeader(Number(values.n)));
+  console.log(formatEvalRow('tool mode', r.tool));
+  if (r.text) console.log(formatEvalRow('text-only mode', r.text));
+  await backend.close();
+}

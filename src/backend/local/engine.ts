@@ -1,0 +1,177 @@
+import type { Datum } from '../../types/datum.js';
+import type { LossConfig } from '../../types/loss-config.js';
+import { BackendInputError } from '../../errors/index.js';
+import { isClipped, parseLossConfig, ratioBounds } from '../../loss/index.js';
+import type { AdamParams, ForwardBackwardResult, OptimStepResult } from '../types.js';
+import { aggregationCoefficients, checkTokens, planMicroBatches, seqBucket, validateDatums } from './batching.js';
+import { tree } from './jax.js';
+import type { ModelConfig } from './model-config.js';
+import { accumulate, adamStep, type AdamState } from './optimizer.js';
+import { toHost, zerosLike, type Params } from './params.js';
+import { TrainKernels, type PackedBatch } from './train-step.js';
+
+/**
+ * The training side of the local backend: weights, Adam state, gradient accumulator and the jitted
+ * loss kernels. Synchronous (jax-js wasm runs on the calling thread).
+ */
+export class LocalEngine {
+  readonly cfg: ModelConfig;
+  readonly #kernels: TrainKernels;
+  readonly #maxBatchTokens: number;
+  #params: Params;
+  #adam: AdamState;
+  #grads: Params | undefined;
+
+  constructor(cfg: ModelConfig, params: Params, opts: { maxBatchTokens: number; adam?: AdamState }) {
+    this.cfg = cfg;
+    this.#kernels = new TrainKernels(cfg);
+    this.#maxBatchTokens = opts.maxBatchTokens;
+    this.#params = params;
+    this.#adam = opts.adam ?? { m: zerosLike(cfg), v: zerosLike(cfg), step: 0 };
+  }
+
+  /** Number of optimizer steps taken. */
+  get step(): number {
+    return this.#adam.step;
+  }
+
+  /** New references to the current weights (caller disposes). */
+  refParams(): Params {
+    return tree.ref(this.#params);
+  }
+
+  /** Host copies of weights and Adam moments (for checkpoints). */
+  snapshot(): { params: Map<string, Float32Array>; m: Map<string, Float32Array>; v: Map<string, Float32Array>; step: number } {
+    return { params: toHost(this.#params), m: toHost(this.#adam.m), v: toHost(this.#adam.v), step: this.#adam.step };
+  }
+
+  /** Replaces weights (and optimizer state when given); drops accumulated gradients. Consumes the inputs. */
+  replace(params: Params, adam?: AdamState): void {
+    tree.dispose(this.#params);
+    this.#params = params;
+    if (adam) {
+      tree.dispose(this.#adam.m);
+      tree.dispose(this.#adam.v);
+      this.#adam = adam;
+    }
+    tree.dispose(this.#grads);
+    this.#grads = undefined;
+  }
+
+  forwardBackward(datums: readonly Datum[], rawLoss: LossConfig, weight: number): ForwardBackwardResult {
+    const loss = parseLossConfig(rawLoss);
+    if (!Number.isFinite(weight)) throw new BackendInputError('weight', `must be a finite number, got ${weight}`);
+    validateDatums(datums, this.cfg.vocabSize, this.cfg.contextTokens);
+    const coefs = aggregationCoefficients(datums, loss);
+    const [lo, hi] = ratioBounds(loss) ?? [0, 1e30];
+    const plans = planMicroBatches(datums.map((d) => d.modelInput.length), this.cfg.contextTokens, this.#maxBatchTokens);
+    const logprobs: number[][] = new Array(datums.length);
+    let total = 0;
+    for (const mb of plans) {
+      const packed = pack(datums, coefs, mb.indices, mb.batch, mb.seqLen, weight);
+      const res = this.#kernels.lossAndGrad(loss.kind, this.#params, packed, lo, hi);
+      this.#grads = accumulate(this.#grads, res.grads);
+      total += res.loss;
+      mb.indices.forEach((di, row) => {
+        const T = datums[di]!.modelInput.length;
+        logprobs[di] = Array.from(res.logprobs.subarray(row * mb.seqLen, row * mb.seqLen + T));
+      });
+    }
+    let tokens = 0;
+    let clipped = 0;
+    let kl = 0;
+    datums.forEach((d, i) => {
+      d.mask.forEach((m, t) => {
+        if (m === 0) return;
+        tokens += 1;
+        const lp = logprobs[i]![t]!;
+        kl += d.logprobs[t]! - lp;
+        if (isClipped(loss, Math.exp(lp - d.logprobs[t]!), d.advantages[t]!)) clipped += 1;
+      });
+    });
+    const rl = loss.kind !== 'cross_entropy';
+    return {
+      logprobs,
+      metrics: {
+        loss: weight !== 0 ? total / weight : 0,
+        clip_frac: tokens > 0 ? clipped / tokens : 0,
+        kl_sample_train: rl && tokens > 0 ? kl / tokens : 0,
+        tokens,
+      },
+    };
+  }
+
+  optimStep(opts: AdamParams): OptimStepResult {
+    if (!(opts.learningRate >= 0) || !Number.isFinite(opts.learningRate)) {
+      throw new BackendInputError('learningRate', `must be a finite number ≥ 0, got ${opts.learningRate}`);
+    }
+    if (this.#grads === undefined) return { metrics: { grad_norm: 0, step: this.#adam.step } };
+    const { params, gradNorm } = adamStep(this.#params, this.#grads, this.#adam, opts);
+    this.#params = params;
+    this.#grads = undefined;
+    return { metrics: { grad_norm: gradNorm, learning_rate: opts.learningRate, step: this.#adam.step } };
+  }
+
+  /** Logprob of each token given its prefix under `params` (default: current weights); entry 0 is null. */
+  computeLogprobs(tokens: readonly number[], params: Params = this.#params): (number | null)[] {
+    if (tokens.length === 0) return [];
+    checkTokens('tokens', tokens, this.cfg.vocabSize);
+    if (tokens.length > this.cfg.contextTokens) {
+      throw new BackendInputError('tokens', `length ${tokens.length} exceeds the context of ${this.cfg.contextTokens} tokens`);
+    }
+    const T = tokens.length - 1;
+    if (T === 0) return [null];
+    const L = seqBucket(T, this.cfg.contextTokens);
+    const inp = new Int32Array(L);
+    const tgt = new Int32Array(L);
+    for (let t = 0; t < T; t++) {
+      inp[t] = tokens[t]!;
+      tgt[t] = tokens[t + 1]!;
+    }
+    const lp = this.#kernels.logprobs(params, 1, L, inp, tgt);
+    return [null, ...Array.from(lp.subarray(0, T))];
+  }
+
+  dispose(): void {
+    tree.dispose(this.#params);
+    tree.dispose(this.#adam.m);
+    tree.dispose(this.#adam.v);
+    tree.dispose(this.#grads);
+    this.#grads = undefined;
+  }
+}
+
+function pack(
+  datums: readonly Datum[],
+  coefs: readonly Float32Array[],
+  indices: readonly number[],
+  batch: number,
+  seqLen: number,
+  weight: number,
+): PackedBatch {
+  const n = batch * seqLen;
+  const b = {
+    batch,
+    seqLen,
+    tokens: new Int32Array(n),
+    targets: new Int32Array(n),
+    coef: new Float32Array(n),
+    oldLogprobs: new Float32Array(n),
+    advantages: new Float32Array(n),
+    mask: new Float32Array(n),
+  };
+  indices.forEach((di, row) => {
+    const d = datums[di]!;
+    const c = coefs[di]!;
+    const o = row * seqLen;
+    for (let t = 0; t < d.modelInput.length; t++) {
+      b.tokens[o + t] = d.modelInput[t]!;
+      b.targets[o + t] = d.targetTokens[t]!;
+      b.coef[o + t] = c[t]! * weight;
+      b.oldLogprobs[o + t] = d.logprobs[t]!;
+      b.advantages[o + t] = d.advantages[t]!;
+      b.mask[o + t] = d.mask[t]! !== 0 ? 1 : 0;
+    }
+  });
+  return b;
+}

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import type { Datum } from '../../types/datum.js';
+import type { LossConfig } from '../../types/loss-config.js';
+import { ConfigError } from '../../errors/index.js';
+import type { Renderer } from '../../chat/types.js';
+import { loadRenderer } from '../../chat/index.js';
+import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient, TrainingBackend } from '../types.js';
+import { defaultModelDir, tokenizerVocabSize } from './assets.js';
+import { readCheckpoint, readCheckpointConfig, writeCheckpoint } from './checkpoint.js';
+import { DecodeKernels } from './decode-kernels.js';
+import { LocalEngine } from './engine.js';
+import { ensureJax } from './jax.js';
+import { parseModelConfig, type ModelConfig } from './model-config.js';
+import { initHostParams, toDevice } from './params.js';
+import { LocalSampler } from './local-sampler.js';
+
+/** Options of {@link localBackend}. Every field is optional. */
+export interface LocalBackendOptions {
+  /** Transformer blocks. @default 2 */
+  readonly layers?: number;
+  /** Residual width (divisible by `heads`). @default 128 */
+  readonly dModel?: number;
+  /** Attention heads. @default 4 */
+  readonly heads?: number;
+  /** Context length in tokens (prompt + completion). @default 512 */
+  readonly contextTokens?: number;
+  /** Seed for weight init and for sampling calls without their own seed. @default 0 */
+  readonly seed?: number;
+  /** Start from a directory written by `saveState` (weights + optimizer state; its config wins). */
+  readonly checkpoint?: string;
+  /** Folder with `tokenizer.json` + `tokenizer_config.json`. @default the bundled `assets/local-model` */
+  readonly modelDir?: string;
+  /** Padded tokens per training micro-batch (`batch × seqLen`); bounds memory. @default 8192 */
+  readonly maxBatchTokens?: number;
+  /** Most sequences decoded together by one sampler (continuous batching). @default 64 */
+  readonly maxDecodeRows?: number;
+}
+
+const optionsSchema = z.strictObject({
+  layers: z.number().int().min(1).optional(),
+  dModel: z.number().int().min(8).optional(),
+  heads: z.number().int().min(1).optional(),
+  contextTokens: z.number().int().min(8).optional(),
+  seed: z.number().int().optional(),
+  checkpoint: z.string().min(1).optional(),
+  modelDir: z.string().min(1).optional(),
+  maxBatchTokens: z.number().int().min(64).optional(),
+  maxDecodeRows: z.number().int().min(1).max(1024).optional(),
+});
+
+/** Default model shape: about 0.5M parameters, ~1 s per 16×256 train step on one core. */
+export const DEFAULT_LOCAL_MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 512 } as const;
+
+/**
+ * The embedded CPU backend: a small pre-LN GPT trained from scratch with `@jax-js/jax` (wasm, jit,
+ * autograd), with the bundled byte-level tokenizer and ChatML template. Returns immediately; the
+ * engine starts on first use. Memory: the wasm heap is capped at 4 GB.
+ * @example
+ * const backend = localBackend({ layers: 2, dModel: 128, seed: 1 });
+ * const sampler = await backend.saveWeightsForSampler();
+ * @throws ConfigError for invalid options (dotted paths), or a checkpoint whose model shape conflicts with them.
+ */
+export function localBackend(options: LocalBackendOptions = {}): TrainingBackend {
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) {
+    throw new ConfigError('localBackend options', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  }
+  const o = parsed.data;
+  const modelDir = o.modelDir ?? defaultModelDir();
+  const vocabSize = tokenizerVocabSize(modelDir);
+  let cfg: ModelConfig;
+  if (o.checkpoint !== undefined) {
+    cfg = readCheckpointConfig(o.checkpoint).model;
+    const conflicts = (['layers', 'dModel', 'heads', 'contextTokens'] as const).filter((k) => o[k] !== undefined && o[k] !== cfg[k]);
+    if (conflicts.length > 0 || cfg.vocabSize !== vocabSize) {
+      throw new ConfigError('localBackend options', [
+        ...conflicts.map((k) => ({ path: k, message: `${o[k]} conflicts with checkpoint value ${cfg[k]}` })),
+        ...(cfg.vocabSize !== vocabSize ? [{ path: 'modelDir', message: `tokenizer vocab ${vocabSize} != checkpoint vocab ${cfg.vocabSize}` }] : []),
+      ]);
+    }
+  } else {
+    cfg = parseModelConfig({ ...DEFAULT_LOCAL_MODEL, ...pick(o), vocabSize }, 'localBackend options');
+  }
+  return new LocalBackend(cfg, {
+    seed: o.seed ?? 0,
+    checkpoint: o.checkpoint,
+    modelDir,
+    maxBatchTokens: o.maxBatchTokens ?? 8192,
+    maxDecodeRows: o.maxDecodeRows ?? 64,
+  });
+}
+
+function pick(o: z.infer<typeof optionsSchema>): Partial<ModelConfig> {
+  const out: Record<string, number> = {};
+  for (const k of ['layers', 'dModel', 'heads', 'contextTokens'] as const) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}
+
+interface Settings {
+  readonly seed: number;
+  readonly checkpoint: string | undefined;
+  readonly modelDir: string;
+  readonly maxBatchTokens: number;
+  readonly maxDecodeRows: number;
+}
+
+class LocalBackend implements TrainingBackend {
+  readonly specificationVersion = 'v1' as const;
+  readonly name = 'local';
+  readonly maxContextTokens: number;
+  readonly #cfg: ModelConfig;
+  readonly #s: Settings;
+  #engine: Promise<{ engine: LocalEngine; kernels: DecodeKernels }> | undefined;
+  #renderer: Promise<Renderer> | undefined;
+  #samplerSeed: number;
+
+  constructor(cfg: ModelConfig, s: Settings) {
+    this.#cfg = cfg;
+    this.#s = s;
+    this.maxContextTokens = cfg.contextTokens;
+    this.#samplerSeed = s.seed;
+  }
+
+  /** Model shape in use. */
+  get config(): ModelConfig {
+    return this.#cfg;
+  }
+
+  #start(): Promise<{ engine: LocalEngine; kernels: DecodeKernels }> {
+    this.#engine ??= (async () => {
+      await ensureJax();
+      const cfg = this.#cfg;
+      const kernels = new DecodeKernels(cfg);
+      if (this.#s.checkpoint !== undefined) {
+        const st = await readCheckpoint(this.#s.checkpoint, cfg, true).catch(() => readCheckpoint(this.#s.checkpoint!, cfg, false));
+        const adam = st.m && st.v ? { m: toDevice(cfg, st.m), v: toDevice(cfg, st.v), step: st.step } : undefined;
+        return { engine: new LocalEngine(cfg, toDevice(cfg, st.params), { maxBatchTokens: this.#s.maxBatchTokens, ...(adam ? { adam } : {}) }), kernels };
+      }
+      return { engine: new LocalEngine(cfg, toDevice(cfg, initHostParams(cfg, this.#s.seed)), { maxBatchTokens: this.#s.maxBatchTokens }), kernels };
+    })();
+    return this.#engine;
+  }
+
+  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number }): Promise<ForwardBackwardResult> {
+    const { engine } = await this.#start();
+    return engine.forwardBackward(datums, loss, opts?.weight ?? 1);
+  }
+
+  async optimStep(params: AdamParams): Promise<OptimStepResult> {
+    const { engine } = await this.#start();
+    return engine.optimStep(params);
+  }
+
+  async saveWeightsForSampler(): Promise<SamplingClient> {
+    const { engine, kernels } = await this.#start();
+    this.#samplerSeed = (Math.imul(this.#samplerSeed ^ 0x9e3779b9, 2654435761) + 1) >>> 0;
+    return new LocalSampler(engine, kernels, engine.refParams(), { maxRows: this.#s.maxDecodeRows, seed: this.#samplerSeed });
+  }
+
+  async saveState(path: string): Promise<void> {
+    const { engine } = await this.#start();
+    await writeCheckpoint(path, this.#cfg, engine.snapshot());
+  }
+
+  async loadState(path: string, opts?: { optimizer?: boolean }): Promise<void> {
+    const { engine } = await this.#start();
+    const withOpt = opts?.optimizer ?? true;
+    const st = await readCheckpoint(path, this.#cfg, withOpt);
+    const cfg = this.#cfg;
+    engine.replace(toDevice(cfg, st.params), st.m && st.v ? { m: toDevice(cfg, st.m), v: toDevice(cfg, st.v), step: st.step } : undefined);
+  }
+
+  async computeLogprobs(tokens: readonly number[]): Promise<(number | null)[]> {
+    const { engine } = await this.#start();
+    return engine.computeLogprobs(tokens);
+  }
+
+  renderer(): Promise<Renderer> {
+    this.#renderer ??= loadRenderer({ dir: this.#s.modelDir });
+    return this.#renderer;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#engine) return;
+    const { engine } = await this.#engine;
+    engine.dispose();
+    this.#engine = undefined;
+  }
+}

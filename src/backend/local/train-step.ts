@@ -1,0 +1,116 @@
+import type { LossKind } from '../../types/loss-config.js';
+import { jit, valueAndGrad, tree, np, type JaxArray } from './jax.js';
+import type { ModelConfig } from './model-config.js';
+import { targetLogprobs } from './model.js';
+import type { Params } from './params.js';
+import { perTokenLossKernel } from './loss-kernels.js';
+
+/** Host-side padded micro-batch, `[B, T]` row-major. */
+export interface PackedBatch {
+  readonly batch: number;
+  readonly seqLen: number;
+  readonly tokens: Int32Array;
+  readonly targets: Int32Array;
+  /** Aggregation coefficient per position (0 on masked and padded positions). */
+  readonly coef: Float32Array;
+  readonly oldLogprobs: Float32Array;
+  readonly advantages: Float32Array;
+  readonly mask: Float32Array;
+}
+
+type LossGradFn = (
+  p: Params,
+  tokens: JaxArray,
+  targets: JaxArray,
+  coef: JaxArray,
+  oldLp: JaxArray,
+  adv: JaxArray,
+  mask: JaxArray,
+  lo: JaxArray,
+  hi: JaxArray,
+) => [[JaxArray, JaxArray], Params];
+
+/** Result of one micro-batch: the loss contribution and learner logprobs `[B·T]`. */
+export interface MicroStepResult {
+  readonly loss: number;
+  readonly logprobs: Float32Array;
+  /** Gradients of this micro-batch (caller owns them). */
+  readonly grads: Params;
+}
+
+/**
+ * Jitted loss-and-gradient functions, one per loss kind (shapes are bucketed, so each kind
+ * compiles once per `[B, T]` bucket). Clip bounds are array inputs: changing them never recompiles.
+ */
+export class TrainKernels {
+  readonly #cfg: ModelConfig;
+  readonly #lossGrad = new Map<LossKind, LossGradFn>();
+  readonly #logprobs: (p: Params, tokens: JaxArray, targets: JaxArray) => JaxArray;
+
+  constructor(cfg: ModelConfig) {
+    this.#cfg = cfg;
+    this.#logprobs = jit((p: Params, tokens: JaxArray, targets: JaxArray) => {
+      const lp = targetLogprobs(cfg, p, tokens, targets);
+      tree.dispose(p);
+      return lp;
+    }) as unknown as (p: Params, tokens: JaxArray, targets: JaxArray) => JaxArray;
+  }
+
+  #kernel(kind: LossKind): LossGradFn {
+    let f = this.#lossGrad.get(kind);
+    if (!f) {
+      const cfg = this.#cfg;
+      const lossFn = (
+        p: Params,
+        tokens: JaxArray,
+        targets: JaxArray,
+        coef: JaxArray,
+        oldLp: JaxArray,
+        adv: JaxArray,
+        mask: JaxArray,
+        lo: JaxArray,
+        hi: JaxArray,
+      ): [JaxArray, JaxArray] => {
+        const lp = targetLogprobs(cfg, p, tokens, targets);
+        tree.dispose(p);
+        const per = perTokenLossKernel(kind, lp.ref, oldLp, adv, mask, lo, hi);
+        return [per.mul(coef).sum(), lp];
+      };
+      f = jit(valueAndGrad(lossFn, { hasAux: true })) as unknown as LossGradFn;
+      this.#lossGrad.set(kind, f);
+    }
+    return f;
+  }
+
+  /** Loss + gradients of one packed micro-batch. Does not consume `p`. */
+  lossAndGrad(kind: LossKind, p: Params, b: PackedBatch, lo: number, hi: number): MicroStepResult {
+    const shape = [b.batch, b.seqLen];
+    const [[loss, lp], grads] = this.#kernel(kind)(
+      tree.ref(p),
+      np.array(b.tokens, { dtype: np.int32 }).reshape(shape),
+      np.array(b.targets, { dtype: np.int32 }).reshape(shape),
+      np.array(b.coef).reshape(shape),
+      np.array(b.oldLogprobs).reshape(shape),
+      np.array(b.advantages).reshape(shape),
+      np.array(b.mask).reshape(shape),
+      np.array(lo),
+      np.array(hi),
+    );
+    return {
+      loss: (loss.dataSync() as Float32Array)[0]!,
+      logprobs: Float32Array.from(lp.dataSync() as Float32Array),
+      grads,
+    };
+  }
+
+  /** Learner logprobs `[B·T]` of padded `targets` given `tokens`. Does not consume `p`. */
+  logprobs(p: Params, batch: number, seqLen: number, tokens: Int32Array, targets: Int32Array): Float32Array {
+    const shape = [batch, seqLen];
+    const lp = this.#logprobs(
+      tree.ref(p),
+      np.array(tokens, { dtype: np.int32 }).reshape(shape),
+      np.array(targets, { dtype: np.int32 }).reshape(shape),
+    );
+    return Float32Array.from(lp.dataSync() as Float32Array);
+  }
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors/config-error.js';
+import type { ToolCallFormat } from './parse-assistant.js';
+
+/** Settings shared by {@link loadRenderer} and {@link createRenderer}. */
+export interface RendererSettings {
+  /** Default template variables for every render, e.g. `{ enable_thinking: false }`; per-call kwargs override them. */
+  readonly templateKwargs?: Readonly<Record<string, unknown>>;
+  /** How a `<tool_call>` body is written. @default 'json' */
+  readonly toolCallFormat?: ToolCallFormat;
+  /** Tool that receives the body in `'code'` format. @default 'code_interpreter' */
+  readonly codeToolName?: string;
+  /** Token strings that end an assistant turn. @default the config's `eos_token` plus `<|im_end|>` when in the vocabulary */
+  readonly stopTokens?: readonly string[];
+  /** Chat template source that replaces the one in `tokenizer_config.json` (e.g. a history-preserving Qwen3 variant). */
+  readonly chatTemplate?: string;
+  /** When set, the template's sha256 (hex) must equal it, pinning the exact template revision tested against. */
+  readonly expectedTemplateSha256?: string;
+}
+
+/** In-memory tokenizer files: parsed `tokenizer.json` and `tokenizer_config.json`. */
+export interface RendererFiles {
+  readonly tokenizerJson: Record<string, unknown>;
+  readonly tokenizerConfig: Record<string, unknown>;
+}
+
+/** Options of {@link loadRenderer}: a folder holding the two files, or the parsed objects themselves. */
+export type LoadRendererOptions = RendererSettings & ({ readonly dir: string } | RendererFiles);
+
+const settingsShape = {
+  templateKwargs: z.record(z.string(), z.unknown()).optional(),
+  toolCallFormat: z.enum(['json', 'code']).optional(),
+  codeToolName: z.string().min(1).optional(),
+  stopTokens: z.array(z.string().min(1)).min(1).optional(),
+  chatTemplate: z.string().min(1).optional(),
+  expectedTemplateSha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits').optional(),
+};
+
+const fileObject = z.record(z.string(), z.unknown());
+
+const loadSchema = z
+  .strictObject({ dir: z.string().min(1).optional(), tokenizerJson: fileObject.optional(), tokenizerConfig: fileObject.optional(), ...settingsShape })
+  .superRefine((o, ctx) => {
+    const hasFiles = o.tokenizerJson !== undefined || o.tokenizerConfig !== undefined;
+    if (o.dir !== undefined && hasFiles) {
+      ctx.addIssue({ code: 'custom', path: ['dir'], message: 'give either dir or tokenizerJson + tokenizerConfig, not both' });
+    } else if (o.dir === undefined) {
+      if (o.tokenizerJson === undefined) ctx.addIssue({ code: 'custom', path: ['tokenizerJson'], message: 'required when dir is not given' });
+      if (o.tokenizerConfig === undefined) ctx.addIssue({ code: 'custom', path: ['tokenizerConfig'], message: 'required when dir is not given' });
+    }
+  });
+
+const createSchema = z.strictObject({ tokenizerJson: fileObject, tokenizerConfig: fileObject, ...settingsShape });
+
+/**
+ * Validates {@link LoadRendererOptions}.
+ * @throws ConfigError listing every problem with its dotted path.
+ */
+export function validateLoadOptions(opts: unknown): LoadRendererOptions {
+  return check(loadSchema, opts, 'loadRenderer options') as LoadRendererOptions;
+}
+
+/**
+ * Validates the options of {@link createRenderer}.
+ * @throws ConfigError listing every problem with its dotted path.
+ */
+export function validateCreateOptions(opts: unknown): RendererSettings & RendererFiles {
+  return check(createSchema, opts, 'createRenderer options') as RendererSettings & RendererFiles;
+}
+
+function check(schema: z.ZodType, value: unknown, what: string): unknown {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  throw new ConfigError(
+    what,
+    r.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+  );
+}

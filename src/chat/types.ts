@@ -1,0 +1,54 @@
+import type { Message, ToolDefinition } from '../types/message.js';
+import type { ParsedAction } from '../types/action.js';
+
+/** Options for rendering a prompt with the chat template. */
+export interface RenderOptions {
+  /** Tools to advertise in the template's tool block. */
+  readonly tools?: readonly ToolDefinition[];
+  /** Append the assistant header so the model continues as the assistant. @default true */
+  readonly addGenerationPrompt?: boolean;
+  /** Extra template variables (e.g. `{ enable_thinking: false }` for Qwen3). */
+  readonly templateKwargs?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Messages ↔ tokens for one model: tokenizer + chat template + tool-call protocol.
+ * Token-in, token-out: sampled tokens are never decoded and re-encoded for training.
+ */
+export interface Renderer {
+  /** Token ids of the full prompt for `messages`. */
+  renderPrompt(messages: readonly Message[], opts?: RenderOptions): number[];
+  /**
+   * Next prompt after a tool turn, built by extension (placeholder-assistant trick, ReTool seed `build_next_prompt`):
+   * `prevPrompt ++ completionTokens ++ missingClosingTokens ++ observationTokens`.
+   * @throws TemplateRewriteError when the template rewrites earlier history.
+   */
+  nextPrompt(args: NextPromptArgs): number[];
+  /** Parses an assistant completion into `tool | answer | invalid`. */
+  parseAssistant(text: string, tools?: readonly ToolDefinition[]): ParsedAction;
+  /**
+   * Encodes `text` as one string, adding no BOS/EOS (for budgets and SFT targets). Added-token strings
+   * inside `text` (e.g. `<|im_end|>`) map to their ids, as in HF's default; tool output is sanitised
+   * separately before rendering.
+   */
+  encode(text: string): number[];
+  decode(tokens: readonly number[]): string;
+  /** Token ids that end an assistant turn (e.g. `<|im_end|>`). */
+  readonly stopTokens: readonly number[];
+  /** Vocabulary size (including added tokens). */
+  readonly vocabSize: number;
+}
+
+/** Arguments of {@link Renderer.nextPrompt}. */
+export interface NextPromptArgs {
+  /** Messages before the assistant turn that was just sampled. */
+  readonly messagesBeforeAssistant: readonly Message[];
+  /** The exact prompt tokens that turn was sampled from. */
+  readonly prevPromptTokens: readonly number[];
+  /** The exact sampled tokens (including the stop token when present). */
+  readonly completionTokens: readonly number[];
+  /** Observation messages to append (usually one `tool` message). */
+  readonly observation: readonly Message[];
+  readonly tools?: readonly ToolDefinition[];
+  readonly templateKwargs?: Readonly<Record<string, unknown>>;
+}

@@ -1,0 +1,2 @@
+export { stripDapoTemplate, dapoRowToExample } from './dapo.js';
+export { readJsonl, readParquet, loadMathDataset } from './loaders.js';

@@ -1,0 +1,113 @@
+import type { Environment, StepOutcome, ToolContext } from './types.js';
+import type { ExecResult, Sandbox } from '../types/exec-result.js';
+import type { Example } from '../types/example.js';
+import type { Message, ToolDefinition } from '../types/message.js';
+import type { ParsedAction } from '../types/action.js';
+import { truncateTail } from './truncate.js';
+
+/** The `code_interpreter` tool, as the ReTool seed defines it: one string argument, fresh state per run. */
+export const CODE_INTERPRETER_TOOL: ToolDefinition = {
+  type: 'function',
+  function: {
+    name: 'code_interpreter',
+    description: 'Run Python code and return what it prints. Each execution starts fresh.',
+    parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+  },
+};
+
+/**
+ * System prompt for tool-integrated math reasoning: the rules of the ReTool seed (§8.4.2), in our words.
+ */
+export const CODE_INTERPRETER_SYSTEM_PROMPT = [
+  'Solve the math problem step by step. You may use the code_interpreter tool (Python) whenever exact',
+  'arithmetic, algebra or a small search makes the answer faster or more reliable.',
+  'Rules: make at most one tool call per turn, then wait for its result. Only what the code prints is',
+  'returned, so print every value you need. Every run starts from scratch: no variables or files survive',
+  'between runs. Keep code short: a few seconds of CPU, little memory, no file or network access, small',
+  'search spaces. If a run fails, read the error and retry with corrected code if useful.',
+  'Finish with exactly one line \\boxed{<final answer>}, and never call the tool in the same turn as the final answer.',
+].join('\n');
+
+/** Options of {@link codeInterpreter}. */
+export interface CodeInterpreterOptions {
+  /** Where the model's code runs. Required: agentrl never runs model code outside a sandbox. */
+  readonly sandbox: Sandbox;
+  /** Wall-clock limit per call in ms (the per-call time budget). @default 10_000 */
+  readonly timeoutMs?: number;
+  /** System prompt; `null` for none. @default CODE_INTERPRETER_SYSTEM_PROMPT */
+  readonly systemPrompt?: string | null;
+  /** Builds the user message from an example. @default the question as is */
+  readonly formatQuestion?: (example: Example) => string;
+}
+
+/**
+ * Formats a sandbox result as the observation text the model sees (ReTool seed `format_tool_content`):
+ * timeout text on timeout; stdout on success; stderr on failure; the exit code when both are empty.
+ * Sandbox faults are observations too, never exceptions.
+ */
+export function formatExecObservation(r: ExecResult, timeoutMs: number): string {
+  switch (r.status) {
+    case 'timeout':
+      return `Error: execution timed out after ${Math.round(timeoutMs / 1000)} seconds.`;
+    case 'ok':
+      return r.stdout;
+    case 'memory':
+      return (r.stderr ? r.stderr.trimEnd() + '\n' : '') + 'Error: memory limit exceeded.';
+    case 'output_limit':
+      return (r.stdout || r.stderr) + '\nError: output limit exceeded.';
+    case 'sandbox_error':
+      return `Error: the sandbox failed to run the code (${r.stderr.trim() || 'unknown fault'}).`;
+    case 'error':
+      if (r.stderr.trim()) return r.stderr;
+      if (r.stdout.trim()) return r.stdout;
+      return `Error: process exited with code ${r.exitCode ?? (r.signal ?? 'unknown')}.`;
+  }
+}
+
+/**
+ * The ReTool environment: a Python `code_interpreter` tool backed by a {@link Sandbox}.
+ * Each tool call runs the code fresh; the observation (see {@link formatExecObservation}) is
+ * tail-truncated to the tool-response token budget (`ctx.maxToolResponseTokens`).
+ * Budgets on tool calls, turns and tokens are enforced by the rollout engine.
+ *
+ * @example
+ * ```ts
+ * const env = codeInterpreter({ sandbox: localSandbox({ workers: 4 }) });
+ * ```
+ */
+export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const systemPrompt = opts.systemPrompt === undefined ? CODE_INTERPRETER_SYSTEM_PROMPT : opts.systemPrompt;
+  const formatQuestion = opts.formatQuestion ?? ((e: Example) => e.question);
+  return {
+    name: 'code-interpreter',
+    tools: [CODE_INTERPRETER_TOOL],
+    initialMessages(example: Example): Message[] {
+      const msgs: Message[] = [];
+      if (systemPrompt) msgs.push({ role: 'system', content: systemPrompt });
+      msgs.push({ role: 'user', content: formatQuestion(example) });
+      return msgs;
+    },
+    async step(action: ParsedAction, ctx: ToolContext): Promise<StepOutcome> {
+      if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };
+      const code = String(action.call.function.arguments['code'] ?? '');
+      let exec: ExecResult;
+      try {
+        exec = await opts.sandbox.run({ code, timeoutMs }, ctx.signal);
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        exec = {
+          status: 'sandbox_error',
+          exitCode: null,
+          stdout: '',
+          stderr: err instanceof Error ? err.message : String(err),
+          truncated: false,
+          wallMs: 0,
+        };
+      }
+      const text = truncateTail(formatExecObservation(exec, timeoutMs), ctx.maxToolResponseTokens, ctx.countTokens);
+      return { done: false, observation: [{ role: 'tool', name: 'code_interpreter', content: text }], exec };
+    },
+    close: () => opts.sandbox.close(),
+  };
+}

@@ -1,0 +1,9 @@
+export type { Environment, ToolContext, StepOutcome } from './types.js';
+export {
+  codeInterpreter,
+  formatExecObservation,
+  CODE_INTERPRETER_TOOL,
+  CODE_INTERPRETER_SYSTEM_PROMPT,
+  type CodeInterpreterOptions,
+} from './code-interpreter.js';
+export { truncateTail, TRUNCATION_MARKER } from './truncate.js';

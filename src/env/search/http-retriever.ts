@@ -1,0 +1,118 @@
+import { request, type Dispatcher } from 'undici';
+import { RetrieverError } from '../../errors/index.js';
+import { splitTitledContents } from './corpus.js';
+import type { Passage, Retriever } from './types.js';
+
+/** Options of {@link httpRetriever}. */
+export interface HttpRetrieverOptions {
+  /** Base URL of a Search-R1-compatible server, e.g. `http://127.0.0.1:8000` (`/retrieve` is appended). */
+  readonly url: string;
+  /** Deadline per HTTP attempt in ms. @default 30_000 */
+  readonly timeoutMs?: number;
+  /** Extra attempts after a retryable failure (transport error, timeout, 5xx). @default 2 */
+  readonly retries?: number;
+  /** Wait before retry k (1-based) is `k × retryDelayMs` (linear backoff, as SkyRL's search tool). @default 200 */
+  readonly retryDelayMs?: number;
+  /** undici dispatcher (for tests, proxies or connection limits). @default undici's global dispatcher */
+  readonly dispatcher?: Dispatcher;
+}
+
+/** One hit of Search-R1's `/retrieve` answer: `{ document, score }`, or a bare document when `return_scores` is false. */
+function toPassage(hit: unknown): Passage | undefined {
+  if (typeof hit !== 'object' || hit === null) return undefined;
+  const h = hit as Record<string, unknown>;
+  const doc = (typeof h['document'] === 'object' && h['document'] !== null ? h['document'] : h) as Record<string, unknown>;
+  const id = doc['id'] === undefined ? '' : String(doc['id']);
+  const score = typeof h['score'] === 'number' ? h['score'] : undefined;
+  let title: string;
+  let text: string;
+  if (typeof doc['title'] === 'string' && typeof doc['text'] === 'string') {
+    title = doc['title'];
+    text = doc['text'];
+  } else if (typeof doc['contents'] === 'string') {
+    ({ title, text } = splitTitledContents(doc['contents']));
+  } else return undefined;
+  return score === undefined ? { id, title, text } : { id, title, text, score };
+}
+
+function parseAnswer(body: unknown, nQueries: number): Passage[][] {
+  const result = (body as { result?: unknown } | null)?.result;
+  if (!Array.isArray(result) || result.length !== nQueries) {
+    throw new RetrieverError(`retrieval answer must be {"result": [...]} with ${nQueries} lists`, undefined, { retryable: false });
+  }
+  return result.map((list) => {
+    if (!Array.isArray(list)) throw new RetrieverError('retrieval answer: each result entry must be a list', undefined, { retryable: false });
+    return list.map(toPassage).filter((p): p is Passage => p !== undefined);
+  });
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+  });
+
+/**
+ * A client for Search-R1's retrieval server protocol:
+ * `POST {url}/retrieve {"queries": [...], "topk": k, "return_scores": true}` →
+ * `{"result": [[{"document": {"id", "contents": "\"Title\"\ntext"}, "score"}, ...], ...]}`.
+ * Documents carrying `title` and `text` (pyserini hits) are used as is; otherwise the title is split off `contents`.
+ * Retries transport errors, timeouts and 5xx with linear backoff.
+ * @throws RetrieverError after the last attempt (`status` set for HTTP errors); rejects with the abort reason when `signal` aborts.
+ */
+export function httpRetriever(opts: HttpRetrieverOptions): Retriever {
+  const endpoint = new URL('retrieve', opts.url.endsWith('/') ? opts.url : opts.url + '/').toString();
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const retries = opts.retries ?? 2;
+  const retryDelayMs = opts.retryDelayMs ?? 200;
+
+  async function attempt(queries: readonly string[], topK: number, signal?: AbortSignal): Promise<Passage[][]> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ queries, topk: topK, return_scores: true }),
+        signal: combined,
+        ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+      });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      const what = timeout.aborted ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+      throw new RetrieverError(`retrieval request to ${endpoint} failed: ${what}`, undefined, { cause: err });
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new RetrieverError(`retrieval answer from ${endpoint} was cut off`, undefined, { cause: err });
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      throw new RetrieverError(`retrieval server answered ${res.statusCode}: ${text.slice(0, 200)}`, res.statusCode);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (err) {
+      throw new RetrieverError('retrieval answer is not JSON', res.statusCode, { cause: err, retryable: false });
+    }
+    return parseAnswer(body, queries.length);
+  }
+
+  return {
+    async search(queries: readonly string[], topK: number, signal?: AbortSignal): Promise<Passage[][]> {
+      if (queries.length === 0) return [];
+      for (let k = 0; ; k++) {
+        try {
+          return await attempt(queries, topK, signal);
+        } catch (err) {
+          if (!(err instanceof RetrieverError) || !err.retryable || k >= retries) throw err;
+          await sleep((k + 1) * retryDelayMs, signal);
+        }
+      }
+    },
+  };
+}

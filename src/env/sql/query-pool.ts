@@ -1,0 +1,274 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ConfigError, SqlDatabaseError, type ConfigIssue } from '../../errors/index.js';
+import { checkSql } from './guard.js';
+import { resolveSqliteModule } from './native.js';
+import { QUERY_WORKER_SOURCE } from './worker-source.js';
+import type { SqlExecutor, SqlQueryRequest, SqlQueryResult, SqlSource } from './types.js';
+
+/** Options of {@link sqlQueryPool}. */
+export interface SqlQueryPoolOptions {
+  /** The database every query runs against (bytes or a file path). */
+  readonly database: SqlSource;
+  /** Long-lived query processes (queries beyond this wait in FIFO order). @default 2 */
+  readonly workers?: number;
+  /** Default per-query deadline in ms; the process running a query is SIGKILLed at it and replaced. @default 5_000 */
+  readonly timeoutMs?: number;
+  /** Default row cap per query. @default 1_000 */
+  readonly maxRows?: number;
+  /** SQLite heap limit per query process in bytes (`PRAGMA hard_heap_limit`); 0 for none. @default 268_435_456 */
+  readonly memoryLimitBytes?: number;
+  /** How long a new process may take to open the database, in ms. @default 15_000 */
+  readonly startTimeoutMs?: number;
+}
+
+/** Counters of a {@link SqlQueryPool} (for metrics and the kill-latency figure). */
+export interface SqlQueryPoolStats {
+  readonly spawned: number;
+  readonly queries: number;
+  readonly timeouts: number;
+  /** ms from each deadline kill (SIGKILL sent) until the process was gone, most recent last (≤ 100 kept). */
+  readonly killLatenciesMs: readonly number[];
+}
+
+/** A {@link SqlExecutor} backed by child processes; see {@link sqlQueryPool}. */
+export interface SqlQueryPool extends SqlExecutor {
+  stats(): SqlQueryPoolStats;
+}
+
+interface Job {
+  readonly req: SqlQueryRequest;
+  readonly signal: AbortSignal | undefined;
+  resolve(r: SqlQueryResult): void;
+  reject(e: unknown): void;
+}
+
+interface Worker {
+  readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+  busy: boolean;
+  dead: boolean;
+  stderr: string;
+  onResult?: (m: Record<string, unknown>) => void;
+  onExit?: () => void;
+}
+
+function validate(o: SqlQueryPoolOptions): void {
+  const issues: ConfigIssue[] = [];
+  if (typeof o.database !== 'string' && !(o.database instanceof Uint8Array)) {
+    issues.push({ path: 'database', message: 'expected a file path or the bytes of a SQLite file' });
+  }
+  const int = (path: string, v: number | undefined, min: number) => {
+    if (v !== undefined && (!Number.isInteger(v) || v < min)) issues.push({ path, message: `expected an integer ≥ ${min}, got ${v}` });
+  };
+  int('workers', o.workers, 1);
+  int('timeoutMs', o.timeoutMs, 1);
+  int('maxRows', o.maxRows, 0);
+  int('memoryLimitBytes', o.memoryLimitBytes, 0);
+  int('startTimeoutMs', o.startTimeoutMs, 1);
+  if (issues.length) throw new ConfigError('SQL query pool options', issues);
+}
+
+const failed = (status: SqlQueryResult['status'], error: string, wallMs = 0): SqlQueryResult => ({
+  status,
+  columns: [],
+  rows: [],
+  truncated: false,
+  error,
+  wallMs,
+});
+
+function toResult(m: Record<string, unknown>): SqlQueryResult {
+  const r: SqlQueryResult = {
+    status: m['status'] as SqlQueryResult['status'],
+    columns: (m['columns'] as string[] | undefined) ?? [],
+    rows: (m['rows'] as unknown[][] | undefined) ?? [],
+    truncated: m['truncated'] === true,
+    wallMs: typeof m['wallMs'] === 'number' ? m['wallMs'] : 0,
+  };
+  return typeof m['error'] === 'string' ? { ...r, error: m['error'] } : r;
+}
+
+/**
+ * Runs model-written SQL in a small pool of long-lived child processes, each holding a read-only copy of the
+ * database (better-sqlite3 cannot interrupt a query and `worker.terminate()` does not stop native code, so a
+ * query past its deadline gets its process SIGKILLed; the pool resolves `timeout` at the deadline and starts a
+ * replacement). Statements are checked by {@link checkSql} first; writes and multiple statements are refused by
+ * the query process. Processes are spawned lazily, do not keep the event loop alive while idle, and get no
+ * environment variables but the module path.
+ * @throws ConfigError for invalid options. `query` rejects with `SqlDatabaseError` when a process cannot open the database.
+ */
+export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
+  validate(opts);
+  const size = opts.workers ?? 2;
+  const defTimeoutMs = opts.timeoutMs ?? 5_000;
+  const defMaxRows = opts.maxRows ?? 1_000;
+  const memoryLimitBytes = opts.memoryLimitBytes ?? 268_435_456;
+  const startTimeoutMs = opts.startTimeoutMs ?? 15_000;
+  const source = typeof opts.database === 'string' ? opts.database : new Uint8Array(opts.database);
+  let modulePath: string | undefined;
+  const workers = new Set<Worker>();
+  const queue: Job[] = [];
+  let closed = false;
+  let nextId = 0;
+  const stats = { spawned: 0, queries: 0, timeouts: 0, killLatenciesMs: [] as number[] };
+
+  function spawnWorker(): Worker {
+    modulePath ??= resolveSqliteModule();
+    const child = spawn(process.execPath, ['-e', QUERY_WORKER_SOURCE], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+      env: { AGENTRL_SQLITE_MODULE: modulePath },
+    });
+    stats.spawned++;
+    let readyResolve!: () => void;
+    let readyReject!: (e: unknown) => void;
+    const ready = new Promise<void>((res, rej) => ((readyResolve = res), (readyReject = rej)));
+    ready.catch(() => undefined);
+    const w: Worker = { child, ready, busy: false, dead: false, stderr: '' };
+    const startTimer = setTimeout(() => {
+      readyReject(new SqlDatabaseError(`query process did not start within ${startTimeoutMs} ms`));
+      child.kill('SIGKILL');
+    }, startTimeoutMs);
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (d: string) => (w.stderr = (w.stderr + d).slice(-2000)));
+    child.on('message', (m: Record<string, unknown>) => {
+      if (m['type'] === 'ready') {
+        clearTimeout(startTimer);
+        if (typeof m['error'] === 'string') {
+          readyReject(new SqlDatabaseError(`cannot open SQLite database: ${m['error']}`));
+          child.kill('SIGKILL');
+        } else readyResolve();
+      } else if (m['type'] === 'result') w.onResult?.(m);
+    });
+    child.on('error', (err) => readyReject(new SqlDatabaseError(`query process failed: ${err.message}`, { cause: err })));
+    child.on('exit', () => {
+      clearTimeout(startTimer);
+      w.dead = true;
+      workers.delete(w);
+      readyReject(new SqlDatabaseError(`query process exited during start-up: ${w.stderr.trim() || 'no output'}`));
+      w.onExit?.();
+      pump();
+    });
+    child.send({ type: 'init', source, memoryLimitBytes });
+    idle(w);
+    workers.add(w);
+    return w;
+  }
+
+  // An idle process must not keep the event loop alive; a busy one must.
+  function idle(w: Worker): void {
+    w.child.unref();
+    (w.child.channel as { unref?: () => void } | null | undefined)?.unref?.();
+    (w.child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+  function busy(w: Worker): void {
+    w.child.ref();
+    (w.child.channel as { ref?: () => void } | null | undefined)?.ref?.();
+  }
+
+  function pump(): void {
+    while (!closed && queue.length > 0) {
+      let w = [...workers].find((x) => !x.busy && !x.dead);
+      if (!w && workers.size < size) w = spawnWorker();
+      if (!w) return;
+      const job = queue.shift()!;
+      run(w, job);
+    }
+  }
+
+  function run(w: Worker, job: Job): void {
+    w.busy = true;
+    busy(w);
+    const finish = () => {
+      w.onResult = undefined;
+      w.onExit = undefined;
+      job.signal?.removeEventListener('abort', onAbort);
+      if (!w.dead) {
+        w.busy = false;
+        idle(w);
+      }
+      pump();
+    };
+    const kill = (): void => {
+      const t0 = performance.now();
+      w.dead = true;
+      workers.delete(w);
+      w.child.once('exit', () => {
+        stats.killLatenciesMs.push(performance.now() - t0);
+        if (stats.killLatenciesMs.length > 100) stats.killLatenciesMs.shift();
+        if (!closed && workers.size < size) spawnWorker(); // keep the pool warm
+      });
+      w.child.kill('SIGKILL');
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      clearTimeout(timer);
+      kill();
+      finish();
+      job.reject(job.signal?.reason);
+    };
+    if (job.signal?.aborted) return onAbort();
+    job.signal?.addEventListener('abort', onAbort, { once: true });
+    w.ready.then(
+      () => {
+        if (w.dead) return;
+        const id = ++nextId;
+        const timeoutMs = job.req.timeoutMs ?? defTimeoutMs;
+        const t0 = performance.now();
+        stats.queries++;
+        w.onResult = (m) => {
+          if (m['id'] !== id) return;
+          clearTimeout(timer);
+          finish();
+          job.resolve(toResult(m));
+        };
+        w.onExit = () => {
+          clearTimeout(timer);
+          finish();
+          job.resolve(failed('worker_error', `the query process died: ${w.stderr.trim().slice(-300) || 'no output'}`, performance.now() - t0));
+        };
+        timer = setTimeout(() => {
+          stats.timeouts++;
+          w.onExit = undefined;
+          kill();
+          finish();
+          job.resolve(failed('timeout', `the query did not finish within ${timeoutMs} ms`, performance.now() - t0));
+        }, timeoutMs);
+        w.child.send({ type: 'query', id, sql: job.req.sql, maxRows: job.req.maxRows ?? defMaxRows });
+      },
+      (err: unknown) => {
+        finish();
+        job.reject(err);
+      },
+    );
+  }
+
+  return {
+    query(req: SqlQueryRequest, signal?: AbortSignal): Promise<SqlQueryResult> {
+      if (closed) return Promise.reject(new SqlDatabaseError('the SQL query pool is closed'));
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      const refusal = checkSql(req.sql);
+      if (refusal) return Promise.resolve(failed('refused', refusal));
+      return new Promise<SqlQueryResult>((resolve, reject) => {
+        queue.push({ req, signal, resolve, reject });
+        pump();
+      });
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new SqlDatabaseError('the SQL query pool is closed'));
+      const exits = [...workers].map(
+        (w) =>
+          new Promise<void>((res) => {
+            if (w.child.exitCode !== null || w.child.signalCode !== null) res();
+            else w.child.once('exit', () => res());
+          }),
+      );
+      for (const w of workers) w.child.kill('SIGKILL');
+      await Promise.all(exits);
+      workers.clear();
+    },
+    stats: () => ({ ...stats, killLatenciesMs: [...stats.killLatenciesMs] }),
+  };
+}

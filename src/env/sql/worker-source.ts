@@ -1,0 +1,58 @@
+/**
+ * Source of one query process (CommonJS, run with `node -e`; no file to ship or resolve at run time).
+ * Protocol over the IPC channel (advanced serialization):
+ * - parent → `{ type: 'init', source, memoryLimitBytes }`; child → `{ type: 'ready', error? }`.
+ * - parent → `{ type: 'query', id, sql, maxRows }`; child → `{ type: 'result', id, status, columns, rows, truncated, error?, wallMs }`.
+ * The database is opened read-only (bytes → private in-memory copy; path → `readonly`, `fileMustExist`); only
+ * statements that return rows and that SQLite reports read-only run. The child exits when the parent goes away.
+ * `AGENTRL_SQLITE_MODULE` holds the resolved path of `better-sqlite3`.
+ * @internal
+ */
+export const QUERY_WORKER_SOURCE = String.raw`'use strict';
+const Database = require(process.env.AGENTRL_SQLITE_MODULE);
+let db;
+const message = (e) => String((e && e.message) || e);
+process.on('disconnect', () => process.exit(0));
+process.on('message', (m) => {
+  if (m.type === 'init') {
+    try {
+      if (typeof m.source === 'string') db = new Database(m.source, { readonly: true, fileMustExist: true });
+      else db = new Database(Buffer.from(m.source.buffer, m.source.byteOffset, m.source.byteLength), { readonly: true });
+      if (m.memoryLimitBytes > 0) db.pragma('hard_heap_limit = ' + Math.floor(m.memoryLimitBytes));
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+      process.send({ type: 'ready' });
+    } catch (e) {
+      process.send({ type: 'ready', error: message(e) });
+    }
+    return;
+  }
+  if (m.type !== 'query') return;
+  const t0 = performance.now();
+  let out;
+  try {
+    const stmt = db.prepare(m.sql);
+    if (!stmt.reader || !stmt.readonly) {
+      out = { status: 'refused', error: 'only read-only queries that return rows are allowed (SELECT / WITH … SELECT)' };
+    } else {
+      stmt.raw(true);
+      const columns = stmt.columns().map((c) => c.name);
+      const rows = [];
+      let truncated = false;
+      for (const row of stmt.iterate()) {
+        if (rows.length >= m.maxRows) { truncated = true; break; }
+        rows.push(row);
+      }
+      out = { status: 'ok', columns, rows, truncated };
+    }
+  } catch (e) {
+    const msg = message(e);
+    out = /more than one statement/.test(msg)
+      ? { status: 'refused', error: 'only one statement per query is allowed' }
+      : { status: 'error', error: msg };
+  }
+  out.type = 'result';
+  out.id = m.id;
+  out.wallMs = performance.now() - t0;
+  process.send(out);
+});
+`;

@@ -1,0 +1,52 @@
+import type { Example } from '../types/example.js';
+import type { Message, ToolDefinition } from '../types/message.js';
+import type { ParsedAction } from '../types/action.js';
+import type { ExecResult } from '../types/exec-result.js';
+
+/**
+ * Per-trajectory context handed to {@link Environment.step}. The rollout engine creates a fresh one
+ * for each branch, so branches of a group never share state by accident.
+ */
+export interface ToolContext<E extends Example = Example> {
+  /** `${example.id}/${groupIndex}` unless the engine is told otherwise. */
+  readonly trajectoryId: string;
+  /** Branch index within the group, 0-based. */
+  readonly groupIndex: number;
+  readonly example: E;
+  /** Tool calls already executed in this trajectory (before this one). */
+  readonly toolCalls: number;
+  /** Maximum tokens an observation may take (the tool-response budget). */
+  readonly maxToolResponseTokens: number;
+  /** Counts tokens the way the model's tokenizer does (for budget-aware truncation). */
+  countTokens(text: string): number;
+  /** Aborted when the rollout is cancelled; pass it to long operations. */
+  readonly signal: AbortSignal;
+  /** Per-trajectory scratch state, created empty for each branch. */
+  readonly state: Map<string, unknown>;
+}
+
+/**
+ * What an environment returns for one assistant turn: more observations (the episode goes on)
+ * or `done` (the reply is final).
+ */
+export type StepOutcome =
+  | { readonly done: false; readonly observation: readonly Message[]; readonly exec?: ExecResult }
+  | { readonly done: true; readonly reason?: 'answer' | 'invalid' | 'env_done' };
+
+/**
+ * An agent task: the tools it offers, how an episode opens, and how it reacts to each assistant turn.
+ * One object serves a whole group; per-trajectory state lives in `ctx.state`.
+ * `step` always resolves: model mistakes and tool faults are observations, not throws.
+ */
+export interface Environment<E extends Example = Example> {
+  /** Stable id used in metric names and logs, e.g. `'code-interpreter'`. */
+  readonly name: string;
+  /** Tool definitions rendered by the chat template. */
+  readonly tools: readonly ToolDefinition[];
+  /** Messages that open one trajectory for `example` (system prompt + question). */
+  initialMessages(example: E): Message[];
+  /** Handles one parsed assistant turn. Only called for `tool` actions unless `handlesAllActions`. */
+  step(action: ParsedAction, ctx: ToolContext<E>): Promise<StepOutcome>;
+  /** Releases resources (sandboxes, databases). */
+  close?(): Promise<void>;
+}

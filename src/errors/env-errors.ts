@@ -1,0 +1,33 @@
+import { AgentRLError } from './base.js';
+
+/**
+ * A retrieval service failed: connection refused, a non-2xx status, a malformed body, or no answer
+ * within `timeoutMs`. `status` is the HTTP status when there was a response. Retryable for
+ * transport faults, timeouts and 5xx; not for 4xx or malformed bodies.
+ * The search environment turns it into an error observation; it only escapes when a retriever is used directly.
+ */
+export class RetrieverError extends AgentRLError {
+  readonly code = 'RETRIEVER_FAILED' as const;
+  override readonly retryable: boolean;
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: ErrorOptions & { retryable?: boolean },
+  ) {
+    super(message, options);
+    this.name = 'RetrieverError';
+    this.retryable = options?.retryable ?? (status === undefined || status >= 500);
+  }
+}
+
+/**
+ * A SQL database cannot be used at all: the file is missing or not SQLite, the native `better-sqlite3`
+ * module is not built, or a query worker cannot start. (A model's bad query is an observation, never this.)
+ */
+export class SqlDatabaseError extends AgentRLError {
+  readonly code = 'SQL_DATABASE' as const;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SqlDatabaseError';
+  }
+}

@@ -1,0 +1,33 @@
+import { AgentRLError } from './base.js';
+
+/** The sandbox service did not answer within `timeoutMs`. (Model code running long is `status: 'timeout'`.) */
+export class SandboxTimeoutError extends AgentRLError {
+  readonly code = 'SANDBOX_TIMEOUT' as const;
+  override readonly retryable = true;
+  constructor(
+    readonly timeoutMs: number,
+    options?: ErrorOptions,
+  ) {
+    super(`sandbox did not answer within ${timeoutMs} ms`, options);
+    this.name = 'SandboxTimeoutError';
+  }
+}
+
+/** The sandbox backend is unreachable or broken (transport error, 5xx, crashed worker). */
+export class SandboxUnavailableError extends AgentRLError {
+  readonly code = 'SANDBOX_UNAVAILABLE' as const;
+  override readonly retryable = true;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+/** The sandbox was used after `close()`. */
+export class SandboxClosedError extends AgentRLError {
+  readonly code = 'SANDBOX_CLOSED' as const;
+  constructor() {
+    super('sandbox is closed');
+    this.name = 'SandboxClosedError';
+  }
+}

@@ -1,0 +1,134 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { SamplingClient } from '../backend/types.js';
+import type { Renderer } from '../chat/types.js';
+import type { Environment } from '../env/types.js';
+import type { Reward } from '../reward/types.js';
+import type { Example } from '../types/example.js';
+import type { RewardResult } from '../types/reward.js';
+import type { Trajectory } from '../types/trajectory.js';
+import { runRollouts } from '../rollout/index.js';
+import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling } from '../rollout/types.js';
+import { rolloutMetrics } from '../trainer/rollout-metrics.js';
+
+/** Options of {@link evaluate}. */
+export interface EvaluateOptions {
+  readonly sampler: SamplingClient;
+  readonly renderer: Renderer;
+  /** The environment; for a text-only baseline pass one with `tools: []`. */
+  readonly env: Environment;
+  readonly reward: Reward;
+  readonly examples: readonly Example[];
+  /** Candidates per problem (N of Average@N / Pass@N). @default 4 */
+  readonly n?: number;
+  /** Sampling settings; keep them identical across the runs you compare. */
+  readonly sampling?: RolloutSampling;
+  readonly budgets?: Partial<RolloutBudgets>;
+  readonly templateKwargs?: Readonly<Record<string, unknown>>;
+  /** When set, one JSON line per problem is written here. */
+  readonly outPath?: string;
+  /** Problems rolled out at once. @default 16 */
+  readonly concurrency?: number;
+}
+
+/** Per-problem record written to the JSONL file. */
+export interface EvalRecord {
+  readonly id: string;
+  readonly answer: string;
+  readonly correct: readonly boolean[];
+  readonly rewards: readonly number[];
+  readonly predictions: readonly (string | null)[];
+  readonly toolCalls: readonly number[];
+  readonly turns: readonly number[];
+}
+
+/** Summary of one evaluation run. */
+export interface EvalResult {
+  /**
+   * `eval/average_at_n` (mean correctness over all N·P candidates), `eval/pass_at_n` (share of problems with
+   * ≥ 1 correct candidate), `eval/format_rate`, `eval/valid_tool_call_rate`, `eval/tool_calls`, `eval/turns`,
+   * `eval/self_correction_rate` (trajectories with a failed execution followed by another tool call that end
+   * correct / trajectories with a failed execution followed by another tool call), `eval/n`, `eval/problems`.
+   */
+  readonly metrics: Record<string, number>;
+  readonly records: EvalRecord[];
+}
+
+function selfCorrection(ts: readonly Trajectory[], rs: readonly RewardResult[]): number {
+  let tried = 0;
+  let fixed = 0;
+  ts.forEach((t, i) => {
+    const firstFail = t.turns.findIndex((u) => u.exec && u.exec.status !== 'ok');
+    if (firstFail >= 0 && t.turns.slice(firstFail + 1).some((u) => u.action.kind === 'tool')) {
+      tried++;
+      if (rs[i]!.correct) fixed++;
+    }
+  });
+  return tried ? fixed / tried : 0;
+}
+
+/**
+ * Evaluates a policy snapshot on fixed problems: N candidates each, scored by `reward`.
+ * Run it twice with the same `sampling` — once with the tool environment, once text-only — to
+ * measure the gain of tool use (ReTool seed §8.4.8). Average@N and Pass@N as defined there.
+ */
+export async function evaluate(opts: EvaluateOptions): Promise<EvalResult> {
+  const n = opts.n ?? 4;
+  const concurrency = opts.concurrency ?? 16;
+  const budgets = { ...DEFAULT_BUDGETS, ...opts.budgets };
+  const records: EvalRecord[] = [];
+  const allT: Trajectory[] = [];
+  const allR: RewardResult[] = [];
+  const groups: { trajectories: Trajectory[]; rewards: RewardResult[]; degenerate: boolean }[] = [];
+  for (let i = 0; i < opts.examples.length; i += concurrency) {
+    const chunk = opts.examples.slice(i, i + concurrency);
+    const groups_P = await runRollouts(
+      {
+        sampler: opts.sampler,
+        renderer: opts.renderer,
+        env: opts.env,
+        budgets,
+        ...(opts.sampling ? { sampling: opts.sampling } : {}),
+        ...(opts.templateKwargs ? { templateKwargs: opts.templateKwargs } : {}),
+      },
+      chunk,
+      n,
+      i,
+    );
+    for (let p = 0; p < chunk.length; p++) {
+      const ex = chunk[p]!;
+      const ts = groups_P[p]!;
+      const rs = await Promise.all(ts.map((t) => opts.reward(t, ex)));
+      allT.push(...ts);
+      allR.push(...rs);
+      groups.push({ trajectories: ts, rewards: rs, degenerate: false });
+      records.push({
+        id: ex.id,
+        answer: ex.answer,
+        correct: rs.map((r) => r.correct),
+        rewards: rs.map((r) => r.reward),
+        predictions: rs.map((r) => r.answer ?? null),
+        toolCalls: ts.map((t) => t.toolCalls),
+        turns: ts.map((t) => t.turns.length),
+      });
+    }
+  }
+  const rm = rolloutMetrics(groups);
+  const metrics: Record<string, number> = {
+    'eval/average_at_n': allR.length ? allR.filter((r) => r.correct).length / allR.length : 0,
+    'eval/pass_at_n': records.length ? records.filter((r) => r.correct.some(Boolean)).length / records.length : 0,
+    'eval/format_rate': rm['reward/format']!,
+    'eval/valid_tool_call_rate': rm['rollout/valid_tool_call_rate']!,
+    'eval/tool_use_rate': rm['rollout/tool_use_rate']!,
+    'eval/tool_calls': rm['rollout/tool_calls']!,
+    'eval/turns': rm['rollout/turns']!,
+    'eval/self_correction_rate': selfCorrection(allT, allR),
+    'eval/n': n,
+    'eval/problems': records.length,
+  };
+  if (opts.outPath) {
+    await mkdir(dirname(opts.outPath), { recursive: true });
+    await writeFile(opts.outPath, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  }
+  return { metrics, records };
+}

@@ -1,0 +1,1 @@
+export { evaluate, type EvaluateOptions, type EvalResult, type EvalRecord } from './evaluate.js';

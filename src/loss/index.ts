@@ -1,0 +1,24 @@
+export type {
+  AdvantageNormalization,
+  AdvantageOptions,
+  DatumTurn,
+  DatumSource,
+  PrefixMismatchPolicy,
+  BuildDatumOptions,
+  BuildDatumsOptions,
+  DatumBatch,
+  TokenBudget,
+  PackOptions,
+  MicroBatch,
+  PerTokenLossInputs,
+  ReferenceLossResult,
+} from './types.js';
+export { groupAdvantages, isDegenerateGroup } from './advantages.js';
+export { buildDatum, buildDatums } from './datum.js';
+export { supervisedDatum, type SupervisedDatumInput } from './supervised-datum.js';
+export { validateDatum, validateDatums } from './validate-datum.js';
+export { packMicroBatches, microBatchWeight, weightedMicroBatchMean, weightMicroBatchForGlobalMean } from './pack.js';
+export { perTokenLoss, perTokenLossGrad, isClipped, ratioBounds, CISPO_DEFAULT_CLIP_LOW } from './per-token-loss.js';
+export { aggregateLoss, DEFAULT_AGGREGATION } from './aggregate.js';
+export { referenceLoss } from './reference-loss.js';
+export { lossConfigSchema, aggregationSchema, parseLossConfig, describeLoss } from './loss-config-schema.js';

@@ -1,0 +1,123 @@
+import { ConfigError } from '../errors/index.js';
+import type { ConfigIssue } from '../errors/index.js';
+import type { Datum } from '../types/datum.js';
+import type { MicroBatch, PackOptions } from './types.js';
+
+function checkPackOptions(opts: PackOptions): void {
+  const issues: ConfigIssue[] = [];
+  const { maxTokensPerBatch, maxDatumsPerBatch, budget } = opts;
+  if (!(Number.isInteger(maxTokensPerBatch) && maxTokensPerBatch >= 1)) {
+    issues.push({ path: 'maxTokensPerBatch', message: `expected an integer ≥ 1, got ${maxTokensPerBatch}` });
+  }
+  if (maxDatumsPerBatch !== undefined && !(Number.isInteger(maxDatumsPerBatch) && maxDatumsPerBatch >= 1)) {
+    issues.push({ path: 'maxDatumsPerBatch', message: `expected an integer ≥ 1, got ${maxDatumsPerBatch}` });
+  }
+  if (budget !== undefined && budget !== 'padded' && budget !== 'sum') {
+    issues.push({ path: 'budget', message: `expected 'padded' | 'sum', got ${JSON.stringify(budget)}` });
+  }
+  if (issues.length > 0) throw new ConfigError('micro-batch options', issues);
+}
+
+interface OpenBatch {
+  readonly indices: number[];
+  longest: number;
+  sum: number;
+}
+
+/**
+ * Packs datums into micro-batches, greedily by length (first-fit decreasing): datums are taken longest first
+ * (ties by index) and each goes into the first micro-batch where it still fits the token and datum limits,
+ * else into a new one. Every datum appears in exactly one micro-batch; none is split or dropped — a datum
+ * that alone exceeds `maxTokensPerBatch` gets a micro-batch of its own. Deterministic.
+ * ReTool seed §8.4.7 `pack_micro_batches` (≤ 32 datums, ≤ 64k padded tokens).
+ *
+ * @typeParam D - anything with a `modelInput` (its length is the datum's token count).
+ * @param datums_D - the batch.
+ * @param opts - see {@link PackOptions}.
+ * @returns micro-batches in creation order, each with the input `indices` of its datums.
+ * @throws ConfigError when a limit is not an integer ≥ 1 or `budget` is unknown.
+ */
+export function packMicroBatches<D extends Pick<Datum, 'modelInput'>>(
+  datums_D: readonly D[],
+  opts: PackOptions,
+): MicroBatch<D>[] {
+  checkPackOptions(opts);
+  const maxDatums = opts.maxDatumsPerBatch ?? Number.POSITIVE_INFINITY;
+  const padded = (opts.budget ?? 'padded') === 'padded';
+  const cost = (count: number, longest: number, sum: number): number => (padded ? longest * count : sum);
+  const order = datums_D.map((d, i) => ({ i, len: d.modelInput.length }));
+  order.sort((a, b) => b.len - a.len || a.i - b.i);
+  const open: OpenBatch[] = [];
+  for (const { i, len } of order) {
+    const fits = (b: OpenBatch): boolean =>
+      b.indices.length < maxDatums &&
+      cost(b.indices.length + 1, Math.max(b.longest, len), b.sum + len) <= opts.maxTokensPerBatch;
+    const target = open.find(fits);
+    if (target) {
+      target.indices.push(i);
+      target.longest = Math.max(target.longest, len);
+      target.sum += len;
+    } else {
+      open.push({ indices: [i], longest: len, sum: len });
+    }
+  }
+  return open.map((b) => ({
+    indices: b.indices,
+    datums: b.indices.map((i) => datums_D[i] as D),
+    tokens: cost(b.indices.length, b.longest, b.sum),
+  }));
+}
+
+/**
+ * Weight of micro-batch k when a backend averages the loss over the datums of each request (PyTRIO):
+ * `n_k / N`, so that `Σ_k (n_k/N)·mean(L_k) = mean(L_global)` (ReTool seed §8.4.7,
+ * `weight_micro_batch_for_global_mean`). See {@link weightedMicroBatchMean}.
+ * @param n_k - number of samples in micro-batch k (integer, 0 ≤ n_k ≤ N).
+ * @param N - number of samples in the whole step (integer ≥ 1).
+ * @throws ConfigError on out-of-range arguments.
+ */
+export function microBatchWeight(n_k: number, N: number): number {
+  const issues: ConfigIssue[] = [];
+  if (!(Number.isInteger(N) && N >= 1)) issues.push({ path: 'N', message: `expected an integer ≥ 1, got ${N}` });
+  if (!(Number.isInteger(n_k) && n_k >= 0 && n_k <= N)) {
+    issues.push({ path: 'n_k', message: `expected an integer in [0, N], got ${n_k}` });
+  }
+  if (issues.length > 0) throw new ConfigError('microBatchWeight arguments', issues);
+  return n_k / N;
+}
+
+/**
+ * `Σ_k (n_k/N)·mean(L_k)` for per-sample losses grouped by micro-batch — equal (up to rounding) to the mean of
+ * all samples, whatever the split; the identity that makes uneven micro-batches safe (ReTool seed §8.4.7).
+ * Empty micro-batches contribute 0.
+ * @param losses_K - per micro-batch, the per-sample losses `L_k`.
+ * @returns the weighted sum; 0 when there are no samples.
+ */
+export function weightedMicroBatchMean(losses_K: readonly (readonly number[])[]): number {
+  const N = losses_K.reduce((s, l) => s + l.length, 0);
+  if (N === 0) return 0;
+  return losses_K.reduce((acc, l) => {
+    if (l.length === 0) return acc;
+    const mean = l.reduce((s, x) => s + x, 0) / l.length;
+    return acc + microBatchWeight(l.length, N) * mean;
+  }, 0);
+}
+
+/**
+ * Scales one micro-batch for a backend that averages over the datums of each request: multiplies
+ * `advantages` (and `weights`, when present) by `n_k / N` with `n_k = datums_D.length`. Valid for `ppo` too:
+ * clipping depends only on the ratio and the sign of `A`, and a positive factor keeps the sign (seed §8.4.7 note).
+ * Do not use with Tinker, whose losses are summed, not averaged.
+ * @param datums_D - one micro-batch.
+ * @param totalSamples - N, the number of datums in the whole step.
+ * @returns new datums; the inputs are not modified.
+ * @throws ConfigError when `totalSamples < datums_D.length` or is not an integer ≥ 1.
+ */
+export function weightMicroBatchForGlobalMean(datums_D: readonly Datum[], totalSamples: number): Datum[] {
+  const w = microBatchWeight(datums_D.length, totalSamples);
+  return datums_D.map((d) => ({
+    ...d,
+    advantages: d.advantages.map((a) => a * w),
+    ...(d.weights === undefined ? {} : { weights: d.weights.map((x) => x * w) }),
+  }));
+}

@@ -1,0 +1,85 @@
+import type { Example } from '../types/example.js';
+import type { RewardResult } from '../types/reward.js';
+import type { Trajectory } from '../types/trajectory.js';
+import type { Reward } from './types.js';
+
+/**
+ * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols
+ * (Unicode `\p{P}` and `\p{S}`, a superset of Python's `string.punctuation`), drop the articles a / an / the,
+ * collapse whitespace.
+ * @example normalizeAnswer('The  Eiffel-Tower!') === 'eiffeltower'
+ */
+export function normalizeAnswer(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]/gu, '')
+    .replace(/(?<![\p{L}\p{N}_])(a|an|the)(?![\p{L}\p{N}_])/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Contents of the last `\boxed{…}` (balanced braces), or `undefined`. */
+function lastBoxed(text: string): string | undefined {
+  const start = text.lastIndexOf('\\boxed{');
+  if (start === -1) return undefined;
+  let depth = 0;
+  for (let i = start + 6; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return text.slice(start + 7, i);
+  }
+  return undefined;
+}
+
+/**
+ * The model's final answer in a reply: the last `<answer>…</answer>` block; else the last `\boxed{…}`; else
+ * `undefined`. Search-R1 counts `<answer>` tags over prompt + response and so needs two; here only the response is
+ * seen, so one suffices.
+ */
+export function extractTaggedAnswer(text: string): string | undefined {
+  const tags = [...text.matchAll(/<answer>([\s\S]*?)<\/answer>/gi)];
+  const last = tags[tags.length - 1];
+  if (last) return (last[1] ?? '').trim();
+  const boxed = lastBoxed(text);
+  return boxed === undefined ? undefined : boxed.trim();
+}
+
+/** Gold answers of an example: `example.answer` plus the strings in `example.meta.aliases`, if any. */
+export function goldAliases(example: Example): string[] {
+  const aliases = example.meta?.['aliases'];
+  const extra = Array.isArray(aliases) ? aliases.filter((a): a is string => typeof a === 'string') : [];
+  return [example.answer, ...extra];
+}
+
+/** Options of {@link exactMatch}. */
+export interface ExactMatchOptions {
+  /** Reward of a correct answer. @default 1 */
+  readonly correct?: number;
+  /** Reward of anything else. @default 0 */
+  readonly wrong?: number;
+}
+
+/**
+ * Normalised exact match (Search-R1 `qa_em`): correct when the {@link normalizeAnswer}-ed final answer equals any
+ * normalised gold alias ({@link goldAliases}). The final answer is {@link extractTaggedAnswer} of
+ * `trajectory.finalText`; when it has neither `<answer>` nor `\boxed{}`, the whole final text (with `<think>` blocks
+ * removed) is scored and `validFormat` is false. A trajectory that ended `invalid` scores `wrong`
+ * (`invalid_format`); an empty answer scores `wrong` (`no_answer`). When every gold alias normalises to `''` the
+ * sample is dropped (`gold_unparseable`, `drop: true`), never rewarded.
+ */
+export function exactMatch(opts: ExactMatchOptions = {}): Reward {
+  const correct = opts.correct ?? 1;
+  const wrong = opts.wrong ?? 0;
+  return (trajectory: Trajectory, example: Example): RewardResult => {
+    const golds = goldAliases(example).map(normalizeAnswer).filter((g) => g !== '');
+    if (golds.length === 0) return { reward: wrong, correct: false, validFormat: false, failure: 'gold_unparseable', drop: true };
+    if (trajectory.stopReason === 'invalid') return { reward: wrong, correct: false, validFormat: false, failure: 'invalid_format' };
+    const tagged = extractTaggedAnswer(trajectory.finalText);
+    const answer = tagged ?? trajectory.finalText.replace(/<think>[\s\S]*?<\/think>/g, '').trim();
+    const validFormat = tagged !== undefined;
+    const pred = normalizeAnswer(answer);
+    if (pred === '') return { reward: wrong, correct: false, validFormat, answer, failure: 'no_answer' };
+    const ok = golds.includes(pred);
+    return { reward: ok ? correct : wrong, correct: ok, validFormat, answer };
+  };
+}

@@ -1,0 +1,1 @@
+export type { Reward } from './types.js';

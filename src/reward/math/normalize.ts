@@ -1,0 +1,128 @@
+/**
+ * LaTeX answer normaliser: a small, own port of the rules of latex2sympy2_extended's
+ * `normalize_latex` (see reference/mathverify.md §1.2) plus fixes for compute-engine pitfalls
+ * (`1,000` → tuple, `\$5` → error, `30^\circ` → radians, `5\text{ cm}` → quantity).
+ */
+
+/** What {@link normalizeDetailed} found while normalising. */
+export interface NormalizedAnswer {
+  /** The normalised LaTeX. */
+  readonly text: string;
+  /** A degree mark (`^\circ`, `°`, `\text{ degrees}`) was removed. */
+  readonly degrees: boolean;
+}
+
+/** Unit words removed when they trail a value (`5 cm`, `125 miles`, `10 ways`). */
+const UNIT_WORDS = [
+  'km', 'cm', 'mm', 'm', 'meters?', 'metres?', 'kilometers?', 'centimeters?', 'millimeters?', 'miles?', 'feet', 'foot', 'ft',
+  'inch(?:es)?', 'yards?', 'units?', 'square', 'sq', 'degrees?', 'dollars?', 'cents?', 'euros?', 'yuan', 'rs', 'hours?', 'hrs?',
+  'minutes?', 'mins?', 'seconds?', 'secs?', 'days?', 'weeks?', 'months?', 'years?', 'ways', 'points?', 'people', 'persons?',
+  'students?', 'kg', 'g', 'grams?', 'kilograms?', 'pounds?', 'lbs?', 'ounces?', 'oz', 'liters?', 'litres?', 'ml', 'l', 'mph',
+  'kmh', 'times', 'items?', 'pieces?', 'marbles?', 'apples?', 'books?', 'cookies?', 'boxes', 'sheep', 'cars?', 'tickets?',
+  'steps?', 'digits?', 'numbers?', 'integers?', 'values?', 'solutions?', 'pairs?', 'triangles?', 'squares?', 'edges?',
+  'vertices', 'faces?', 'balls?', 'coins?', 'cups?', 'gallons?', 'tons?', 'calories', 'bottles?', 'candies', 'candles?',
+];
+const UNIT_TAIL = new RegExp(`(?<=[\\d}).])\\s*(?:\\\\text\\{\\s*)?(?:${UNIT_WORDS.join('|')})(?:\\s*\\})?(?:\\^\\{?[23]\\}?|²|³)?\\s*$`, 'i');
+const DEGREE_TAIL = /(?<=[\d}).])\s*(?:\\text\{\s*)?degrees?(?:\s*\})?\s*$/i;
+
+/** Replaces `\cmd12` / `\cmd1{x}` short forms with braced arguments (`\frac12` → `\frac{1}{2}`). */
+function fixShortArgs(s: string): string {
+  let out = s.replace(/\\frac\s*(\d)\s*(\d)/g, '\\frac{$1}{$2}');
+  out = out.replace(/\\frac\s*(\d)\s*(?=\{)/g, '\\frac{$1}');
+  out = out.replace(/\\frac(\{[^{}]*\})\s*(\d)/g, '\\frac$1{$2}');
+  out = out.replace(/\\frac\s*([a-zA-Z])\s*([a-zA-Z\d])/g, '\\frac{$1}{$2}');
+  out = out.replace(/\\sqrt\s*(\d+|[a-zA-Z])(?![a-zA-Z{])/g, '\\sqrt{$1}');
+  return out;
+}
+
+/** Strips a wrapper `\cmd{…}` around the whole string (e.g. `\boxed{…}`, `\text{…}`). */
+function unwrapWhole(s: string, cmd: RegExp): string {
+  const m = cmd.exec(s);
+  if (m === null || m.index !== 0) return s;
+  let depth = 0;
+  const open = m[0].length - 1;
+  for (let i = open; i < s.length; i++) {
+    if (s[i] === '{') depth++;
+    else if (s[i] === '}') {
+      depth--;
+      if (depth === 0) return i === s.length - 1 ? s.slice(open + 1, i) : s;
+    }
+  }
+  return s;
+}
+
+/**
+ * Full normalisation with flags. Steps, in order: literal double backslashes (`\\frac` from raw
+ * strings) → single; drop `$`, `\(`/`\)`, `\[`/`\]`, `\displaystyle`, `\left`/`\right`, a whole-string
+ * `\boxed{}`; spacing (`\!` eats following spaces, `\,` between digits joins a thousands group,
+ * `\quad`, `\ `, `~`); `\dfrac`/`\tfrac`/`\cfrac` → `\frac`, `\frac12`, `\sqrt3`; `\mathrm`/`\textbf`/
+ * `\mbox`/… → `\text`; `\$` and currency; degree marks (flagged); percent words and `%` → `\%`;
+ * trailing units; trailing period; relation spellings (`>=`, `\geq`, `\gt`, `!=`) unified;
+ * `*` → `\cdot`; `infinity` → `\infty`; MCQ letters (`(B)`, `\text{B}`) → `B`; whole-string number
+ * formats: thousands separators (`1,000`, `1 000`, `12,000,023`), decimal comma (`1000,99`),
+ * leading `.5`, plain mixed numbers (`2 1/4` → `2+\frac{1}{4}`), `1.5e6` → `1.5\times10^{6}`.
+ */
+export function normalizeDetailed(latex: string): NormalizedAnswer {
+  let s = latex;
+  let degrees = false;
+  if (!/\\begin\{/.test(s)) s = s.replace(/\\\\(?=[a-zA-Z{}%$,!])/g, '\\');
+  s = s.replace(/[\t\n\r\f]/g, (c) => (c === '\f' ? '\\f' : ' '));
+  s = s.replace(/\\[()[\]]/g, ' ').replace(/\$/g, ' ').replace(/\\displaystyle|\\textstyle/g, '');
+  s = s.trim();
+  for (let prev = ''; prev !== s;) {
+    prev = s;
+    s = unwrapWhole(s, /\\(?:boxed|fbox)\s*\{/).trim();
+  }
+  s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\s*(\\[{}|]|[()[\]|.])/g, (_m, d: string) => (d === '.' ? '' : d));
+  s = s.replace(/\\!\s*/g, '');
+  s = s.replace(/(\d)\s*\\[,;:]\s*(?=\d{3}(?!\d))/g, '$1');
+  s = s.replace(/\\q?quad|\\[,;: ]|~/g, ' ');
+  s = s.replace(/\{,\}/g, ',');
+  s = s.replace(/\\[dtc]frac/g, '\\frac');
+  s = fixShortArgs(s);
+  s = s.replace(/\\(?:mathrm|mathbf|mathit|mathsf|textbf|textit|textrm|textnormal|textsf|mbox|operatorname)\s*\{/g, '\\text{');
+  s = s.replace(/\\text\s*\{\s*\}/g, '');
+  s = s.replace(/\\\$|[€£¥₹]/g, '').replace(/^\s*(?:US)?\$\s*/, '');
+  if (/\^\s*\{?\s*\\circ\s*\}?|°|\\degree/.test(s)) {
+    degrees = true;
+    s = s.replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|°|\\degree/g, '');
+  }
+  if (DEGREE_TAIL.test(s)) { degrees = true; s = s.replace(DEGREE_TAIL, ''); }
+  s = s.replace(/\s*\\text\{\s*(?:percent|percentage|pct)\s*\}|\s*\b(?:percent|percentage|pct)\b/gi, '\\%');
+  s = s.replace(/(?<!\\)%/g, '\\%');
+  s = s.trim().replace(/(?:\s*[.,;。，]\s*)+$/, '').trim();
+  for (let prev = ''; prev !== s;) { prev = s; s = s.replace(UNIT_TAIL, '').trim(); }
+  // A trailing `\text{…}` after a value is a unit (`15\text{ cm}^2`, `0.06\text{ yuan}` keeps the value).
+  s = s.replace(/(?<=[\d}).])\s*\\text\{[^{}]*\}(?:\^\{?[23]\}?)?\s*$/, '').trim();
+  s = s.replace(/\\text\{\s*(and|or)\s*\}/g, ' $1 ');
+  s = s.replace(/\\lt\b/g, '<').replace(/\\gt\b/g, '>');
+  s = s.replace(/<=|\\leq?slant|\\leq(?![a-zA-Z])/g, '\\le ').replace(/>=|\\geq?slant|\\geq(?![a-zA-Z])/g, '\\ge ');
+  s = s.replace(/!=|\\neq(?![a-zA-Z])/g, '\\ne ');
+  s = s.replace(/\\(?:dots|cdots|ldots|dotsc|dotsb)(?![a-zA-Z])|…/g, '\\ldots ');
+  s = s.replace(/\*/g, '\\cdot ').replace(/×/g, '\\times ');
+  s = s.replace(/\binfinity\b|(?<![a-zA-Z\\])inf\b/gi, '\\infty');
+  s = s.replace(/\s+/g, ' ').trim();
+  s = s.replace(/\s*\^\s*/g, '^').replace(/\s*_\s*/g, '_');
+  // Multiple-choice letters: `\text{(B)}`, `(B)`, `\text{B}` → `B`.
+  const mcq = /^(?:\\text\{\s*\(?\s*([A-Ea-e])\s*\)?\s*\}|\(\s*([A-E])\s*\))$/.exec(s);
+  if (mcq !== null) s = (mcq[1] ?? mcq[2] ?? s).toUpperCase();
+  // Whole-string number formats.
+  if (/^-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$/.test(s) || /^-?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?$/.test(s)) s = s.replace(/[, ]/g, '');
+  else if (/^-?\d+,\d+$/.test(s)) s = s.replace(',', '.');
+  s = s.replace(/(^|[^\d.])\.(\d)/g, '$10.$2');
+  const mixed = /^(-?)(\d+) (\d+)\s*\/\s*(\d+)$/.exec(s);
+  if (mixed !== null) s = `${mixed[1]}(${mixed[2]}+\\frac{${mixed[3]}}{${mixed[4]}})`;
+  const sci = /^(-?\d+(?:\.\d+)?)[eE]([+-]?\d+)$/.exec(s);
+  if (sci !== null) s = `${sci[1]}\\times10^{${sci[2]}}`;
+  return { text: s, degrees };
+}
+
+/**
+ * Normalises one answer string (LaTeX or plain) for comparison; see {@link normalizeDetailed} for
+ * the rule list. Never throws; returns `''` for an empty answer. `x = 3` is kept as an equation
+ * here: assignment-vs-value is decided by the comparator, which knows whether the gold is a value.
+ * @example normalizeAnswer('\\dfrac{1}{2}\\text{ cm}.') === '\\frac{1}{2}'
+ */
+export function normalizeAnswer(latex: string): string {
+  return normalizeDetailed(latex).text;
+}

@@ -1,0 +1,3 @@
+export { runGroup, runRollouts } from './run-group.js';
+export { runBranch } from './branch.js';
+export { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutContext, type TurnEvent } from './types.js';

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors/config-error.js';
+import type { TrainingBackend } from '../backend/types.js';
+import type { Environment } from '../env/types.js';
+import type { Reward } from '../reward/types.js';
+import type { Example } from '../types/example.js';
+import type { LossConfig } from '../types/loss-config.js';
+import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
+import { lossConfigSchema } from '../loss/index.js';
+
+const posInt = z.number().int('expected an integer').positive('expected an integer ≥ 1');
+
+const hasMethods =
+  <T>(what: string, methods: string[]) =>
+  (v: unknown): v is T =>
+    typeof v === 'object' && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function');
+
+/** The Trainer's option schema (zod 4). Every key takes effect or is rejected. */
+export const trainerOptionsSchema = z
+  .strictObject({
+    backend: z.custom<TrainingBackend>(hasMethods('backend', ['forwardBackward', 'optimStep', 'saveWeightsForSampler', 'renderer']), {
+      message: 'expected a TrainingBackend (e.g. localBackend())',
+    }),
+    env: z.custom<Environment>(hasMethods('env', ['initialMessages', 'step']), { message: 'expected an Environment' }),
+    reward: z.custom<Reward>((v) => typeof v === 'function', { message: 'expected a reward function' }),
+    loss: lossConfigSchema,
+    dataset: z.array(z.custom<Example>((v) => typeof v === 'object' && v !== null && typeof (v as Example).question === 'string', { message: 'expected an Example { id, question, answer }' })).min(1, 'expected at least one example'),
+    groupSize: posInt.default(8),
+    questionsPerBatch: posInt.default(8),
+    maxSteps: posInt.default(100),
+    budgets: z
+      .strictObject({
+        maxToolCalls: z.number().int().min(0).optional(),
+        maxTurns: posInt.optional(),
+        maxTrajectoryTokens: posInt.optional(),
+        maxTurnTokens: posInt.optional(),
+        maxToolResponseTokens: posInt.optional(),
+      })
+      .default({}),
+    sampling: z
+      .strictObject({
+        temperature: z.number().min(0).default(1),
+        topP: z.number().gt(0).max(1).default(1),
+        topK: z.number().int().min(0).optional(),
+      })
+      .default({ temperature: 1, topP: 1 }),
+    optimizer: z
+      .strictObject({
+        learningRate: z.number().positive('expected a learning rate > 0'),
+        beta1: z.number().min(0).lt(1).default(0.9),
+        beta2: z.number().min(0).lt(1).default(0.95),
+        eps: z.number().positive().default(1e-8),
+        weightDecay: z.number().min(0).default(0),
+        gradClipNorm: z.number().min(0).default(1),
+      })
+      .default({ learningRate: 4e-5, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 }),
+    advantage: z.strictObject({ normalize: z.enum(['none', 'std', 'rloo']).default('none') }).default({ normalize: 'none' }),
+    microBatch: z
+      .strictObject({ maxTokens: posInt.default(16 * 512), maxDatums: posInt.default(16) })
+      .default({ maxTokens: 16 * 512, maxDatums: 16 }),
+    skipDegenerateGroups: z.boolean().default(true),
+    seed: z.number().int().min(0).default(0),
+    shuffle: z.boolean().default(true),
+    logDir: z.string().min(1).optional(),
+    checkpointEvery: z.number().int().min(0).default(0),
+    progress: z.union([z.boolean(), z.literal('auto')]).default('auto'),
+    templateKwargs: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((o, ctx) => {
+    if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
+  });
+
+/** Options accepted by `new Trainer(opts)` (input side: defaults may be omitted). */
+export type TrainerOptions = z.input<typeof trainerOptionsSchema> & { loss: LossConfig };
+
+/** Options after validation, with every default filled in (emitted as `config` at start-up). */
+export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { budgets: RolloutBudgets };
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (typeof v === 'function') return 'a function';
+  try {
+    const s = JSON.stringify(v);
+    return s && s.length > 60 ? s.slice(0, 57) + '…' : String(s);
+  } catch {
+    return typeof v;
+  }
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const k of path) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[k];
+  }
+  return cur;
+}
+
+/**
+ * Validates and resolves Trainer options before any work starts.
+ * @throws ConfigError listing every problem with its dotted path, e.g. `loss.clipHigh: expected a ratio bound > 1, got 0.28`.
+ */
+export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
+  const parsed = trainerOptionsSchema.safeParse(opts);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => {
+      const path = i.path.map(String).join('.');
+      if (i.code === 'unrecognized_keys') {
+        return { path: [path, ...i.keys].filter(Boolean).join('.'), message: 'unknown key' };
+      }
+      const got = valueAt(opts, i.path);
+      const message = /\bgot\b/.test(i.message) ? i.message : `${i.message}, got ${describeValue(got)}`;
+      return { path, message };
+    });
+    throw new ConfigError('Trainer options', issues);
+  }
+  const o = parsed.data;
+  return { ...o, budgets: { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets) } } as ResolvedTrainerOptions;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,91 @@
+import type { Trajectory } from '../types/trajectory.js';
+import type { RewardResult } from '../types/reward.js';
+import type { TurnEvent } from '../rollout/types.js';
+import type { ResolvedTrainerOptions } from './config.js';
+
+/** `rollout:start`: a step's rollout begins. */
+export interface RolloutStartEvent {
+  readonly step: number;
+  /** Number of groups (questions) in this step. */
+  readonly groups: number;
+  readonly groupSize: number;
+}
+
+/** `trajectory`: one finished, scored trajectory. */
+export interface TrajectoryEvent {
+  readonly step: number;
+  readonly trajectory: Trajectory;
+  readonly reward: RewardResult;
+}
+
+/** `group`: one group's rewards and advantages. `degenerate` groups (all rewards equal) are skipped when configured. */
+export interface GroupEvent {
+  readonly step: number;
+  readonly exampleId: string;
+  readonly rewards: readonly number[];
+  readonly advantages: readonly number[];
+  readonly degenerate: boolean;
+  /** Trajectories dropped from training (e.g. unparseable gold answer). */
+  readonly dropped: number;
+}
+
+/** `rollout:end`: the round's rollout statistics (a subset of the step metrics). */
+export interface RolloutEndEvent {
+  readonly step: number;
+  readonly trajectories: number;
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+/**
+ * `step`: emitted after the optimizer update, with every metric of the step. Metric names follow the
+ * ReTool seed and tinker-cookbook: `reward/mean`, `reward/correct`, `reward/format`,
+ * `rollout/valid_tool_call_rate`, `rollout/tool_calls`, `rollout/turns`, `rollout/trajectory_tokens`,
+ * `rollout/degenerate_group_rate`, `sandbox/success_rate`, `sandbox/error_rate`, `sandbox/timeout_rate`,
+ * `sandbox/latency_ms`, `optim/loss`, `optim/clip_frac`, `optim/kl_sample_train`, `optim/grad_norm`,
+ * `time/rollout_s`, `time/train_s` (see docs/metrics.md).
+ */
+export interface StepEvent {
+  /** 1-based step number. */
+  readonly step: number;
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+/** `checkpoint`: weights and optimizer state were saved to `path`. */
+export interface CheckpointEvent {
+  readonly step: number;
+  readonly path: string;
+}
+
+/** `eval`: results of an evaluation run during training. */
+export interface EvalEvent {
+  readonly step: number;
+  readonly metrics: Readonly<Record<string, number>>;
+}
+
+/** Warning codes the Trainer emits. */
+export type WarningCode = 'no_datums' | 'dropped_samples' | 'prompt_too_long' | 'sandbox_degraded' | 'all_groups_degenerate';
+
+/** `warning`: something the user should know about that does not stop training. */
+export interface WarningEvent {
+  readonly code: WarningCode;
+  readonly message: string;
+  readonly step?: number;
+}
+
+/** The Trainer's events and their listener signatures (eventemitter3 EventMap). */
+export interface TrainerEvents {
+  /** The resolved configuration, defaults filled in, emitted once at the start of `train()`. */
+  config: (e: ResolvedTrainerOptions) => void;
+  'rollout:start': (e: RolloutStartEvent) => void;
+  turn: (e: TurnEvent & { readonly step: number }) => void;
+  trajectory: (e: TrajectoryEvent) => void;
+  group: (e: GroupEvent) => void;
+  'rollout:end': (e: RolloutEndEvent) => void;
+  step: (e: StepEvent) => void;
+  checkpoint: (e: CheckpointEvent) => void;
+  eval: (e: EvalEvent) => void;
+  warning: (e: WarningEvent) => void;
+}
+
+/** Names of the Trainer's events. */
+export type TrainerEventName = keyof TrainerEvents;

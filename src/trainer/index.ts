@@ -1,0 +1,7 @@
+export { Trainer, type TrainSummary } from './trainer.js';
+export { trainerOptionsSchema, resolveTrainerOptions, type TrainerOptions, type ResolvedTrainerOptions } from './config.js';
+export type * from './events.js';
+export { rolloutMetrics, trajectoryTokens } from './rollout-metrics.js';
+export { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
+export { trainOnDatums, microBatchLossWeight } from './train-step.js';
+export { batchIterator, mulberry32 } from './batches.js';

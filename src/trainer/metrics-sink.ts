@@ -1,0 +1,42 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** Receives one flat record per step. */
+export interface MetricsSink {
+  write(record: Readonly<Record<string, number | string>>): Promise<void> | void;
+  close?(): Promise<void> | void;
+}
+
+/** Appends one JSON object per line to `path` (created with its folder). */
+export function jsonlSink(path: string): MetricsSink {
+  let ready: Promise<unknown> | undefined;
+  return {
+    async write(record) {
+      ready ??= mkdir(dirname(path), { recursive: true });
+      await ready;
+      await appendFile(path, JSON.stringify(record) + '\n');
+    },
+  };
+}
+
+/**
+ * One progress line per step on a terminal (overwritten in place on a TTY, appended otherwise):
+ * `step 3/20 ███░░ reward -0.250 correct 0.38 tool 0.91 valid 0.95 loss 0.012 | 4.1s`.
+ */
+export function progressSink(opts: { maxSteps: number; stream?: NodeJS.WriteStream }): MetricsSink {
+  const stream = opts.stream ?? process.stderr;
+  const width = 20;
+  return {
+    write(r) {
+      const step = Number(r['step'] ?? 0);
+      const filled = Math.round((step / opts.maxSteps) * width);
+      const bar = '█'.repeat(filled) + '░'.repeat(Math.max(0, width - filled));
+      const f = (k: string, d = 2) => (typeof r[k] === 'number' ? (r[k] as number).toFixed(d) : '-');
+      const secs = (Number(r['time/rollout_s'] ?? 0) + Number(r['time/train_s'] ?? 0)).toFixed(1);
+      const line =
+        `step ${step}/${opts.maxSteps} ${bar} reward ${f('reward/mean', 3)} correct ${f('reward/correct')} ` +
+        `tool ${f('rollout/tool_calls')} valid ${f('rollout/valid_tool_call_rate')} loss ${f('optim/loss', 4)} | ${secs}s`;
+      stream.write(line + '\n');
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { Trajectory } from '../types/trajectory.js';
+import type { RewardResult } from '../types/reward.js';
+
+const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+/** Total tokens of a trajectory: the last prompt plus its completion (prompt and observations included). */
+export function trajectoryTokens(t: Trajectory): number {
+  const last = t.turns[t.turns.length - 1];
+  return last ? last.promptTokens.length + last.completionTokens.length : 0;
+}
+
+/**
+ * Rollout statistics of one round, under the documented metric names.
+ * - `rollout/valid_tool_call_rate`: valid tool calls / turns that attempted a tool call or were malformed
+ *   (`tool` + `invalid` actions); 0 when there were none.
+ * - `sandbox/*`: over executed tool calls; `sandbox/latency_ms` is the mean tool wall time.
+ * - `rollout/degenerate_group_rate`: groups whose rewards were all equal / groups.
+ * @param groups - trajectories per group with their rewards, same shape.
+ */
+export function rolloutMetrics(
+  groups: readonly { trajectories: readonly Trajectory[]; rewards: readonly RewardResult[]; degenerate: boolean }[],
+): Record<string, number> {
+  const trajs = groups.flatMap((g) => g.trajectories);
+  const rewards = groups.flatMap((g) => g.rewards);
+  const turns = trajs.flatMap((t) => t.turns);
+  const toolTurns = turns.filter((t) => t.action.kind === 'tool');
+  const invalidTurns = turns.filter((t) => t.action.kind === 'invalid');
+  const execs = turns.flatMap((t) => (t.exec ? [t.exec] : []));
+  const rate = (n: number, d: number) => (d > 0 ? n / d : 0);
+  return {
+    'reward/mean': mean(rewards.map((r) => r.reward)),
+    'reward/correct': mean(rewards.map((r) => (r.correct ? 1 : 0))),
+    'reward/format': mean(rewards.map((r) => (r.validFormat ? 1 : 0))),
+    'reward/dropped': rewards.filter((r) => r.drop).length,
+    'rollout/trajectories': trajs.length,
+    'rollout/valid_tool_call_rate': rate(toolTurns.length, toolTurns.length + invalidTurns.length),
+    'rollout/invalid_rate': rate(trajs.filter((t) => t.stopReason === 'invalid').length, trajs.length),
+    'rollout/tool_use_rate': rate(trajs.filter((t) => t.toolCalls > 0).length, trajs.length),
+    'rollout/tool_calls': mean(trajs.map((t) => t.toolCalls)),
+    'rollout/turns': mean(trajs.map((t) => t.turns.length)),
+    'rollout/trajectory_tokens': mean(trajs.map(trajectoryTokens)),
+    'rollout/completion_tokens': mean(trajs.map((t) => t.turns.reduce((s, u) => s + u.completionTokens.length, 0))),
+    'rollout/degenerate_group_rate': rate(groups.filter((g) => g.degenerate).length, groups.length),
+    'sandbox/calls': execs.length,
+    'sandbox/success_rate': rate(execs.filter((e) => e.status === 'ok').length, execs.length),
+    'sandbox/error_rate': rate(execs.filter((e) => e.status !== 'ok' && e.status !== 'timeout').length, execs.length),
+    'sandbox/timeout_rate': rate(execs.filter((e) => e.status === 'timeout').length, execs.length),
+    'sandbox/latency_ms': mean(toolTurns.map((t) => t.toolMs ?? 0)),
+  };
+}

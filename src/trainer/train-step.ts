@@ -1,0 +1,67 @@
+import type { TrainingBackend } from '../backend/types.js';
+import type { Datum } from '../types/datum.js';
+import type { LossConfig } from '../types/loss-config.js';
+import { packMicroBatches } from '../loss/index.js';
+
+/**
+ * Weight of one micro-batch so that accumulating per-call losses reproduces the loss of the whole
+ * batch under `aggregation` (seed §8.4.7 generalised): `token-mean` → masked tokens_k / tokens_total,
+ * `sequence-mean` → n_k / N, `token-sum` → 1.
+ */
+export function microBatchLossWeight(aggregation: LossConfig['aggregation'], batch: readonly Datum[], all: { datums: number; tokens: number }): number {
+  switch (aggregation ?? 'token-mean') {
+    case 'token-sum':
+      return 1;
+    case 'sequence-mean':
+      return batch.length / all.datums;
+    case 'token-mean':
+      return maskedTokens(batch) / Math.max(1, all.tokens);
+  }
+}
+
+function maskedTokens(datums: readonly Datum[]): number {
+  let n = 0;
+  for (const d of datums) for (const m of d.mask) n += m;
+  return n;
+}
+
+/**
+ * One optimisation step over `datums`: packs them into micro-batches, runs `forwardBackward` on each
+ * with its global-mean weight, then one `optimStep`. Returns averaged metrics under `optim/*` names.
+ * Does nothing (and returns `{}`) when `datums` is empty.
+ */
+export async function trainOnDatums(
+  backend: TrainingBackend,
+  datums: readonly Datum[],
+  opts: {
+    loss: LossConfig;
+    optimizer: Parameters<TrainingBackend['optimStep']>[0];
+    maxTokensPerBatch: number;
+    maxDatumsPerBatch: number;
+  },
+): Promise<Record<string, number>> {
+  if (datums.length === 0) return {};
+  const batches = packMicroBatches(datums, { maxTokensPerBatch: opts.maxTokensPerBatch, maxDatumsPerBatch: opts.maxDatumsPerBatch });
+  const all = { datums: datums.length, tokens: maskedTokens(datums) };
+  let loss = 0;
+  let clip = 0;
+  let kl = 0;
+  for (const mb of batches) {
+    const weight = microBatchLossWeight(opts.loss.aggregation, mb.datums, all);
+    const r = await backend.forwardBackward(mb.datums, opts.loss, { weight });
+    const share = maskedTokens(mb.datums) / Math.max(1, all.tokens);
+    loss += (r.metrics['loss'] ?? 0) * weight;
+    clip += (r.metrics['clip_frac'] ?? 0) * share;
+    kl += (r.metrics['kl_sample_train'] ?? 0) * share;
+  }
+  const step = await backend.optimStep(opts.optimizer);
+  return {
+    'optim/loss': loss,
+    'optim/clip_frac': clip,
+    'optim/kl_sample_train': kl,
+    'optim/micro_batches': batches.length,
+    'optim/datums': datums.length,
+    'optim/tokens': all.tokens,
+    ...Object.fromEntries(Object.entries(step.metrics).map(([k, v]) => [`optim/${k}`, v])),
+  };
+}

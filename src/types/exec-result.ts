@@ -1,0 +1,50 @@
+/**
+ * Outcome class of one sandboxed execution.
+ * - `ok`: exited 0. `error`: non-zero exit or exception. `timeout`: killed at its deadline.
+ * - `memory`: killed for exceeding its memory limit. `output_limit`: output exceeded the byte cap.
+ * - `sandbox_error`: the sandbox itself failed (not the model's code).
+ */
+export type ExecStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'output_limit' | 'sandbox_error';
+
+/** Result of running model-written code in a sandbox. One schema for every sandbox backend. */
+export interface ExecResult {
+  readonly status: ExecStatus;
+  /** Process exit code; `null` when killed by a signal or never started. */
+  readonly exitCode: number | null;
+  /** Signal name that ended the process (e.g. `'SIGKILL'`), when known. */
+  readonly signal?: string | null;
+  /** Captured stdout, UTF-8 decoded with U+FFFD for invalid bytes, capped (tail kept). */
+  readonly stdout: string;
+  /** Captured stderr, same rules as `stdout`. */
+  readonly stderr: string;
+  /** True when stdout or stderr was cut by a byte cap. */
+  readonly truncated: boolean;
+  /** Wall-clock time of the call in milliseconds, queueing excluded. */
+  readonly wallMs: number;
+  /** CPU time of the child in milliseconds, when the backend can measure it. */
+  readonly cpuMs?: number;
+}
+
+/** One execution request. */
+export interface RunRequest {
+  /** Source code to run (Python for the local/docker/remote sandboxes, JavaScript for isolated-vm). */
+  readonly code: string;
+  /** Per-call wall-clock limit in ms; defaults to the sandbox's `timeoutMs`. */
+  readonly timeoutMs?: number;
+  /** Optional stdin contents. */
+  readonly stdin?: string;
+}
+
+/**
+ * A place to run model-written code. Every backend (local subprocess, Docker, remote HTTP,
+ * isolated-vm) implements this and passes the same conformance suite.
+ * `run` always resolves: a fault of the code or of the sandbox is an {@link ExecResult}
+ * (`sandbox_error` for the latter); it rejects only on abort or after `close()`.
+ */
+export interface Sandbox {
+  /** Human-readable backend name, e.g. `'local'`, `'docker'`. */
+  readonly name: string;
+  run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult>;
+  /** Stops workers and kills anything still running. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,9 @@
+export type * from './message.js';
+export type * from './example.js';
+export type * from './action.js';
+export type * from './exec-result.js';
+export type * from './sampling.js';
+export type * from './trajectory.js';
+export type * from './reward.js';
+export type * from './datum.js';
+export type * from './loss-config.js';

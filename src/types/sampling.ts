@@ -1,0 +1,30 @@
+/**
+ * Sampling parameters for one `sample` call. Logprobs are natural log, always.
+ */
+export interface SamplingParams {
+  /** Number of sequences to draw from the same prompt (the group fork uses `groupSize`). @default 1 */
+  readonly numSamples?: number;
+  /** Maximum new tokens per sequence. */
+  readonly maxTokens: number;
+  /** Softmax temperature; 0 means greedy. @default 1 */
+  readonly temperature?: number;
+  /** Nucleus sampling mass in (0, 1]. @default 1 */
+  readonly topP?: number;
+  /** Keep only the k most likely tokens; 0 or undefined disables. */
+  readonly topK?: number;
+  /** Stop token ids; the stop token is included in the returned tokens. */
+  readonly stop?: readonly number[];
+  /** Seed for reproducible sampling: same seed, prompt and weights → same tokens. */
+  readonly seed?: number;
+}
+
+/** Why a sampled sequence ended: a stop token (`'stop'`) or the `maxTokens` limit (`'length'`). */
+export type StopReason = 'stop' | 'length';
+
+/** One sampled continuation. `tokens[i]` was drawn with log-probability `logprobs[i]`. */
+export interface SampledSequence {
+  readonly tokens: readonly number[];
+  /** Per-token natural-log probability under the sampling distribution (temperature applied). */
+  readonly logprobs: readonly number[];
+  readonly stopReason: StopReason;
+}

@@ -1,0 +1,59 @@
+import type { ParsedAction } from './action.js';
+import type { ExecResult } from './exec-result.js';
+import type { Message } from './message.js';
+import type { Example } from './example.js';
+import type { StopReason } from './sampling.js';
+
+/**
+ * One assistant turn, token-in token-out: the exact prompt the sampler saw and the exact
+ * tokens/logprobs it returned. `promptTokens` of turn k+1 must extend
+ * `promptTokens ++ completionTokens` of turn k (checked when building the datum).
+ */
+export interface Turn {
+  readonly promptTokens: readonly number[];
+  readonly completionTokens: readonly number[];
+  /** Sampling logprobs, one per completion token (natural log). */
+  readonly logprobs: readonly number[];
+  /** Decoded completion text (for parsing and logs only; never re-encoded for training). */
+  readonly text: string;
+  readonly stopReason: StopReason;
+  readonly action: ParsedAction;
+  /** The environment's observation messages after this turn, if any. */
+  readonly observation?: readonly Message[];
+  /** Raw sandbox result when the turn ran code. */
+  readonly exec?: ExecResult;
+  /** Tool execution wall time in ms (0 when no tool ran). */
+  readonly toolMs?: number;
+}
+
+/**
+ * Why a trajectory ended.
+ * - `answer`: the model gave a final answer. `invalid`: malformed output.
+ * - `max_tool_calls`, `max_turns`, `max_trajectory_tokens`, `max_turn_tokens`: a budget ran out.
+ * - `env_done`: the environment ended the episode. `aborted`: the rollout was cancelled.
+ */
+export type TrajectoryStopReason =
+  | 'answer'
+  | 'invalid'
+  | 'max_tool_calls'
+  | 'max_turns'
+  | 'max_trajectory_tokens'
+  | 'max_turn_tokens'
+  | 'env_done'
+  | 'aborted';
+
+/** A finished multi-turn episode for one example, one branch of its group. */
+export interface Trajectory {
+  /** Unique id, `${exampleId}/${groupIndex}` by default. */
+  readonly id: string;
+  readonly example: Example;
+  /** Index of this branch within its group, 0 ≤ groupIndex < groupSize. */
+  readonly groupIndex: number;
+  readonly messages: readonly Message[];
+  readonly turns: readonly Turn[];
+  readonly stopReason: TrajectoryStopReason;
+  /** Number of tool calls that were executed. */
+  readonly toolCalls: number;
+  /** Final assistant text (what the reward scores). */
+  readonly finalText: string;
+}

@@ -1,0 +1,21 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+    cli: 'src/cli/main.ts',
+    'adapters/local': 'adapters/local/index.ts',
+    'adapters/docker': 'adapters/docker/index.ts',
+    'adapters/remote': 'adapters/remote/index.ts',
+    'adapters/isolated-vm': 'adapters/isolated-vm/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  platform: 'node',
+  shims: true,
+  splitting: true,
+});

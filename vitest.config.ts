@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const r = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^agentrl\/adapters\/(.*)$/, replacement: r('./adapters/$1/index.ts') },
+      { find: /^agentrl\/testing$/, replacement: r('./src/testing/index.ts') },
+      { find: /^agentrl$/, replacement: r('./src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.typetest.json' },
+  },
+});
