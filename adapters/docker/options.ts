@@ -20,9 +20,9 @@ export interface DockerSandboxOptions {
   readonly network?: false;
   /** Default per-call wall-clock limit in ms (a request's `timeoutMs` overrides it). @default 10000 */
   readonly timeoutMs?: number;
-  /** Bytes of stdout and of stderr kept per call. @default 65536 */
+  /** Bytes kept per stream (stdout, stderr): the first and last halves around a `[... N bytes truncated ...]` marker. @default 65536 */
   readonly maxOutputBytes?: number;
-  /** Total output bytes after which a call is killed as `output_limit`. @default 4 × maxOutputBytes */
+  /** Total output bytes (both streams) after which a call is killed as `output_limit`. @default 16 MiB */
   readonly killAfterOutputBytes?: number;
   /** Retire a container after this many calls. @default 1000 */
   readonly recycleAfter?: number;
@@ -109,7 +109,7 @@ export function resolveDockerOptions(opts: DockerSandboxOptions): ResolvedDocker
     tmpfsMb: opts.tmpfsMb ?? 64,
     timeoutMs: opts.timeoutMs ?? 10_000,
     maxOutputBytes,
-    killAfterOutputBytes: opts.killAfterOutputBytes ?? maxOutputBytes * 4,
+    killAfterOutputBytes: opts.killAfterOutputBytes ?? 16 * 1024 * 1024,
     recycleAfter: opts.recycleAfter ?? 1000,
     preload: opts.preload ?? ['math', 'fractions', 'itertools', 'numpy', 'sympy'],
     python: opts.python ?? '/usr/bin/python3',

@@ -1,4 +1,6 @@
 import type { ExecResult, ExecStatus } from '../../src/types/exec-result.js';
+import { renderCapped, type CappedText } from '../../src/sandbox/output.js';
+import { looksLikeMemoryError } from '../../src/sandbox/result.js';
 
 /** One request line sent to the in-container runner (see `runner-source.ts`). */
 export interface RunnerRequest {
@@ -7,7 +9,7 @@ export interface RunnerRequest {
   readonly stdin: string | null;
   /** Wall-clock limit the runner enforces, ms. */
   readonly timeout_ms: number;
-  /** Bytes kept per stream. */
+  /** Bytes kept per stream (half from the start, half from the end). */
   readonly max_output_bytes: number;
   /** Total bytes (both streams) after which the runner kills the call as `output_limit`. */
   readonly kill_after_bytes: number;
@@ -22,6 +24,9 @@ export interface RunnerReply {
   /** Base64 of the first `max_output_bytes` bytes of stdout. */
   readonly stdout: string;
   readonly stderr: string;
+  /** Base64 of the last bytes past the head (empty unless the stream was longer than the cap). */
+  readonly stdout_tail?: string;
+  readonly stderr_tail?: string;
   /** Bytes the child wrote to stdout in total (kept or not). */
   readonly stdout_bytes: number;
   readonly stderr_bytes: number;
@@ -40,30 +45,26 @@ export function parseRunnerReply(value: unknown): RunnerReply | undefined {
   return r as unknown as RunnerReply;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
-
-/** Marker appended to a stream that was cut by the byte cap. */
-export const TRUNCATION_MARKER = '\n[... output truncated ...]\n';
-
 /**
- * Turns a runner reply into an {@link ExecResult}: base64 → bytes → UTF-8 with U+FFFD for invalid
- * sequences (a multi-byte character cut by the cap becomes one U+FFFD), truncation marker appended
- * to every stream whose total exceeded what was kept.
+ * Turns a runner reply into an {@link ExecResult}: head + tail bytes of each stream rendered with the
+ * shared `renderCapped` (UTF-8 with U+FFFD, cuts on character boundaries, explicit
+ * `[... N bytes truncated ...]` marker). A non-zero exit whose stderr ends in a Python
+ * `MemoryError` is `memory`, as in the local sandbox.
  */
 export function replyToResult(reply: RunnerReply): ExecResult {
-  const out = Buffer.from(reply.stdout, 'base64');
-  const err = Buffer.from(reply.stderr, 'base64');
-  const outCut = reply.stdout_bytes > out.length;
-  const errCut = reply.stderr_bytes > err.length;
-  const result: ExecResult = {
-    status: reply.status,
+  const stream = (head: string, tail: string | undefined, total: number): CappedText =>
+    renderCapped({ head: Buffer.from(head, 'base64'), tail: Buffer.from(tail ?? '', 'base64'), totalBytes: total });
+  const out = stream(reply.stdout, reply.stdout_tail, reply.stdout_bytes);
+  const err = stream(reply.stderr, reply.stderr_tail, reply.stderr_bytes);
+  const status = reply.status === 'error' && looksLikeMemoryError(err.text) ? 'memory' : reply.status;
+  return {
+    status,
     exitCode: reply.exit_code,
     signal: reply.signal,
-    stdout: decoder.decode(out) + (outCut ? TRUNCATION_MARKER : ''),
-    stderr: decoder.decode(err) + (errCut ? TRUNCATION_MARKER : ''),
-    truncated: outCut || errCut,
+    stdout: out.text,
+    stderr: err.text,
+    truncated: out.truncated || err.truncated,
     wallMs: Math.round(reply.wall_ms * 1000) / 1000,
-    ...(reply.cpu_ms === null || reply.cpu_ms === undefined ? {} : { cpuMs: Math.round(reply.cpu_ms * 1000) / 1000 }),
+    ...(typeof reply.cpu_ms === 'number' ? { cpuMs: Math.round(reply.cpu_ms * 1000) / 1000 } : {}),
   };
-  return result;
 }

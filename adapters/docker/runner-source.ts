@@ -7,7 +7,9 @@
  * - runner → host, once: `{"ready": true, "pid": n, "preloaded": [...], "failed": [...]}`
  * - host → runner: `{"id", "code", "stdin", "timeout_ms", "max_output_bytes", "kill_after_bytes"}`
  * - runner → host: `{"id", "status", "exit_code", "signal", "stdout", "stderr" (base64 of the first
- *   `max_output_bytes` bytes), "stdout_bytes", "stderr_bytes" (bytes seen), "wall_ms", "cpu_ms"}`
+ *   `max_output_bytes / 2` bytes per stream), "stdout_tail", "stderr_tail" (base64 of the last bytes
+ *   beyond the head, at most the other half), "stdout_bytes", "stderr_bytes" (bytes seen), "wall_ms",
+ *   "cpu_ms"}`
  *
  * Per call the runner wipes `/tmp` and `/dev/shm`, forks a child (fresh `__main__`, new session,
  * own pipes, per-call cwd `/tmp/work`), enforces the wall deadline itself, and after the child ends
@@ -169,7 +171,10 @@ def _run(req, me, wake_r):
         _child(req, stdin_fd, out_w, err_w, cwd)
     os.close(out_w); os.close(err_w); os.close(stdin_fd)
     deadline = t0 + timeout_s
+    head_cap = cap // 2
+    tail_cap = cap - head_cap
     bufs = {out_r: bytearray(), err_r: bytearray()}
+    tails = {out_r: bytearray(), err_r: bytearray()}
     seen = {out_r: 0, err_r: 0}
     open_fds = [out_r, err_r]
     status = None
@@ -222,9 +227,15 @@ def _run(req, me, wake_r):
                 os.close(fd)
                 continue
             seen[fd] += len(data)
-            room = cap - len(bufs[fd])
+            room = head_cap - len(bufs[fd])
             if room > 0:
                 bufs[fd] += data[:room]
+                data = data[room:]
+            if data:
+                t = tails[fd]
+                t += data
+                if len(t) > tail_cap:
+                    del t[:len(t) - tail_cap]
             if status is None and seen[out_r] + seen[err_r] > kill_after:
                 status = 'output_limit'
                 _sweep(me)
@@ -235,8 +246,6 @@ def _run(req, me, wake_r):
             status = 'memory'
         elif exit_code == 0:
             status = 'ok'
-        elif bytes(bufs[err_r][-512:]).rstrip().endswith(b'MemoryError') or b'\nMemoryError' in bytes(bufs[err_r][-512:]):
-            status = 'memory'
         else:
             status = 'error'
     if status in ('timeout', 'output_limit') or (status == 'memory' and sig is not None):
@@ -245,6 +254,7 @@ def _run(req, me, wake_r):
     return {
         'id': req.get('id'), 'status': status, 'exit_code': exit_code, 'signal': sig,
         'stdout': base64.b64encode(bytes(bufs[out_r])).decode(), 'stderr': base64.b64encode(bytes(bufs[err_r])).decode(),
+        'stdout_tail': base64.b64encode(bytes(tails[out_r])).decode(), 'stderr_tail': base64.b64encode(bytes(tails[err_r])).decode(),
         'stdout_bytes': seen[out_r], 'stderr_bytes': seen[err_r],
         'wall_ms': (t_end - t0) * 1000.0, 'cpu_ms': cpu_ms,
     }

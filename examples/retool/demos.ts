@@ -3,7 +3,7 @@
  * paper's cold start: most use the interpreter correctly, some compute in the head (and often err),
  * some forget `print` (then retry or guess), some emit a malformed tool call. RL then has something to fix.
  */
-import { mulberry32, supervisedDatum, type Datum, type Environment, type Example, type Message, type Renderer } from 'agentrl';
+import { codeInterpreter, mulberry32, supervisedDatum, type Datum, type Environment, type Example, type Message, type Renderer, type Sandbox } from 'agentrl';
 
 /** One demonstrated assistant turn and, for tool turns, the observation that followed it. */
 export interface DemoTurn {
@@ -13,7 +13,8 @@ export interface DemoTurn {
 
 export type DemoStyle = 'tool' | 'head' | 'noprint-retry' | 'noprint-guess' | 'malformed';
 
-const call = (code: string) => `<tool_call>\n${JSON.stringify({ name: 'code_interpreter', arguments: { code } })}\n</tool_call>`;
+/** A native tool call, formatted as the chat template renders one (`{"name": …, "arguments": …}` with spaces). */
+const call = (code: string) => `<tool_call>\n{"name": "code_interpreter", "arguments": {"code": ${JSON.stringify(code)}}}\n</tool_call>`;
 const boxed = (a: string) => `The answer is \\boxed{${a}}.`;
 
 /** A wrong-but-plausible mental-arithmetic result: one digit changed. */
@@ -62,7 +63,7 @@ export function demoTurns(expression: string, answer: string, style: DemoStyle, 
  * turn — the same token-in/token-out path as RL) and returns a cross-entropy datum with mask 1 on the
  * assistant tokens only.
  */
-export function demoDatum(renderer: Renderer, env: Environment, example: Example, turns: readonly DemoTurn[]): Datum {
+export function demoDatum(renderer: Renderer, env: Environment, example: Example, turns: readonly DemoTurn[], maxTokens?: number): Datum {
   let messages: Message[] = env.initialMessages(example);
   let prompt = renderer.renderPrompt(messages, { tools: env.tools, addGenerationPrompt: true });
   const tokens: number[] = [...prompt];
@@ -81,17 +82,35 @@ export function demoDatum(renderer: Renderer, env: Environment, example: Example
     messages = [...messages, { role: 'assistant', content: turn.text }, ...observation];
     prompt = next;
   }
-  return supervisedDatum({ tokens, mask });
+  return supervisedDatum({ tokens, mask, ...(maxTokens ? { maxTokens } : {}) });
 }
 
 /** Demonstration datums for `examples` (each example's `meta.expression` holds its Python expression). */
-export function buildDemoDatums(renderer: Renderer, env: Environment, examples: readonly Example[], seed: number): { datums: Datum[]; styles: Record<DemoStyle, number> } {
-  const r = mulberry32(seed);
+export function buildDemoDatums(
+  renderer: Renderer,
+  env: Environment,
+  examples: readonly Example[],
+  opts: { seed: number; maxTokens?: number },
+): { datums: Datum[]; styles: Record<DemoStyle, number> } {
+  const r = mulberry32(opts.seed);
   const styles: Record<DemoStyle, number> = { tool: 0, head: 0, 'noprint-retry': 0, 'noprint-guess': 0, malformed: 0 };
   const datums = examples.map((ex) => {
     const style = pickStyle(r);
     styles[style]++;
-    return demoDatum(renderer, env, ex, demoTurns(String(ex.meta?.['expression']), ex.answer, style, r));
+    return demoDatum(renderer, env, ex, demoTurns(String(ex.meta?.['expression']), ex.answer, style, r), opts.maxTokens);
   });
   return { datums, styles };
+}
+
+/**
+ * The tool-mode prompt and tools without a sandbox, for rendering demonstrations (SFT never runs code:
+ * the demonstrations carry their own observations). Must match `toolEnv()` in env.ts.
+ */
+export function renderOnlyEnv(): Environment {
+  const noSandbox: Sandbox = {
+    name: 'none',
+    run: () => Promise.reject(new Error('renderOnlyEnv does not execute code')),
+    close: async () => {},
+  };
+  return codeInterpreter({ sandbox: noSandbox, systemPrompt: null });
 }

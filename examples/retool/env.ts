@@ -17,3 +17,4 @@ export function textOnlyEnv(): Environment {
     step: async (action) => ({ done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' }),
   };
 }
+

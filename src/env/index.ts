@@ -7,3 +7,5 @@ export {
   type CodeInterpreterOptions,
 } from './code-interpreter.js';
 export { truncateTail, TRUNCATION_MARKER } from './truncate.js';
+export * from './search/index.js';
+export * from './sql/index.js';

@@ -6,3 +6,4 @@ export { BackendInputError, CheckpointError } from './backend-errors.js';
 export { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError } from './sandbox-errors.js';
 export { RetrieverError, SqlDatabaseError } from './env-errors.js';
 export { ChatTemplateError } from './chat-template-error.js';
+export { MathWorkerError } from './math-errors.js';

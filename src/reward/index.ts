@@ -1,1 +1,4 @@
 export type { Reward } from './types.js';
+export * from './math/index.js';
+export { exactMatch, normalizeAnswer, extractTaggedAnswer, goldAliases, type ExactMatchOptions } from './exact-match.js';
+export { sqlExecutionMatch, type SqlExecutionMatchOptions } from './sql-execution-match.js';

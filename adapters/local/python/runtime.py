@@ -101,7 +101,8 @@ def _exec_user(code):
             status = 1
     except BaseException:
         try:
-            traceback.print_exc()
+            etype, exc, tb = sys.exc_info()
+            traceback.print_exception(etype, exc, tb.tb_next if tb is not None else None)  # hide the runner frame
         except BaseException:
             pass
         status = 1
@@ -249,13 +250,20 @@ def zygote():
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
+    failed = []
     for name in CFG.get("preload", []):
-        __import__(name)
+        try:
+            __import__(name)
+        except BaseException as e:
+            failed.append("%s: %r" % (name, e))
+    for fn in ("unshare", "mount", "prctl", "capset", "setns", "syscall"):
+        getattr(libc, fn)  # resolve symbols once, before forking
+    import linecache, atexit  # noqa: F401  (used by _exec_user in every child)
     self_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if ISOLATE else -1
     gc.collect()
     gc.freeze()
     reader = io.BufferedReader(proto_in, 1 << 16)
-    os.write(proto_out, (json.dumps({"ready": True, "pid": os.getpid(), "vmKb": _vm_kb()}) + "\n").encode())
+    os.write(proto_out, (json.dumps({"ready": True, "vmKb": _vm_kb(), "preloadFailed": failed}) + "\n").encode())
     while True:
         line = reader.readline()
         if not line:

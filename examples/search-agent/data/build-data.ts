@@ -1,7 +1,8 @@
 /**
  * Builds the search-agent example data from `country-json` (MIT):
  * - `corpus.jsonl`: one encyclopedia-style passage per country, `{ id, title, contents }`;
- * - `train.jsonl` / `test.jsonl`: questions as `Example` rows `{ id, question, answer, meta: { aliases, template, hops } }`.
+ * - `train.jsonl` / `test.jsonl`: questions as flat `Example` rows `{ id, question, answer, aliases, template, hops }`
+ *   (everything past `answer` is `Example.meta`; `aliases` are extra gold answers for `exactMatch`).
  * One-hop questions name the country (find its passage, read a fact); two-hop ones name a fact and ask for another
  * (find the country first). Deterministic (seeded shuffle). Run: `node --import tsx examples/search-agent/data/build-data.ts`.
  */
@@ -93,8 +94,9 @@ for (const c of countries) {
 const shuffled = shuffle(rows, rng(7));
 const testSize = 100;
 const toJsonl = (items: readonly object[]) => items.map((x) => JSON.stringify(x)).join('\n') + '\n';
+// Flat rows `{ id, question, answer, ...meta }`: the shape `loadMathDataset` / `readJsonl` + `toExample` read back as `Example.meta`.
 const examples = (split: string, items: readonly Row[]) =>
-  items.map((r, i) => ({ id: `search-${split}-${String(i + 1).padStart(4, '0')}`, ...r }));
+  items.map((r, i) => ({ id: `search-${split}-${String(i + 1).padStart(4, '0')}`, question: r.question, answer: r.answer, ...r.meta }));
 
 const corpus = countries.map((c, i) => ({ id: String(i), title: c.name, contents: passage(c) }));
 writeFileSync(join(here, 'corpus.jsonl'), toJsonl(corpus));

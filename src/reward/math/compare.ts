@@ -3,7 +3,7 @@
  * (open/closed flags), unions, matrices (element-wise), ratios, relations (assignments, equations up
  * to a constant factor, inequalities up to a positive factor, inequality ↔ interval), degrees.
  */
-import { isNameLike, nameKey, type AnswerNode, type RelOp } from './structure.js';
+import { isNameLike, nameKey, parseAnswerNode, type AnswerNode, type RelOp } from './structure.js';
 import { evaluateMatrix, isConstant, proportional, scalarEqual, type NumericPolicy } from './scalar.js';
 
 /** Mutable record of what could not be parsed during one comparison. */
@@ -14,6 +14,7 @@ export interface CompareContext {
 }
 
 const expr = (latex: string, degrees = false): AnswerNode => ({ kind: 'expr', latex, degrees });
+const parseValue = (latex: string, degrees: boolean): AnswerNode => parseAnswerNode(latex, degrees);
 
 /** Assignment view of a relation: `x = 5` → value `5`; chains keep the last part. */
 interface Assignment { readonly name: string | null; readonly value: string }
@@ -164,10 +165,10 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
     const pa = asAssignment(p);
     if (g.kind === 'relation' && p.kind === 'relation') {
       if (ga !== null && pa !== null && ga.name !== null && pa.name !== null && nameKey(ga.name) === nameKey(pa.name)) {
-        return compareNodes(expr(ga.value, g.degrees), expr(pa.value, p.degrees), ctx) || relationsEquivalent(g, p, ctx);
+        return compareNodes(parseValue(ga.value, g.degrees), parseValue(pa.value, p.degrees), ctx) || relationsEquivalent(g, p, ctx);
       }
       if (ga !== null && pa !== null && (ga.name === null || pa.name === null)) {
-        if (compareNodes(expr(ga.value, g.degrees), expr(pa.value, p.degrees), ctx)) return true;
+        if (compareNodes(parseValue(ga.value, g.degrees), parseValue(pa.value, p.degrees), ctx)) return true;
       }
       if (relationsEquivalent(g, p, ctx)) return true;
       const gI = relationToInterval(g);
@@ -223,12 +224,4 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
     return false;
   }
   return false;
-}
-
-/** Re-parses an assignment's value (which may itself be a tuple or a set). */
-let parseValue: (latex: string, degrees: boolean) => AnswerNode = (latex, degrees) => expr(latex, degrees);
-
-/** Injects the node parser (avoids a circular import between compare and structure). */
-export function setValueParser(fn: (latex: string, degrees: boolean) => AnswerNode): void {
-  parseValue = fn;
 }

@@ -124,7 +124,7 @@ export function extractBoxedAnswer(text: string): { readonly answer: string; rea
     const c = b.content.trim();
     if (parts[parts.length - 1] !== c) parts.push(c);
   }
-  let answer = parts.join(',');
+  let answer = parts.join(', ');
   const after = text.slice(last.end, last.end + 24);
   if (/^\s*\$?\s*(?:\\%|%|percent|percentage|pct)\b/i.test(after) || /^\s*\$?\s*(?:\\%|%)/.test(after)) answer += '\\%';
   return { answer, end: last.end };

@@ -25,6 +25,8 @@ const UNIT_WORDS = [
 const UNIT_TAIL = new RegExp(`(?<=[\\d}).])\\s*(?:\\\\text\\{\\s*)?(?:${UNIT_WORDS.join('|')})(?:\\s*\\})?(?:\\^\\{?[23]\\}?|²|³)?\\s*$`, 'i');
 const DEGREE_TAIL = /(?<=[\d}).])\s*(?:\\text\{\s*)?degrees?(?:\s*\})?\s*$/i;
 
+const ROW_BREAK = '\u0000';
+
 /** Replaces `\cmd12` / `\cmd1{x}` short forms with braced arguments (`\frac12` → `\frac{1}{2}`). */
 function fixShortArgs(s: string): string {
   let out = s.replace(/\\frac\s*(\d)\s*(\d)/g, '\\frac{$1}{$2}');
@@ -59,12 +61,15 @@ function unwrapWhole(s: string, cmd: RegExp): string {
  * `\mbox`/… → `\text`; `\$` and currency; degree marks (flagged); percent words and `%` → `\%`;
  * trailing units; trailing period; relation spellings (`>=`, `\geq`, `\gt`, `!=`) unified;
  * `*` → `\cdot`; `infinity` → `\infty`; MCQ letters (`(B)`, `\text{B}`) → `B`; whole-string number
- * formats: thousands separators (`1,000`, `1 000`, `12,000,023`), decimal comma (`1000,99`),
+ * formats: thousands separators (`1,000`, `1 000`, `12,000,023`), decimal comma (`1000,99`, only
+ * outside math delimiters: `$2,3$` is a list),
  * leading `.5`, plain mixed numbers (`2 1/4` → `2+\frac{1}{4}`), `1.5e6` → `1.5\times10^{6}`.
  */
 export function normalizeDetailed(latex: string): NormalizedAnswer {
   let s = latex;
   let degrees = false;
+  // Inside math delimiters a comma separates list items; in plain text `1,22` is a decimal comma.
+  const mathContext = /\$|\\[([]|\\boxed|\\fbox/.test(latex);
   if (!/\\begin\{/.test(s)) s = s.replace(/\\\\(?=[a-zA-Z{}%$,!])/g, '\\');
   s = s.replace(/[\t\n\r\f]/g, (c) => (c === '\f' ? '\\f' : ' '));
   s = s.replace(/\\[()[\]]/g, ' ').replace(/\$/g, ' ').replace(/\\displaystyle|\\textstyle/g, '');
@@ -74,10 +79,13 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
     s = unwrapWhole(s, /\\(?:boxed|fbox)\s*\{/).trim();
   }
   s = s.replace(/\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\s*(\\[{}|]|[()[\]|.])/g, (_m, d: string) => (d === '.' ? '' : d));
+  // Protect `\\` (matrix row breaks) from the spacing rules below.
+  s = s.replace(/\\\\/g, ROW_BREAK);
   s = s.replace(/\\!\s*/g, '');
   s = s.replace(/(\d)\s*\\[,;:]\s*(?=\d{3}(?!\d))/g, '$1');
   s = s.replace(/\\q?quad|\\[,;: ]|~/g, ' ');
   s = s.replace(/\{,\}/g, ',');
+  s = s.split(ROW_BREAK).join('\\\\');
   s = s.replace(/\\[dtc]frac/g, '\\frac');
   s = fixShortArgs(s);
   s = s.replace(/\\(?:mathrm|mathbf|mathit|mathsf|textbf|textit|textrm|textnormal|textsf|mbox|operatorname)\s*\{/g, '\\text{');
@@ -104,11 +112,11 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   s = s.replace(/\s+/g, ' ').trim();
   s = s.replace(/\s*\^\s*/g, '^').replace(/\s*_\s*/g, '_');
   // Multiple-choice letters: `\text{(B)}`, `(B)`, `\text{B}` → `B`.
-  const mcq = /^(?:\\text\{\s*\(?\s*([A-Ea-e])\s*\)?\s*\}|\(\s*([A-E])\s*\))$/.exec(s);
+  const mcq = /^(?:\\text\{\s*\(?\s*([A-E])\s*\)?\s*\}|\(\s*([A-E])\s*\))$/.exec(s);
   if (mcq !== null) s = (mcq[1] ?? mcq[2] ?? s).toUpperCase();
   // Whole-string number formats.
   if (/^-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$/.test(s) || /^-?[1-9]\d{0,2}(?: \d{3})+(?:\.\d+)?$/.test(s)) s = s.replace(/[, ]/g, '');
-  else if (/^-?\d+,\d+$/.test(s)) s = s.replace(',', '.');
+  else if (!mathContext && /^-?\d+,\d+$/.test(s)) s = s.replace(',', '.');
   s = s.replace(/(^|[^\d.])\.(\d)/g, '$10.$2');
   const mixed = /^(-?)(\d+) (\d+)\s*\/\s*(\d+)$/.exec(s);
   if (mixed !== null) s = `${mixed[1]}(${mixed[2]}+\\frac{${mixed[3]}}{${mixed[4]}})`;
@@ -121,8 +129,8 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
  * Normalises one answer string (LaTeX or plain) for comparison; see {@link normalizeDetailed} for
  * the rule list. Never throws; returns `''` for an empty answer. `x = 3` is kept as an equation
  * here: assignment-vs-value is decided by the comparator, which knows whether the gold is a value.
- * @example normalizeAnswer('\\dfrac{1}{2}\\text{ cm}.') === '\\frac{1}{2}'
+ * @example normalizeMathAnswer('\\dfrac{1}{2}\\text{ cm}.') === '\\frac{1}{2}'
  */
-export function normalizeAnswer(latex: string): string {
+export function normalizeMathAnswer(latex: string): string {
   return normalizeDetailed(latex).text;
 }

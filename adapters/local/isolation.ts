@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+
+/** Environment every child gets (nothing else from the trainer's env is passed). */
+export const CHILD_ENV: Readonly<Record<string, string>> = {
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  LANG: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  PYTHONIOENCODING: 'utf-8',
+  PYTHONDONTWRITEBYTECODE: '1',
+  PYTHONHASHSEED: '0',
+  OMP_NUM_THREADS: '1',
+  OPENBLAS_NUM_THREADS: '1',
+  MKL_NUM_THREADS: '1',
+  NUMEXPR_NUM_THREADS: '1',
+  VECLIB_MAXIMUM_THREADS: '1',
+  MPLBACKEND: 'Agg',
+};
+
+/** Which flavour of bubblewrap sandbox to build. */
+export type BwrapFlavour = 'zygote' | 'spawn';
+
+/** Finds `bwrap` on the usual paths; `undefined` when absent. */
+export function findBwrap(): string | undefined {
+  for (const p of ['/usr/bin/bwrap', '/usr/local/bin/bwrap', '/bin/bwrap']) if (existsSync(p)) return p;
+  return undefined;
+}
+
+/** Paths to hide (existing ones), minus any that holds the Python binary (hiding it would break it). */
+export function pathsToHide(python: string, requested: readonly string[] | undefined): { hide: string[]; kept: string[] } {
+  const wanted = requested ?? [homedir(), '/root', '/home'];
+  let real = python;
+  try {
+    real = realpathSync(python);
+  } catch {
+    /* probe will report a missing python */
+  }
+  const hide: string[] = [];
+  const kept: string[] = [];
+  for (const p of new Set(wanted)) {
+    if (!existsSync(p) || p === '/') continue;
+    if (real.startsWith(p.endsWith('/') ? p : `${p}/`)) kept.push(p);
+    else hide.push(p);
+  }
+  return { hide, kept };
+}
+
+/**
+ * bubblewrap arguments (up to and excluding the command). Both flavours: new user, PID, net, IPC
+ * and UTS namespaces; `--die-with-parent --new-session`; read-only bind of `/`; fresh `/dev`,
+ * `/proc`, tmpfs `/tmp`; hidden paths under empty tmpfs; env cleared to {@link CHILD_ENV}.
+ * `zygote` keeps CAP_SYS_ADMIN/CAP_SETPCAP *inside the new user namespace* so the zygote can make a
+ * PID + mount namespace per call; each call process drops every capability before user code runs.
+ * `spawn` runs as uid 65534 with no capabilities, cwd `/tmp/work`.
+ */
+export function bwrapArgs(flavour: BwrapFlavour, hide: readonly string[]): string[] {
+  const a = ['--unshare-user'];
+  if (flavour === 'zygote') a.push('--uid', '0', '--gid', '0', '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETPCAP');
+  else a.push('--uid', '65534', '--gid', '65534');
+  a.push('--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  a.push('--die-with-parent', '--new-session', '--hostname', 'sandbox');
+  a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  for (const p of hide) a.push('--tmpfs', p);
+  if (flavour === 'spawn') a.push('--dir', '/tmp/work', '--chdir', '/tmp/work');
+  else a.push('--chdir', '/tmp');
+  a.push('--clearenv');
+  for (const [k, v] of Object.entries(CHILD_ENV)) a.push('--setenv', k, v);
+  return a;
+}
+
+/** Result of checking that bubblewrap can build the sandbox here. */
+export type ProbeResult = { ok: true; bwrap: string } | { ok: false; reason: string };
+
+const probeCache = new Map<string, ProbeResult>();
+
+/**
+ * Runs the real sandbox once (`python -I -c pass` under the zygote flavour, which needs the most:
+ * user namespace with in-namespace capabilities). Cached per python path.
+ */
+export function probeBwrap(python: string, hide: readonly string[]): ProbeResult {
+  const key = `${python}\0${hide.join('\0')}`;
+  const hit = probeCache.get(key);
+  if (hit) return hit;
+  const bwrap = findBwrap();
+  let res: ProbeResult;
+  if (!bwrap) res = { ok: false, reason: 'bubblewrap (bwrap) not found; install the `bubblewrap` package' };
+  else {
+    const r = spawnSync(bwrap, [...bwrapArgs('zygote', hide), python, '-I', '-c', 'import os; os.unshare if hasattr(os, "unshare") else None'], {
+      env: {},
+      timeout: 20_000,
+      encoding: 'utf8',
+    });
+    res = r.status === 0 ? { ok: true, bwrap } : { ok: false, reason: `bwrap failed (${r.status ?? r.signal}): ${(r.stderr ?? String(r.error)).trim().slice(0, 300)}` };
+  }
+  probeCache.set(key, res);
+  return res;
+}
+
+/** Names of the protections that are off when running without bubblewrap. */
+export const PROTECTIONS_OFF_WITHOUT_BWRAP =
+  'PID namespace (a setsid() daemon can outlive the call; code can signal same-uid processes, the trainer included), ' +
+  'network namespace (network is reachable), read-only filesystem and private /tmp (code can write wherever the trainer user can), hidden home dirs';

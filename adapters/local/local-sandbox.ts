@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { EventEmitter } from 'eventemitter3';
+import pLimit from 'p-limit';
+import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
+import { SandboxClosedError } from '../../src/errors/index.js';
+import { ConfigError } from '../../src/errors/index.js';
+import { resolveLocalOptions, type LocalSandboxOptions, type LocalSandboxWarning } from './options.js';
+import { PROTECTIONS_OFF_WITHOUT_BWRAP, pathsToHide, probeBwrap } from './isolation.js';
+import { ForkServerPool } from './fork-server.js';
+import { runSpawned } from './spawn-runner.js';
+
+/** Events of a {@link LocalSandbox}. */
+export interface LocalSandboxEvents {
+  warning: (w: LocalSandboxWarning) => void;
+}
+
+/** The local subprocess sandbox: a {@link Sandbox} plus what it actually enforces and a `warning` event. */
+export interface LocalSandbox extends Sandbox {
+  readonly name: 'local';
+  readonly mode: 'fork-server' | 'spawn';
+  /** `bwrap` when every call runs in its own PID/net/mount namespaces; `none` in the fallback. */
+  readonly isolation: 'bwrap' | 'none';
+  /** Random id put in the argv of every process this sandbox starts (find leftovers with it). */
+  readonly instanceId: string;
+  /** Calls waiting for a worker slot. */
+  readonly pending: number;
+  on<E extends keyof LocalSandboxEvents>(event: E, fn: LocalSandboxEvents[E]): this;
+  off<E extends keyof LocalSandboxEvents>(event: E, fn: LocalSandboxEvents[E]): this;
+}
+
+class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements LocalSandbox {
+  readonly name = 'local' as const;
+  readonly mode: 'fork-server' | 'spawn';
+  readonly isolation: 'bwrap' | 'none';
+  readonly instanceId = `agentrl-local-${randomBytes(6).toString('hex')}`;
+  readonly #limit: ReturnType<typeof pLimit>;
+  readonly #pool: ForkServerPool | undefined;
+  readonly #runOne: (req: RunRequest, signal?: AbortSignal) => Promise<ExecResult>;
+  #closed = false;
+
+  constructor(options: LocalSandboxOptions) {
+    super();
+    const o = resolveLocalOptions(options);
+    const warn = (w: LocalSandboxWarning): void => {
+      o.onWarning?.(w);
+      // Deferred so listeners attached right after construction still see start-up warnings.
+      queueMicrotask(() => this.emit('warning', w));
+    };
+    this.mode = o.mode;
+    const { hide, kept } = pathsToHide(o.python, o.hidePaths);
+    for (const p of kept) warn({ code: 'PATH_NOT_HIDDEN', message: `${p} stays visible (read-only): it holds the Python binary` });
+    let bwrap: string | undefined;
+    if (o.isolation !== 'none') {
+      const probe = probeBwrap(o.python, hide);
+      if (probe.ok) bwrap = probe.bwrap;
+      else if (o.isolation === 'bwrap') {
+        throw new ConfigError('localSandbox options', [{ path: 'isolation', message: `'bwrap' requested but unusable: ${probe.reason}` }]);
+      } else {
+        warn({ code: 'ISOLATION_UNAVAILABLE', message: `${probe.reason}. Running WITHOUT isolation; off: ${PROTECTIONS_OFF_WITHOUT_BWRAP}` });
+      }
+    } else {
+      warn({ code: 'ISOLATION_UNAVAILABLE', message: `isolation: 'none' requested; off: ${PROTECTIONS_OFF_WITHOUT_BWRAP}` });
+    }
+    this.isolation = bwrap ? 'bwrap' : 'none';
+    this.#limit = pLimit(o.workers);
+    if (o.mode === 'fork-server') {
+      const pool = new ForkServerPool(
+        o,
+        {
+          python: o.python,
+          bwrap,
+          hide,
+          preload: o.preload,
+          memoryMb: o.memoryMb,
+          fileBytes: o.maxFileBytes,
+          openFiles: o.openFiles,
+          tmpfsMb: o.tmpfsMb,
+          cwd: tmpdir(),
+          instanceId: this.instanceId,
+        },
+        warn,
+      );
+      this.#pool = pool;
+      this.#runOne = (req, signal) => pool.run(req, signal);
+    } else {
+      this.#runOne = (req, signal) => runSpawned(o, { bwrap, hide, instanceId: this.instanceId }, req, signal);
+    }
+  }
+
+  get pending(): number {
+    return this.#limit.pendingCount;
+  }
+
+  run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
+    if (this.#closed) return Promise.reject(new SandboxClosedError());
+    return this.#limit(() => {
+      if (this.#closed) throw new SandboxClosedError();
+      if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted', 'AbortError');
+      return this.#runOne(req, signal);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#limit.clearQueue();
+    await this.#pool?.close();
+  }
+}
+
+/**
+ * The local Python sandbox.
+ *
+ * Every call: own PID namespace (tree-kill by killing its init), empty network namespace,
+ * read-only view of `/` with home dirs hidden, fresh private tmpfs `/tmp` as cwd and HOME,
+ * env reduced to {@link CHILD_ENV} (BLAS threads = 1), stdin `/dev/null` unless given,
+ * rlimits CPU (soft `ceil(timeoutMs/1000)+1` s, hard +1), FSIZE (`maxFileBytes`), NOFILE, CORE=0,
+ * AS (`memoryMb` over the interpreter's footprint), no capabilities, `no_new_privs`.
+ * Wall-clock timeouts are enforced outside the child (zygote supervisor + Node backstop, or
+ * the Node timer in `spawn` mode) with SIGKILL. Output: stdout/stderr to files capped by
+ * RLIMIT_FSIZE, read back at most `maxOutputBytes` each (head + tail, explicit marker), decoded
+ * with U+FFFD. Concurrency: at most `workers` calls (p-limit), the rest queue.
+ *
+ * Without a usable bubblewrap (`isolation: 'auto'`), it warns (`warning` event + `onWarning`) and
+ * runs with process-group kill, rlimits, env allowlist and fresh cwd only; see
+ * {@link PROTECTIONS_OFF_WITHOUT_BWRAP}.
+ *
+ * @throws ConfigError on invalid options or when `isolation: 'bwrap'` is requested but unusable.
+ */
+export function localSandbox(options: LocalSandboxOptions = {}): LocalSandbox {
+  return new LocalSandboxImpl(options);
+}

@@ -1,0 +1,176 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
+import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
+import { CHILD_ENV, bwrapArgs } from './isolation.js';
+
+/** Wire reply of the zygote for one call (see python/runtime.py `_serve_one`). */
+export interface ZygoteReply {
+  readonly id: number;
+  readonly setupOk: boolean;
+  readonly exitCode: number | null;
+  readonly signal: number | null;
+  readonly timedOut: boolean;
+  readonly outputKilled: boolean;
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  /** `[headBase64, tailBase64, totalBytes]` */
+  readonly stdout: [string, string, number];
+  readonly stderr: [string, string, number];
+  readonly fatal?: string;
+}
+
+/** One call sent to a zygote. */
+export interface ZygoteRequest {
+  readonly code: string;
+  readonly timeoutMs: number;
+  readonly cpuS: number;
+  readonly capBytes: number;
+  readonly stdin?: string;
+  /** Working dir on the host (only without isolation; with it the call gets a private tmpfs). */
+  readonly workdir?: string;
+}
+
+/** How to start a zygote. */
+export interface ZygoteConfig {
+  readonly python: string;
+  readonly bwrap: string | undefined;
+  readonly hide: readonly string[];
+  readonly preload: readonly string[];
+  readonly memoryMb: number;
+  readonly fileBytes: number;
+  readonly openFiles: number;
+  readonly tmpfsMb: number;
+  readonly cwd: string;
+  /** Tag put in the argv (see `LocalSandbox.instanceId`). */
+  readonly instanceId: string;
+}
+
+const signalNames = new Map<number, string>(Object.entries(constants.signals).map(([k, v]) => [v, k]));
+/** Signal number → name (`9` → `'SIGKILL'`). */
+export function signalName(n: number | null): string | null {
+  return n === null ? null : (signalNames.get(n) ?? `SIG${n}`);
+}
+
+/**
+ * One warm Python process (inside its own bubblewrap sandbox when `bwrap` is set) that has
+ * pre-imported `preload` and forks a fresh, isolated child per call. Calls are sequential.
+ */
+export class Zygote {
+  readonly #proc: ChildProcess;
+  #buf = '';
+  #stderrTail = '';
+  #nextId = 1;
+  #pending: { id: number; resolve: (r: ZygoteReply) => void; reject: (e: Error) => void } | undefined;
+  #readyResolve!: (v: { preloadFailed: string[] }) => void;
+  #readyReject!: (e: Error) => void;
+  /** Resolves once preloading finished (with the modules that failed to import). */
+  readonly ready: Promise<{ preloadFailed: string[] }>;
+  calls = 0;
+  dead = false;
+
+  constructor(cfg: ZygoteConfig) {
+    this.ready = new Promise((res, rej) => {
+      this.#readyResolve = res;
+      this.#readyReject = rej;
+    });
+    this.ready.catch(() => {});
+    const pyCfg = JSON.stringify({
+      mode: 'zygote',
+      isolate: cfg.bwrap !== undefined,
+      preload: cfg.preload,
+      memoryMb: cfg.memoryMb,
+      fileBytes: cfg.fileBytes,
+      openFiles: cfg.openFiles,
+      tmpfsKb: cfg.tmpfsMb * 1024,
+      initBinary: '/bin/sleep',
+      env: CHILD_ENV,
+      instance: cfg.instanceId,
+    });
+    const py = [cfg.python, '-I', '-c', PYTHON_RUNTIME_SOURCE, pyCfg];
+    const [cmd, args] = cfg.bwrap ? [cfg.bwrap, [...bwrapArgs('zygote', cfg.hide), ...py]] : [py[0]!, py.slice(1)];
+    this.#proc = spawn(cmd, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      env: cfg.bwrap ? {} : { ...CHILD_ENV },
+      cwd: cfg.cwd,
+    });
+    this.#proc.stdout!.setEncoding('utf8');
+    this.#proc.stdout!.on('data', (d: string) => this.#onData(d));
+    this.#proc.stderr!.setEncoding('utf8');
+    this.#proc.stderr!.on('data', (d: string) => {
+      this.#stderrTail = (this.#stderrTail + d).slice(-2000);
+    });
+    this.#proc.stdin!.on('error', () => {});
+    this.#proc.on('error', (e) => this.#die(`zygote failed to start: ${e.message}`));
+    this.#proc.on('exit', (code, sig) => this.#die(`zygote exited (${code ?? sig}): ${this.#stderrTail.trim()}`));
+  }
+
+  /** OS process id of the zygote's outermost process (bwrap, or python without isolation). */
+  get pid(): number | undefined {
+    return this.#proc.pid;
+  }
+
+  #onData(d: string): void {
+    this.#buf += d;
+    let nl: number;
+    while ((nl = this.#buf.indexOf('\n')) >= 0) {
+      const line = this.#buf.slice(0, nl);
+      this.#buf = this.#buf.slice(nl + 1);
+      let msg: Record<string, unknown>;
+      try {
+        msg = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        this.kill(`zygote protocol error: ${line.slice(0, 200)}`);
+        return;
+      }
+      if (msg.ready === true) {
+        this.#readyResolve({ preloadFailed: (msg.preloadFailed as string[] | undefined) ?? [] });
+        continue;
+      }
+      const p = this.#pending;
+      if (p && msg.id === p.id) {
+        this.#pending = undefined;
+        p.resolve(msg as unknown as ZygoteReply);
+      }
+    }
+  }
+
+  #die(reason: string): void {
+    if (!this.dead) this.dead = true;
+    this.#readyReject(new Error(reason));
+    const p = this.#pending;
+    this.#pending = undefined;
+    p?.reject(new Error(reason));
+  }
+
+  /** Sends one call; rejects if the zygote dies before answering. */
+  run(req: ZygoteRequest): Promise<ZygoteReply> {
+    if (this.dead) return Promise.reject(new Error('zygote is dead'));
+    if (this.#pending) return Promise.reject(new Error('zygote is busy'));
+    const id = this.#nextId++;
+    this.calls++;
+    return new Promise((resolve, reject) => {
+      this.#pending = { id, resolve, reject };
+      this.#proc.stdin!.write(`${JSON.stringify({ id, ...req })}\n`);
+    });
+  }
+
+  /** SIGKILLs the zygote's process group (bubblewrap then takes the whole sandbox down with it). */
+  kill(reason = 'zygote killed'): void {
+    const pid = this.#proc.pid;
+    if (pid !== undefined && this.#proc.exitCode === null && this.#proc.signalCode === null) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    this.#die(reason);
+  }
+
+  /** Resolves when the zygote process has exited. */
+  exited(): Promise<void> {
+    if (this.#proc.exitCode !== null || this.#proc.signalCode !== null) return Promise.resolve();
+    return new Promise((res) => this.#proc.once('exit', () => res()));
+  }
+}

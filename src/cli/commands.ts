@@ -1,0 +1,7 @@
+import { registerCommand, getCommand } from './registry.js';
+import { sandboxServeCommand } from './sandbox-serve.js';
+
+/** Registers the built-in commands once (idempotent). Add new built-ins here. */
+export function registerBuiltinCommands(): void {
+  if (!getCommand(sandboxServeCommand.name)) registerCommand(sandboxServeCommand);
+}

@@ -1,0 +1,28 @@
+import { getCommand, listCommands, type CliIo } from './registry.js';
+
+function help(): string {
+  const lines = listCommands().map((c) => `  ${c.name.padEnd(16)} ${c.summary}`);
+  return `Usage: agentrl <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'agentrl <command> --help' for a command's options.\n`;
+}
+
+/**
+ * Dispatches `argv` (without `node` and the script path) to a registered command.
+ * @returns the exit code: the command's, 0 for `--help`, 2 for an unknown command or bad usage.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(help());
+    return name === undefined ? 2 : 0;
+  }
+  const cmd = getCommand(name);
+  if (!cmd) {
+    io.stderr(`agentrl: unknown command '${name}'\n\n${help()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(`${cmd.usage}\n`);
+    return 0;
+  }
+  return cmd.run(rest, io);
+}

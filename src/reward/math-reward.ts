@@ -1,0 +1,121 @@
+/**
+ * The ReTool outcome reward: the last `\boxed{}` in the final `window` characters of the model's
+ * response, compared with the reference by math equivalence in a worker with a hard timeout;
+ * `correct` / `wrong` (+1 / −1 by default). Seed §8.4.4 (`score_answer`).
+ */
+import { z } from 'zod';
+import { ConfigError } from '../errors/config-error.js';
+import type { Example } from '../types/example.js';
+import type { RewardResult } from '../types/reward.js';
+import type { Trajectory } from '../types/trajectory.js';
+import type { Reward } from './types.js';
+import { extractLastBoxed } from './math/extract-boxed.js';
+import { mathEquivalentSync, type EquivalenceResult } from './math/equivalent.js';
+import { MathCheckPool } from './math/pool.js';
+
+/** Options of {@link mathReward}. */
+export interface MathRewardOptions {
+  /** Characters at the end of the response searched for the box (seed `ANSWER_WINDOW_CHARS`). @default 300 */
+  readonly window?: number;
+  /** Reward for a correct answer. @default 1 */
+  readonly correct?: number;
+  /** Reward for a wrong, missing, unparseable or timed-out answer. @default -1 */
+  readonly wrong?: number;
+  /** Per-check deadline in ms; a slower check scores `wrong` with `failure: 'timeout'`. @default 5000 */
+  readonly timeoutMs?: number;
+  /** Decimals compared when one side is a decimal literal (math-verify `float_rounding`). @default 6 */
+  readonly floatRounding?: number;
+  /** Worker threads of the reward's own pool (ignored when `pool` is given). @default min(2, cores) */
+  readonly workers?: number;
+  /** Share an existing pool; the reward's `close()` then leaves it open. */
+  readonly pool?: MathCheckPool;
+  /**
+   * Run checks synchronously in the calling thread (no timeout). For tests and benchmarks only.
+   * @default false
+   */
+  readonly inThread?: boolean;
+}
+
+/** A {@link Reward} that owns a worker pool; `close()` terminates it (idempotent). */
+export type MathReward = Reward & { close(): Promise<void> };
+
+const schema = z.strictObject({
+  window: z.number().int().positive().optional(),
+  correct: z.number().finite().optional(),
+  wrong: z.number().finite().optional(),
+  timeoutMs: z.number().positive().finite().optional(),
+  floatRounding: z.number().int().min(0).max(15).optional(),
+  workers: z.number().int().positive().optional(),
+  pool: z.instanceof(MathCheckPool).optional(),
+  inThread: z.boolean().optional(),
+});
+
+/**
+ * Builds the math reward. Scores `trajectory.finalText` only — never the prompt or earlier
+ * messages, so a `\boxed{}` in the question earns nothing.
+ *
+ * Outcomes (`RewardResult`):
+ * - no closed `\boxed{…}` in the window → `wrong`, `validFormat: false`, `failure: 'no_answer'`;
+ * - equivalent → `correct`, `correct: true`;
+ * - not equivalent → `wrong`;
+ * - the prediction does not parse → `wrong`, `failure: 'unparseable_prediction'`;
+ * - the check exceeded `timeoutMs` or its worker crashed → `wrong`, `failure: 'timeout'`;
+ * - the reference answer is empty or does not parse → reward 0, `drop: true`,
+ *   `failure: 'gold_unparseable'` (the sample is excluded and counted, never rewarded).
+ * @throws ConfigError for invalid options (every issue with its dotted path).
+ */
+export function mathReward(options: MathRewardOptions = {}): MathReward {
+  const parsed = schema.safeParse(options);
+  if (!parsed.success) {
+    throw new ConfigError('mathReward options', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  }
+  const window = options.window ?? 300;
+  const correct = options.correct ?? 1;
+  const wrong = options.wrong ?? -1;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const policy = options.floatRounding === undefined ? {} : { floatRounding: options.floatRounding };
+  let pool = options.pool;
+  const ownsPool = pool === undefined;
+
+  const check = async (gold: string, pred: string): Promise<EquivalenceResult> => {
+    if (options.inThread === true) return mathEquivalentSync(gold, pred, policy);
+    pool ??= new MathCheckPool({ timeoutMs, ...(options.workers === undefined ? {} : { size: options.workers }) });
+    return pool.check(gold, pred, { ...policy, timeoutMs });
+  };
+
+  const reward = async (trajectory: Trajectory, example: Example): Promise<RewardResult> => {
+    const answer = extractLastBoxed(trajectory.finalText, { window });
+    if (answer === null) return { reward: wrong, correct: false, validFormat: false, failure: 'no_answer' };
+    if (example.answer.trim() === '') {
+      return { reward: 0, correct: false, validFormat: true, answer, failure: 'gold_unparseable', drop: true };
+    }
+    // Re-boxing marks the answer as LaTeX for the normaliser (`2,3` is a list there, not 2.3).
+    const result = await check(example.answer, `\\boxed{${answer}}`);
+    switch (result.status) {
+      case 'ok':
+        return result.equal
+          ? { reward: correct, correct: true, validFormat: true, answer }
+          : { reward: wrong, correct: false, validFormat: true, answer };
+      case 'gold_unparseable':
+        return { reward: 0, correct: false, validFormat: true, answer, failure: 'gold_unparseable', drop: true };
+      case 'unparseable_prediction':
+        return { reward: wrong, correct: false, validFormat: true, answer, failure: 'unparseable_prediction' };
+      case 'timeout':
+      case 'error':
+        return { reward: wrong, correct: false, validFormat: true, answer, failure: 'timeout' };
+      default:
+        return assertNever(result.status);
+    }
+  };
+
+  return Object.assign(reward, {
+    close: async (): Promise<void> => {
+      if (ownsPool && pool !== undefined) await pool.close();
+      if (ownsPool) pool = undefined;
+    },
+  });
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected equivalence status ${String(x)}`);
+}

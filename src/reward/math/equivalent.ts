@@ -1,0 +1,78 @@
+/**
+ * In-thread math equivalence: normalise → structural parse → structural/scalar comparison.
+ * This is synchronous and cannot be interrupted; the trainer uses the worker-pool version
+ * (`mathEquivalent`) which adds a hard timeout.
+ */
+import { compareNodes, type CompareContext } from './compare.js';
+import { normalizeDetailed } from './normalize.js';
+import { bracketsBalanced, parseAnswerNode } from './structure.js';
+import type { NumericPolicy } from './scalar.js';
+
+/** Options of the equivalence check. */
+export interface MathEquivalenceOptions {
+  /**
+   * Decimals both sides are rounded to when one side is a decimal literal (math-verify's
+   * `float_rounding`). @default 6
+   */
+  readonly floatRounding?: number;
+  /**
+   * A decimal literal that is the exact value correctly rounded at its own last digit matches
+   * when it has at least this many significant digits (`2.6667` ≡ 8/3, `3.14` ≢ π). @default 4
+   */
+  readonly minSignificantDigits?: number;
+  /** Relative tolerance for numeric comparisons of non-literal values. @default 1e-9 */
+  readonly relTol?: number;
+  /** Random points at which expressions with free variables are compared. @default 6 */
+  readonly samplePoints?: number;
+}
+
+/** Status of a check: `ok` (compared; see `equal`) or why it could not be decided. */
+export type EquivalenceStatus = 'ok' | 'gold_unparseable' | 'unparseable_prediction' | 'timeout' | 'error';
+
+/** Result of one equivalence check. `equal` is false unless `status` is `ok`. */
+export interface EquivalenceResult {
+  readonly equal: boolean;
+  readonly status: EquivalenceStatus;
+  /** Human-readable detail for `error` / `timeout`. */
+  readonly detail?: string;
+}
+
+/** Resolves defaults of {@link MathEquivalenceOptions}. */
+export function resolvePolicy(options: MathEquivalenceOptions = {}): NumericPolicy {
+  return {
+    floatRounding: options.floatRounding ?? 6,
+    minSignificantDigits: options.minSignificantDigits ?? 4,
+    relTol: options.relTol ?? 1e-9,
+    samplePoints: options.samplePoints ?? 6,
+  };
+}
+
+/**
+ * Decides whether the answer `pred` is mathematically equal to the reference `gold`. Both are
+ * answer strings (e.g. box contents), not whole responses — use `extractAnswer` first.
+ *
+ * Numbers are compared exactly when both are rational literals (BigInt), with the decimal-literal
+ * policy when one is a decimal, else by compute-engine evaluation with relative tolerance;
+ * expressions with variables by randomized numeric evaluation; tuples, sets (order-free),
+ * intervals (open/closed), unions, matrices, equations and inequalities structurally.
+ *
+ * Never throws on model output. Runs in the calling thread without a timeout: a pathological
+ * input (`10^{10^{10^{10}}}`) can block it, so trainers should call `mathEquivalent` instead.
+ * @returns `gold_unparseable` when the reference normalises to nothing or its only value does not
+ *   parse; `unparseable_prediction` likewise for `pred` (both with `equal: false`).
+ */
+export function mathEquivalentSync(gold: string, pred: string, options: MathEquivalenceOptions = {}): EquivalenceResult {
+  const g = normalizeDetailed(gold);
+  const p = normalizeDetailed(pred);
+  if (g.text === '' || !bracketsBalanced(g.text)) return { equal: false, status: 'gold_unparseable' };
+  if (p.text === '' || !bracketsBalanced(p.text)) return { equal: false, status: 'unparseable_prediction' };
+  if (g.text === p.text) return { equal: true, status: 'ok' };
+  const ctx: CompareContext = { policy: resolvePolicy(options), goldInvalid: false, predInvalid: false };
+  const gNode = parseAnswerNode(g.text, g.degrees);
+  const pNode = parseAnswerNode(p.text, p.degrees);
+  const equal = compareNodes(gNode, pNode, ctx);
+  if (equal) return { equal, status: 'ok' };
+  if (ctx.goldInvalid && gNode.kind === 'expr') return { equal: false, status: 'gold_unparseable' };
+  if (ctx.predInvalid && pNode.kind === 'expr') return { equal: false, status: 'unparseable_prediction' };
+  return { equal: false, status: 'ok' };
+}

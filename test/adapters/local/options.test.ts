@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../../src/errors/index.js';
+import { resolveLocalOptions } from '../../../adapters/local/index.js';
+import { PYTHON_RUNTIME_SOURCE } from '../../../adapters/local/python-runtime.js';
+
+describe('resolveLocalOptions', () => {
+  it('fills documented defaults', () => {
+    const o = resolveLocalOptions();
+    expect(o.mode).toBe('fork-server');
+    expect(o.python).toBe('/usr/bin/python3');
+    expect(o.preload).toEqual(['math', 'itertools', 'fractions', 'numpy', 'sympy']);
+    expect(o.network).toBe(false);
+  });
+
+  it('rejects unknown keys and bad values with dotted paths', () => {
+    // Hazard: a typo such as `timeout` silently leaving the 30 s default in place.
+    try {
+      resolveLocalOptions({ timeout: 5, workers: 0, network: true } as never);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const paths = (e as ConfigError).issues.map((i) => i.path);
+      expect(paths).toContain('workers');
+      expect(paths).toContain('network');
+      expect((e as ConfigError).message).toMatch(/timeout/);
+    }
+  });
+});
+
+describe('python runtime', () => {
+  it('ships exactly python/runtime.py (regenerate with gen-runtime.mjs)', () => {
+    const src = readFileSync(new URL('../../../adapters/local/python/runtime.py', import.meta.url), 'utf8');
+    expect(PYTHON_RUNTIME_SOURCE).toBe(src);
+  });
+});
