@@ -12,6 +12,8 @@ export const SANDBOX_LABEL = 'agentrl.sandbox';
 
 /** A {@link Sandbox} backed by a warm pool of hardened containers, with pool introspection. */
 export interface DockerSandbox extends Sandbox {
+  /** Value of the `agentrl.pool` label on this sandbox's containers. */
+  readonly poolId: string;
   /** Resolves when `poolSize` containers are up (or rejects with the first start failure). */
   ready(): Promise<void>;
   /** Live pool counters, for tests and metrics. */
@@ -202,6 +204,7 @@ export function dockerSandbox(options: DockerSandboxOptions): DockerSandbox {
 
   const sandbox: DockerSandbox = {
     name: 'docker',
+    poolId,
 
     async run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
       if (closed) throw new SandboxClosedError();

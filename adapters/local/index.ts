@@ -1,3 +1,3 @@
 export { localSandbox, type LocalSandbox, type LocalSandboxEvents } from './local-sandbox.js';
-export { type LocalSandboxOptions, type LocalSandboxWarning, resolveLocalOptions } from './options.js';
+export { type LocalSandboxOptions, type LocalSandboxWarning, resolveLocalOptions, DEFAULT_WARMUP } from './options.js';
 export { CHILD_ENV, PROTECTIONS_OFF_WITHOUT_BWRAP } from './isolation.js';

@@ -72,6 +72,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
           bwrap,
           hide,
           preload: o.preload,
+          warmup: o.warmup,
           memoryMb: o.memoryMb,
           fileBytes: o.maxFileBytes,
           openFiles: o.openFiles,
@@ -103,8 +104,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
 
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#closed = true;
-    this.#limit.clearQueue();
+    this.#closed = true; // queued calls start, see the flag and reject with SandboxClosedError
     await this.#pool?.close();
   }
 }

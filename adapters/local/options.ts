@@ -24,6 +24,12 @@ export interface LocalSandboxOptions {
   readonly memoryMb?: number;
   /** Modules each zygote imports before forking (fork-server only); missing ones are skipped with a warning. @default ['math','itertools','fractions','numpy','sympy'] */
   readonly preload?: readonly string[];
+  /**
+   * Python run once in each zygote after `preload`, before any fork (fork-server only), so lazily
+   * built library state exists before the copy-on-write fork. It must not depend on user input.
+   * @default {@link DEFAULT_WARMUP} (exercises sympy and numpy when they are preloaded)
+   */
+  readonly warmup?: string;
   /** Reader cap per stream (stdout, stderr), bytes; larger output keeps head + tail around a marker. @default 65536 */
   readonly maxOutputBytes?: number;
   /** RLIMIT_FSIZE of the child (bounds every file it writes, stdout/stderr included), bytes. @default 16777216 */
@@ -42,6 +48,21 @@ export interface LocalSandboxOptions {
   readonly onWarning?: (w: LocalSandboxWarning) => void;
 }
 
+/** Default zygote warm-up: typical ReTool calls into sympy / numpy, each only if already imported. */
+export const DEFAULT_WARMUP = [
+  'import sys',
+  'if "sympy" in sys.modules:',
+  '    import sympy as sp',
+  '    x, y = sp.symbols("x y")',
+  '    sp.factor(x**4 - 1); sp.solve(x**2 - 5*x + 6, x); sp.expand((x + y)**3)',
+  '    sp.simplify(sp.sin(x)**2 + sp.cos(x)**2); sp.Rational(1, 3) + sp.sqrt(2); sp.integrate(x**2, x)',
+  '    sp.nsimplify(0.5); sp.isprime(97); sp.binomial(10, 3); sp.N(sp.pi, 20); sp.latex(x / y); str(x + 1)',
+  'if "numpy" in sys.modules:',
+  '    import numpy as np',
+  '    a = np.arange(64.0).reshape(8, 8); (a @ a.T).trace(); np.linalg.solve(np.eye(3), np.ones(3))',
+  '    np.array([1, 2, 3]).sum(); np.sqrt(np.float64(2.0)); repr(np.ones(3)); np.linspace(0, 1, 5).mean()',
+].join('\n');
+
 /** {@link LocalSandboxOptions} with defaults filled in. */
 export type ResolvedLocalOptions = Required<Omit<LocalSandboxOptions, 'onWarning' | 'hidePaths'>> & {
   readonly onWarning: ((w: LocalSandboxWarning) => void) | undefined;
@@ -55,6 +76,7 @@ const schema = z.strictObject({
   mode: z.enum(['fork-server', 'spawn']).optional(),
   network: z.literal(false).optional(),
   memoryMb: z.number().int().min(0).optional(),
+  warmup: z.string().optional(),
   preload: z.array(z.string().regex(/^[A-Za-z_][\w.]*$/, 'expected a module name')).optional(),
   maxOutputBytes: z.number().int().min(64).optional(),
   maxFileBytes: z.number().int().min(1024).optional(),
@@ -87,6 +109,7 @@ export function resolveLocalOptions(opts: LocalSandboxOptions = {}): ResolvedLoc
     network: false,
     memoryMb: o.memoryMb ?? 2048,
     preload: o.preload ?? ['math', 'itertools', 'fractions', 'numpy', 'sympy'],
+    warmup: o.warmup ?? DEFAULT_WARMUP,
     maxOutputBytes: o.maxOutputBytes ?? 65_536,
     maxFileBytes: o.maxFileBytes ?? 16 * 1024 * 1024,
     tmpfsMb: o.tmpfsMb ?? 256,

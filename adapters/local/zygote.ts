@@ -36,6 +36,7 @@ export interface ZygoteConfig {
   readonly bwrap: string | undefined;
   readonly hide: readonly string[];
   readonly preload: readonly string[];
+  readonly warmup: string;
   readonly memoryMb: number;
   readonly fileBytes: number;
   readonly openFiles: number;
@@ -78,6 +79,7 @@ export class Zygote {
       mode: 'zygote',
       isolate: cfg.bwrap !== undefined,
       preload: cfg.preload,
+      warmup: cfg.warmup,
       memoryMb: cfg.memoryMb,
       fileBytes: cfg.fileBytes,
       openFiles: cfg.openFiles,

@@ -34,7 +34,8 @@ export class RetryBudget {
 
   /** Records a first attempt. */
   deposit(): void {
-    this.#tokens = Math.min(this.#max, this.#tokens + this.#ratio);
+    // Rounded so that 1/ratio deposits make exactly one token despite binary fractions.
+    this.#tokens = Math.min(this.#max, Math.round((this.#tokens + this.#ratio) * 1e9) / 1e9);
   }
 
   /** Takes one token for a retry; false (and nothing taken) when the budget is spent. */

@@ -75,12 +75,14 @@ const tokenizer = {
   },
 };
 
-// ChatML like Qwen's template, but the tool block is one compact line per tool.
+// ChatML like Qwen's template, but the tool block is one compact line per tool: `Tools:` then `name(arg: type)`.
+// Descriptions and the call-format preamble are left out: with byte-level tokens every character costs a
+// position in every training sequence, and the embedded model learns the protocol from SFT, not from prose.
 const chatTemplate = [
   "{%- if tools %}",
   "{{- '<|im_start|>system\\n' }}",
   "{%- if messages[0].role == 'system' %}{{- messages[0].content + '\\n\\n' }}{%- endif %}",
-  "{{- 'Tools (call one as <tool_call>\\n{\"name\": NAME, \"arguments\": {...}}\\n</tool_call>):' }}",
+  "{{- 'Tools:' }}",
   "{%- for tool in tools %}",
   "{%- if tool.function %}{%- set tool = tool.function %}{%- endif %}",
   "{{- '\\n' + tool.name + '(' }}",
@@ -90,7 +92,7 @@ const chatTemplate = [
   "{{- pname }}{%- if pspec.type %}{{- ': ' + pspec.type }}{%- endif %}",
   "{%- endfor %}",
   "{%- endif %}",
-  "{{- ')' }}{%- if tool.description %}{{- ' — ' + tool.description }}{%- endif %}",
+  "{{- ')' }}",
   "{%- endfor %}",
   "{{- '<|im_end|>\\n' }}",
   "{%- else %}",

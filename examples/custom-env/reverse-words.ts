@@ -5,9 +5,7 @@
  *   node --import tsx examples/custom-env/reverse-words.ts [--steps 10]
  */
 import { parseArgs } from 'node:util';
-import { Trainer, localBackend, mulberry32, type Environment, type Example } from 'agentrl';
-// Until exactMatch is re-exported from 'agentrl' (src/reward/index.ts), import it from source.
-import { exactMatch } from '../../src/reward/exact-match.js';
+import { Trainer, exactMatch, localBackend, mulberry32, type Environment, type Example } from 'agentrl';
 
 const reverseWords: Environment = {
   name: 'reverse-words',

@@ -13,13 +13,13 @@ export const PATHS = {
 };
 
 /** Model shape of the embedded transformer used by the example. */
-export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 512 } as const;
+export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 384 } as const;
 
-/** Per-trajectory budgets (seed §8.4.2), sized for a 512-token context. */
+/** Per-trajectory budgets (seed §8.4.2), sized for a 384-token context. */
 export const BUDGETS = {
   maxToolCalls: 3,
   maxTurns: 4,
-  maxTrajectoryTokens: 512,
+  maxTrajectoryTokens: 384,
   maxTurnTokens: 96,
   maxToolResponseTokens: 32,
 } as const;

@@ -14,10 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { Trainer, loadMathDataset, localBackend } from 'agentrl';
-// Until these are re-exported from 'agentrl' (src/env/index.ts, src/reward/index.ts), import them from source.
-import { bm25Retriever, httpRetriever, loadCorpus, search } from '../../src/env/search/index.js';
-import { exactMatch } from '../../src/reward/exact-match.js';
+import { Trainer, bm25Retriever, exactMatch, httpRetriever, loadCorpus, loadMathDataset, localBackend, search } from 'agentrl';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const { values } = parseArgs({

@@ -13,10 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { Trainer, loadMathDataset, localBackend } from 'agentrl';
-// Until these are re-exported from 'agentrl' (src/env/index.ts, src/reward/index.ts), import them from source.
-import { sqlAgent } from '../../src/env/sql/index.js';
-import { sqlExecutionMatch } from '../../src/reward/sql-execution-match.js';
+import { Trainer, loadMathDataset, localBackend, sqlAgent, sqlExecutionMatch } from 'agentrl';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const { values } = parseArgs({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregationCoefficients, batchBucket, planMicroBatches, seqBucket } from '../../src/backend/local/batching.js';
+import { aggregationCoefficients, batchBucket, MAX_ATTENTION_CELLS, planMicroBatches, seqBucket } from '../../src/backend/local/batching.js';
 import { aggregateLoss } from '../../src/loss/index.js';
 import type { Datum } from '../../src/types/datum.js';
 
@@ -13,8 +13,9 @@ const datum = (mask: number[]): Datum => ({
 
 describe('batching', () => {
   it('buckets shapes so jit compiles a bounded number of kernels', () => {
-    expect([1, 2, 3, 5, 16, 17, 33].map(batchBucket)).toEqual([1, 2, 4, 8, 16, 32, 48]);
-    expect([1, 64, 65, 500, 600].map((n) => seqBucket(n, 512))).toEqual([64, 64, 128, 512, 512]);
+    expect([1, 2, 3, 5, 16, 17, 33].map(batchBucket)).toEqual([1, 16, 16, 16, 16, 32, 48]);
+    expect([1, 64, 65, 256, 257, 500, 600].map((n) => seqBucket(n, 512))).toEqual([256, 256, 256, 256, 512, 512, 512]);
+    expect([1, 192, 193].map((n) => seqBucket(n, 384))).toEqual([192, 192, 384]);
   });
 
   it('keeps every micro-batch within the padded token budget', () => {
@@ -26,6 +27,13 @@ describe('batching', () => {
       expect(p.batch * p.seqLen <= 1024 || p.indices.length === 1).toBe(true);
       expect(Math.max(...p.indices.map((i) => lengths[i]!))).toBeLessThanOrEqual(p.seqLen);
     }
+  });
+
+  it('trains long sequences in smaller batches (attention memory grows with T²)', () => {
+    // Hazard: B·H·T² attention intermediates overflowing the wasm heap at long contexts.
+    const plans = planMicroBatches(Array(8).fill(2000), 2048, 1 << 20);
+    for (const p of plans) expect(p.batch * p.seqLen * p.seqLen <= MAX_ATTENTION_CELLS || p.indices.length === 1).toBe(true);
+    expect(plans.length).toBeGreaterThan(1);
   });
 
   it('coefficients reproduce aggregateLoss for every aggregation', () => {

@@ -34,7 +34,7 @@ describe('bundled local-model tokenizer files', () => {
     const tools = [{ type: 'function' as const, function: { name: 'code_interpreter', description: 'Run Python code.', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } }];
     const ids = r.renderPrompt([{ role: 'user', content: 'What is 2+2?' }], { tools });
     const text = r.decode(ids);
-    expect(text).toContain('code_interpreter(code: string) — Run Python code.');
+    expect(text).toContain('Tools:\ncode_interpreter(code: string)<|im_end|>');
     expect(text.endsWith('<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n')).toBe(true);
     expect(ids.length).toBeLessThan(260); // vs ~700 chars of Qwen preamble
   });

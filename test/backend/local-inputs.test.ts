@@ -45,6 +45,21 @@ describe('local backend input validation', () => {
     expect(s!.tokens).toHaveLength(4);
   });
 
+  it('defaults to the documented small model without starting the engine', () => {
+    // Hazard: constructing a backend doing heavy work (or failing) before first use.
+    const b = localBackend();
+    expect(b.maxContextTokens).toBe(512);
+    expect(b.name).toBe('local');
+    expect(b.specificationVersion).toBe('v1');
+  });
+
+  it('rejects calls after close()', async () => {
+    // Hazard: a closed backend silently re-initialising with random weights.
+    const b = tinyBackend();
+    await b.close();
+    await expect(b.computeLogprobs([1, 2])).rejects.toBeInstanceOf(BackendInputError);
+  });
+
   it('rejects bad options with ConfigError listing paths', () => {
     // Hazard: typos in options silently ignored.
     expect(() => localBackend({ dModel: 30, heads: 4 })).toThrow(/dModel/);

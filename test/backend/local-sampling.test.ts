@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import type { SampledSequence } from '../../src/types/sampling.js';
 import { tinyBackend } from './helpers.js';
 
 const prompt = Array.from(Buffer.from('<question> what is 12*7? ', 'utf8'));
@@ -32,7 +33,7 @@ describe('local sampler', () => {
     // Hazard: continuous batching making a request's tokens depend on its batch neighbours.
     const sampler = await backend.saveWeightsForSampler();
     const params = [1, 2, 3, 4].map((seed) => ({ numSamples: seed % 2 ? 2 : 1, maxTokens: 25, seed, temperature: 1.2, topP: 0.95 }));
-    const sequential = [];
+    const sequential: SampledSequence[][] = [];
     for (const p of params) sequential.push(await sampler.sample(prompt.slice(0, 10 + p.seed), p));
     const concurrent = await Promise.all(params.map((p) => sampler.sample(prompt.slice(0, 10 + p.seed), p)));
     concurrent.forEach((seqs, i) => {
@@ -41,6 +42,23 @@ describe('local sampler', () => {
         s.logprobs.forEach((x, k) => expect(Math.abs(x - sequential[i]![j]!.logprobs[k]!)).toBeLessThan(1e-4));
       });
     });
+  });
+
+  it('stays consistent when the KV cache grows mid-generation and requests join a running batch', async () => {
+    // Hazard: cache re-layout (64 → 128 positions, new rows) corrupting keys/values of live rows.
+    const sampler = await backend.saveWeightsForSampler();
+    const shortP = prompt.slice(0, 5);
+    const longP = Array.from({ length: 70 }, (_, i) => 40 + (i % 50));
+    const first = sampler.sample(shortP, { numSamples: 2, maxTokens: 80, seed: 9, stop: [] });
+    await new Promise((r) => setTimeout(r, 5)); // let the first request start decoding
+    const [a, b] = await Promise.all([first, sampler.sample(longP, { numSamples: 1, maxTokens: 40, seed: 10, stop: [] })]);
+    for (const [p, seqs] of [[shortP, a!], [longP, b!]] as const) {
+      for (const s of seqs) {
+        const lp = await sampler.computeLogprobs([...p, ...s.tokens]);
+        s.tokens.forEach((_, i) => expect(Math.abs(lp[p.length + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4));
+      }
+    }
+    expect(a![0]!.tokens).toHaveLength(80);
   });
 
   it('honours stop tokens (included), maxTokens and the context limit', async () => {

@@ -9,7 +9,10 @@ libc = ctypes.PyDLL(None, use_errno=True)
 SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120, "s390x": 120}.get(os.uname().machine, 56)
 CLONE_NEWNS, CLONE_NEWPID = 0x00020000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
-PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 24, 38
+PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 28, 38
+SECBITS_ALL_LOCKED = 0xEF  # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE + their locks
+_CAP_HDR = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+_CAP_ZERO = (ctypes.c_uint32 * 6)()
 
 
 def _check(rc, what):
@@ -29,17 +32,11 @@ def _raw_fork(flags=0):
 
 
 def _drop_caps():
-    last = 40
-    try:
-        last = int(open("/proc/sys/kernel/cap_last_cap").read())
-    except OSError:
-        pass
-    for cap in range(last + 1):
-        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    # Lock "root gets no capabilities" for this process and every exec below it, then clear all
+    # capability sets; no_new_privs also makes file capabilities and set-uid bits inert.
+    _check(libc.prctl(PR_SET_SECUREBITS, SECBITS_ALL_LOCKED, 0, 0, 0), "securebits")
     _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    hdr = (ctypes.c_uint32 * 2)(0x20080522, 0)
-    data = (ctypes.c_uint32 * 6)()
-    _check(libc.capset(hdr, data), "capset")
+    _check(libc.capset(_CAP_HDR, _CAP_ZERO), "capset")
 
 
 def _isolate_fs():
@@ -59,17 +56,20 @@ def _vm_kb():
     return 0
 
 
-def _set_limits(req):
-    cpu = int(req["cpuS"])
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+def _set_static_limits():
     resource.setrlimit(resource.RLIMIT_FSIZE, (CFG["fileBytes"], CFG["fileBytes"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (CFG["openFiles"], CFG["openFiles"]))
-    if CFG.get("processes"):
-        resource.setrlimit(resource.RLIMIT_NPROC, (CFG["processes"], CFG["processes"]))
     if CFG.get("memoryMb"):
         cap = (_vm_kb() * 1024) + CFG["memoryMb"] * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def _set_cpu_limit(cpu_s):
+    # RLIMIT_CPU counts from process start: add what this process has used so far.
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    soft = int(cpu_s + ru.ru_utime + ru.ru_stime) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
 
 
 def _exec_user(code):
@@ -119,31 +119,61 @@ def _exec_user(code):
     return status
 
 
-def _child(req, fds, ok_w):
-    """Call process: isolates itself, drops privileges, runs the code, never returns."""
+def _read_all(fd):
+    chunks = []
+    while True:
+        b = os.read(fd, 1 << 16)
+        if not b:
+            return b"".join(chunks)
+        chunks.append(b)
+
+
+def _close_except(keep):
+    low = 3
+    for fd in sorted(keep):
+        if fd > low:
+            os.closerange(low, fd)
+        low = max(low, fd + 1)
+    os.closerange(low, 1 << 20)
+
+
+def _child(req_r, out_fd, err_fd, ok_w):
+    """Spare call process: isolates itself and drops privileges ahead of time, then waits for
+    its one request on req_r, runs it and exits. Never returns."""
     try:
+        _close_except((req_r, out_fd, err_fd, ok_w))  # incl. our own request pipe's write end
         if ISOLATE:
             _isolate_fs()
             _drop_caps()
+            os.makedirs("/tmp/work", exist_ok=True)
+            os.chdir("/tmp/work")
         else:
             os.setsid()
-        work = "/tmp/work" if ISOLATE else req["workdir"]
-        os.makedirs(work, exist_ok=True)
-        os.chdir(work)
-        _set_limits(req)
-        os.dup2(fds[0], 0)
-        os.dup2(fds[1], 1)
-        os.dup2(fds[2], 2)
+        _set_static_limits()
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        raw = _read_all(req_r)
+        if not raw:
+            os._exit(0)  # spare discarded
+        req = json.loads(raw)
+        _set_cpu_limit(req["cpuS"])
+        stdin_data = req.get("stdin")
+        in_fd = _memfd("stdin", stdin_data.encode()) if stdin_data else os.open("/dev/null", os.O_RDONLY)
+        os.dup2(in_fd, 0)
+        if not ISOLATE:  # with isolation the zygote's environment is already the call's
+            work = req["workdir"]
+            os.makedirs(work, exist_ok=True)
+            os.chdir(work)
+            os.environ.clear()
+            os.environ.update(CFG["env"])
+            os.environ.update({"HOME": work, "TMPDIR": work, "PWD": work})
         os.write(ok_w, b"1")
         os.closerange(3, CFG["openFiles"] + 64)
-        os.environ.clear()
-        os.environ.update(CFG["env"])
-        os.environ.update({"HOME": work, "TMPDIR": work, "PWD": work})
         if "random" in sys.modules:
             sys.modules["random"].seed()
     except BaseException as e:
         try:
-            os.write(fds[2], ("agentrl sandbox setup failed: %r\n" % (e,)).encode())
+            os.write(err_fd, ("agentrl sandbox setup failed: %r\n" % (e,)).encode())
         finally:
             os._exit(125)
     os._exit(_exec_user(req["code"]))
@@ -165,37 +195,64 @@ def _head_tail(fd, cap):
     return os.pread(fd, half, 0), os.pread(fd, cap - half, size - (cap - half)), size
 
 
-def _serve_one(req, self_ns):
-    stdin_data = req.get("stdin")
-    fds = [
-        _memfd("stdin", stdin_data.encode()) if stdin_data else os.open("/dev/null", os.O_RDONLY),
-        _memfd("stdout"),
-        _memfd("stderr"),
-    ]
-    ok_r, ok_w = os.pipe()
-    init_pid = None
-    t0 = time.monotonic()
+class _Spare:
+    """A call process forked, isolated and waiting for its request (see _child)."""
+
+    __slots__ = ("pid", "init_pid", "pidfd", "req_w", "ok_r", "out", "err")
+
+    def close(self):
+        for fd in (self.pidfd, self.req_w, self.ok_r, self.out, self.err):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _prepare(self_ns):
+    sp = _Spare()
+    sp.out, sp.err = _memfd("stdout"), _memfd("stderr")
+    req_r, sp.req_w = os.pipe()
+    sp.ok_r, ok_w = os.pipe()
+    sp.init_pid = None
     try:
         if ISOLATE:
             _check(libc.unshare(CLONE_NEWPID), "unshare(pid)")
             try:
-                init_pid = os.posix_spawn(CFG["initBinary"], ["agentrl-init", "infinity"], {})
-                pid = _raw_fork()
-                if pid == 0:
-                    _child(req, fds, ok_w)
+                # PID 1 of the call's namespace: reaps nothing, ignores the call's signals, and
+                # its death (SIGKILL from here) takes every process of the call with it.
+                sp.init_pid = os.posix_spawn(CFG["initBinary"], ["agentrl-init", "infinity"], {})
+                sp.pid = _raw_fork()
+                if sp.pid == 0:
+                    _child(req_r, sp.out, sp.err, ok_w)
             finally:
                 _check(libc.setns(self_ns, CLONE_NEWPID), "setns(pid)")
         else:
-            pid = _raw_fork()
-            if pid == 0:
-                _child(req, fds, ok_w)
+            sp.pid = _raw_fork()
+            if sp.pid == 0:
+                _child(req_r, sp.out, sp.err, ok_w)
+        sp.pidfd = os.pidfd_open(sp.pid)
+    finally:
+        os.close(req_r)
         os.close(ok_w)
-        ok_w = -1
-        pidfd = os.pidfd_open(pid)
+    return sp
+
+
+def _dispatch(req, sp):
+    """Hands the request to the waiting spare; EOF on its pipe starts the call."""
+    try:
+        os.write(sp.req_w, json.dumps(req).encode())
+    except OSError:
+        pass  # the spare died during setup; reported by _finish as setupOk = false
+    os.close(sp.req_w)
+    sp.req_w = -1
+
+
+def _finish(req, sp, t0):
+    try:
         deadline = t0 + req["timeoutMs"] / 1000.0
         timed_out = flood = False
         poller = select.poll()
-        poller.register(pidfd, select.POLLIN)
+        poller.register(sp.pidfd, select.POLLIN)
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -203,26 +260,25 @@ def _serve_one(req, self_ns):
                 break
             if poller.poll(min(left, 0.05) * 1000):
                 break
-            if max(os.fstat(fds[1]).st_size, os.fstat(fds[2]).st_size) >= CFG["fileBytes"]:
+            if max(os.fstat(sp.out).st_size, os.fstat(sp.err).st_size) >= CFG["fileBytes"]:
                 flood = True
                 break
         if timed_out or flood:
-            os.kill(pid, signal.SIGKILL)
-        _, wstatus, ru = os.wait4(pid, 0)
+            os.kill(sp.pid, signal.SIGKILL)
+        _, wstatus, ru = os.wait4(sp.pid, 0)
         wall_ms = (time.monotonic() - t0) * 1000.0
-        os.close(pidfd)
-        if init_pid is not None:
-            os.kill(init_pid, signal.SIGKILL)
-            os.waitpid(init_pid, 0)
+        if sp.init_pid is not None:
+            os.kill(sp.init_pid, signal.SIGKILL)
+            os.waitpid(sp.init_pid, 0)
         else:
             try:
-                os.killpg(pid, signal.SIGKILL)
+                os.killpg(sp.pid, signal.SIGKILL)
             except OSError:
                 pass
-        setup_ok = os.read(ok_r, 1) == b"1"
+        setup_ok = os.read(sp.ok_r, 1) == b"1"
         cap = req["capBytes"]
-        oh, ot, osz = _head_tail(fds[1], cap)
-        eh, et, esz = _head_tail(fds[2], cap)
+        oh, ot, osz = _head_tail(sp.out, cap)
+        eh, et, esz = _head_tail(sp.err, cap)
         return {
             "id": req["id"],
             "setupOk": setup_ok,
@@ -236,11 +292,7 @@ def _serve_one(req, self_ns):
             "stderr": [base64.b64encode(eh).decode(), base64.b64encode(et).decode(), esz],
         }
     finally:
-        for fd in fds + [ok_r] + ([ok_w] if ok_w >= 0 else []):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        sp.close()
 
 
 def zygote():
@@ -256,21 +308,46 @@ def zygote():
             __import__(name)
         except BaseException as e:
             failed.append("%s: %r" % (name, e))
-    for fn in ("unshare", "mount", "prctl", "capset", "setns", "syscall"):
+    try:
+        # Lazily built state (sympy caches, numpy dispatch tables) is created once here instead
+        # of in every child, where each first write costs a copy-on-write page fault.
+        exec(CFG.get("warmup") or "", {"__name__": "__agentrl_warmup__"})
+    except BaseException as e:
+        failed.append("warmup: %r" % (e,))
+    for fn in ("unshare", "mount", "prctl", "capset", "setns", "syscall", "malloc_trim"):
         getattr(libc, fn)  # resolve symbols once, before forking
     import linecache, atexit  # noqa: F401  (used by _exec_user in every child)
     self_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if ISOLATE else -1
+    if ISOLATE:
+        libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE=0: no same-uid ptrace or /proc/<pid>/mem of the zygote
+        os.environ.clear()
+        os.environ.update(CFG["env"])
+        os.environ.update({"HOME": "/tmp/work", "TMPDIR": "/tmp/work", "PWD": "/tmp/work"})
     gc.collect()
     gc.freeze()
+    libc.malloc_trim(0)  # fewer resident anonymous pages = cheaper fork
     reader = io.BufferedReader(proto_in, 1 << 16)
+    spare = None
+    try:
+        spare = _prepare(self_ns)
+    except BaseException as e:
+        failed.append("spare: %r" % (e,))
     os.write(proto_out, (json.dumps({"ready": True, "vmKb": _vm_kb(), "preloadFailed": failed}) + "\n").encode())
     while True:
         line = reader.readline()
         if not line:
             os._exit(0)
         req = json.loads(line)
+        t0 = time.monotonic()
         try:
-            res = _serve_one(req, self_ns)
+            sp = spare if spare is not None else _prepare(self_ns)
+            spare = None
+            _dispatch(req, sp)
+            try:
+                spare = _prepare(self_ns)  # next call's process, made while this one runs
+            except BaseException:
+                spare = None  # retried on demand at the next request
+            res = _finish(req, sp, t0)
         except BaseException as e:
             res = {"id": req.get("id"), "fatal": repr(e)}
         data = (json.dumps(res) + "\n").encode()
@@ -289,10 +366,10 @@ def once():
             break
         chunks.append(b)
     os.close(3)
-    req = {"cpuS": CFG["cpuS"]}
     os.makedirs(CFG["workdir"], exist_ok=True)
     os.chdir(CFG["workdir"])
-    _set_limits(req)
+    _set_static_limits()
+    _set_cpu_limit(CFG["cpuS"])
     os.environ.clear()
     os.environ.update(CFG["env"])
     os.environ.update({"HOME": CFG["workdir"], "TMPDIR": CFG["workdir"], "PWD": CFG["workdir"]})

@@ -3,22 +3,30 @@ import type { Aggregation, LossConfig } from '../../types/loss-config.js';
 import { BackendInputError } from '../../errors/index.js';
 import { DEFAULT_AGGREGATION } from '../../loss/index.js';
 
-/** Sequence lengths are padded up to a multiple of this many tokens (bounded jit shape count). */
+/** Granularity of the half-context sequence bucket, tokens. */
 export const SEQ_BUCKET = 64;
 
-/** Smallest batch bucket ≥ n: powers of two up to 16, then multiples of 16. */
+/**
+ * Rows a batch is padded to: 1, 16, then multiples of 16. Every distinct `[rows, seqLen]` shape costs a jit
+ * compile (seconds) and keeps its own workspace in the 4 GiB wasm heap (measured: ~1 GB per 16×448 shape, never
+ * returned), so shapes are kept few; padded rows carry zero loss coefficients.
+ */
 export function batchBucket(n: number): number {
-  if (n <= 16) {
-    let b = 1;
-    while (b < n) b *= 2;
-    return b;
-  }
+  if (n <= 1) return 1;
+  if (n <= 16) return 16;
   return Math.ceil(n / 16) * 16;
 }
 
-/** `n` rounded up to a multiple of {@link SEQ_BUCKET}, capped at `contextTokens`. */
+/** Training micro-batches hold at most this many rows (one row bucket per sequence bucket). */
+export const MAX_TRAIN_ROWS = 16;
+
+/**
+ * Sequence bucket for length `n`: half the context (rounded up to a multiple of {@link SEQ_BUCKET}) or the
+ * full context — two shapes per row bucket, for the same reason as {@link batchBucket}.
+ */
 export function seqBucket(n: number, contextTokens: number): number {
-  return Math.min(Math.ceil(Math.max(n, 1) / SEQ_BUCKET) * SEQ_BUCKET, contextTokens);
+  const half = Math.min(contextTokens, Math.max(SEQ_BUCKET, Math.ceil(contextTokens / 2 / SEQ_BUCKET) * SEQ_BUCKET));
+  return n <= half ? half : contextTokens;
 }
 
 /** Throws `BackendInputError` unless every id is an integer in `[0, vocabSize)`. */
@@ -90,8 +98,15 @@ export interface MicroBatch {
 }
 
 /**
- * Splits datums into padded micro-batches of at most `maxTokens` padded tokens each
- * (sorted by length so similar lengths share a bucket).
+ * Most `batch × seqLen²` attention cells per micro-batch (16 × 512²): attention memory grows with T²,
+ * so long sequences train in smaller batches to stay inside the 4 GB wasm heap.
+ */
+export const MAX_ATTENTION_CELLS = 16 * 512 * 512;
+
+/**
+ * Splits datums into padded micro-batches of at most `maxTokens` padded tokens and
+ * {@link MAX_ATTENTION_CELLS} attention cells each (a single datum always fits), sorted by length so
+ * similar lengths share a bucket.
  */
 export function planMicroBatches(lengths: readonly number[], contextTokens: number, maxTokens: number): MicroBatch[] {
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a]! - lengths[b]!);
@@ -106,7 +121,8 @@ export function planMicroBatches(lengths: readonly number[], contextTokens: numb
   for (const i of order) {
     const next = [...cur, i];
     const seqLen = seqBucket(Math.max(...next.map((j) => lengths[j]!)), contextTokens);
-    if (cur.length > 0 && batchBucket(next.length) * seqLen > maxTokens) flush();
+    const rows = batchBucket(next.length);
+    if (cur.length > 0 && (next.length > MAX_TRAIN_ROWS || rows * seqLen > maxTokens || rows * seqLen * seqLen > MAX_ATTENTION_CELLS)) flush();
     cur.push(i);
   }
   flush();

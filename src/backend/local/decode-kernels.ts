@@ -22,11 +22,14 @@ export class DecodeKernels {
 
   constructor(cfg: ModelConfig) {
     this.cfg = cfg;
-    this.#prefill = jit((p: Params, tokens: JaxArray, last: JaxArray) => {
-      const out = prefillKV(cfg, p, tokens, last);
-      tree.dispose(p);
-      return out;
-    }) as unknown as (p: Params, tokens: JaxArray, last: JaxArray) => [JaxArray, JaxArray[], JaxArray[]];
+    this.#prefill = jit(
+      (p: Params, tokens: JaxArray, last: JaxArray, cacheLen: number) => {
+        const out = prefillKV(cfg, p, tokens, last, cacheLen);
+        tree.dispose(p);
+        return out;
+      },
+      { staticArgnums: [3] },
+    ) as unknown as (p: Params, tokens: JaxArray, last: JaxArray, cacheLen: number) => [JaxArray, JaxArray[], JaxArray[]];
     this.#write = jit((kc: JaxArray[], vc: JaxArray[], ks: JaxArray[], vs: JaxArray[], rm: JaxArray) =>
       writeRows(kc, vc, ks, vs, rm),
     ) as unknown as (kc: JaxArray[], vc: JaxArray[], ks: JaxArray[], vs: JaxArray[], rm: JaxArray) => [JaxArray[], JaxArray[]];
@@ -35,18 +38,28 @@ export class DecodeKernels {
       tree.dispose(p);
       return out;
     }) as unknown as (p: Params, kc: JaxArray[], vc: JaxArray[], tok: JaxArray, pos: JaxArray) => [JaxArray, JaxArray[], JaxArray[]];
-    this.#gather = jit((kc: JaxArray[], vc: JaxArray[], idx: JaxArray) => {
-      const k = kc.map((a) => np.take(a, idx.ref, 0));
-      const v = vc.map((a) => np.take(a, idx.ref, 0));
-      idx.dispose();
-      return [k, v];
-    }) as unknown as (kc: JaxArray[], vc: JaxArray[], idx: JaxArray) => [JaxArray[], JaxArray[]];
+    this.#gather = jit(
+      (kc: JaxArray[], vc: JaxArray[], idx: JaxArray, len: number) => {
+        const relayout = (a: JaxArray): JaxArray => {
+          const rows = np.take(a, idx.ref, 0);
+          const cur = rows.shape[2]!;
+          if (len > cur) return np.pad(rows, [[0, 0], [0, 0], [0, len - cur], [0, 0]]);
+          if (len < cur) return np.take(rows, np.arange(len).astype(np.int32), 2);
+          return rows;
+        };
+        const k = kc.map(relayout);
+        const v = vc.map(relayout);
+        idx.dispose();
+        return [k, v];
+      },
+      { staticArgnums: [3] },
+    ) as unknown as (kc: JaxArray[], vc: JaxArray[], idx: JaxArray, len: number) => [JaxArray[], JaxArray[]];
   }
 
-  /** An all-zero cache with `rows` rows. */
-  emptyCache(rows: number): KVCache {
-    const { layers, heads, dModel, contextTokens } = this.cfg;
-    const shape = [rows, heads, contextTokens, dModel / heads];
+  /** An all-zero cache with `rows` rows of `len` positions. */
+  emptyCache(rows: number, len: number): KVCache {
+    const { layers, heads, dModel } = this.cfg;
+    const shape = [rows, heads, len, dModel / heads];
     return {
       k: Array.from({ length: layers }, () => np.zeros(shape)),
       v: Array.from({ length: layers }, () => np.zeros(shape)),
@@ -54,15 +67,17 @@ export class DecodeKernels {
   }
 
   /**
-   * Prefills `prompt` (padded to `paddedLen`) and writes its K/V into the rows where `rowMask` is 1.
-   * Consumes `cache`; does not consume `p`. @returns the last-position logits (length V) and the new cache.
+   * Prefills `prompt` (padded to `paddedLen` ≤ the cache length) and writes its K/V into the rows
+   * where `rowMask` is 1. Consumes `cache`; does not consume `p`.
+   * @returns the last-position logits (length V) and the new cache.
    */
   prefill(p: Params, cache: KVCache, prompt: readonly number[], paddedLen: number, rowMask: Float32Array): { logits: Float32Array; cache: KVCache } {
+    const cacheLen = cache.k[0]!.shape[2]!;
     const toks = new Int32Array(paddedLen);
     toks.set(prompt);
     const last = new Float32Array(paddedLen);
     last[prompt.length - 1] = 1;
-    const [logits, ks, vs] = this.#prefill(tree.ref(p), np.array(toks, { dtype: np.int32 }).reshape([1, paddedLen]), np.array(last));
+    const [logits, ks, vs] = this.#prefill(tree.ref(p), np.array(toks, { dtype: np.int32 }).reshape([1, paddedLen]), np.array(last), cacheLen);
     const [k, v] = this.#write(cache.k, cache.v, ks, vs, np.array(rowMask));
     return { logits: Float32Array.from(logits.dataSync() as Float32Array), cache: { k, v } };
   }
@@ -73,16 +88,18 @@ export class DecodeKernels {
     return { logits: Float32Array.from(logits.dataSync() as Float32Array), cache: { k, v } };
   }
 
-  /** New cache whose row i is old row `rows[i]` (grow or compact). Consumes `cache`. */
-  gather(cache: KVCache, rows: Int32Array): KVCache {
-    const [k, v] = this.#gather(cache.k, cache.v, np.array(rows, { dtype: np.int32 }));
+  /**
+   * New cache whose row i is old row `rows[i]` (grow or compact), zero-padded or truncated to
+   * `len` positions. Consumes `cache`.
+   */
+  relayout(cache: KVCache, rows: Int32Array, len: number): KVCache {
+    const [k, v] = this.#gather(cache.k, cache.v, np.array(rows, { dtype: np.int32 }), len);
     return { k, v };
   }
 }
 
-/** Releases a cache's device memory. */
+/** Releases a cache's device memory (skipping arrays a failed call already consumed). */
 export function disposeCache(cache: KVCache | undefined): void {
   if (!cache) return;
-  for (const a of cache.k) a.dispose();
-  for (const a of cache.v) a.dispose();
+  for (const a of [...cache.k, ...cache.v]) if (a.refCount > 0) a.dispose();
 }

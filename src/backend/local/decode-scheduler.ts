@@ -28,6 +28,17 @@ interface Row {
 }
 
 /**
+ * Cache length for `n` positions: 64·2^k (smallest ≥ n), capped at `contextTokens`. Power-of-two
+ * buckets bound the number of compiled decode kernels while keeping attention cost near the
+ * longest live sequence instead of the full context.
+ */
+export function cacheBucket(n: number, contextTokens: number): number {
+  let b = 64;
+  while (b < n) b *= 2;
+  return Math.min(b, contextTokens);
+}
+
+/**
  * Continuous batching over one frozen set of weights: concurrent `sample` calls share one
  * fixed-shape decode batch. New requests are prefilled into free rows between decode steps; the
  * batch grows or compacts between row buckets. Each request draws from its own seeded PRNG, so
@@ -40,6 +51,8 @@ export class DecodeScheduler {
   readonly #queue: Request[] = [];
   #rows: (Row | undefined)[] = [];
   #cache: KVCache | undefined;
+  /** Current cache length in positions (a {@link cacheBucket}); attention cost scales with it. */
+  #len = 0;
   #running = false;
   #autoSeed: number;
 
@@ -85,7 +98,11 @@ export class DecodeScheduler {
           if (this.#queue.length === 0) break;
           continue;
         }
-        if (this.#rows.length > 1 && active <= this.#rows.length / 4) this.#resize(batchBucket(active));
+        const need = cacheBucket(Math.max(...this.#rows.map((r) => (r ? r.pos + 1 : 1))), this.#k.cfg.contextTokens);
+        const shrinkRows = this.#rows.length > 1 && active <= this.#rows.length / 4;
+        if (need > this.#len || need <= this.#len / 4 || shrinkRows) {
+          this.#resize(shrinkRows ? batchBucket(active) : this.#rows.length, need);
+        }
         this.#decodeOnce();
         // Let other async work (tool calls finishing, new sample() calls) run between steps.
         await new Promise<void>((r) => setImmediate(r));
@@ -100,6 +117,7 @@ export class DecodeScheduler {
     } finally {
       disposeCache(this.#cache);
       this.#cache = undefined;
+      this.#len = 0;
       this.#rows = [];
       this.#running = false;
     }
@@ -112,7 +130,12 @@ export class DecodeScheduler {
       const active = this.#rows.filter((r) => r !== undefined).length;
       if (active > 0 && active + req.n > this.#maxRows) return;
       this.#queue.shift();
-      if (this.#rows.length - active < req.n) this.#resize(batchBucket(active + req.n));
+      const C = this.#k.cfg.contextTokens;
+      const paddedLen = seqBucket(req.prompt.length, C);
+      const len = Math.max(this.#len, cacheBucket(Math.max(paddedLen, req.prompt.length + 1), C));
+      if (this.#rows.length - active < req.n || len > this.#len) {
+        this.#resize(Math.max(this.#rows.length, batchBucket(active + req.n)), len);
+      }
       const mask = new Float32Array(this.#rows.length);
       const slots: number[] = [];
       for (let i = 0; i < this.#rows.length && slots.length < req.n; i++) {
@@ -121,8 +144,14 @@ export class DecodeScheduler {
           mask[i] = 1;
         }
       }
-      const C = this.#k.cfg.contextTokens;
-      const res = this.#k.prefill(this.#params, this.#cache!, req.prompt, seqBucket(req.prompt.length, C), mask);
+      let res: { logits: Float32Array; cache: KVCache };
+      try {
+        res = this.#k.prefill(this.#params, this.#cache!, req.prompt, paddedLen, mask);
+      } catch (e) {
+        this.#cache = undefined; // consumed by the failed call
+        req.reject(e);
+        throw e;
+      }
       this.#cache = res.cache;
       slots.forEach((slot, index) => {
         const row: Row = { req, index, tokens: [], logprobs: [], pos: req.prompt.length - 1 };
@@ -165,17 +194,18 @@ export class DecodeScheduler {
     });
   }
 
-  /** Re-lays the batch to `rows` rows, active rows first (in order). */
-  #resize(rows: number): void {
+  /** Re-lays the batch to `rows` rows (active rows first, in order) of `len` cache positions. */
+  #resize(rows: number, len: number): void {
     const keep = this.#rows.flatMap((r, i) => (r ? [i] : []));
     const size = Math.max(rows, keep.length);
     if (this.#cache === undefined) {
-      this.#cache = this.#k.emptyCache(size);
+      this.#cache = this.#k.emptyCache(size, len);
     } else {
       const idx = new Int32Array(size);
       keep.forEach((from, to) => (idx[to] = from));
-      this.#cache = this.#k.gather(this.#cache, idx);
+      this.#cache = this.#k.relayout(this.#cache, idx, len);
     }
+    this.#len = len;
     const old = this.#rows;
     this.#rows = Array.from({ length: size }, (_, i) => (i < keep.length ? old[keep[i]!] : undefined));
   }

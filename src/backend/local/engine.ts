@@ -8,7 +8,8 @@ import { tree } from './jax.js';
 import type { ModelConfig } from './model-config.js';
 import { accumulate, adamStep, type AdamState } from './optimizer.js';
 import { toHost, zerosLike, type Params } from './params.js';
-import { TrainKernels, type PackedBatch } from './train-step.js';
+import type { TrainKernels, PackedBatch } from './train-step.js';
+import { trainKernelsFor } from './kernel-cache.js';
 
 /**
  * The training side of the local backend: weights, Adam state, gradient accumulator and the jitted
@@ -24,7 +25,7 @@ export class LocalEngine {
 
   constructor(cfg: ModelConfig, params: Params, opts: { maxBatchTokens: number; adam?: AdamState }) {
     this.cfg = cfg;
-    this.#kernels = new TrainKernels(cfg);
+    this.#kernels = trainKernelsFor(cfg);
     this.#maxBatchTokens = opts.maxBatchTokens;
     this.#params = params;
     this.#adam = opts.adam ?? { m: zerosLike(cfg), v: zerosLike(cfg), step: 0 };

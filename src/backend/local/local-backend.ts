@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
-import { ConfigError } from '../../errors/index.js';
+import { BackendInputError, ConfigError } from '../../errors/index.js';
 import type { Renderer } from '../../chat/types.js';
 import { loadRenderer } from '../../chat/index.js';
 import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient, TrainingBackend } from '../types.js';
 import { defaultModelDir, tokenizerVocabSize } from './assets.js';
 import { readCheckpoint, readCheckpointConfig, writeCheckpoint } from './checkpoint.js';
-import { DecodeKernels } from './decode-kernels.js';
+import type { DecodeKernels } from './decode-kernels.js';
+import { decodeKernelsFor } from './kernel-cache.js';
 import { LocalEngine } from './engine.js';
 import { ensureJax } from './jax.js';
 import { parseModelConfig, type ModelConfig } from './model-config.js';
-import { initHostParams, toDevice } from './params.js';
+import { initHostParams, toDevice, zerosLike } from './params.js';
 import { LocalSampler } from './local-sampler.js';
 
 /** Options of {@link localBackend}. Every field is optional. */
@@ -113,6 +114,7 @@ class LocalBackend implements TrainingBackend {
   #engine: Promise<{ engine: LocalEngine; kernels: DecodeKernels }> | undefined;
   #renderer: Promise<Renderer> | undefined;
   #samplerSeed: number;
+  #closed = false;
 
   constructor(cfg: ModelConfig, s: Settings) {
     this.#cfg = cfg;
@@ -127,10 +129,11 @@ class LocalBackend implements TrainingBackend {
   }
 
   #start(): Promise<{ engine: LocalEngine; kernels: DecodeKernels }> {
+    if (this.#closed) return Promise.reject(new BackendInputError('backend', 'this local backend was closed'));
     this.#engine ??= (async () => {
       await ensureJax();
       const cfg = this.#cfg;
-      const kernels = new DecodeKernels(cfg);
+      const kernels = decodeKernelsFor(cfg);
       if (this.#s.checkpoint !== undefined) {
         const st = await readCheckpoint(this.#s.checkpoint, cfg, true).catch(() => readCheckpoint(this.#s.checkpoint!, cfg, false));
         const adam = st.m && st.v ? { m: toDevice(cfg, st.m), v: toDevice(cfg, st.v), step: st.step } : undefined;
@@ -162,12 +165,15 @@ class LocalBackend implements TrainingBackend {
     await writeCheckpoint(path, this.#cfg, engine.snapshot());
   }
 
+  /** Loads a `saveState` dir; with `optimizer: false` only weights are loaded and Adam restarts from zero. Drops accumulated gradients. */
   async loadState(path: string, opts?: { optimizer?: boolean }): Promise<void> {
     const { engine } = await this.#start();
     const withOpt = opts?.optimizer ?? true;
     const st = await readCheckpoint(path, this.#cfg, withOpt);
     const cfg = this.#cfg;
-    engine.replace(toDevice(cfg, st.params), st.m && st.v ? { m: toDevice(cfg, st.m), v: toDevice(cfg, st.v), step: st.step } : undefined);
+    // Without the optimizer, Adam restarts (zero moments, step 0) rather than keeping moments of other weights.
+    const adam = st.m && st.v ? { m: toDevice(cfg, st.m), v: toDevice(cfg, st.v), step: st.step } : { m: zerosLike(cfg), v: zerosLike(cfg), step: 0 };
+    engine.replace(toDevice(cfg, st.params), adam);
   }
 
   async computeLogprobs(tokens: readonly number[]): Promise<(number | null)[]> {
@@ -180,7 +186,9 @@ class LocalBackend implements TrainingBackend {
     return this.#renderer;
   }
 
+  /** Frees the weights and optimizer state; later calls reject with `BackendInputError`. Samplers stay usable. */
   async close(): Promise<void> {
+    this.#closed = true;
     if (!this.#engine) return;
     const { engine } = await this.#engine;
     engine.dispose();

@@ -8,7 +8,9 @@ import type { LocalEngine } from './engine.js';
 import { tree } from './jax.js';
 import type { Params } from './params.js';
 
-// Frozen weights are released when the sampler object is garbage-collected.
+// Frozen weights are released when the scheduler is garbage-collected: it is reachable from the sampler
+// AND from its own running decode loop, so an in-flight sample() keeps them alive even if the caller
+// dropped the sampler object.
 const release = new FinalizationRegistry<Params>((p) => tree.dispose(p));
 
 /**
@@ -24,7 +26,7 @@ export class LocalSampler implements SamplingClient {
     this.#engine = engine;
     this.#params = params;
     this.#scheduler = new DecodeScheduler(kernels, params, opts);
-    release.register(this, params);
+    release.register(this.#scheduler, params);
   }
 
   async sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {

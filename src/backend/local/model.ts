@@ -89,20 +89,22 @@ export function targetLogprobs(c: ModelConfig, p: Params, tokens: JaxArray, targ
 }
 
 /**
- * Prompt prefill: keys/values of a right-padded prompt, zero-padded to the full context, and the
+ * Prompt prefill: keys/values of a right-padded prompt, zero-padded to the cache length, and the
  * logits at the prompt's last real position.
- * @param tokens - int32 `[1, Tp]` (right-padded prompt), Tp ≤ contextTokens.
+ * @param tokens - int32 `[1, Tp]` (right-padded prompt), Tp ≤ `cacheLen`.
  * @param lastOneHot - float `[Tp]`, 1 at the last real prompt position.
- * @returns `[logits [V], ks, vs]`, per-layer `[1, H, C, dh]`.
+ * @param cacheLen - length of the KV cache the result is written into (≤ contextTokens).
+ * @returns `[logits [V], ks, vs]`, per-layer `[1, H, cacheLen, dh]`.
  */
 export function prefillKV(
   c: ModelConfig,
   p: Params,
   tokens: JaxArray,
   lastOneHot: JaxArray,
+  cacheLen: number,
 ): [JaxArray, JaxArray[], JaxArray[]] {
   const Tp = tokens.shape[1]!;
-  const C = c.contextTokens;
+  const C = cacheLen;
   const { x, ks, vs } = forwardHidden(c, p, tokens, true);
   const last = x.mul(lastOneHot.reshape([1, Tp, 1])).sum(1); // [1, d]
   const logits = logitsFrom(p, last).reshape([c.vocabSize]);
@@ -131,10 +133,11 @@ export function writeRows(
 }
 
 /**
- * One fixed-shape decode step for R rows, each at its own position (continuous batching).
+ * One fixed-shape decode step for R rows, each at its own position (continuous batching). Attention
+ * covers the cache length C (≤ contextTokens), with slots after each row's `pos` masked out.
  * @param kc,vc - per-layer caches `[R, H, C, dh]` (consumed).
  * @param tok - int32 `[R]`: the token at position `pos` of each row.
- * @param pos - int32 `[R]`: its position (< contextTokens).
+ * @param pos - int32 `[R]`: its position (< C).
  * @returns `[logits [R, V], kc', vc']` (logits predict position `pos + 1`).
  */
 export function decodeStep(
@@ -148,7 +151,7 @@ export function decodeStep(
   const R = tok.shape[0]!;
   const H = c.heads;
   const dh = c.dModel / H;
-  const C = c.contextTokens;
+  const C = kc[0]!.shape[2]!;
   const scale = 1 / Math.sqrt(dh);
   let x = np.take(p['wte']!.ref, tok, 0).add(np.take(p['wpe']!.ref, pos.ref, 0)); // [R, d]
   const oh = nn.oneHot(pos.ref, C).reshape([R, 1, C, 1]);

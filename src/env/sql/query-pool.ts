@@ -7,7 +7,11 @@ import type { SqlExecutor, SqlQueryRequest, SqlQueryResult, SqlSource } from './
 
 /** Options of {@link sqlQueryPool}. */
 export interface SqlQueryPoolOptions {
-  /** The database every query runs against (bytes or a file path). */
+  /**
+   * The database every query runs against: bytes (copied once here, then sent to each query process, which opens
+   * a private read-only in-memory copy) or a file path (each process opens the file read-only; better for large
+   * databases).
+   */
   readonly database: SqlSource;
   /** Long-lived query processes (queries beyond this wait in FIFO order). @default 2 */
   readonly workers?: number;
@@ -15,6 +19,8 @@ export interface SqlQueryPoolOptions {
   readonly timeoutMs?: number;
   /** Default row cap per query. @default 1_000 */
   readonly maxRows?: number;
+  /** Approximate size cap of one result in bytes (UTF-16 strings, blob bytes, 8 per number); rows past it are cut. @default 16_777_216 */
+  readonly maxResultBytes?: number;
   /** SQLite heap limit per query process in bytes (`PRAGMA hard_heap_limit`); 0 for none. @default 268_435_456 */
   readonly memoryLimitBytes?: number;
   /** How long a new process may take to open the database, in ms. @default 15_000 */
@@ -38,6 +44,8 @@ export interface SqlQueryPool extends SqlExecutor {
 interface Job {
   readonly req: SqlQueryRequest;
   readonly signal: AbortSignal | undefined;
+  /** Removes the job from the queue if the signal aborts before a process takes it. */
+  dequeueOnAbort?: () => void;
   resolve(r: SqlQueryResult): void;
   reject(e: unknown): void;
 }
@@ -64,6 +72,7 @@ function validate(o: SqlQueryPoolOptions): void {
   int('timeoutMs', o.timeoutMs, 1);
   int('maxRows', o.maxRows, 0);
   int('memoryLimitBytes', o.memoryLimitBytes, 0);
+  int('maxResultBytes', o.maxResultBytes, 1);
   int('startTimeoutMs', o.startTimeoutMs, 1);
   if (issues.length) throw new ConfigError('SQL query pool options', issues);
 }
@@ -103,6 +112,7 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
   const defTimeoutMs = opts.timeoutMs ?? 5_000;
   const defMaxRows = opts.maxRows ?? 1_000;
   const memoryLimitBytes = opts.memoryLimitBytes ?? 268_435_456;
+  const maxBytes = opts.maxResultBytes ?? 16_777_216;
   const startTimeoutMs = opts.startTimeoutMs ?? 15_000;
   const source = typeof opts.database === 'string' ? opts.database : new Uint8Array(opts.database);
   let modulePath: string | undefined;
@@ -169,7 +179,14 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
   function pump(): void {
     while (!closed && queue.length > 0) {
       let w = [...workers].find((x) => !x.busy && !x.dead);
-      if (!w && workers.size < size) w = spawnWorker();
+      if (!w && workers.size < size) {
+        try {
+          w = spawnWorker();
+        } catch (err) {
+          for (const job of queue.splice(0)) job.reject(err);
+          return;
+        }
+      }
       if (!w) return;
       const job = queue.shift()!;
       run(w, job);
@@ -177,6 +194,7 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
   }
 
   function run(w: Worker, job: Job): void {
+    if (job.dequeueOnAbort) job.signal?.removeEventListener('abort', job.dequeueOnAbort);
     w.busy = true;
     busy(w);
     const finish = () => {
@@ -196,7 +214,13 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
       w.child.once('exit', () => {
         stats.killLatenciesMs.push(performance.now() - t0);
         if (stats.killLatenciesMs.length > 100) stats.killLatenciesMs.shift();
-        if (!closed && workers.size < size) spawnWorker(); // keep the pool warm
+        if (!closed && workers.size < size) {
+          try {
+            spawnWorker(); // keep the pool warm
+          } catch {
+            // the next query will try again and report the failure
+          }
+        }
       });
       w.child.kill('SIGKILL');
     };
@@ -234,7 +258,7 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
           finish();
           job.resolve(failed('timeout', `the query did not finish within ${timeoutMs} ms`, performance.now() - t0));
         }, timeoutMs);
-        w.child.send({ type: 'query', id, sql: job.req.sql, maxRows: job.req.maxRows ?? defMaxRows });
+        w.child.send({ type: 'query', id, sql: job.req.sql, maxRows: job.req.maxRows ?? defMaxRows, maxBytes });
       },
       (err: unknown) => {
         finish();
@@ -250,7 +274,18 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
       const refusal = checkSql(req.sql);
       if (refusal) return Promise.resolve(failed('refused', refusal));
       return new Promise<SqlQueryResult>((resolve, reject) => {
-        queue.push({ req, signal, resolve, reject });
+        const job: Job = { req, signal, resolve, reject };
+        if (signal) {
+          job.dequeueOnAbort = () => {
+            const i = queue.indexOf(job);
+            if (i !== -1) {
+              queue.splice(i, 1);
+              reject(signal.reason);
+            }
+          };
+          signal.addEventListener('abort', job.dequeueOnAbort, { once: true });
+        }
+        queue.push(job);
         pump();
       });
     },

@@ -2,7 +2,9 @@
  * Source of one query process (CommonJS, run with `node -e`; no file to ship or resolve at run time).
  * Protocol over the IPC channel (advanced serialization):
  * - parent → `{ type: 'init', source, memoryLimitBytes }`; child → `{ type: 'ready', error? }`.
- * - parent → `{ type: 'query', id, sql, maxRows }`; child → `{ type: 'result', id, status, columns, rows, truncated, error?, wallMs }`.
+ * - parent → `{ type: 'query', id, sql, maxRows, maxBytes }`; child → `{ type: 'result', id, status, columns, rows, truncated, error?, wallMs }`.
+ *   Rows stop at `maxRows` or when their approximate size passes `maxBytes` (`truncated`); a first row alone over
+ *   `maxBytes` is an `error`, so a giant value never crosses the IPC channel.
  * The database is opened read-only (bytes → private in-memory copy; path → `readonly`, `fileMustExist`); only
  * statements that return rows and that SQLite reports read-only run. The child exits when the parent goes away.
  * `AGENTRL_SQLITE_MODULE` holds the resolved path of `better-sqlite3`.
@@ -38,11 +40,17 @@ process.on('message', (m) => {
       const columns = stmt.columns().map((c) => c.name);
       const rows = [];
       let truncated = false;
+      let bytes = 0;
+      let tooBig = false;
       for (const row of stmt.iterate()) {
         if (rows.length >= m.maxRows) { truncated = true; break; }
+        for (const v of row) bytes += typeof v === 'string' ? v.length * 2 : v && typeof v.byteLength === 'number' ? v.byteLength : 8;
+        if (bytes > m.maxBytes) { if (rows.length === 0) tooBig = true; truncated = true; break; }
         rows.push(row);
       }
-      out = { status: 'ok', columns, rows, truncated };
+      out = tooBig
+        ? { status: 'error', error: 'result too large: one row exceeds ' + m.maxBytes + ' bytes' }
+        : { status: 'ok', columns, rows, truncated };
     }
   } catch (e) {
     const msg = message(e);

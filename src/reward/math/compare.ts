@@ -4,6 +4,7 @@
  * to a constant factor, inequalities up to a positive factor, inequality ↔ interval), degrees.
  */
 import { isNameLike, nameKey, parseAnswerNode, type AnswerNode, type RelOp } from './structure.js';
+import { sameRealSet } from './point-set.js';
 import { evaluateMatrix, isConstant, proportional, scalarEqual, type NumericPolicy } from './scalar.js';
 
 /** Mutable record of what could not be parsed during one comparison. */
@@ -39,7 +40,10 @@ function flip(op: RelOp): RelOp {
   }
 }
 
-/** Converts `x op c`, `c op x`, `a op x op b` into an interval node when the ends are constants. */
+/**
+ * Converts `x op c`, `c op x`, `a op x op b` into an interval node when `x` is a bare name (`x`,
+ * `f(x)`) and the ends are constants; `1 \le |z| \le 2` is left to the point-set comparison.
+ */
 function relationToInterval(n: AnswerNode): AnswerNode | null {
   if (n.kind !== 'relation') return null;
   const isLower = (o: RelOp): boolean => o === '<' || o === 'le';
@@ -49,8 +53,8 @@ function relationToInterval(n: AnswerNode): AnswerNode | null {
     const [l = '', r = ''] = n.parts;
     let op = n.ops[0] ?? '=';
     let c: string;
-    if (isConstant(r) && !isConstant(l)) c = r;
-    else if (isConstant(l) && !isConstant(r)) { c = l; op = flip(op); }
+    if (isConstant(r) && isNameLike(l)) c = r;
+    else if (isConstant(l) && isNameLike(r)) { c = l; op = flip(op); }
     else return null;
     if (isLower(op)) return { kind: 'tuple', open: '(', close: strict(op) ? ')' : ']', items: [expr('-\\infty'), expr(c)] };
     if (isUpper(op)) return { kind: 'tuple', open: strict(op) ? '(' : '[', close: ')', items: [expr(c), expr('\\infty')] };
@@ -59,7 +63,7 @@ function relationToInterval(n: AnswerNode): AnswerNode | null {
   if (n.parts.length === 3) {
     let [a = '', , b = ''] = n.parts;
     let [o1 = '=', o2 = '='] = n.ops;
-    if (isConstant(n.parts[1] ?? '') || !isConstant(a) || !isConstant(b)) return null;
+    if (!isNameLike(n.parts[1] ?? '') || !isConstant(a) || !isConstant(b)) return null;
     if (isUpper(o1) && isUpper(o2)) { [a, b] = [b, a]; [o1, o2] = [flip(o2), flip(o1)]; }
     if (!isLower(o1) || !isLower(o2)) return null;
     return { kind: 'tuple', open: strict(o1) ? '(' : '[', close: strict(o2) ? ')' : ']', items: [expr(a), expr(b)] };
@@ -173,17 +177,22 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
       if (relationsEquivalent(g, p, ctx)) return true;
       const gI = relationToInterval(g);
       const pI = relationToInterval(p);
-      return gI !== null && pI !== null && compareNodes(gI, pI, ctx);
+      if (gI !== null && pI !== null) return compareNodes(gI, pI, ctx);
+      if (gI !== null) return sameRealSet(gI, p);
+      if (pI !== null) return sameRealSet(g, pI);
+      return false;
     }
     if (g.kind === 'relation') {
       if (ga !== null) return compareNodes(parseValue(ga.value, g.degrees), p, ctx);
       const gI = relationToInterval(g);
-      return gI !== null && p.kind !== 'expr' && compareNodes(gI, p, ctx);
+      if (gI !== null && p.kind !== 'expr' && compareNodes(gI, p, ctx)) return true;
+      return (p.kind === 'tuple' || p.kind === 'union') && sameRealSet(g, p);
     }
     if (p.kind === 'relation') {
       if (p.ops.every((o) => o === '=')) return compareNodes(g, parseValue(p.parts[p.parts.length - 1] ?? '', p.degrees), ctx);
       const pI = relationToInterval(p);
-      return pI !== null && g.kind !== 'expr' && compareNodes(g, pI, ctx);
+      if (pI !== null && g.kind !== 'expr' && compareNodes(g, pI, ctx)) return true;
+      return (g.kind === 'tuple' || g.kind === 'union') && sameRealSet(g, p);
     }
   }
 

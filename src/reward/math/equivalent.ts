@@ -24,6 +24,12 @@ export interface MathEquivalenceOptions {
   readonly relTol?: number;
   /** Random points at which expressions with free variables are compared. @default 6 */
   readonly samplePoints?: number;
+  /**
+   * Answers longer than this (characters), or nested deeper than 64 brackets, are compared as
+   * whitespace-free text only: no normalisation or parsing, so they cannot stall the check.
+   * A reward answer comes from a 300-character window, far below this. @default 2000
+   */
+  readonly maxAnswerChars?: number;
 }
 
 /** Status of a check: `ok` (compared; see `equal`) or why it could not be decided. */
@@ -56,12 +62,41 @@ export function resolvePolicy(options: MathEquivalenceOptions = {}): NumericPoli
  * expressions with variables by randomized numeric evaluation; tuples, sets (order-free),
  * intervals (open/closed), unions, matrices, equations and inequalities structurally.
  *
- * Never throws on model output. Runs in the calling thread without a timeout: a pathological
+ * Never throws: an internal failure (e.g. a stack overflow on 25 000 nested parentheses) comes back
+ * as `status: 'error'`. Runs in the calling thread without a timeout: a pathological
  * input (`10^{10^{10^{10}}}`) can block it, so trainers should call `mathEquivalent` instead.
  * @returns `gold_unparseable` when the reference normalises to nothing or its only value does not
  *   parse; `unparseable_prediction` likewise for `pred` (both with `equal: false`).
  */
 export function mathEquivalentSync(gold: string, pred: string, options: MathEquivalenceOptions = {}): EquivalenceResult {
+  try {
+    return check(gold, pred, options);
+  } catch (e) {
+    // compute-engine or a deeply nested input (stack overflow) failed: report, never throw.
+    return { equal: false, status: 'error', detail: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** Deepest bracket nesting in `s` (`(`, `[`, `{`). */
+function nestingDepth(s: string): number {
+  let d = 0;
+  let max = 0;
+  for (const ch of s) {
+    if (ch === '(' || ch === '[' || ch === '{') max = Math.max(max, ++d);
+    else if (ch === ')' || ch === ']' || ch === '}') d = Math.max(0, d - 1);
+  }
+  return max;
+}
+
+function check(gold: string, pred: string, options: MathEquivalenceOptions): EquivalenceResult {
+  const maxChars = options.maxAnswerChars ?? 2000;
+  if (gold.length > maxChars || pred.length > maxChars || nestingDepth(gold) > 64 || nestingDepth(pred) > 64) {
+    // Oversized input: no parsing at all (normalising/parsing it could take seconds or overflow the stack).
+    const a = gold.replace(/\s+/g, '');
+    const b = pred.replace(/\s+/g, '');
+    if (a === '') return { equal: false, status: 'gold_unparseable' };
+    return { equal: a === b, status: 'ok', detail: 'oversized input compared as text' };
+  }
   const g = normalizeDetailed(gold);
   const p = normalizeDetailed(pred);
   if (g.text === '' || !bracketsBalanced(g.text)) return { equal: false, status: 'gold_unparseable' };

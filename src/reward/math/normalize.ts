@@ -98,7 +98,7 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   if (DEGREE_TAIL.test(s)) { degrees = true; s = s.replace(DEGREE_TAIL, ''); }
   s = s.replace(/\s*\\text\{\s*(?:percent|percentage|pct)\s*\}|\s*\b(?:percent|percentage|pct)\b/gi, '\\%');
   s = s.replace(/(?<!\\)%/g, '\\%');
-  s = s.trim().replace(/(?:\s*[.,;。，]\s*)+$/, '').trim();
+  s = s.trim().replace(/[\s.,;。，]+$/, '').trim();
   for (let prev = ''; prev !== s;) { prev = s; s = s.replace(UNIT_TAIL, '').trim(); }
   // A trailing `\text{…}` after a value is a unit (`15\text{ cm}^2`, `0.06\text{ yuan}` keeps the value).
   s = s.replace(/(?<=[\d}).])\s*\\text\{[^{}]*\}(?:\^\{?[23]\}?)?\s*$/, '').trim();

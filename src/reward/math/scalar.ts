@@ -32,9 +32,13 @@ export function getEngine(): ComputeEngine {
   if (engine === undefined || uses++ > 400) {
     engine = new ComputeEngine();
     uses = 0;
+    parsed.clear();
   }
   return engine;
 }
+
+/** Parse cache of the current engine (cleared with it); bounded to 256 entries. */
+const parsed = new Map<string, Expr | null>();
 
 /** Applies the percent rule: a trailing `\%` divides by 100 (`28\%` ≡ 0.28, `28\%` ≢ 28). */
 export function applyPercent(latex: string): string {
@@ -52,12 +56,19 @@ export function applyPercent(latex: string): string {
 /** Parses LaTeX with compute-engine; `null` when the result is not a valid expression. */
 export function parseLatex(latex: string): Expr | null {
   if (latex.trim() === '') return null;
+  const ce = getEngine();
+  const hit = parsed.get(latex);
+  if (hit !== undefined) return hit;
+  let out: Expr | null;
   try {
-    const e = getEngine().parse(latex);
-    return e !== null && e.isValid ? e : null;
+    const e = ce.parse(latex);
+    out = e !== null && e.isValid ? e : null;
   } catch {
-    return null;
+    out = null;
   }
+  if (parsed.size >= 256) parsed.clear();
+  parsed.set(latex, out);
+  return out;
 }
 
 interface Complex { re: number; im: number }
@@ -272,4 +283,19 @@ export function evaluateMatrix(latex: string): string[][] | null {
   } catch {
     return null;
   }
+}
+
+/** Free variables of a LaTeX expression (empty when it does not parse). */
+export function freeVariables(latex: string): string[] {
+  const e = parseLatex(applyPercent(latex));
+  return e === null ? [] : unknownsOf(e);
+}
+
+/** Real value of `latex` with `subs` substituted; `null` when not a finite real (or ±∞). */
+export function realValue(latex: string, subs: Record<string, number> = {}): number | null {
+  const e = parseLatex(applyPercent(latex));
+  if (e === null) return null;
+  const v = Object.keys(subs).length === 0 ? numericOf(e) : substitute(e, subs);
+  if (v === null || !isReal(v)) return null;
+  return v.re;
 }

@@ -53,3 +53,26 @@ describe('localSandbox lifecycle', () => {
     }
   });
 });
+
+describe('localSandbox privileges (bubblewrap)', () => {
+  it.each(['fork-server', 'spawn'] as const)('%s: user code has no capabilities and cannot remount / read-write', async (mode) => {
+    // Hazard: the zygote keeps CAP_SYS_ADMIN inside its user namespace; if a call inherited it,
+    // the code could remount the read-only bind of / and write host files.
+    const sb = localSandbox({ mode, workers: 1, preload: [], isolation: 'bwrap' });
+    try {
+      const r = await sb.run({
+        code:
+          'import ctypes, os, subprocess\n' +
+          'caps = [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapEff", "CapPrm", "CapAmb"))]\n' +
+          'libc = ctypes.CDLL(None, use_errno=True)\n' +
+          'rc = libc.mount(b"none", b"/", None, 32 | 1 << 5, None)\n' + // MS_REMOUNT without MS_RDONLY: try to make / writable
+          'child = subprocess.run(["/bin/sh", "-c", "grep CapEff /proc/self/status"], capture_output=True, text=True).stdout.split()\n' +
+          'print(caps, rc, child[1] if len(child) > 1 else child)',
+      });
+      expect(r.status).toBe('ok');
+      expect(r.stdout).toBe("['0000000000000000', '0000000000000000', '0000000000000000'] -1 0000000000000000\n");
+    } finally {
+      await sb.close();
+    }
+  });
+});

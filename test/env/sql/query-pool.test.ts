@@ -75,6 +75,36 @@ describe('sqlQueryPool (child-process better-sqlite3 workers)', () => {
     expect((await pool.query({ sql: 'SELECT 3' })).rows).toEqual([[3]]);
   });
 
+  it('caps the size of a result so a giant value never crosses the process boundary', async () => {
+    const small = sqlQueryPool({ database: DB_BYTES, workers: 1, maxResultBytes: 4_000 });
+    try {
+      expect(await small.query({ sql: 'SELECT randomblob(1000000)' })).toMatchObject({ status: 'error', error: expect.stringMatching(/result too large/) });
+      const cut = await small.query({ sql: 'SELECT name, capital FROM country' });
+      expect(cut.status).toBe('ok');
+      expect(cut.truncated).toBe(true);
+      expect(cut.rows.length).toBeGreaterThan(10);
+      expect(cut.rows.length).toBeLessThan(200);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('drops a queued query whose signal aborts before a process takes it', async () => {
+    const one = sqlQueryPool({ database: DB_BYTES, workers: 1 });
+    try {
+      const busy = one.query({ sql: RUNAWAY_SQL, timeoutMs: 1_500 });
+      const ac = new AbortController();
+      const queued = one.query({ sql: 'SELECT 1' }, ac.signal);
+      const t0 = performance.now();
+      setTimeout(() => ac.abort(new Error('gave up')), 50);
+      await expect(queued).rejects.toThrow('gave up');
+      expect(performance.now() - t0).toBeLessThan(1_000);
+      expect((await busy).status).toBe('timeout');
+    } finally {
+      await one.close();
+    }
+  });
+
   it('opens a database file by path, read-only', async () => {
     const byPath = sqlQueryPool({ database: DB_PATH, workers: 1 });
     try {
