@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pLimit from 'p-limit';
@@ -49,6 +49,8 @@ export interface BenchRow {
   readonly p95Ms: number;
   /** Median end-to-end latency per snippet, ms. */
   readonly perSnippetMedianMs: Record<string, number>;
+  /** Median child CPU time per call, ms, when the backend reports `cpuMs` (less load-sensitive than wall time). */
+  readonly cpuMedianMs: number | undefined;
   /** Calls whose status differed from the expected one (`raises` → error, others → ok). */
   readonly wrong: number;
   /** Wall time of `while True: pass` with `timeoutMs: 1000`, ms (end-to-end). */
@@ -100,6 +102,7 @@ export async function benchSandboxes(
       p50Ms: quantile(lat.map((l) => l.ms), 0.5),
       p95Ms: quantile(lat.map((l) => l.ms), 0.95),
       perSnippetMedianMs: per,
+      cpuMedianMs: lat.some((l) => l.r.cpuMs !== undefined) ? quantile(lat.map((l) => l.r.cpuMs ?? NaN).filter((x) => !Number.isNaN(x)), 0.5) : undefined,
       wrong: lat.filter((l) => l.r.status !== (l.snippet === 'raises' ? 'error' : 'ok')).length,
       timeoutReturnMs: performance.now() - tt,
       timeoutStatus: tr.status,
@@ -162,7 +165,7 @@ function printRows(rows: readonly BenchRow[], baseline: string): void {
   const snippets = Object.keys(rows[0]?.perSnippetMedianMs ?? {});
   const pad = (s: string, n: number) => s.padEnd(n);
   console.log(
-    [pad('sandbox', 24), pad('calls/s', 9), pad('p50 ms', 8), pad('p95 ms', 8), pad('×thr', 7), ...snippets.map((s) => pad(s, 11)), 'timeout ms', 'wrong'].join(' '),
+    [pad('sandbox', 24), pad('calls/s', 9), pad('p50 ms', 8), pad('p95 ms', 8), pad('×thr', 7), ...snippets.map((s) => pad(s, 11)), 'timeout ms', 'wrong', 'cpu ms p50'].join(' '),
   );
   for (const r of rows) {
     console.log(
@@ -174,7 +177,8 @@ function printRows(rows: readonly BenchRow[], baseline: string): void {
         pad(base ? (r.callsPerSec / base.callsPerSec).toFixed(1) : '-', 7),
         ...snippets.map((s) => pad(r.perSnippetMedianMs[s]!.toFixed(1), 11)),
         `${r.timeoutReturnMs.toFixed(0)} (${r.timeoutStatus})`,
-        String(r.wrong),
+        pad(String(r.wrong), 5),
+        r.cpuMedianMs === undefined ? '-' : r.cpuMedianMs.toFixed(1),
       ].join(' '),
     );
   }
@@ -206,6 +210,7 @@ async function main(): Promise<void> {
     (sandbox as { on?: (e: 'warning', f: (w: unknown) => void) => void }).on?.('warning', (w) => console.warn('warning:', w));
   }
   const isolation = list.map((l) => `${l.name}: ${(l.sandbox as { isolation?: string }).isolation ?? 'none'}`).join(', ');
+  console.log(`load average: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
   console.log(`sandbox bench: rounds=${rounds} (${rounds * RETOOL_MIX.length} calls each) concurrency=${concurrency} isolation: ${isolation}`);
   try {
     const rows = await benchSandboxes(list, { rounds, concurrency });

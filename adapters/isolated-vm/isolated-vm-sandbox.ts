@@ -35,6 +35,8 @@ const schema = z.strictObject({
 
 /** A {@link Sandbox} running JavaScript in isolated-vm, with worker introspection for tests. */
 export interface IsolatedVmSandbox extends Sandbox {
+  /** Unique id; it appears in every worker's argv (`agentrl-ivm-<id>`), for process listings. */
+  readonly instanceId: string;
   /** Pids of live worker processes. */
   workerPids(): number[];
 }
@@ -72,6 +74,7 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
   const recycleAfter = options.recycleAfter ?? 5000;
   const graceMs = options.backstopGraceMs ?? 2000;
 
+  const instanceId = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   let ivmPath: string | undefined;
   const idle: IvmWorker[] = [];
   const all = new Set<IvmWorker>();
@@ -99,6 +102,7 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
     const w: IvmWorker = new IvmWorker({
       ivmPath: resolveIvm(),
       memoryMb,
+      marker: `agentrl-ivm-${instanceId}`,
       onDeath: () => {
         all.delete(w);
         const i = idle.indexOf(w);
@@ -132,6 +136,7 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
 
   return {
     name: 'isolated-vm',
+    instanceId,
 
     async run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
       if (closed) throw new SandboxClosedError();

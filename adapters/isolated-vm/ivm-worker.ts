@@ -66,8 +66,9 @@ export class IvmWorker {
   readonly ready: Promise<void>;
   calls = 0;
 
-  constructor(opts: { readonly ivmPath: string; readonly memoryMb: number; readonly onDeath: () => void }) {
-    this.#child = spawn(process.execPath, ['--no-node-snapshot', '--max-old-space-size=256', '-e', WORKER_SOURCE], {
+  constructor(opts: { readonly ivmPath: string; readonly memoryMb: number; readonly marker: string; readonly onDeath: () => void }) {
+    // `marker` only tags the argv (process listings, leak checks); the worker ignores it.
+    this.#child = spawn(process.execPath, ['--no-node-snapshot', '--max-old-space-size=256', '-e', WORKER_SOURCE, opts.marker], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { AGENTRL_IVM_PATH: opts.ivmPath, AGENTRL_IVM_MEMORY_MB: String(opts.memoryMb) },
       cwd: tmpdir(),

@@ -61,6 +61,11 @@ export const DEFAULT_WARMUP = [
   '    import numpy as np',
   '    a = np.arange(64.0).reshape(8, 8); (a @ a.T).trace(); np.linalg.solve(np.eye(3), np.ones(3))',
   '    np.array([1, 2, 3]).sum(); np.sqrt(np.float64(2.0)); repr(np.ones(3)); np.linspace(0, 1, 5).mean()',
+  'import traceback, linecache',
+  'try:',
+  '    1 // 0',
+  'except ZeroDivisionError as e:',
+  '    traceback.format_exception(type(e), e, e.__traceback__)',
 ].join('\n');
 
 /** {@link LocalSandboxOptions} with defaults filled in. */

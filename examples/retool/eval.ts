@@ -30,7 +30,7 @@ export async function runEval(backend: TrainingBackend, opts: { n: number; probl
     return { tool, text };
   } finally {
     await env.close?.();
-    await (reward as { close?: () => Promise<void> }).close?.();
+    await reward.close();
   }
 }
 

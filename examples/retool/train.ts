@@ -46,7 +46,7 @@ export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<
     return await trainer.train();
   } finally {
     await env.close?.();
-    await (reward as { close?: () => Promise<void> }).close?.();
+    await reward.close();
   }
 }
 

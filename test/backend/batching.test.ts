@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { aggregationCoefficients, batchBucket, MAX_ATTENTION_CELLS, planMicroBatches, seqBucket } from '../../src/backend/local/batching.js';
 import { aggregateLoss } from '../../src/loss/index.js';
 import type { Datum } from '../../src/types/datum.js';
+import { cacheBucket } from '../../src/backend/local/decode-scheduler.js';
 
 const datum = (mask: number[]): Datum => ({
   modelInput: mask.map(() => 1),
@@ -16,6 +17,12 @@ describe('batching', () => {
     expect([1, 2, 3, 5, 16, 17, 33].map(batchBucket)).toEqual([1, 16, 16, 16, 16, 32, 48]);
     expect([1, 64, 65, 256, 257, 500, 600].map((n) => seqBucket(n, 512))).toEqual([256, 256, 256, 256, 512, 512, 512]);
     expect([1, 192, 193].map((n) => seqBucket(n, 384))).toEqual([192, 192, 384]);
+  });
+
+  it('sizes the decode KV cache in power-of-two buckets capped at the context', () => {
+    // Hazard: attention over the full context for short sequences, or a kernel per length.
+    expect([1, 64, 65, 129, 300, 511].map((n) => cacheBucket(n, 512))).toEqual([64, 64, 128, 256, 512, 512]);
+    expect(cacheBucket(700, 640)).toBe(640);
   });
 
   it('keeps every micro-batch within the padded token budget', () => {

@@ -42,7 +42,7 @@ describe('Trainer end to end (tiny model)', () => {
       expect(summary.rewardHistory).toHaveLength(3);
     } finally {
       await sandbox.close();
-      await (reward as { close?: () => Promise<void> }).close?.();
+      await reward.close();
       await backend.close();
     }
     // Event order per step: rollout:start, 8 trajectories + 2 groups, rollout:end, step.

@@ -70,6 +70,7 @@ def _set_cpu_limit(cpu_s):
     ru = resource.getrusage(resource.RUSAGE_SELF)
     soft = int(cpu_s + ru.ru_utime + ru.ru_stime) + 1
     resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+    return ru.ru_utime + ru.ru_stime
 
 
 def _exec_user(code):
@@ -156,7 +157,7 @@ def _child(req_r, out_fd, err_fd, ok_w):
         if not raw:
             os._exit(0)  # spare discarded
         req = json.loads(raw)
-        _set_cpu_limit(req["cpuS"])
+        setup_cpu_s = _set_cpu_limit(req["cpuS"])
         stdin_data = req.get("stdin")
         in_fd = _memfd("stdin", stdin_data.encode()) if stdin_data else os.open("/dev/null", os.O_RDONLY)
         os.dup2(in_fd, 0)
@@ -167,7 +168,7 @@ def _child(req_r, out_fd, err_fd, ok_w):
             os.environ.clear()
             os.environ.update(CFG["env"])
             os.environ.update({"HOME": work, "TMPDIR": work, "PWD": work})
-        os.write(ok_w, b"1")
+        os.write(ok_w, ("1%.6f" % setup_cpu_s).encode())  # setup CPU is not the call's
         os.closerange(3, CFG["openFiles"] + 64)
         if "random" in sys.modules:
             sys.modules["random"].seed()
@@ -275,7 +276,9 @@ def _finish(req, sp, t0):
                 os.killpg(sp.pid, signal.SIGKILL)
             except OSError:
                 pass
-        setup_ok = os.read(sp.ok_r, 1) == b"1"
+        ok = os.read(sp.ok_r, 64)
+        setup_ok = ok[:1] == b"1"
+        setup_cpu_s = float(ok[1:] or 0) if setup_ok else 0.0
         cap = req["capBytes"]
         oh, ot, osz = _head_tail(sp.out, cap)
         eh, et, esz = _head_tail(sp.err, cap)
@@ -287,7 +290,7 @@ def _finish(req, sp, t0):
             "timedOut": timed_out,
             "outputKilled": flood,
             "wallMs": wall_ms,
-            "cpuMs": (ru.ru_utime + ru.ru_stime) * 1000.0,
+            "cpuMs": max(0.0, ru.ru_utime + ru.ru_stime - setup_cpu_s) * 1000.0,
             "stdout": [base64.b64encode(oh).decode(), base64.b64encode(ot).decode(), osz],
             "stderr": [base64.b64encode(eh).decode(), base64.b64encode(et).decode(), esz],
         }

@@ -121,7 +121,7 @@ export class MathCheckPool {
   #closed = false;
   #fatal: MathWorkerError | undefined;
 
-  /** @throws ConfigError-like `RangeError` is never thrown; invalid sizes are clamped to ≥ 1. */
+  /** Creates an empty pool; workers start on the first check. A `size` below 1 is clamped to 1. */
   constructor(options: MathCheckPoolOptions = {}) {
     this.#size = Math.max(1, Math.floor(options.size ?? Math.min(2, availableParallelism())));
     this.#timeoutMs = options.timeoutMs ?? 5000;

@@ -27,9 +27,9 @@ function isLiteral(e: Expr): boolean {
 let engine: ComputeEngine | undefined;
 let uses = 0;
 
-/** The thread's compute-engine, recreated every 400 uses so auto-declared symbols do not pile up. */
+/** The thread's compute-engine, recreated every 2000 uses so auto-declared symbols do not pile up. */
 export function getEngine(): ComputeEngine {
-  if (engine === undefined || uses++ > 400) {
+  if (engine === undefined || uses++ > 2000) {
     engine = new ComputeEngine();
     uses = 0;
     parsed.clear();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SandboxClosedError } from '../../../src/errors/index.js';
 import { localSandbox, type LocalSandboxWarning } from '../../../adapters/local/index.js';
 import { processesWithMarker } from '../../sandbox-conformance/conformance.js';
+import { pathsToHide, probeBwrap } from '../../../adapters/local/isolation.js';
 
 describe('localSandbox lifecycle', () => {
   it('warns and names the protections that are off when isolation is disabled', async () => {
@@ -54,7 +55,9 @@ describe('localSandbox lifecycle', () => {
   });
 });
 
-describe('localSandbox privileges (bubblewrap)', () => {
+const bwrapOk = probeBwrap('/usr/bin/python3', pathsToHide('/usr/bin/python3', undefined).hide).ok;
+
+describe.skipIf(!bwrapOk)('localSandbox privileges (bubblewrap)', () => {
   it.each(['fork-server', 'spawn'] as const)('%s: user code has no capabilities and cannot remount / read-write', async (mode) => {
     // Hazard: the zygote keeps CAP_SYS_ADMIN inside its user namespace; if a call inherited it,
     // the code could remount the read-only bind of / and write host files.
