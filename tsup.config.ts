@@ -5,6 +5,8 @@ export default defineConfig({
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
     cli: 'src/cli/main.ts',
+    // Loaded by the math-equivalence worker pool (src/reward/math/pool.ts) inside worker threads.
+    'reward-math-worker': 'src/reward/math/equivalent.ts',
     'adapters/local': 'adapters/local/index.ts',
     'adapters/docker': 'adapters/docker/index.ts',
     'adapters/remote': 'adapters/remote/index.ts',
@@ -18,4 +20,6 @@ export default defineConfig({
   platform: 'node',
   shims: true,
   splitting: true,
+  // Optional native/heavy dependencies stay external: loaded only by the adapters and environments that use them.
+  external: ['dockerode', 'isolated-vm', 'better-sqlite3'],
 });

@@ -29,7 +29,7 @@ interface Waiter {
 export function containerSpec(o: ResolvedDockerOptions, poolId: string): ContainerCreateOptions {
   return {
     Image: o.image,
-    Cmd: [o.python, '-I', '-c', RUNNER_SOURCE, JSON.stringify(o.preload)],
+    Cmd: [o.python, '-I', '-c', RUNNER_SOURCE, JSON.stringify(o.preload), JSON.stringify(o.warmup)],
     User: '65534:65534',
     WorkingDir: '/tmp',
     Env: Object.entries(o.env).map(([k, v]) => `${k}=${v}`),
@@ -232,6 +232,7 @@ export function dockerSandbox(options: DockerSandboxOptions): DockerSandbox {
       if ('kind' in out) {
         retire(slot);
         if (out.kind === 'aborted') throw out.reason;
+        if (closed) throw new SandboxClosedError();
         return failureResult(out, timeoutMs, startedAt);
       }
       const result = replyToResult(out as RunnerReply);

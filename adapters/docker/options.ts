@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type Docker from 'dockerode';
 import { ConfigError } from '../../src/errors/config-error.js';
+import { DEFAULT_WARMUP } from '../local/options.js';
 
 /** Options of {@link dockerSandbox}. Every size is in MiB or bytes as named; every time in ms. */
 export interface DockerSandboxOptions {
@@ -28,6 +29,12 @@ export interface DockerSandboxOptions {
   readonly recycleAfter?: number;
   /** Modules the runner imports once so calls start warm. @default ['math', 'fractions', 'itertools', 'numpy', 'sympy'] */
   readonly preload?: readonly string[];
+  /**
+   * Python run once in each runner after `preload` (output discarded, errors ignored) so lazily
+   * loaded parts of sympy/numpy are warm in every forked call. `''` disables it.
+   * @default the local sandbox's `DEFAULT_WARMUP`
+   */
+  readonly warmup?: string;
   /** Interpreter inside the image. @default '/usr/bin/python3' */
   readonly python?: string;
   /** Extra bind mounts, Docker syntax `host:container[:ro]` (e.g. `['/usr:/usr:ro']` for the local test image). Paths are on the Docker host. @default [] */
@@ -78,6 +85,7 @@ const schema = z.strictObject({
   killAfterOutputBytes: positiveInt.optional(),
   recycleAfter: positiveInt.optional(),
   preload: z.array(z.string().regex(/^[A-Za-z_][\w.]*$/)).optional(),
+  warmup: z.string().optional(),
   python: z.string().min(1).optional(),
   binds: z.array(z.string().min(3)).optional(),
   env: z.record(z.string(), z.string()).optional(),
@@ -112,6 +120,7 @@ export function resolveDockerOptions(opts: DockerSandboxOptions): ResolvedDocker
     killAfterOutputBytes: opts.killAfterOutputBytes ?? 16 * 1024 * 1024,
     recycleAfter: opts.recycleAfter ?? 1000,
     preload: opts.preload ?? ['math', 'fractions', 'itertools', 'numpy', 'sympy'],
+    warmup: opts.warmup ?? DEFAULT_WARMUP,
     python: opts.python ?? '/usr/bin/python3',
     binds: opts.binds ?? [],
     env: opts.env ?? DEFAULT_SANDBOX_ENV,

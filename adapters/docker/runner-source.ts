@@ -1,6 +1,6 @@
 /**
  * Source of the long-lived Python runner that lives inside each pooled container (PID 2 under the
- * container's init). It is started as `python3 -I -c <RUNNER_SOURCE> <preload-json>` so any image
+ * container's init). It is started as `python3 -I -c <RUNNER_SOURCE> <preload-json> <warmup-json>` so any image
  * with a Python 3.8+ interpreter works; nothing has to be baked into the image.
  *
  * Protocol over the container's attached stdio (JSON lines):
@@ -273,6 +273,16 @@ def main():
             __import__(name); ok.append(name)
         except BaseException:
             failed.append(name)
+    warmup = json.loads(sys.argv[2]) if len(sys.argv) > 2 else ''
+    if warmup:
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = io.StringIO()
+        try:
+            exec(compile(warmup, '<warmup>', 'exec'), {'__name__': '__warmup__', '__builtins__': builtins})
+        except BaseException:
+            pass
+        finally:
+            sys.stdout, sys.stderr = saved
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     os.set_blocking(wake_r, False)

@@ -78,7 +78,7 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
   let ivmPath: string | undefined;
   const idle: IvmWorker[] = [];
   const all = new Set<IvmWorker>();
-  const waiters: ((w: IvmWorker) => void)[] = [];
+  const waiters: { resolve: (w: IvmWorker) => void; reject: (e: unknown) => void }[] = [];
   let closed = false;
   let nextId = 1;
 
@@ -116,15 +116,33 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
 
   function release(w: IvmWorker): void {
     const next = waiters.shift();
-    if (next) next(w);
+    if (next) next.resolve(w);
     else idle.push(w);
   }
 
-  function acquire(): Promise<IvmWorker> {
+  function acquire(signal?: AbortSignal): Promise<IvmWorker> {
     const w = idle.shift();
     if (w) return Promise.resolve(w);
     if (all.size < size) return Promise.resolve(spawnWorker());
-    return new Promise((resolve) => waiters.push(resolve));
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        const i = waiters.indexOf(entry);
+        if (i >= 0) waiters.splice(i, 1);
+        reject(signal?.reason);
+      };
+      const entry = {
+        resolve: (x: IvmWorker) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(x);
+        },
+        reject: (e: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waiters.push(entry);
+    });
   }
 
   function failure(f: IvmFailure, timeoutMs: number, wallMs: number): ExecResult {
@@ -142,7 +160,7 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
       if (closed) throw new SandboxClosedError();
       signal?.throwIfAborted();
       resolveIvm();
-      const w = await acquire();
+      const w = await acquire(signal);
       if (closed) {
         void w.destroy();
         throw new SandboxClosedError();
@@ -160,6 +178,7 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
       const out = await w.call({ id: nextId++, code: req.code, timeoutMs, maxOutputBytes, killAfterBytes }, timeoutMs + graceMs);
       signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) throw signal.reason;
+      if (closed) throw new SandboxClosedError();
       if ('kind' in out) return failure(out, timeoutMs, performance.now() - t0);
       if (!w.alive || closed || w.calls >= recycleAfter) {
         void w.destroy(); // its exit hands a fresh worker to any waiter (onDeath)
@@ -177,6 +196,8 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
       if (closed) return;
       closed = true;
       idle.length = 0;
+      const err = new SandboxClosedError();
+      for (const w of waiters.splice(0)) w.reject(err);
       await Promise.all([...all].map((w) => w.destroy()));
       all.clear();
     },

@@ -8,6 +8,8 @@ import { Zygote, signalName, type ZygoteConfig } from './zygote.js';
 
 /** Extra time the Node side waits for a zygote's own deadline before killing the whole zygote, ms. */
 const BACKSTOP_GRACE_MS = 2000;
+/** Longest a zygote may take to import `preload` and run `warmup`, ms. */
+const START_TIMEOUT_MS = 120_000;
 
 /** Seconds of CPU allowed for a call with wall limit `timeoutMs` (soft; hard is one more). */
 export function cpuSecondsFor(timeoutMs: number): number {
@@ -74,11 +76,15 @@ export class ForkServerPool {
     let anomaly: string | undefined;
     let workdir: string | undefined;
     try {
+      // Ref'd timer: keeps Node alive while the (unref'd) zygote starts, and bounds the start.
+      const startGuard = setTimeout(() => z.kill(`zygote not ready after ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
       try {
         await z.ready;
       } catch (e) {
         anomaly = 'start failure';
         return sandboxErrorResult(`sandbox zygote failed to start: ${(e as Error).message}`);
+      } finally {
+        clearTimeout(startGuard);
       }
       if (signal?.aborted) throw abortError(signal);
       if (this.#cfg.bwrap === undefined) workdir = await mkdtemp(join(tmpdir(), 'agentrl-call-'));

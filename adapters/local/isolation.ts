@@ -27,9 +27,17 @@ export function findBwrap(): string | undefined {
   return undefined;
 }
 
+const SYSTEM_DIRS = /^\/(usr|lib|lib32|lib64|bin|sbin|etc|proc|sys|dev|run|var\/lib)(\/|$)/;
+
+/** The trainer's working directory (its project, data and checkpoints), unless it is `/` or a system directory the interpreter needs. */
+function trainerWorkdir(): string[] {
+  const cwd = process.cwd();
+  return cwd === '/' || SYSTEM_DIRS.test(cwd) ? [] : [cwd];
+}
+
 /** Paths to hide (existing ones), minus any that holds the Python binary (hiding it would break it). */
 export function pathsToHide(python: string, requested: readonly string[] | undefined): { hide: string[]; kept: string[] } {
-  const wanted = requested ?? [homedir(), '/root', '/home'];
+  const wanted = requested ?? [homedir(), '/root', '/home', ...trainerWorkdir()];
   let real = python;
   try {
     real = realpathSync(python);

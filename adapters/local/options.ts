@@ -42,7 +42,7 @@ export interface LocalSandboxOptions {
   readonly recycleAfter?: number;
   /** `auto`: bubblewrap when it works, else no isolation with a warning; `bwrap`: require it; `none`: no namespaces (warns). @default 'auto' */
   readonly isolation?: 'auto' | 'bwrap' | 'none';
-  /** Host paths hidden behind an empty tmpfs inside the sandbox. @default [homedir(), '/root', '/home'] (those that exist) */
+  /** Host paths hidden behind an empty tmpfs inside the sandbox. @default [homedir(), '/root', '/home', process.cwd()] (those that exist; the working directory unless it is `/` or a system directory) */
   readonly hidePaths?: readonly string[];
   /** Called for every warning (also emitted as the `warning` event). */
   readonly onWarning?: (w: LocalSandboxWarning) => void;

@@ -103,6 +103,9 @@ export class Zygote {
       this.#stderrTail = (this.#stderrTail + d).slice(-2000);
     });
     this.#proc.stdin!.on('error', () => {});
+    // An idle pool must not keep the trainer's process alive; pending calls hold ref'd timers.
+    this.#proc.unref();
+    for (const s of [this.#proc.stdin, this.#proc.stdout, this.#proc.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
     this.#proc.on('error', (e) => this.#die(`zygote failed to start: ${e.message}`));
     this.#proc.on('exit', (code, sig) => this.#die(`zygote exited (${code ?? sig}): ${this.#stderrTail.trim()}`));
   }

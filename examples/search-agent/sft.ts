@@ -2,7 +2,7 @@
  * Cold-start SFT for the search agent on the embedded model: length-bucketed cross-entropy on the imperfect
  * demonstrations of demos.ts. Writes the checkpoint `npm run search-agent` starts from.
  *
- *   npm run search-agent:sft -- [--steps 500] [--batch 16] [--lr 1e-3] [--out examples/search-agent/checkpoints/sft]
+ *   node --import tsx examples/search-agent/sft.ts [--steps 500] [--batch 16] [--lr 1e-3] [--init DIR] [--out examples/search-agent/checkpoints/sft]
  */
 import { parseArgs } from 'node:util';
 import { loadMathDataset, mulberry32, type Datum } from 'agentrl';
@@ -35,14 +35,16 @@ export interface SftOptions {
   /** Passes of demonstrations drawn over the training questions. @default 4 */
   readonly epochs?: number;
   readonly saveEvery?: number;
+  /** Continue from this checkpoint (weights + optimizer state) instead of fresh weights. */
+  readonly init?: string;
   readonly log?: (s: string) => void;
 }
 
-/** Runs cold-start SFT from fresh weights and saves the result to `opts.out` (`saveState`). */
+/** Runs cold-start SFT (from fresh weights, or from `opts.init`) and saves the result to `opts.out` (`saveState`). */
 export async function runSft(opts: SftOptions): Promise<void> {
   const log = opts.log ?? console.log;
   const train = await loadMathDataset(PATHS.train);
-  const backend = makeBackend({ seed: opts.seed });
+  const backend = makeBackend(opts.init !== undefined ? { checkpoint: opts.init } : { seed: opts.seed });
   const renderer = await backend.renderer();
   const env = searchEnv(await makeRetriever());
   const { datums, styles, dropped } = await buildDemoDatums(renderer, env, train, {
@@ -79,6 +81,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       epochs: { type: 'string', default: '4' },
       out: { type: 'string', default: PATHS.sftCheckpoint },
       'save-every': { type: 'string', default: '100' },
+      init: { type: 'string' },
     },
   });
   await runSft({
@@ -89,5 +92,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     seed: Number(values.seed),
     epochs: Number(values.epochs),
     saveEvery: Number(values['save-every']),
+    ...(values.init !== undefined ? { init: values.init } : {}),
   });
 }

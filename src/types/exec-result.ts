@@ -38,8 +38,10 @@ export interface RunRequest {
 /**
  * A place to run model-written code. Every backend (local subprocess, Docker, remote HTTP,
  * isolated-vm) implements this and passes the same conformance suite.
- * `run` always resolves: a fault of the code or of the sandbox is an {@link ExecResult}
- * (`sandbox_error` for the latter); it rejects only on abort or after `close()`.
+ * A fault of the code, or of a sandbox that still answers, is an {@link ExecResult} (`sandbox_error` for the
+ * latter). `run` rejects only on abort, after `close()` (`SandboxClosedError`), or when a remote backend cannot be
+ * reached at all (`SandboxUnavailableError`, `SandboxTimeoutError`); environments turn such rejections into
+ * `sandbox_error` observations, so a sandbox fault never crashes the trainer.
  */
 export interface Sandbox {
   /** Human-readable backend name, e.g. `'local'`, `'docker'`. */

@@ -181,9 +181,15 @@ export class MathCheckPool {
       task.resolve({ equal: false, status: 'timeout', detail: `check exceeded ${task.timeoutMs} ms` });
       this.#drop(slot);
       void slot.worker.terminate();
-      this.#pump();
+      this.#replace();
     }, task.timeoutMs);
     slot.worker.postMessage({ id: task.id, gold: task.gold, pred: task.pred, options: task.options });
+  }
+
+  /** Starts a replacement at once after a kill, so the next check does not wait for a cold worker. */
+  #replace(): void {
+    if (!this.#closed && this.#fatal === undefined && this.#slots.length < this.#size) this.#spawn();
+    this.#pump();
   }
 
   #drop(slot: Slot): void {
@@ -236,7 +242,7 @@ export class MathCheckPool {
       slot.task = undefined;
       this.#drop(slot);
       task?.resolve({ equal: false, status: 'error', detail: why });
-      this.#pump();
+      this.#replace();
     };
     worker.on('error', (e) => onDeath(`math worker crashed: ${e.message}`));
     worker.on('exit', (code) => onDeath(`math worker exited with code ${code}`));

@@ -100,9 +100,14 @@ describe('isolatedVmSandbox', () => {
   it('validates options and rejects run() after close()', async () => {
     expect(() => isolatedVmSandbox({ memoryMb: 1 })).toThrow(ConfigError);
     expect(() => isolatedVmSandbox({ bogus: 1 } as never)).toThrow(/isolatedVm/);
-    const other = isolatedVmSandbox();
+    const other = isolatedVmSandbox({ workers: 1 });
     expect((await other.run({ code: 'console.log(1)' })).stdout).toBe('1\n');
+    // Hazard: a call in flight or queued at close() must not hang or pretend to have run.
+    const inFlight = expect(other.run({ code: 'while (true) {}', timeoutMs: 10_000 })).rejects.toBeInstanceOf(SandboxClosedError);
+    const queued = expect(other.run({ code: 'console.log(2)' })).rejects.toBeInstanceOf(SandboxClosedError);
+    await new Promise((r) => setTimeout(r, 200));
     await other.close();
+    await Promise.all([inFlight, queued]);
     await expect(other.run({ code: 'console.log(1)' })).rejects.toBeInstanceOf(SandboxClosedError);
     expect(processesWithMarker(`agentrl-ivm-${other.instanceId}`)).toEqual([]);
   });

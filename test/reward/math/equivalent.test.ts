@@ -98,11 +98,9 @@ describe('mathEquivalentSync: statuses and properties', () => {
   // Hazard: normalising or parsing a huge / deeply nested answer in-thread could take seconds.
   it('compares oversized or deeply nested answers as text without parsing', () => {
     const nested = `${'('.repeat(25_000)}1${')'.repeat(25_000)}`;
-    const started = Date.now();
     expect(mathEquivalentSync(nested, nested)).toMatchObject({ equal: true, status: 'ok' });
-    expect(mathEquivalentSync(nested, '1')).toMatchObject({ equal: false, status: 'ok' });
+    expect(mathEquivalentSync(nested, '1')).toMatchObject({ equal: false, status: 'ok', detail: 'oversized input compared as text' });
     expect(mathEquivalentSync('1', `${'. '.repeat(20_000)}x`)).toMatchObject({ equal: false });
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('reports unparseable sides', () => {

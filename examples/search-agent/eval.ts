@@ -1,0 +1,93 @@
+/**
+ * eval: the search agent on held-out questions (Average@N, Pass@N, answer-format rate, valid tool-call rate,
+ * mean searches, mean turns), with the same sampling settings before and after RL.
+ *
+ *   node --import tsx examples/search-agent/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out DIR]
+ */
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { evaluate, loadMathDataset, type EvalResult, type TrainingBackend } from 'agentrl';
+import { makeBackend } from './backend.js';
+import { BUDGETS, PATHS, SAMPLING } from './config.js';
+import { makeRetriever, searchEnv, searchReward } from './env.js';
+
+/** Options of {@link runEval}. */
+export interface EvalOptions {
+  /** Samples per question. */
+  readonly n: number;
+  /** Held-out questions used (the first ones of `facts-test.jsonl`). */
+  readonly problems: number;
+  readonly seed: number;
+  /** Writes `search.jsonl` (one record per question) here when given. */
+  readonly outDir?: string;
+  /** A Search-R1-compatible `/retrieve` URL instead of the embedded BM25 index. */
+  readonly retrieverUrl?: string;
+}
+
+/** Evaluates the backend's current weights on the held-out questions. */
+export async function runEval(backend: TrainingBackend, opts: EvalOptions): Promise<EvalResult> {
+  const examples = await loadMathDataset(PATHS.test, { limit: opts.problems });
+  const sampler = await backend.saveWeightsForSampler();
+  const renderer = await backend.renderer();
+  const env = searchEnv(await makeRetriever(opts.retrieverUrl));
+  try {
+    return await evaluate({
+      sampler,
+      renderer,
+      env,
+      reward: searchReward(),
+      examples,
+      n: opts.n,
+      budgets: BUDGETS,
+      sampling: { ...SAMPLING, seed: opts.seed },
+      ...(opts.outDir ? { outPath: join(opts.outDir, 'search.jsonl') } : {}),
+    });
+  } finally {
+    await env.close?.();
+  }
+}
+
+const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(1)}%`;
+
+/** Column header of {@link formatEvalRow}. */
+export function evalHeader(n: number): string {
+  return ['run'.padEnd(14), `avg@${n}`.padStart(8), `pass@${n}`.padStart(8), 'format'.padStart(8), 'validtool'.padStart(10), 'searches'.padStart(9), 'turns'.padStart(6)].join(' ');
+}
+
+/** One table row: Average@N, Pass@N, format rate, valid tool-call rate, mean searches, mean turns. */
+export function formatEvalRow(label: string, r: EvalResult): string {
+  const m = r.metrics;
+  return [
+    label.padEnd(14),
+    pct(m['eval/average_at_n']).padStart(8),
+    pct(m['eval/pass_at_n']).padStart(8),
+    pct(m['eval/format_rate']).padStart(8),
+    pct(m['eval/valid_tool_call_rate']).padStart(10),
+    (m['eval/tool_calls'] ?? 0).toFixed(2).padStart(9),
+    (m['eval/turns'] ?? 0).toFixed(2).padStart(6),
+  ].join(' ');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      checkpoint: { type: 'string', default: PATHS.sftCheckpoint },
+      n: { type: 'string', default: '4' },
+      problems: { type: 'string', default: '64' },
+      seed: { type: 'string', default: '1234' },
+      retriever: { type: 'string' },
+      out: { type: 'string', default: join(PATHS.runs, 'eval') },
+    },
+  });
+  const backend = makeBackend({ checkpoint: values.checkpoint! });
+  const r = await runEval(backend, {
+    n: Number(values.n),
+    problems: Number(values.problems),
+    seed: Number(values.seed),
+    outDir: values.out!,
+    ...(values.retriever ? { retrieverUrl: values.retriever } : {}),
+  });
+  console.log(evalHeader(Number(values.n)));
+  console.log(formatEvalRow('search agent', r));
+  await backend.close();
+}

@@ -1,0 +1,39 @@
+/** Settings shared by the sql-agent example's scripts (embedded backend; templated lookups, 384-token context). */
+import { fileURLToPath } from 'node:url';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export const PATHS = {
+  /** The example database (`data/build-data.ts` builds it from country-json). */
+  database: here('./data/countries.sqlite'),
+  /** Templated lookup questions; regenerate with `node --import tsx examples/sql-agent/data/build-lookups.ts`. */
+  train: here('./data/lookup-train.jsonl'),
+  test: here('./data/lookup-test.jsonl'),
+  /** The shipped cold-start checkpoint (regenerate with `npm run sql-agent:sft`). */
+  sftCheckpoint: here('./checkpoints/sft'),
+  runs: here('../../runs/sql-agent'),
+};
+
+/** Model shape of the embedded transformer (same context in SFT, RL and eval: one compiled shape set). */
+export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 384 } as const;
+
+/** Assistant turns per episode, the final answer included (so one exploratory query). */
+export const MAX_TURNS = 2;
+
+/** Rows shown per query result. */
+export const ROW_LIMIT = 3;
+
+/** Per-query deadline (ms). */
+export const QUERY_TIMEOUT_MS = 5_000;
+
+/** Per-trajectory budgets, in tokens (bytes for the embedded model). */
+export const BUDGETS = {
+  maxToolCalls: MAX_TURNS - 1,
+  maxTurns: MAX_TURNS,
+  maxTrajectoryTokens: 384,
+  maxTurnTokens: 112,
+  maxToolResponseTokens: 80,
+} as const;
+
+/** Sampling settings for RL rollouts and for both evaluations (identical across compared runs). */
+export const SAMPLING = { temperature: 1, topP: 1 } as const;

@@ -1,0 +1,124 @@
+/**
+ * Cold-start SFT demonstrations for the SQL agent, deliberately imperfect (as in a cold start) so RL has something
+ * to fix: most run the query first and then give it as the final ```sql block, some answer straight away with a
+ * guessed table name (usually wrong), some run a query on a wrong table, read the error and fix it (or not), some
+ * emit a malformed tool call. Observations come from the real environment (`env.step` on the real database), and
+ * every turn is rendered with `renderPrompt` + `nextPrompt` exactly as a rollout renders it.
+ */
+import { mulberry32, supervisedDatum, type Datum, type Environment, type Example, type Message, type Renderer } from 'agentrl';
+
+export type DemoStyle = 'query' | 'guess' | 'error-fix' | 'error-guess' | 'malformed';
+
+/** A native `execute_sql` call, formatted as the chat template renders one. */
+const call = (sql: string) => `<tool_call>\n{"name": "execute_sql", "arguments": {"sql": ${JSON.stringify(sql)}}}\n</tool_call>`;
+const final = (sql: string) => '```sql\n' + sql + '\n```';
+
+/** Picks a style with the cold-start mix: 50% query, 25% guess, 10% error → fix, 5% error → guess, 10% malformed. */
+export function pickStyle(r: () => number): DemoStyle {
+  const x = r();
+  if (x < 0.5) return 'query';
+  if (x < 0.75) return 'guess';
+  if (x < 0.85) return 'error-fix';
+  if (x < 0.9) return 'error-guess';
+  return 'malformed';
+}
+
+/** The gold SQL with a plausible wrong table name (`countries`), as a model guessing the schema writes it. */
+export function wrongTable(sql: string): string {
+  return sql.replace(' FROM country ', ' FROM countries ');
+}
+
+/** The assistant texts of one demonstration (tool turns are answered by the environment). A guess is right 30% of the time. */
+export function demoTexts(ex: Example, style: DemoStyle, r: () => number): string[] {
+  const gold = ex.answer;
+  switch (style) {
+    case 'query':
+      return [call(gold), final(gold)];
+    case 'guess':
+      return [final(r() < 0.3 ? gold : wrongTable(gold))];
+    case 'error-fix':
+      return [call(wrongTable(gold)), final(gold)];
+    case 'error-guess':
+      return [call(wrongTable(gold)), final(wrongTable(gold))];
+    case 'malformed':
+      return [`<tool_call>\n{"name": "execute_sql", "arguments": {"sql": ${JSON.stringify(gold)}}\n</tool_call>`];
+  }
+}
+
+/**
+ * Renders one demonstration as a rollout would: each text is parsed with `renderer.parseAssistant`; a tool call is
+ * run by `env.step` and its observation appended with `renderer.nextPrompt`. Returns a cross-entropy datum with
+ * mask 1 on the assistant tokens (and their stop token) only.
+ * @param maxToolResponseTokens - the observation budget (tokens), as in the rollout budgets.
+ */
+export async function demoDatum(
+  renderer: Renderer,
+  env: Environment,
+  example: Example,
+  texts: readonly string[],
+  maxToolResponseTokens: number,
+): Promise<Datum> {
+  let messages: Message[] = env.initialMessages(example);
+  let prompt = renderer.renderPrompt(messages, { tools: env.tools, addGenerationPrompt: true });
+  const tokens: number[] = [...prompt];
+  const mask: number[] = prompt.map(() => 0);
+  const stop = renderer.stopTokens[0]!;
+  let toolCalls = 0;
+  for (const text of texts) {
+    const completion = [...renderer.encode(text), stop];
+    tokens.push(...completion);
+    mask.push(...completion.map(() => 1));
+    const action = renderer.parseAssistant(text, env.tools);
+    if (action.kind !== 'tool') break;
+    const outcome = await env.step(action, {
+      trajectoryId: `${example.id}/demo`,
+      groupIndex: 0,
+      example,
+      toolCalls,
+      maxToolResponseTokens,
+      countTokens: (s) => renderer.encode(s).length,
+      signal: new AbortController().signal,
+      state: new Map(),
+    });
+    toolCalls++;
+    if (outcome.done) break;
+    const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation: outcome.observation, tools: env.tools });
+    const delta = next.slice(tokens.length);
+    tokens.push(...delta);
+    mask.push(...delta.map(() => 0));
+    messages = [...messages, { role: 'assistant', content: text }, ...outcome.observation];
+    prompt = next;
+  }
+  return supervisedDatum({ tokens, mask });
+}
+
+/**
+ * Demonstration datums: `epochs` passes over `examples`, each example with a freshly drawn style per pass.
+ * Demonstrations longer than `maxTokens` (tokens) are left out rather than cut. Returns the datums, the count kept
+ * per style, and how many were left out.
+ */
+export async function buildDemoDatums(
+  renderer: Renderer,
+  env: Environment,
+  examples: readonly Example[],
+  opts: { seed: number; epochs: number; maxToolResponseTokens: number; maxTokens?: number },
+): Promise<{ datums: Datum[]; styles: Record<DemoStyle, number>; dropped: number }> {
+  const r = mulberry32(opts.seed);
+  const styles: Record<DemoStyle, number> = { query: 0, guess: 0, 'error-fix': 0, 'error-guess': 0, malformed: 0 };
+  const datums: Datum[] = [];
+  let dropped = 0;
+  for (let e = 0; e < opts.epochs; e++) {
+    for (const ex of examples) {
+      const style = pickStyle(r);
+      const d = await demoDatum(renderer, env, ex, demoTexts(ex, style, r), opts.maxToolResponseTokens);
+      // A demonstration longer than the context would lose its final answer to truncation: leave it out.
+      if (opts.maxTokens !== undefined && d.modelInput.length > opts.maxTokens) {
+        dropped++;
+        continue;
+      }
+      styles[style]++;
+      datums.push(d);
+    }
+  }
+  return { datums, styles, dropped };
+}

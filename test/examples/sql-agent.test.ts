@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { extractFinalSql, loadMathDataset, localBackend } from 'agentrl';
+import { BUDGETS, MODEL, PATHS } from '../../examples/sql-agent/config.js';
+import { buildDemoDatums, demoTexts, wrongTable } from '../../examples/sql-agent/demos.js';
+import { loadDatabase, sqlEnv } from '../../examples/sql-agent/env.js';
+import { runRl } from '../../examples/sql-agent/train.js';
+
+describe('sql-agent example', () => {
+  // Hazard: a gold query with no row, a NULL or an ambiguous result makes the execution-match reward meaningless.
+  it('every gold SQL returns exactly one non-NULL value, and its wrong-table variant fails', async () => {
+    const db = new Database(PATHS.database, { readonly: true });
+    const questions = [...(await loadMathDataset(PATHS.train)), ...(await loadMathDataset(PATHS.test))];
+    for (const q of questions) {
+      const rows = db.prepare(q.answer).raw(true).all() as unknown[][];
+      expect(rows.length, q.answer).toBe(1);
+      expect(rows[0]?.[0], q.answer).not.toBeNull();
+      expect(q.answer).toBe(`SELECT ${String(q.meta?.['column'])} FROM country WHERE name = '${String(q.meta?.['country'])}'`);
+      expect(() => db.prepare(wrongTable(q.answer)).all()).toThrow(/no such table/);
+    }
+    db.close();
+  });
+
+  // Hazard: test questions leaking into training would make the before/after eval measure memorisation.
+  it('train and test questions are disjoint', async () => {
+    const train = new Set((await loadMathDataset(PATHS.train)).map((e) => e.question));
+    const test = await loadMathDataset(PATHS.test);
+    expect(test.length).toBe(64);
+    for (const e of test) expect(train.has(e.question)).toBe(false);
+  });
+
+  it('a demonstrated final answer is read back by the reward as the intended SQL', async () => {
+    const [ex] = await loadMathDataset(PATHS.test, { limit: 1 });
+    const texts = demoTexts(ex!, 'query', () => 0);
+    expect(extractFinalSql(texts[1]!)).toBe(ex!.answer);
+    expect(extractFinalSql(demoTexts(ex!, 'error-guess', () => 0)[1]!)).toBe(wrongTable(ex!.answer));
+  });
+
+  // Hazard: a demo rendered differently from a rollout (observation text, scaffolding) teaches a protocol RL never sees.
+  it('demonstrations fit the context, carry real query results and train only on assistant tokens', async () => {
+    const backend = localBackend({ ...MODEL });
+    const renderer = await backend.renderer();
+    const env = sqlEnv(loadDatabase());
+    const examples = (await loadMathDataset(PATHS.train)).slice(0, 40);
+    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, { seed: 5, epochs: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTokens: MODEL.contextTokens });
+    expect(datums.length + dropped).toBe(40);
+    let sawTable = false;
+    for (const d of datums) {
+      expect(d.modelInput.length).toBeLessThanOrEqual(MODEL.contextTokens);
+      expect(d.mask.length).toBe(d.modelInput.length);
+      const text = renderer.decode(d.modelInput);
+      expect(text).not.toContain('truncated');
+      if (/\(1 row\)/.test(text)) sawTable = true;
+      const trained = renderer.decode(d.targetTokens.filter((_, i) => d.mask[i] === 1));
+      expect(trained).not.toContain('<tool_response>');
+      expect(trained).not.toContain('(1 row)');
+    }
+    expect(sawTable).toBe(true);
+    await env.close?.();
+    await backend.close();
+  });
+
+  // Hazard: the RL wiring (trainer config, env, reward, budgets) breaks without anyone running the long job.
+  it('runs one RL step end to end on a tiny fresh model', async () => {
+    const backend = localBackend({ layers: 1, dModel: 32, heads: 2, contextTokens: MODEL.contextTokens, seed: 3 });
+    const seen: number[] = [];
+    const summary = await runRl(backend, {
+      steps: 1,
+      questionsPerBatch: 2,
+      groupSize: 2,
+      learningRate: 1e-4,
+      logDir: await mkdtemp(join(tmpdir(), 'sql-agent-')),
+      seed: 1,
+      onStep: (step, m) => seen.push(step, m['reward/mean'] ?? NaN),
+    });
+    expect(summary.steps).toBe(1);
+    expect(seen[0]).toBe(1);
+    expect(Number.isFinite(seen[1])).toBe(true);
+    await backend.close();
+  }, 240_000);
+});
