@@ -176,6 +176,9 @@ export class Zygote {
   /** Resolves when the zygote process has exited. */
   exited(): Promise<void> {
     if (this.#proc.exitCode !== null || this.#proc.signalCode !== null) return Promise.resolve();
+    // The process is unref'd while idle; whoever awaits its exit (close()) must keep the event loop alive,
+    // or a top-level `await sandbox.close()` ends the program with "unsettled top-level await".
+    this.#proc.ref();
     return new Promise((res) => this.#proc.once('exit', () => res()));
   }
 }

@@ -19,12 +19,12 @@ import { runRl } from './train.js';
 
 const { values } = parseArgs({
   options: {
-    steps: { type: 'string', default: '30' },
+    steps: { type: 'string', default: '20' },
     questions: { type: 'string', default: '8' },
     group: { type: 'string', default: '8' },
     lr: { type: 'string', default: '1e-4' },
     n: { type: 'string', default: '4' },
-    problems: { type: 'string', default: '64' },
+    problems: { type: 'string', default: '32' },
     seed: { type: 'string', default: '1' },
   },
 });

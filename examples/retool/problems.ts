@@ -16,31 +16,21 @@ export interface WordProblem {
 type Gen = (r: () => number) => WordProblem;
 const int = (r: () => number, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 
+/**
+ * Each template states two numbers in the order they are multiplied, so the code the model must write
+ * (`print(a*b)`) copies them left to right — small enough for the embedded 2-layer model to learn from a
+ * cold start in minutes, while the product (4–6 digits) is beyond its mental arithmetic.
+ */
+const mul = (text: (a: number, b: number) => string, aLo: number, aHi: number, bLo: number, bHi: number): Gen => (r) => {
+  const a = int(r, aLo, aHi), b = int(r, bLo, bHi);
+  return { question: text(a, b), expression: `${a}*${b}`, answer: String(a * b) };
+};
+
 const TEMPLATES: Gen[] = [
-  (r) => {
-    const a = int(r, 12, 99), b = int(r, 120, 999);
-    return { question: `A farm has ${a} rows of ${b} trees. How many trees are there?`, expression: `${a}*${b}`, answer: String(a * b) };
-  },
-  (r) => {
-    const a = int(r, 11, 89), b = int(r, 11, 89), c = int(r, 13, 97);
-    return { question: `A shop sold ${a} lamps on Monday and ${b} on Tuesday at ${c} dollars each. What was the revenue?`, expression: `(${a}+${b})*${c}`, answer: String((a + b) * c) };
-  },
-  (r) => {
-    const a = int(r, 1200, 9800), b = int(r, 13, 97);
-    return { question: `A truck carries ${b} boxes of ${a} grams each. How many grams in total?`, expression: `${b}*${a}`, answer: String(a * b) };
-  },
-  (r) => {
-    const b = int(r, 12, 60), q = int(r, 120, 999);
-    return { question: `${b * q} coins are shared equally by ${b} people. How many coins does each get?`, expression: `${b * q}//${b}`, answer: String(q) };
-  },
-  (r) => {
-    const a = int(r, 101, 999), b = int(r, 101, 999), c = int(r, 11, 99);
-    return { question: `What is ${a} times ${b} minus ${c}?`, expression: `${a}*${b}-${c}`, answer: String(a * b - c) };
-  },
-  (r) => {
-    const a = int(r, 23, 97), b = int(r, 23, 97), c = int(r, 23, 97);
-    return { question: `A box is ${a} by ${b} by ${c} cm. What is its volume in cubic cm?`, expression: `${a}*${b}*${c}`, answer: String(a * b * c) };
-  },
+  mul((a, b) => `What is ${a} times ${b}?`, 12, 99, 120, 9999),
+  mul((a, b) => `A farm has ${a} rows of ${b} trees. How many trees are there?`, 12, 99, 120, 999),
+  mul((a, b) => `A truck carries ${a} boxes of ${b} grams each. How many grams in total?`, 12, 99, 1200, 9800),
+  mul((a, b) => `Each of ${a} shelves holds ${b} books. How many books are there?`, 12, 99, 120, 999),
 ];
 
 /** The DAPO-Math answer template the real dataset wraps every problem in. */

@@ -9,7 +9,7 @@ import { loadMathDataset, mulberry32, type Datum } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS } from './config.js';
 import { buildDemoDatums } from './demos.js';
-import { loadDatabase, sqlEnv } from './env.js';
+import { closeSql, loadDatabase, sqlEnv } from './env.js';
 
 /** Batches of similar length (less padding, fewer compiled shapes), in a seeded random order. */
 export function lengthBucketedBatches(datums: readonly Datum[], size: number, seed: number): Datum[][] {
@@ -53,7 +53,7 @@ export async function runSft(opts: SftOptions): Promise<void> {
     maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
     maxTokens: MODEL.contextTokens,
   });
-  await env.close?.();
+  await closeSql(env);
   log(`sft: ${datums.length} demonstrations (${JSON.stringify(styles)}; ${dropped} over the context left out), longest ${Math.max(...datums.map((d) => d.modelInput.length))} tokens`);
   const batches = lengthBucketedBatches(datums, opts.batch, opts.seed);
   const t0 = performance.now();

@@ -69,6 +69,8 @@ export async function runBranch(
   };
   let prompt = init.promptTokens;
   let seq = init.first;
+  // True when the current turn's maxTokens was cut to the room left in the trajectory budget.
+  let limitedByRoom = budgets.maxTrajectoryTokens - prompt.length < budgets.maxTurnTokens;
   for (;;) {
     const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
     const truncated = seq.stopReason === 'length';
@@ -96,7 +98,7 @@ export async function runBranch(
       s.turns.push(base);
       s.messages.push(assistant);
       emit();
-      return finish(s, truncated ? 'max_turn_tokens' : 'invalid');
+      return finish(s, truncated ? (limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens') : 'invalid');
     }
     if (action.kind === 'tool' && s.toolCalls >= budgets.maxToolCalls) {
       s.turns.push(base);
@@ -118,6 +120,7 @@ export async function runBranch(
       s.turns.push({ ...base, toolMs });
       s.messages.push(assistant);
       emit({ toolMs });
+      if (action.kind === 'answer' && truncated) return finish(s, limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens');
       return finish(s, action.kind === 'answer' ? 'answer' : (outcome.reason ?? 'env_done'));
     }
     const turn: Turn = { ...base, observation: outcome.observation, toolMs, ...(outcome.exec ? { exec: outcome.exec } : {}) };
@@ -136,6 +139,7 @@ export async function runBranch(
     if (room < 1) return finish(s, 'max_trajectory_tokens');
     if (signal.aborted) return finish(s, 'aborted');
     prompt = next;
+    limitedByRoom = room < budgets.maxTurnTokens;
     const [sampled] = await sampler.sample(prompt, {
       numSamples: 1,
       maxTokens: Math.min(budgets.maxTurnTokens, room),

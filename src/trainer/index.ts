@@ -4,4 +4,5 @@ export type * from './events.js';
 export { rolloutMetrics, trajectoryTokens } from './rollout-metrics.js';
 export { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 export { trainOnDatums, microBatchLossWeight } from './train-step.js';
-export { batchIterator, mulberry32 } from './batches.js';
+export { batchIterator } from './batches.js';
+export { mulberry32 } from '../util/rng.js';

@@ -10,8 +10,8 @@ import { runRl } from '../../examples/search-agent/train.js';
 
 describe('search-agent example', () => {
   // Hazard: demos teach a query that does not bring up the fact, so SFT would mostly teach answering from memory.
-  // BM25 is not perfect here (e.g. `capital of Hong Kong` → `Hong Kong / currency: Hong Kong Dollar`): 12 of 539
-  // questions miss at top-1, as real retrieval does; the bound keeps it rare.
+  // BM25 is not perfect on this corpus (e.g. `capital of Hong Kong` → `Hong Kong / currency: Hong Kong Dollar`, 12
+  // of 539 facts); the chosen questions must stay well clear of that.
   it('the demonstrated query retrieves the passage holding the gold answer (top-1 BM25) for ≥ 97% of questions', async () => {
     const retriever = bm25Retriever(await loadCorpus(PATHS.corpus));
     const questions = [...(await loadMathDataset(PATHS.train)), ...(await loadMathDataset(PATHS.test))];
@@ -23,12 +23,19 @@ describe('search-agent example', () => {
     expect(found.length / questions.length).toBeGreaterThanOrEqual(0.97);
   });
 
-  // Hazard: test questions leaking into training would make the before/after eval measure memorisation.
-  it('train and test questions are disjoint', async () => {
-    const train = new Set((await loadMathDataset(PATHS.train)).map((e) => e.question));
+  // Hazard: a test question identical to a training one would make the before/after eval measure recall of the
+  // exact prompt; the test set asks the same facts in other words.
+  it('test questions are the training facts reworded, never a training prompt', async () => {
+    const train = await loadMathDataset(PATHS.train);
     const test = await loadMathDataset(PATHS.test);
-    expect(test.length).toBe(64);
-    for (const e of test) expect(train.has(e.question)).toBe(false);
+    expect(test.length).toBe(48);
+    const prompts = new Set(train.map((e) => e.question));
+    const answers = new Set(train.map((e) => e.answer));
+    for (const e of test) {
+      expect(prompts.has(e.question)).toBe(false);
+      expect(e.question.startsWith('Tell me the ')).toBe(true);
+      expect(answers.has(e.answer)).toBe(true);
+    }
   });
 
   it('the cold-start style mix is about 50 / 25 / 10 / 5 / 10', () => {

@@ -1,8 +1,9 @@
 /**
  * Builds the small one-fact-per-passage data the search-agent example trains on (from `country-json`, MIT):
  * - `facts-corpus.jsonl`: one short passage per (country, fact), titled with the country, e.g. `Peru` / `capital: Lima`;
- * - `facts-train.jsonl` / `facts-test.jsonl`: `What is the <fact> of <country>?` questions as flat `Example` rows
- *   `{ id, question, answer, aliases, fact, country }` (everything past `answer` is `Example.meta`).
+ * - `facts-train.jsonl`: `What is the <fact> of <country>?` for 16 countries × 3 facts, as flat `Example` rows
+ *   `{ id, question, answer, aliases, fact, country }` (everything past `answer` is `Example.meta`);
+ * - `facts-test.jsonl`: the same 48 facts asked as `Tell me the <fact> of <country>.` (held-out wording).
  * Short names and answers only (≤ 20 / 24 characters), so a trajectory fits the embedded model's 384-token
  * byte-level context. Deterministic (seeded shuffle). Run: `node --import tsx examples/search-agent/data/build-facts.ts`.
  */
@@ -22,7 +23,8 @@ const FACTS: readonly { readonly fact: string; readonly value: (c: Country) => s
 
 const MAX_NAME = 20;
 const MAX_ANSWER = 24;
-const TEST_SIZE = 64;
+/** Countries the questions are about. */
+const COUNTRIES = 16;
 
 const corpus: { id: string; title: string; contents: string }[] = [];
 const rows: { question: string; answer: string; aliases: string[]; fact: string; country: string }[] = [];
@@ -35,10 +37,17 @@ for (const c of loadCountries()) {
     rows.push({ question: `What is the ${f.fact} of ${c.name}?`, answer: v, aliases: [], fact: f.fact, country: c.name });
   }
 }
-const shuffled = shuffle(rows, rng(11));
+// Questions cover a small, fixed set of countries (the embedded model learns their names during SFT instead of
+// copying arbitrary names, which a 2-layer byte-level model does not pick up in minutes); the corpus keeps every
+// country as distractors. Test questions are the same facts asked in other words (held-out phrasing).
+const eligible = new Map<string, typeof rows>();
+for (const r of rows) eligible.set(r.country, [...(eligible.get(r.country) ?? []), r]);
+const picked = shuffle([...eligible].filter(([name, rs]) => rs.length === FACTS.length && name.length <= 12), rng(11)).slice(0, COUNTRIES);
+const chosen = picked.flatMap(([, rs]) => rs);
 const toJsonl = (items: readonly object[]) => items.map((x) => JSON.stringify(x)).join('\n') + '\n';
 const examples = (split: string, items: typeof rows) => items.map((r, i) => ({ id: `facts-${split}-${String(i + 1).padStart(4, '0')}`, ...r }));
+const reworded = chosen.map((r) => ({ ...r, question: `Tell me the ${r.fact} of ${r.country}.` }));
 writeFileSync(join(here, 'facts-corpus.jsonl'), toJsonl(corpus));
-writeFileSync(join(here, 'facts-test.jsonl'), toJsonl(examples('test', shuffled.slice(0, TEST_SIZE))));
-writeFileSync(join(here, 'facts-train.jsonl'), toJsonl(examples('train', shuffled.slice(TEST_SIZE))));
-console.log(`facts corpus ${corpus.length} passages; train ${rows.length - TEST_SIZE}, test ${TEST_SIZE} questions`);
+writeFileSync(join(here, 'facts-train.jsonl'), toJsonl(examples('train', shuffle(chosen, rng(12)))));
+writeFileSync(join(here, 'facts-test.jsonl'), toJsonl(examples('test', reworded)));
+console.log(`facts corpus ${corpus.length} passages; ${picked.length} countries: train ${chosen.length}, test ${reworded.length} (reworded) questions`);

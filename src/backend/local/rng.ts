@@ -1,17 +1,4 @@
-/**
- * mulberry32: a small, fast, seeded 32-bit PRNG. Returns floats in [0, 1).
- * Used for weight init and sampling so that the same seed gives the same result (never `Math.random`).
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from '../../util/rng.js';
 
 /** Standard normal draws (Box–Muller) from a uniform source. */
 export function normalSampler(uniform: () => number): () => number {

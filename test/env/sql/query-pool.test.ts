@@ -49,7 +49,7 @@ describe('sqlQueryPool (child-process better-sqlite3 workers)', () => {
     const wallMs = performance.now() - t0;
     expect(r.status).toBe('timeout');
     expect(wallMs).toBeGreaterThanOrEqual(290);
-    expect(wallMs).toBeLessThan(300 + 1_000);
+    expect(wallMs).toBeLessThan(300 + 3_000);
     const after = await pool.query({ sql: 'SELECT 2' });
     expect(after.rows).toEqual([[2]]);
     await new Promise((res) => setTimeout(res, 200));
@@ -57,7 +57,7 @@ describe('sqlQueryPool (child-process better-sqlite3 workers)', () => {
     expect(s.timeouts).toBe(1);
     expect(s.killLatenciesMs).toHaveLength(1);
     // SIGKILL → process gone: measured ~15 ms on 2 cores; generous bound for loaded CI.
-    expect(s.killLatenciesMs[0]).toBeLessThan(1_000);
+    expect(s.killLatenciesMs[0]).toBeLessThan(3_000);
   });
 
   it('runs queries concurrently across workers while one runs away', async () => {
@@ -98,7 +98,7 @@ describe('sqlQueryPool (child-process better-sqlite3 workers)', () => {
       const t0 = performance.now();
       setTimeout(() => ac.abort(new Error('gave up')), 50);
       await expect(queued).rejects.toThrow('gave up');
-      expect(performance.now() - t0).toBeLessThan(1_000);
+      expect(performance.now() - t0).toBeLessThan(3_000);
       expect((await busy).status).toBe('timeout');
     } finally {
       await one.close();

@@ -65,7 +65,7 @@ describe('sqlAgent environment (real SQLite database)', () => {
     const wallMs = performance.now() - t0;
     expect(observation(out)).toMatch(/^Error: the query did not finish within 500 ms and was stopped\./);
     expect(out.done === false && out.exec?.status).toBe('timeout');
-    expect(wallMs).toBeLessThan(500 + 1_000);
+    expect(wallMs).toBeLessThan(500 + 3_000);
     // The pool has replaced the killed process.
     expect(observation(await env.step(toolCall('execute_sql', { sql: 'SELECT 1 AS one' }), makeCtx({ example })))).toMatch(/^one\n1\n/);
   });
