@@ -296,8 +296,11 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
       const exits = [...workers].map(
         (w) =>
           new Promise<void>((res) => {
-            if (w.child.exitCode !== null || w.child.signalCode !== null) res();
-            else w.child.once('exit', () => res());
+            if (w.child.exitCode !== null || w.child.signalCode !== null) return res();
+            // Idle workers are unref'd; hold the event loop while awaiting their exit, or a script's
+            // top-level `await env.close()` ends the program with "unsettled top-level await" (exit 13).
+            w.child.ref();
+            w.child.once('exit', () => res());
           }),
       );
       for (const w of workers) w.child.kill('SIGKILL');
