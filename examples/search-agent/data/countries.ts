@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { mulberry32 } from 'agentrl';
 
 export interface Country {
   name: string;
@@ -76,17 +77,8 @@ export function loadCountries(): Country[] {
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Deterministic PRNG (mulberry32) so the builders write the same files on every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (agentrl's seeded mulberry32) so the builders write the same files on every run. */
+export const rng = mulberry32;
 
 /** Fisher–Yates shuffle with a given PRNG (returns a new array). */
 export function shuffle<T>(items: readonly T[], random: () => number): T[] {
