@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs';
 import { loadMathDataset, localBackend, mulberry32, type Datum } from 'agentrl';
 import { MODEL, PATHS } from './config.js';
 import { buildDemoDatums, renderOnlyEnv } from './demos.js';
-import { copyDatum } from './copy-warmup.js';
 import { prepareData } from './prepare-data.js';
 
 /** Batches of similar length (less padding, fewer compiled shapes), in a seeded random order. */
@@ -25,7 +24,7 @@ function lengthBucketedBatches(datums: readonly Datum[], size: number, seed: num
   return batches;
 }
 
-export async function runSft(opts: { steps: number; batch: number; lr: number; out: string; seed: number; saveEvery?: number; from?: string; copyWarmup?: number; log?: (s: string) => void }) {
+export async function runSft(opts: { steps: number; batch: number; lr: number; out: string; seed: number; saveEvery?: number; from?: string; log?: (s: string) => void }) {
   const log = opts.log ?? console.log;
   if (!existsSync(PATHS.train)) await prepareData({ out: PATHS.data, dev: 64, count: 4000, seed: 1 });
   const train = await loadMathDataset(PATHS.train);
@@ -36,12 +35,6 @@ export async function runSft(opts: { steps: number; batch: number; lr: number; o
   log(`sft: ${datums.length} demonstrations (${JSON.stringify(styles)}), longest ${longest} tokens`);
   const batches = lengthBucketedBatches(datums, opts.batch, opts.seed);
   const t0 = performance.now();
-  const copyRng = mulberry32(opts.seed + 1);
-  for (let step = 1; step <= (opts.copyWarmup ?? 0); step++) {
-    const fb = await backend.forwardBackward(Array.from({ length: opts.batch }, () => copyDatum(renderer, copyRng)), { kind: 'cross_entropy' });
-    await backend.optimStep({ learningRate: opts.lr * Math.min(1, step / 30), beta2: 0.99, gradClipNorm: 1 });
-    if (step % 50 === 0) log(`copy warm-up step ${step}/${opts.copyWarmup} loss ${fb.metrics['loss']?.toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)}s)`);
-  }
   for (let step = 1; step <= opts.steps; step++) {
     const batch = batches[(step - 1) % batches.length]!;
     const warm = Math.min(1, step / 30);
@@ -66,8 +59,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       out: { type: 'string', default: PATHS.sftCheckpoint },
       'save-every': { type: 'string', default: '100' },
       from: { type: 'string' },
-      'copy-warmup': { type: 'string', default: '0' },
     },
   });
-  await runSft({ steps: Number(values.steps), batch: Number(values.batch), lr: Number(values.lr), out: values.out!, seed: Number(values.seed), saveEvery: Number(values['save-every']), ...(values.from ? { from: values.from } : {}), copyWarmup: Number(values['copy-warmup']) });
+  await runSft({ steps: Number(values.steps), batch: Number(values.batch), lr: Number(values.lr), out: values.out!, seed: Number(values.seed), saveEvery: Number(values['save-every']), ...(values.from ? { from: values.from } : {}) });
 }
