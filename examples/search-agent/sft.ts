@@ -5,24 +5,11 @@
  *   node --import tsx examples/search-agent/sft.ts [--steps 500] [--batch 16] [--lr 1e-3] [--init DIR] [--out examples/search-agent/checkpoints/sft]
  */
 import { parseArgs } from 'node:util';
-import { loadMathDataset, mulberry32, type Datum } from 'agentrl';
+import { loadMathDataset, trainSupervised } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS } from './config.js';
 import { buildDemoDatums } from './demos.js';
 import { makeRetriever, searchEnv } from './env.js';
-
-/** Batches of similar length (less padding, fewer compiled shapes), in a seeded random order. */
-export function lengthBucketedBatches(datums: readonly Datum[], size: number, seed: number): Datum[][] {
-  const sorted = [...datums].sort((a, b) => a.modelInput.length - b.modelInput.length);
-  const batches: Datum[][] = [];
-  for (let i = 0; i < sorted.length; i += size) batches.push(sorted.slice(i, i + size));
-  const r = mulberry32(seed);
-  for (let i = batches.length - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [batches[i], batches[j]] = [batches[j]!, batches[i]!];
-  }
-  return batches;
-}
 
 /** Options of {@link runSft}. */
 export interface SftOptions {
@@ -55,18 +42,17 @@ export async function runSft(opts: SftOptions): Promise<void> {
   });
   await env.close?.();
   log(`sft: ${datums.length} demonstrations (${JSON.stringify(styles)}; ${dropped} over the context left out), longest ${Math.max(...datums.map((d) => d.modelInput.length))} tokens`);
-  const batches = lengthBucketedBatches(datums, opts.batch, opts.seed);
-  const t0 = performance.now();
-  for (let step = 1; step <= opts.steps; step++) {
-    const batch = batches[(step - 1) % batches.length]!;
-    const warm = Math.min(1, step / 30);
-    const decay = 0.1 + 0.9 * 0.5 * (1 + Math.cos((Math.PI * step) / opts.steps));
-    const fb = await backend.forwardBackward(batch, { kind: 'cross_entropy' });
-    await backend.optimStep({ learningRate: opts.lr * warm * decay, beta2: 0.99, gradClipNorm: 1 });
-    if (opts.saveEvery && step % opts.saveEvery === 0 && step < opts.steps) await backend.saveState(opts.out);
-    if (step % 25 === 0 || step === 1) log(`sft step ${step}/${opts.steps} loss ${fb.metrics['loss']?.toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)}s)`);
-  }
-  await backend.saveState(opts.out);
+  await trainSupervised(backend, datums, {
+    steps: opts.steps,
+    batchSize: opts.batch,
+    learningRate: opts.lr,
+    seed: opts.seed,
+    savePath: opts.out,
+    ...(opts.saveEvery ? { saveEvery: opts.saveEvery } : {}),
+    onStep: (e) => {
+      if (e.step % 25 === 0 || e.step === 1) log(`sft step ${e.step}/${opts.steps} loss ${e.loss.toFixed(4)} (${e.elapsedS.toFixed(0)}s)`);
+    },
+  });
   log(`sft: saved ${opts.out}`);
   await backend.close();
 }

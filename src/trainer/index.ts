@@ -6,3 +6,4 @@ export { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 export { trainOnDatums, microBatchLossWeight } from './train-step.js';
 export { batchIterator } from './batches.js';
 export { mulberry32 } from '../util/rng.js';
+export { trainSupervised, lengthBucketedBatches, type SupervisedTrainOptions } from './supervised.js';
