@@ -63,7 +63,7 @@ export interface EvalEvent {
 }
 
 /** Warning codes the Trainer emits. */
-export type WarningCode = 'no_datums' | 'dropped_samples' | 'prompt_too_long' | 'sandbox_degraded' | 'all_groups_degenerate';
+export type WarningCode = 'no_datums' | 'dropped_samples' | 'prompt_too_long' | 'sandbox_degraded' | 'all_groups_degenerate' | 'budget_capped';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {

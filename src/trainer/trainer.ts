@@ -4,7 +4,7 @@ import type { Renderer } from '../chat/types.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
-import { runRollouts } from '../rollout/index.js';
+import { runRollouts, type RolloutBudgets } from '../rollout/index.js';
 import { buildDatums, groupAdvantages, isDegenerateGroup } from '../loss/index.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
 import type { TrainerEvents } from './events.js';
@@ -84,6 +84,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const t0 = performance.now();
     this.emit('config', o);
     const renderer = await o.backend.renderer();
+    const budgets = this.#effectiveBudgets();
     const sinks: MetricsSink[] = [];
     if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
     if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
@@ -95,7 +96,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     try {
       while (step < o.maxSteps && !this.#stopRequested) {
         step++;
-        lastMetrics = await this.#step(step, batches.next().value as Example[], renderer);
+        lastMetrics = await this.#step(step, batches.next().value as Example[], renderer, budgets);
         rewardHistory.push(lastMetrics['reward/mean'] ?? 0);
         for (const s of sinks) await s.write({ step, ...lastMetrics });
         this.emit('step', { step, metrics: lastMetrics });
@@ -119,7 +120,19 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     };
   }
 
-  async #step(step: number, examples: Example[], renderer: Renderer): Promise<Record<string, number>> {
+  /** The budgets, with `maxTrajectoryTokens` capped at the backend's context (warns when it had to cap). */
+  #effectiveBudgets(): RolloutBudgets {
+    const b = this.options.budgets;
+    const context = this.options.backend.maxContextTokens;
+    if (b.maxTrajectoryTokens <= context) return b;
+    this.emit('warning', {
+      code: 'budget_capped',
+      message: `budgets.maxTrajectoryTokens ${b.maxTrajectoryTokens} exceeds the backend's context of ${context} tokens; using ${context}`,
+    });
+    return { ...b, maxTrajectoryTokens: context };
+  }
+
+  async #step(step: number, examples: Example[], renderer: Renderer, budgets: RolloutBudgets): Promise<Record<string, number>> {
     const o = this.options;
     const tRollout = performance.now();
     const sampler = await o.backend.saveWeightsForSampler();
@@ -129,7 +142,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         sampler,
         renderer,
         env: o.env,
-        budgets: o.budgets,
+        budgets,
         sampling: { ...o.sampling, seed: o.seed * 1_000_003 + step },
         signal: this.#abort.signal,
         onTurn: (e) => this.emit('turn', { ...e, step }),
