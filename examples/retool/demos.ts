@@ -3,7 +3,7 @@
  * paper's cold start: most use the interpreter correctly, some compute in the head (and often err),
  * some forget `print` (then retry or guess), some emit a malformed tool call. RL then has something to fix.
  */
-import { codeInterpreter, mulberry32, supervisedDatum, type Datum, type Environment, type Example, type Message, type Renderer, type Sandbox } from 'agentrl';
+import { codeInterpreter, demonstrationDatum, mulberry32, type Datum, type Environment, type Example, type Renderer, type Sandbox } from 'agentrl';
 
 /** One demonstrated assistant turn and, for tool turns, the observation that followed it. */
 export interface DemoTurn {
@@ -58,47 +58,26 @@ export function demoTurns(expression: string, answer: string, style: DemoStyle, 
   }
 }
 
-/**
- * Renders a demonstration exactly as a rollout would produce it (renderPrompt, then nextPrompt per tool
- * turn — the same token-in/token-out path as RL) and returns a cross-entropy datum with mask 1 on the
- * assistant tokens only.
- */
-export function demoDatum(renderer: Renderer, env: Environment, example: Example, turns: readonly DemoTurn[], maxTokens?: number): Datum {
-  let messages: Message[] = env.initialMessages(example);
-  let prompt = renderer.renderPrompt(messages, { tools: env.tools, addGenerationPrompt: true });
-  const tokens: number[] = [...prompt];
-  const mask: number[] = prompt.map(() => 0);
-  const stop = renderer.stopTokens[0]!;
-  for (const turn of turns) {
-    const completion = [...renderer.encode(turn.text), stop];
-    tokens.push(...completion);
-    mask.push(...completion.map(() => 1));
-    if (turn.observation === undefined) break;
-    const observation: Message[] = [{ role: 'tool', name: 'code_interpreter', content: turn.observation }];
-    const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation, tools: env.tools });
-    const delta = next.slice(tokens.length);
-    tokens.push(...delta);
-    mask.push(...delta.map(() => 0));
-    messages = [...messages, { role: 'assistant', content: turn.text }, ...observation];
-    prompt = next;
-  }
-  return supervisedDatum({ tokens, mask, ...(maxTokens ? { maxTokens } : {}) });
-}
-
 /** Demonstration datums for `examples` (each example's `meta.expression` holds its Python expression). */
-export function buildDemoDatums(
+export async function buildDemoDatums(
   renderer: Renderer,
   env: Environment,
   examples: readonly Example[],
   opts: { seed: number; maxTokens?: number },
-): { datums: Datum[]; styles: Record<DemoStyle, number> } {
+): Promise<{ datums: Datum[]; styles: Record<DemoStyle, number> }> {
   const r = mulberry32(opts.seed);
   const styles: Record<DemoStyle, number> = { tool: 0, head: 0, 'noprint-retry': 0, 'noprint-guess': 0, malformed: 0 };
-  const datums = examples.map((ex) => {
+  const datums: Datum[] = [];
+  for (const ex of examples) {
     const style = pickStyle(r);
     styles[style]++;
-    return demoDatum(renderer, env, ex, demoTurns(String(ex.meta?.['expression']), ex.answer, style, r), opts.maxTokens);
-  });
+    const turns = demoTurns(String(ex.meta?.['expression']), ex.answer, style, r).map((t) => ({
+      text: t.text,
+      ...(t.observation !== undefined ? { observation: [{ role: 'tool' as const, name: 'code_interpreter', content: t.observation }] } : {}),
+    }));
+    // The demonstrations carry their own interpreter output, so the sandbox-less env is never stepped.
+    datums.push(await demonstrationDatum(renderer, env, ex, turns, { maxToolResponseTokens: Number.MAX_SAFE_INTEGER, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) }));
+  }
   return { datums, styles };
 }
 

@@ -17,7 +17,7 @@ export async function runSft(opts: { steps: number; batch: number; lr: number; o
   const train = await loadMathDataset(PATHS.train);
   const backend = localBackend({ ...MODEL, seed: opts.seed, ...(opts.from ? { checkpoint: opts.from } : {}) });
   const renderer = await backend.renderer();
-  const { datums, styles } = buildDemoDatums(renderer, renderOnlyEnv(), train, { seed: opts.seed, maxTokens: MODEL.contextTokens });
+  const { datums, styles } = await buildDemoDatums(renderer, renderOnlyEnv(), train, { seed: opts.seed, maxTokens: MODEL.contextTokens });
   const longest = Math.max(...datums.map((d) => d.modelInput.length));
   log(`sft: ${datums.length} demonstrations (${JSON.stringify(styles)}), longest ${longest} tokens`);
   await trainSupervised(backend, datums, {

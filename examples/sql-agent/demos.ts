@@ -5,7 +5,7 @@
  * emit a malformed tool call. Observations come from the real environment (`env.step` on the real database), and
  * every turn is rendered with `renderPrompt` + `nextPrompt` exactly as a rollout renders it.
  */
-import { mulberry32, supervisedDatum, type Datum, type Environment, type Example, type Message, type Renderer } from 'agentrl';
+import { demonstrationDatum, mulberry32, type Datum, type Environment, type Example, type Renderer } from 'agentrl';
 
 export type DemoStyle = 'query' | 'guess' | 'error-fix' | 'error-guess' | 'malformed';
 
@@ -46,53 +46,6 @@ export function demoTexts(ex: Example, style: DemoStyle, r: () => number): strin
 }
 
 /**
- * Renders one demonstration as a rollout would: each text is parsed with `renderer.parseAssistant`; a tool call is
- * run by `env.step` and its observation appended with `renderer.nextPrompt`. Returns a cross-entropy datum with
- * mask 1 on the assistant tokens (and their stop token) only.
- * @param maxToolResponseTokens - the observation budget (tokens), as in the rollout budgets.
- */
-export async function demoDatum(
-  renderer: Renderer,
-  env: Environment,
-  example: Example,
-  texts: readonly string[],
-  maxToolResponseTokens: number,
-): Promise<Datum> {
-  let messages: Message[] = env.initialMessages(example);
-  let prompt = renderer.renderPrompt(messages, { tools: env.tools, addGenerationPrompt: true });
-  const tokens: number[] = [...prompt];
-  const mask: number[] = prompt.map(() => 0);
-  const stop = renderer.stopTokens[0]!;
-  let toolCalls = 0;
-  for (const text of texts) {
-    const completion = [...renderer.encode(text), stop];
-    tokens.push(...completion);
-    mask.push(...completion.map(() => 1));
-    const action = renderer.parseAssistant(text, env.tools);
-    if (action.kind !== 'tool') break;
-    const outcome = await env.step(action, {
-      trajectoryId: `${example.id}/demo`,
-      groupIndex: 0,
-      example,
-      toolCalls,
-      maxToolResponseTokens,
-      countTokens: (s) => renderer.encode(s).length,
-      signal: new AbortController().signal,
-      state: new Map(),
-    });
-    toolCalls++;
-    if (outcome.done) break;
-    const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation: outcome.observation, tools: env.tools });
-    const delta = next.slice(tokens.length);
-    tokens.push(...delta);
-    mask.push(...delta.map(() => 0));
-    messages = [...messages, { role: 'assistant', content: text }, ...outcome.observation];
-    prompt = next;
-  }
-  return supervisedDatum({ tokens, mask });
-}
-
-/**
  * Demonstration datums: `epochs` passes over `examples`, each example with a freshly drawn style per pass.
  * Demonstrations longer than `maxTokens` (tokens) are left out rather than cut. Returns the datums, the count kept
  * per style, and how many were left out.
@@ -110,7 +63,7 @@ export async function buildDemoDatums(
   for (let e = 0; e < opts.epochs; e++) {
     for (const ex of examples) {
       const style = pickStyle(r);
-      const d = await demoDatum(renderer, env, ex, demoTexts(ex, style, r), opts.maxToolResponseTokens);
+      const d = await demonstrationDatum(renderer, env, ex, demoTexts(ex, style, r).map((text) => ({ text })), { maxToolResponseTokens: opts.maxToolResponseTokens });
       // A demonstration longer than the context would lose its final answer to truncation: leave it out.
       if (opts.maxTokens !== undefined && d.modelInput.length > opts.maxTokens) {
         dropped++;
