@@ -1,3 +1,4 @@
+import { processesWithMarker } from './proc-scan.js';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { EventEmitter } from 'eventemitter3';
@@ -106,6 +107,10 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
     if (this.#closed) return;
     this.#closed = true; // queued calls start, see the flag and reject with SandboxClosedError
     await this.#pool?.close();
+    // The zygotes have exited, but the kernel reaps the processes of their PID namespaces just after; close()
+    // promises that nothing of this sandbox is left running, so wait (bounded) until none carries its marker.
+    const end = Date.now() + 5_000;
+    while (processesWithMarker(this.instanceId).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   }
 }
 
