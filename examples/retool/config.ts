@@ -13,15 +13,15 @@ export const PATHS = {
 };
 
 /** Model shape of the embedded transformer used by the example. */
-export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 384 } as const;
+export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 192 } as const;
 
-/** Per-trajectory budgets (seed §8.4.2), sized for a 384-token context. */
+/** Per-trajectory budgets (seed §8.4.2), sized for a 192-token context (a demonstration is 60–150 tokens). */
 export const BUDGETS = {
   maxToolCalls: 3,
   maxTurns: 4,
-  maxTrajectoryTokens: 384,
-  maxTurnTokens: 96,
-  maxToolResponseTokens: 32,
+  maxTrajectoryTokens: 192,
+  maxTurnTokens: 64,
+  maxToolResponseTokens: 16,
 } as const;
 
 /** Sampling settings for RL rollouts and for both evaluations (kept identical across compared runs). */

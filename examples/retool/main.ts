@@ -5,7 +5,7 @@
  * 3. runs RL (PPO 0.8/1.28, group 8, ±1 outcome reward, interpreter output masked);
  * 4. evaluates again on the same held-out problems with the same sampling settings, and prints both.
  *
- *   npm run retool            (≈ 10 minutes on 2 cores)
+ *   npm run retool            (≈ 6 minutes on 2 cores)
  *   npm run retool -- --steps 5 --problems 16     (a quick look)
  */
 import { existsSync } from 'node:fs';
@@ -19,10 +19,10 @@ import { runRl } from './train.js';
 
 const { values } = parseArgs({
   options: {
-    steps: { type: 'string', default: '20' },
+    steps: { type: 'string', default: '40' },
     questions: { type: 'string', default: '8' },
     group: { type: 'string', default: '8' },
-    lr: { type: 'string', default: '1e-4' },
+    lr: { type: 'string', default: '3e-4' },
     n: { type: 'string', default: '4' },
     problems: { type: 'string', default: '32' },
     seed: { type: 'string', default: '1' },

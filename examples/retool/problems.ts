@@ -17,9 +17,10 @@ type Gen = (r: () => number) => WordProblem;
 const int = (r: () => number, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 
 /**
- * Each template states two numbers in the order they are multiplied, so the code the model must write
- * (`print(a*b)`) copies them left to right — small enough for the embedded 2-layer model to learn from a
- * cold start in minutes, while the product (4–6 digits) is beyond its mental arithmetic.
+ * Each template states two 2-digit numbers in the order they are multiplied, so the code the model must write
+ * (`print(a*b)`) copies them left to right. Each number is one token of the embedded tokenizer (digits are
+ * paired), so a 2-layer model can learn to copy them from a cold start in minutes, while the product
+ * (3–4 digits) is beyond its mental arithmetic.
  */
 const mul = (text: (a: number, b: number) => string, aLo: number, aHi: number, bLo: number, bHi: number): Gen => (r) => {
   const a = int(r, aLo, aHi), b = int(r, bLo, bHi);
@@ -27,10 +28,10 @@ const mul = (text: (a: number, b: number) => string, aLo: number, aHi: number, b
 };
 
 const TEMPLATES: Gen[] = [
-  mul((a, b) => `What is ${a} times ${b}?`, 12, 99, 120, 9999),
-  mul((a, b) => `A farm has ${a} rows of ${b} trees. How many trees are there?`, 12, 99, 120, 999),
-  mul((a, b) => `A truck carries ${a} boxes of ${b} grams each. How many grams in total?`, 12, 99, 1200, 9800),
-  mul((a, b) => `Each of ${a} shelves holds ${b} books. How many books are there?`, 12, 99, 120, 999),
+  mul((a, b) => `What is ${a} times ${b}?`, 12, 99, 12, 99),
+  mul((a, b) => `A farm has ${a} rows of ${b} trees. How many trees are there?`, 12, 99, 12, 99),
+  mul((a, b) => `A truck carries ${a} boxes of ${b} grams each. How many grams in total?`, 12, 99, 12, 99),
+  mul((a, b) => `Each of ${a} shelves holds ${b} books. How many books are there?`, 12, 99, 12, 99),
 ];
 
 /** The DAPO-Math answer template the real dataset wraps every problem in. */

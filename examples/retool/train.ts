@@ -2,7 +2,7 @@
  * train: ReTool RL (stage 2) on the embedded backend with the seed's settings scaled down:
  * PPO with asymmetric clipping 0.8/1.28, groups of 8, ±1 outcome reward, interpreter output masked.
  *
- *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 30] [--questions 8] [--group 8] [--lr 1e-4]
+ *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4]
  */
 import { parseArgs } from 'node:util';
 import { Trainer, loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
@@ -54,10 +54,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
     options: {
       checkpoint: { type: 'string', default: PATHS.sftCheckpoint },
-      steps: { type: 'string', default: '30' },
+      steps: { type: 'string', default: '40' },
       questions: { type: 'string', default: '8' },
       group: { type: 'string', default: '8' },
-      lr: { type: 'string', default: '1e-4' },
+      lr: { type: 'string', default: '3e-4' },
       seed: { type: 'string', default: '1' },
       'log-dir': { type: 'string', default: PATHS.runs },
     },

@@ -14,7 +14,7 @@ export const PATHS = {
 };
 
 /** Model shape of the embedded transformer (same context in SFT, RL and eval: one compiled shape set). */
-export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 384 } as const;
+export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 192 } as const;
 
 /** Passages per search. */
 export const TOP_K = 1;
@@ -22,13 +22,13 @@ export const TOP_K = 1;
 /** Search calls allowed per trajectory (enforced by `BUDGETS.maxToolCalls`; the env itself sets no limit, which keeps its "last search" reminder out of the short observations). */
 export const MAX_SEARCHES = 2;
 
-/** Per-trajectory budgets, in tokens (bytes for the embedded model). */
+/** Per-trajectory budgets, in tokens (a demonstration is 50–170 tokens of the embedded tokenizer). */
 export const BUDGETS = {
   maxToolCalls: MAX_SEARCHES,
   maxTurns: MAX_SEARCHES + 1,
-  maxTrajectoryTokens: 384,
-  maxTurnTokens: 80,
-  maxToolResponseTokens: 80,
+  maxTrajectoryTokens: 192,
+  maxTurnTokens: 48,
+  maxToolResponseTokens: 40,
 } as const;
 
 /** Sampling settings for RL rollouts and for both evaluations (identical across compared runs). */

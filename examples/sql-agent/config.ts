@@ -15,7 +15,7 @@ export const PATHS = {
 };
 
 /** Model shape of the embedded transformer (same context in SFT, RL and eval: one compiled shape set). */
-export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 384 } as const;
+export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 192 } as const;
 
 /** Assistant turns per episode, the final answer included (so one exploratory query). */
 export const MAX_TURNS = 2;
@@ -26,13 +26,13 @@ export const ROW_LIMIT = 3;
 /** Per-query deadline (ms). */
 export const QUERY_TIMEOUT_MS = 5_000;
 
-/** Per-trajectory budgets, in tokens (bytes for the embedded model). */
+/** Per-trajectory budgets, in tokens (a demonstration is 60–160 tokens of the embedded tokenizer). */
 export const BUDGETS = {
   maxToolCalls: MAX_TURNS - 1,
   maxTurns: MAX_TURNS,
-  maxTrajectoryTokens: 384,
-  maxTurnTokens: 112,
-  maxToolResponseTokens: 80,
+  maxTrajectoryTokens: 192,
+  maxTurnTokens: 64,
+  maxToolResponseTokens: 48,
 } as const;
 
 /** Sampling settings for RL rollouts and for both evaluations (identical across compared runs). */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { localBackend, type LocalBackendOptions } from '../../src/backend/index.js';
 import type { Datum } from '../../src/types/datum.js';
 
@@ -6,6 +7,13 @@ export const TINY: LocalBackendOptions = { layers: 1, dModel: 32, heads: 2, cont
 
 export const tinyBackend = (o: LocalBackendOptions = {}) => localBackend({ ...TINY, ...o });
 
+const tokenizerJson = JSON.parse(readFileSync(new URL('../../assets/local-model/tokenizer.json', import.meta.url), 'utf8')) as {
+  model: { vocab: Record<string, number> };
+  added_tokens: unknown[];
+};
+/** Vocabulary size of the bundled local-model tokenizer (merged vocabulary + added tokens). */
+export const LOCAL_VOCAB = Object.keys(tokenizerJson.model.vocab).length + tokenizerJson.added_tokens.length;
+
 /** Deterministic PRNG for test data. */
 export function lcg(seed: number): () => number {
   let s = seed >>> 0;
@@ -13,7 +21,7 @@ export function lcg(seed: number): () => number {
 }
 
 /** A random datum of length T: prompt positions (first `promptLen`) masked out, the rest masked in. */
-export function randomDatum(rnd: () => number, T: number, promptLen: number, vocab = 265): Datum {
+export function randomDatum(rnd: () => number, T: number, promptLen: number, vocab = LOCAL_VOCAB): Datum {
   const toks = Array.from({ length: T + 1 }, () => Math.floor(rnd() * vocab));
   const mask = Array.from({ length: T }, (_, t) => (t >= promptLen ? 1 : 0));
   return {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeSafetensors, localBackend } from '../../src/backend/index.js';
 import { CheckpointError, ConfigError } from '../../src/errors/index.js';
-import { TINY, tinyBackend } from './helpers.js';
+import { LOCAL_VOCAB, TINY, tinyBackend } from './helpers.js';
 
 const dirs: string[] = [];
 const tmp = async () => {
@@ -54,11 +54,11 @@ describe('local checkpoints', () => {
     const dir = await tmp();
     await a.saveState(dir);
     const cfg = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
-    expect(cfg.model).toMatchObject({ layers: 1, dModel: 32, heads: 2, contextTokens: 128, vocabSize: 265 });
+    expect(cfg.model).toMatchObject({ layers: 1, dModel: 32, heads: 2, contextTokens: 128, vocabSize: LOCAL_VOCAB });
     const { tensors } = decodeSafetensors(await readFile(join(dir, 'model.safetensors')));
-    expect(tensors.get('wte')!.shape).toEqual([265, 32]);
+    expect(tensors.get('wte')!.shape).toEqual([LOCAL_VOCAB, 32]);
     const opt = decodeSafetensors(await readFile(join(dir, 'optimizer.safetensors'))).tensors;
-    expect(opt.get('m.wte')!.shape).toEqual([265, 32]);
+    expect(opt.get('m.wte')!.shape).toEqual([LOCAL_VOCAB, 32]);
     await a.close();
   });
 

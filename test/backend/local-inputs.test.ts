@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { localBackend } from '../../src/backend/index.js';
 import { BackendInputError, ConfigError } from '../../src/errors/index.js';
-import { lcg, randomDatum, tinyBackend } from './helpers.js';
+import { LOCAL_VOCAB, lcg, randomDatum, tinyBackend } from './helpers.js';
 
 describe('local backend input validation', () => {
   const backend = tinyBackend();
@@ -11,11 +11,11 @@ describe('local backend input validation', () => {
   it('rejects token ids outside the vocabulary', async () => {
     // Hazard: out-of-range ids silently reading garbage embedding rows.
     const sampler = await backend.saveWeightsForSampler();
-    await expect(sampler.sample([1, 2, 265], { maxTokens: 3 })).rejects.toBeInstanceOf(BackendInputError);
+    await expect(sampler.sample([1, 2, LOCAL_VOCAB], { maxTokens: 3 })).rejects.toBeInstanceOf(BackendInputError);
     await expect(sampler.sample([1, -1], { maxTokens: 3 })).rejects.toBeInstanceOf(BackendInputError);
     await expect(sampler.sample([1, 2.5], { maxTokens: 3 })).rejects.toBeInstanceOf(BackendInputError);
-    await expect(backend.computeLogprobs([1, 999])).rejects.toBeInstanceOf(BackendInputError);
-    await expect(backend.forwardBackward([{ ...good, targetTokens: good.targetTokens.map(() => 300) }], { kind: 'cross_entropy' })).rejects.toBeInstanceOf(BackendInputError);
+    await expect(backend.computeLogprobs([1, LOCAL_VOCAB + 10])).rejects.toBeInstanceOf(BackendInputError);
+    await expect(backend.forwardBackward([{ ...good, targetTokens: good.targetTokens.map(() => LOCAL_VOCAB + 35) }], { kind: 'cross_entropy' })).rejects.toBeInstanceOf(BackendInputError);
   });
 
   it('rejects prompts and datums longer than the context', async () => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { referenceLoss } from '../../src/loss/index.js';
 import type { LossConfig } from '../../src/types/loss-config.js';
 import type { Datum } from '../../src/types/datum.js';
-import { lcg, randomDatum, tinyBackend } from './helpers.js';
+import { LOCAL_VOCAB, lcg, randomDatum, tinyBackend } from './helpers.js';
 
 const backend = tinyBackend();
 afterAll(() => backend.close());
@@ -47,7 +47,7 @@ describe('local engine losses', () => {
     const d = datums[0]!;
     const noisy: Datum = {
       ...d,
-      targetTokens: d.targetTokens.map((t, i) => (d.mask[i] ? t : (t + 17) % 265)),
+      targetTokens: d.targetTokens.map((t, i) => (d.mask[i] ? t : (t + 17) % LOCAL_VOCAB)),
       logprobs: d.logprobs.map((x, i) => (d.mask[i] ? x : 50)),
       advantages: d.advantages.map((x, i) => (d.mask[i] ? x : 1e6)),
     };

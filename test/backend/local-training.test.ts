@@ -22,7 +22,7 @@ describe('local engine training', () => {
       losses.push(r.metrics.loss!);
       await backend.optimStep({ learningRate: 1e-2 });
     }
-    expect(losses[0]).toBeGreaterThan(5); // ≈ ln 265 at init
+    expect(losses[0]).toBeGreaterThan(5); // ≈ ln(vocab) at init
     expect(losses.at(-1)!).toBeLessThan(losses[0]! - 1.5);
   });
 

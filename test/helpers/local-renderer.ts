@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadRenderer, type Renderer } from 'agentrl';
 
-/** The embedded model's renderer (byte-level tokenizer + ChatML template shipped in assets/local-model). */
+/** The embedded model's renderer (byte-level BPE tokenizer + ChatML template shipped in assets/local-model). */
 export const LOCAL_MODEL_DIR = fileURLToPath(new URL('../../assets/local-model', import.meta.url));
 
 let cached: Promise<Renderer> | undefined;
