@@ -1,4 +1,4 @@
-/** Settings shared by the search-agent example's scripts (embedded backend; one-fact passages, 384-token context). */
+/** Settings shared by the search-agent example's scripts (embedded backend; one-fact passages, 192-token context). */
 import { fileURLToPath } from 'node:url';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));

@@ -1,4 +1,4 @@
-/** Settings shared by the sql-agent example's scripts (embedded backend; templated lookups, 384-token context). */
+/** Settings shared by the sql-agent example's scripts (embedded backend; templated lookups, 192-token context). */
 import { fileURLToPath } from 'node:url';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));

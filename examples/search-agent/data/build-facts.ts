@@ -4,8 +4,8 @@
  * - `facts-train.jsonl`: `What is the <fact> of <country>?` for 16 countries × 3 facts, as flat `Example` rows
  *   `{ id, question, answer, aliases, fact, country }` (everything past `answer` is `Example.meta`);
  * - `facts-test.jsonl`: the same 48 facts asked as `Tell me the <fact> of <country>.` (held-out wording).
- * Short names and answers only (≤ 20 / 24 characters), so a trajectory fits the embedded model's 384-token
- * byte-level context. Deterministic (seeded shuffle). Run: `node --import tsx examples/search-agent/data/build-facts.ts`.
+ * Short names and answers only (≤ 20 / 24 characters), so a trajectory fits the embedded model's 192-token
+ * context. Deterministic (seeded shuffle). Run: `node --import tsx examples/search-agent/data/build-facts.ts`.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -37,9 +37,8 @@ for (const c of loadCountries()) {
     rows.push({ question: `What is the ${f.fact} of ${c.name}?`, answer: v, aliases: [], fact: f.fact, country: c.name });
   }
 }
-// Questions cover a small, fixed set of countries (the embedded model learns their names during SFT instead of
-// copying arbitrary names, which a 2-layer byte-level model does not pick up in minutes); the corpus keeps every
-// country as distractors. Test questions are the same facts asked in other words (held-out phrasing).
+// Questions cover a small, fixed set of countries (short SFT on one CPU core); the corpus keeps every country as
+// distractors. Test questions are the same facts asked in other words (held-out phrasing).
 const eligible = new Map<string, typeof rows>();
 for (const r of rows) eligible.set(r.country, [...(eligible.get(r.country) ?? []), r]);
 const picked = shuffle([...eligible].filter(([name, rs]) => rs.length === FACTS.length && name.length <= 12), rng(11)).slice(0, COUNTRIES);

@@ -5,7 +5,7 @@
  * `lookup-test.jsonl` as flat `Example` rows `{ id, question, answer: <gold SQL>, column, country }`: 16 countries ×
  * 4 columns for training, the same 64 lookups reworded (`Tell me the <column words> of <country>.`) for testing.
  * Only short country names (≤ 12 characters, no quotes) and non-NULL values, so a trajectory fits the embedded
- * model's 384-token byte-level context. Deterministic (seeded shuffle).
+ * model's 192-token context. Deterministic (seeded shuffle).
  * Run: `node --import tsx examples/sql-agent/data/build-lookups.ts`.
  */
 import { writeFileSync } from 'node:fs';
@@ -32,9 +32,8 @@ for (const r of db.prepare('SELECT * FROM country ORDER BY name').all() as Recor
   }
 }
 db.close();
-// Questions cover a small, fixed set of countries (the embedded model learns their names during SFT instead of
-// copying arbitrary names, which a 2-layer byte-level model does not pick up in minutes). Test questions ask the
-// same lookups in other words (held-out phrasing).
+// Questions cover a small, fixed set of countries (short SFT on one CPU core). Test questions ask the same lookups
+// in other words (held-out phrasing).
 const byCountry = new Map<string, typeof rows>();
 for (const r of rows) byCountry.set(r.country, [...(byCountry.get(r.country) ?? []), r]);
 const picked = shuffle([...byCountry].filter(([name, rs]) => rs.length === COLUMNS.length && name.length <= 12), rng(13)).slice(0, COUNTRIES);
