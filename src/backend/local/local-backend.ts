@@ -49,13 +49,13 @@ const optionsSchema = z.strictObject({
   maxDecodeRows: z.number().int().min(1).max(1024).optional(),
 });
 
-/** Default model shape: about 0.7M parameters (0.3M of them the 2,389 × 128 embedding), ~1 s per 16×256 train step on one core. */
+/** Default model shape: about 0.8M parameters (0.35M of them the 2,698 × 128 embedding), ~1 s per 16×256 train step on one core. */
 export const DEFAULT_LOCAL_MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 512 } as const;
 
 /**
  * The embedded CPU backend: a small pre-LN GPT trained from scratch with `@jax-js/jax` (wasm, jit,
- * autograd), with the bundled tokenizer (byte-level BPE, 2,389 tokens: every 2- and 3-digit string, digits
- * chunked in threes, words without glued spaces; see `assets/local-model/generate.ts`) and ChatML template. Returns immediately; the
+ * autograd), with the bundled tokenizer (byte-level BPE, 2,698 tokens: digits paired and every 2-digit string
+ * a token, words without glued spaces; see `assets/local-model/generate.ts`) and ChatML template. Returns immediately; the
  * engine starts on first use. Memory: the wasm heap is capped at 4 GB.
  * @example
  * const backend = localBackend({ layers: 2, dModel: 128, seed: 1 });
