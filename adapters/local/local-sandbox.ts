@@ -117,7 +117,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
 /**
  * The local Python sandbox.
  *
- * Every call: own PID namespace (tree-kill by killing its init), empty network namespace,
+ * Every call: own PID namespace whose PID 1 is the call itself (killing it kills the namespace), empty network namespace,
  * read-only view of `/` with home dirs hidden, fresh private tmpfs `/tmp` as cwd and HOME,
  * env reduced to {@link CHILD_ENV} (BLAS threads = 1), stdin `/dev/null` unless given,
  * rlimits CPU (soft `ceil(timeoutMs/1000)+1` s, hard +1), FSIZE (`maxFileBytes`), NOFILE, CORE=0,

@@ -84,7 +84,6 @@ export class Zygote {
       fileBytes: cfg.fileBytes,
       openFiles: cfg.openFiles,
       tmpfsKb: cfg.tmpfsMb * 1024,
-      initBinary: '/bin/sleep',
       env: CHILD_ENV,
       instance: cfg.instanceId,
     });

@@ -199,7 +199,7 @@ def _head_tail(fd, cap):
 class _Spare:
     """A call process forked, isolated and waiting for its request (see _child)."""
 
-    __slots__ = ("pid", "init_pid", "pidfd", "req_w", "ok_r", "out", "err")
+    __slots__ = ("pid", "pidfd", "req_w", "ok_r", "out", "err")
 
     def close(self):
         for fd in (self.pidfd, self.req_w, self.ok_r, self.out, self.err):
@@ -214,14 +214,13 @@ def _prepare(self_ns):
     sp.out, sp.err = _memfd("stdout"), _memfd("stderr")
     req_r, sp.req_w = os.pipe()
     sp.ok_r, ok_w = os.pipe()
-    sp.init_pid = None
     try:
         if ISOLATE:
             _check(libc.unshare(CLONE_NEWPID), "unshare(pid)")
             try:
-                # PID 1 of the call's namespace: reaps nothing, ignores the call's signals, and
-                # its death (SIGKILL from here) takes every process of the call with it.
-                sp.init_pid = os.posix_spawn(CFG["initBinary"], ["agentrl-init", "infinity"], {})
+                # The call process is PID 1 of its own namespace: when it exits or is killed, the
+                # kernel kills every other process of the namespace and wait4 returns only after
+                # they are gone, so no helper init process (an exec per call) is needed.
                 sp.pid = _raw_fork()
                 if sp.pid == 0:
                     _child(req_r, sp.out, sp.err, ok_w)
@@ -268,10 +267,7 @@ def _finish(req, sp, t0):
             os.kill(sp.pid, signal.SIGKILL)
         _, wstatus, ru = os.wait4(sp.pid, 0)
         wall_ms = (time.monotonic() - t0) * 1000.0
-        if sp.init_pid is not None:
-            os.kill(sp.init_pid, signal.SIGKILL)
-            os.waitpid(sp.init_pid, 0)
-        else:
+        if not ISOLATE:
             try:
                 os.killpg(sp.pid, signal.SIGKILL)
             except OSError:
@@ -346,10 +342,6 @@ def zygote():
             sp = spare if spare is not None else _prepare(self_ns)
             spare = None
             _dispatch(req, sp)
-            try:
-                spare = _prepare(self_ns)  # next call's process, made while this one runs
-            except BaseException:
-                spare = None  # retried on demand at the next request
             res = _finish(req, sp, t0)
         except BaseException as e:
             res = {"id": req.get("id"), "fatal": repr(e)}
@@ -358,6 +350,10 @@ def zygote():
             data = data[os.write(proto_out, data):]
         if "fatal" in res:
             os._exit(3)
+        try:
+            spare = _prepare(self_ns)  # next call's process, made after answering (off the latency path)
+        except BaseException:
+            spare = None  # retried on demand at the next request
 
 
 def once():
