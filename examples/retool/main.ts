@@ -5,7 +5,7 @@
  * 3. runs RL (PPO 0.8/1.28, group 8, ±1 outcome reward, interpreter output masked);
  * 4. evaluates again on the same held-out problems with the same sampling settings, and prints both.
  *
- *   npm run retool            (≈ 6 minutes on 2 cores)
+ *   npm run retool            (≈ 5 minutes on 2 cores)
  *   npm run retool -- --steps 5 --problems 16     (a quick look)
  */
 import { existsSync } from 'node:fs';
