@@ -1,7 +1,7 @@
 // Generates tokenizer.json + tokenizer_config.json for the embedded local model.
 //
 // Byte-level BPE (GPT-2 byte↔unicode map, ids 0..255 are the bytes) with
-//  - digits pre-split into pairs, left to right, and every 2-digit string a token (110 number tokens), so copying
+//  - digits pre-split into pairs, left to right, and every 2-digit string a token (100 more number tokens), so copying
 //    a number from the question into code is copying one or two tokens of a small, frequently seen set;
 //  - `WORD_MERGES` merges learned on the rendered SFT demonstrations of the bundled examples (ReTool, search, SQL),
 //    so protocol strings and template words cost few positions;
@@ -23,7 +23,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const WORD_MERGES = 1024;
 
 /**
- * Pre-tokenizer split: letters, digit runs of at most three, punctuation runs and whitespace are separate
+ * Pre-tokenizer split: letters, digit runs of at most two, punctuation runs and whitespace are separate
  * pre-tokens. Unlike GPT-2/Llama patterns no word carries a leading space or punctuation, so a name or number
  * is the same token(s) wherever it appears (question, tool call, tool output, answer): copying is a token copy.
  */
