@@ -21,17 +21,3 @@ export function sqlEnv(database: Uint8Array): Environment {
 export function sqlReward(database: Uint8Array): Reward & { close(): Promise<void> } {
   return sqlExecutionMatch({ database, timeoutMs: QUERY_TIMEOUT_MS, correct: 1, wrong: 0 });
 }
-
-/**
- * Closes an env or reward holding SQL query processes, keeping the event loop alive until they have exited: the
- * pool unrefs its children, so awaiting their `exit` with nothing else pending ends a script early (exit code 13,
- * unsettled top-level await).
- */
-export async function closeSql(x: { close?(): Promise<void> }): Promise<void> {
-  const keepAlive = setInterval(() => {}, 1_000);
-  try {
-    await x.close?.();
-  } finally {
-    clearInterval(keepAlive);
-  }
-}

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { evaluate, loadMathDataset, type EvalResult, type TrainingBackend } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, PATHS, SAMPLING } from './config.js';
-import { closeSql, loadDatabase, sqlEnv, sqlReward } from './env.js';
+import { loadDatabase, sqlEnv, sqlReward } from './env.js';
 
 /** Options of {@link runEval}. */
 export interface EvalOptions {
@@ -43,8 +43,8 @@ export async function runEval(backend: TrainingBackend, opts: EvalOptions): Prom
       ...(opts.outDir ? { outPath: join(opts.outDir, 'sql.jsonl') } : {}),
     });
   } finally {
-    await closeSql(env);
-    await closeSql(reward);
+    await env.close?.();
+    await reward.close();
   }
 }
 

@@ -9,7 +9,7 @@ import { loadMathDataset, trainSupervised } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS } from './config.js';
 import { buildDemoDatums } from './demos.js';
-import { closeSql, loadDatabase, sqlEnv } from './env.js';
+import { loadDatabase, sqlEnv } from './env.js';
 
 /** Options of {@link runSft}. */
 export interface SftOptions {
@@ -40,7 +40,7 @@ export async function runSft(opts: SftOptions): Promise<void> {
     maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
     maxTokens: MODEL.contextTokens,
   });
-  await closeSql(env);
+  await env.close?.();
   log(`sft: ${datums.length} demonstrations (${JSON.stringify(styles)}; ${dropped} over the context left out), longest ${Math.max(...datums.map((d) => d.modelInput.length))} tokens`);
   await trainSupervised(backend, datums, {
     steps: opts.steps,

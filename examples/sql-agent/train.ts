@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { Trainer, loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
-import { closeSql, loadDatabase, sqlEnv, sqlReward } from './env.js';
+import { loadDatabase, sqlEnv, sqlReward } from './env.js';
 
 /** Options of {@link runRl}. */
 export interface RlOptions {
@@ -55,8 +55,8 @@ export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<
     return await trainer.train();
   } finally {
     process.off('SIGINT', stop);
-    await closeSql(env);
-    await closeSql(reward);
+    await env.close?.();
+    await reward.close();
   }
 }
 

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { extractFinalSql, loadMathDataset, localBackend } from 'agentrl';
 import { BUDGETS, MODEL, PATHS } from '../../examples/sql-agent/config.js';
 import { buildDemoDatums, demoTexts, wrongTable } from '../../examples/sql-agent/demos.js';
-import { closeSql, loadDatabase, sqlEnv } from '../../examples/sql-agent/env.js';
+import { loadDatabase, sqlEnv } from '../../examples/sql-agent/env.js';
 import { runRl } from '../../examples/sql-agent/train.js';
 
 describe('sql-agent example', () => {
@@ -66,7 +66,7 @@ describe('sql-agent example', () => {
       expect(trained).not.toContain('(1 row)');
     }
     expect(sawTable).toBe(true);
-    await closeSql(env);
+    await env.close?.();
     await backend.close();
   });
 
