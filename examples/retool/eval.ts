@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { evaluate, loadMathDataset, localBackend, mathReward, type EvalResult, type TrainingBackend } from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { textOnlyEnv, toolEnv } from './env.js';
+import { evalTable } from '../shared/eval-table.js';
 
 export interface EvalRun {
   readonly tool: EvalResult;
@@ -34,25 +35,11 @@ export async function runEval(backend: TrainingBackend, opts: { n: number; probl
   }
 }
 
-const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(1)}%`;
-
-/** One table row per run: Average@N, Pass@N, format, valid tool calls, tool calls, turns. */
-export function formatEvalRow(label: string, r: EvalResult): string {
-  const m = r.metrics;
-  return [
-    label.padEnd(22),
-    pct(m['eval/average_at_n']).padStart(8),
-    pct(m['eval/pass_at_n']).padStart(8),
-    pct(m['eval/format_rate']).padStart(8),
-    pct(m['eval/valid_tool_call_rate']).padStart(10),
-    (m['eval/tool_calls'] ?? 0).toFixed(2).padStart(7),
-    (m['eval/turns'] ?? 0).toFixed(2).padStart(6),
-  ].join(' ');
-}
-
-export function evalHeader(n: number): string {
-  return ['run'.padEnd(22), `avg@${n}`.padStart(8), `pass@${n}`.padStart(8), 'format'.padStart(8), 'validtool'.padStart(10), 'tools'.padStart(7), 'turns'.padStart(6)].join(' ');
-}
+const table = evalTable(22, 'tools');
+/** Column header of {@link formatEvalRow}. */
+export const evalHeader = table.header;
+/** One table row per run: Average@N, Pass@N, format rate, valid tool-call rate, mean tool calls, mean turns. */
+export const formatEvalRow = table.row;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({

@@ -10,6 +10,7 @@ import { evaluate, loadMathDataset, type EvalResult, type TrainingBackend } from
 import { makeBackend } from './backend.js';
 import { BUDGETS, PATHS, SAMPLING } from './config.js';
 import { makeRetriever, searchEnv, searchReward } from './env.js';
+import { evalTable } from '../shared/eval-table.js';
 
 /** Options of {@link runEval}. */
 export interface EvalOptions {
@@ -47,26 +48,11 @@ export async function runEval(backend: TrainingBackend, opts: EvalOptions): Prom
   }
 }
 
-const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(1)}%`;
-
+const table = evalTable(14, 'searches');
 /** Column header of {@link formatEvalRow}. */
-export function evalHeader(n: number): string {
-  return ['run'.padEnd(14), `avg@${n}`.padStart(8), `pass@${n}`.padStart(8), 'format'.padStart(8), 'validtool'.padStart(10), 'searches'.padStart(9), 'turns'.padStart(6)].join(' ');
-}
-
-/** One table row: Average@N, Pass@N, format rate, valid tool-call rate, mean searches, mean turns. */
-export function formatEvalRow(label: string, r: EvalResult): string {
-  const m = r.metrics;
-  return [
-    label.padEnd(14),
-    pct(m['eval/average_at_n']).padStart(8),
-    pct(m['eval/pass_at_n']).padStart(8),
-    pct(m['eval/format_rate']).padStart(8),
-    pct(m['eval/valid_tool_call_rate']).padStart(10),
-    (m['eval/tool_calls'] ?? 0).toFixed(2).padStart(9),
-    (m['eval/turns'] ?? 0).toFixed(2).padStart(6),
-  ].join(' ');
-}
+export const evalHeader = table.header;
+/** One table row per run: Average@N, Pass@N, format rate, valid tool-call rate, mean searches, mean turns. */
+export const formatEvalRow = table.row;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
