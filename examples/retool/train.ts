@@ -5,45 +5,20 @@
  *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4]
  */
 import { parseArgs } from 'node:util';
-import { Trainer, loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
+import { loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { toolEnv } from './env.js';
+import { trainWithRecipe, type RlOptions } from '../shared/rl.js';
 
-export interface RlOptions {
-  readonly steps: number;
-  readonly questionsPerBatch: number;
-  readonly groupSize: number;
-  readonly learningRate: number;
-  readonly logDir: string;
-  readonly seed: number;
-  readonly progress?: boolean;
-}
+export type { RlOptions };
 
-/** Runs RL on `backend` (already holding the SFT weights). */
+/** Runs RL on `backend` (already holding the SFT weights); progress bar on by default. */
 export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<TrainSummary> {
   const env = toolEnv();
   const reward = mathReward();
-  const trainer = new Trainer({
-    backend,
-    env,
-    reward,
-    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-    dataset: await loadMathDataset(PATHS.train),
-    groupSize: opts.groupSize,
-    questionsPerBatch: opts.questionsPerBatch,
-    maxSteps: opts.steps,
-    budgets: BUDGETS,
-    sampling: SAMPLING,
-    optimizer: { learningRate: opts.learningRate, beta1: 0.9, beta2: 0.99, gradClipNorm: 1 },
-    microBatch: { maxTokens: 16 * MODEL.contextTokens, maxDatums: 16 },
-    logDir: opts.logDir,
-    seed: opts.seed,
-    progress: opts.progress ?? true,
-  });
-  trainer.on('warning', (w) => console.warn(`warning [${w.code}] ${w.message}`));
-  process.once('SIGINT', () => trainer.stop());
   try {
-    return await trainer.train();
+    const dataset = await loadMathDataset(PATHS.train);
+    return await trainWithRecipe(backend, { env, reward, dataset, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, { ...opts, progress: opts.progress ?? true });
   } finally {
     await env.close?.();
     await reward.close();

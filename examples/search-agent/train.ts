@@ -7,54 +7,25 @@
  *   node --import tsx examples/search-agent/train.ts [--checkpoint DIR] [--steps 20] [--questions 8] [--group 8] [--lr 2e-4] [--retriever URL]
  */
 import { parseArgs } from 'node:util';
-import { Trainer, loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
+import { loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { makeRetriever, searchEnv, searchReward } from './env.js';
+import { trainWithRecipe, type RlOptions } from '../shared/rl.js';
 
 /** Options of {@link runRl}. */
-export interface RlOptions {
-  readonly steps: number;
-  readonly questionsPerBatch: number;
-  readonly groupSize: number;
-  readonly learningRate: number;
-  readonly logDir: string;
-  readonly seed: number;
+export interface SearchRlOptions extends RlOptions {
   /** A Search-R1-compatible `/retrieve` URL instead of the embedded BM25 index. */
   readonly retrieverUrl?: string;
-  readonly progress?: boolean;
-  /** Called after each step with its number and metrics (`reward/mean`, `rollout/tool_calls`, …). */
-  readonly onStep?: (step: number, metrics: Readonly<Record<string, number>>) => void;
 }
 
 /** Runs RL on `backend` (already holding the starting weights) and returns the trainer's summary. */
-export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<TrainSummary> {
+export async function runRl(backend: TrainingBackend, opts: SearchRlOptions): Promise<TrainSummary> {
   const env = searchEnv(await makeRetriever(opts.retrieverUrl));
-  const trainer = new Trainer({
-    backend,
-    env,
-    reward: searchReward(),
-    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-    dataset: await loadMathDataset(PATHS.train),
-    groupSize: opts.groupSize,
-    questionsPerBatch: opts.questionsPerBatch,
-    maxSteps: opts.steps,
-    budgets: BUDGETS,
-    sampling: SAMPLING,
-    optimizer: { learningRate: opts.learningRate, beta1: 0.9, beta2: 0.99, gradClipNorm: 1 },
-    microBatch: { maxTokens: 16 * MODEL.contextTokens, maxDatums: 16 },
-    logDir: opts.logDir,
-    seed: opts.seed,
-    progress: opts.progress ?? false,
-  });
-  trainer.on('warning', (w) => console.warn(`warning [${w.code}] ${w.message}`));
-  if (opts.onStep) trainer.on('step', (m) => opts.onStep!(m.step, m.metrics));
-  const stop = () => trainer.stop();
-  process.once('SIGINT', stop);
   try {
-    return await trainer.train();
+    const dataset = await loadMathDataset(PATHS.train);
+    return await trainWithRecipe(backend, { env, reward: searchReward(), dataset, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, opts);
   } finally {
-    process.off('SIGINT', stop);
     await env.close?.();
   }
 }

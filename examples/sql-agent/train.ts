@@ -7,54 +7,23 @@
  *   node --import tsx examples/sql-agent/train.ts [--checkpoint DIR] [--steps 20] [--questions 8] [--group 8] [--lr 2e-4]
  */
 import { parseArgs } from 'node:util';
-import { Trainer, loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
+import { loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { loadDatabase, sqlEnv, sqlReward } from './env.js';
+import { trainWithRecipe, type RlOptions } from '../shared/rl.js';
 
-/** Options of {@link runRl}. */
-export interface RlOptions {
-  readonly steps: number;
-  readonly questionsPerBatch: number;
-  readonly groupSize: number;
-  readonly learningRate: number;
-  readonly logDir: string;
-  readonly seed: number;
-  readonly progress?: boolean;
-  /** Called after each step with its number and metrics (`reward/mean`, `rollout/tool_calls`, …). */
-  readonly onStep?: (step: number, metrics: Readonly<Record<string, number>>) => void;
-}
+export type { RlOptions };
 
 /** Runs RL on `backend` (already holding the starting weights) and returns the trainer's summary. */
 export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<TrainSummary> {
   const database = loadDatabase();
   const env = sqlEnv(database);
   const reward = sqlReward(database);
-  const trainer = new Trainer({
-    backend,
-    env,
-    reward,
-    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-    dataset: await loadMathDataset(PATHS.train),
-    groupSize: opts.groupSize,
-    questionsPerBatch: opts.questionsPerBatch,
-    maxSteps: opts.steps,
-    budgets: BUDGETS,
-    sampling: SAMPLING,
-    optimizer: { learningRate: opts.learningRate, beta1: 0.9, beta2: 0.99, gradClipNorm: 1 },
-    microBatch: { maxTokens: 16 * MODEL.contextTokens, maxDatums: 16 },
-    logDir: opts.logDir,
-    seed: opts.seed,
-    progress: opts.progress ?? false,
-  });
-  trainer.on('warning', (w) => console.warn(`warning [${w.code}] ${w.message}`));
-  if (opts.onStep) trainer.on('step', (m) => opts.onStep!(m.step, m.metrics));
-  const stop = () => trainer.stop();
-  process.once('SIGINT', stop);
   try {
-    return await trainer.train();
+    const dataset = await loadMathDataset(PATHS.train);
+    return await trainWithRecipe(backend, { env, reward, dataset, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, opts);
   } finally {
-    process.off('SIGINT', stop);
     await env.close?.();
     await reward.close();
   }

@@ -1,0 +1,61 @@
+/**
+ * The RL recipe the three examples share, scaled down from the ReTool seed: PPO with asymmetric clipping 0.8 / 1.28,
+ * GRPO group-centred advantages, Adam (β 0.9 / 0.99, grad-norm clip 1), micro-batches of 16 rows of the context.
+ * Each example supplies its environment, reward, dataset, budgets and sampling.
+ */
+import { Trainer, type Environment, type Reward, type TrainerOptions, type TrainingBackend, type TrainSummary } from 'agentrl';
+
+/** Run settings an example's `train.ts` takes from its command line or `main.ts`. */
+export interface RlOptions {
+  readonly steps: number;
+  readonly questionsPerBatch: number;
+  readonly groupSize: number;
+  readonly learningRate: number;
+  readonly logDir: string;
+  readonly seed: number;
+  /** Progress bar on a terminal. @default false */
+  readonly progress?: boolean;
+  /** Called after each step with its number and metrics (`reward/mean`, `rollout/tool_calls`, …). */
+  readonly onStep?: (step: number, metrics: Readonly<Record<string, number>>) => void;
+}
+
+/** What differs between the examples. */
+export interface RlTask {
+  readonly env: Environment;
+  readonly reward: Reward;
+  readonly dataset: TrainerOptions['dataset'];
+  readonly budgets: NonNullable<TrainerOptions['budgets']>;
+  readonly sampling: NonNullable<TrainerOptions['sampling']>;
+  /** The backend's context length, tokens (sizes the micro-batches). */
+  readonly contextTokens: number;
+}
+
+/** Trains `backend` (already holding the starting weights) on `task`; Ctrl-C stops after the current step. */
+export async function trainWithRecipe(backend: TrainingBackend, task: RlTask, opts: RlOptions): Promise<TrainSummary> {
+  const trainer = new Trainer({
+    backend,
+    env: task.env,
+    reward: task.reward,
+    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+    dataset: task.dataset,
+    groupSize: opts.groupSize,
+    questionsPerBatch: opts.questionsPerBatch,
+    maxSteps: opts.steps,
+    budgets: task.budgets,
+    sampling: task.sampling,
+    optimizer: { learningRate: opts.learningRate, beta1: 0.9, beta2: 0.99, gradClipNorm: 1 },
+    microBatch: { maxTokens: 16 * task.contextTokens, maxDatums: 16 },
+    logDir: opts.logDir,
+    seed: opts.seed,
+    progress: opts.progress ?? false,
+  });
+  trainer.on('warning', (w) => console.warn(`warning [${w.code}] ${w.message}`));
+  if (opts.onStep) trainer.on('step', (m) => opts.onStep!(m.step, m.metrics));
+  const stop = () => trainer.stop();
+  process.once('SIGINT', stop);
+  try {
+    return await trainer.train();
+  } finally {
+    process.off('SIGINT', stop);
+  }
+}
