@@ -160,6 +160,45 @@ export function seedApproachSandbox(opts: { python: string; workers: number; tim
   return { name: 'seed', run: (req) => limit(() => runOne(req)), close: async () => {} };
 }
 
+/**
+ * How process start-up scales on this machine: `/bin/true` spawned `n` times from Node, one at a
+ * time and `concurrency` at a time. Every sandbox call here creates at least one address space,
+ * so this bounds what any process-per-call sandbox can reach (on a paravirtualised VM with
+ * shadow page tables, creating and tearing down address spaces on two vCPUs at once can be
+ * slower in aggregate than on one).
+ */
+export async function processStartProbe(concurrency: number, n = 40): Promise<{ soloMs: number; parallelMs: number; speedup: number }> {
+  const once = () => new Promise<void>((res) => spawn('/bin/true', [], { stdio: 'ignore' }).once('exit', () => res()));
+  const timed = async (c: number) => {
+    const limit = pLimit(c);
+    const t = performance.now();
+    await Promise.all(Array.from({ length: n }, () => limit(once)));
+    return (performance.now() - t) / n;
+  };
+  await timed(1);
+  const solo = await timed(1);
+  const par = await timed(concurrency);
+  return { soloMs: solo, parallelMs: par * concurrency, speedup: solo / par };
+}
+
+/** Per-snippet median latency with one call at a time and an idle gap before each (what a lone rollout sees), ms. */
+export async function unloadedLatency(sandbox: Sandbox, rounds: number, mix: readonly Snippet[] = RETOOL_MIX): Promise<{ p50: number; per: Record<string, number> }> {
+  const all: number[] = [];
+  const per: Record<string, number> = {};
+  for (const s of mix) {
+    const xs: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      const t = performance.now();
+      await sandbox.run({ code: s.code });
+      xs.push(performance.now() - t);
+    }
+    per[s.name] = quantile(xs, 0.5);
+    all.push(...xs);
+  }
+  return { p50: quantile(all, 0.5), per };
+}
+
 function printRows(rows: readonly BenchRow[], baseline: string): void {
   const base = rows.find((r) => r.name === baseline);
   const snippets = Object.keys(rows[0]?.perSnippetMedianMs ?? {});
@@ -223,6 +262,19 @@ async function main(): Promise<void> {
       console.log(`  sympy median seed / fork-server = ${(seed.perSnippetMedianMs.sympy! / fs.perSnippetMedianMs.sympy!).toFixed(1)}× (target ≥ 30×)`);
       console.log(`  fork-server p50 = ${fs.p50Ms.toFixed(1)} ms (target ≤ 10 ms)`);
       for (const r of rows) console.log(`  ${r.name}: while True with timeoutMs 1000 returned in ${r.timeoutReturnMs.toFixed(0)} ms (target ≤ 1100)`);
+    }
+    const probe = await processStartProbe(concurrency);
+    console.log(
+      `\nthis machine: spawning /bin/true takes ${probe.soloMs.toFixed(1)} ms alone and ${probe.parallelMs.toFixed(1)} ms each with ${concurrency} at once ` +
+        `(aggregate ${probe.speedup.toFixed(2)}× with ${concurrency} CPUs)`,
+    );
+    const fork = list.find((l) => l.name === 'local fork-server');
+    if (fork) {
+      const u = await unloadedLatency(fork.sandbox, rounds);
+      console.log(
+        `local fork-server, one call at a time (40 ms idle before each): p50 ${u.p50.toFixed(1)} ms; ` +
+          Object.entries(u.per).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '),
+      );
     }
     if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1]!, JSON.stringify(rows, null, 2));
   } finally {

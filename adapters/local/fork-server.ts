@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ExecResult, RunRequest } from '../../src/types/exec-result.js';
 import { classifyOutcome, renderCapped, sandboxErrorResult } from '../../src/sandbox/index.js';
 import type { ResolvedLocalOptions, LocalSandboxWarning } from './options.js';
-import { Zygote, signalName, type ZygoteConfig } from './zygote.js';
+import { ZygoteServer, signalName, type ZygoteConfig } from './zygote-server.js';
 
 /** Extra time the Node side waits for a zygote's own deadline before killing the whole zygote, ms. */
 const BACKSTOP_GRACE_MS = 2000;
@@ -21,17 +21,17 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /**
- * Pool of warm zygotes, one per worker slot. The caller bounds concurrency to `workers`, so a
- * free zygote always exists. Each call: take a zygote, send the request, wait for the reply with
- * a Node-side backstop (`timeoutMs + 2 s`) that kills the whole zygote sandbox; recycle the
- * zygote after `recycleAfter` calls or any anomaly.
+ * Pool of zygote servers, one per worker slot (each with a full and a light zygote). The caller
+ * bounds concurrency to `workers`, so a free server always exists. Each call: take a server, send
+ * the request, wait for the reply with a Node-side backstop (`timeoutMs + 2 s`) that kills the
+ * server's whole sandbox; recycle the server after `recycleAfter` calls or any anomaly.
  */
 export class ForkServerPool {
   readonly #opts: ResolvedLocalOptions;
   readonly #cfg: ZygoteConfig;
   readonly #warn: (w: LocalSandboxWarning) => void;
-  readonly #idle: Zygote[] = [];
-  readonly #all = new Set<Zygote>();
+  readonly #idle: ZygoteServer[] = [];
+  readonly #all = new Set<ZygoteServer>();
   #closed = false;
 
   constructor(opts: ResolvedLocalOptions, cfg: ZygoteConfig, warn: (w: LocalSandboxWarning) => void) {
@@ -41,8 +41,8 @@ export class ForkServerPool {
     for (let i = 0; i < opts.workers; i++) this.#idle.push(this.#start());
   }
 
-  #start(): Zygote {
-    const z = new Zygote(this.#cfg);
+  #start(): ZygoteServer {
+    const z = new ZygoteServer(this.#cfg);
     this.#all.add(z);
     void z.exited().then(() => this.#all.delete(z));
     z.ready.then(
@@ -54,13 +54,13 @@ export class ForkServerPool {
     return z;
   }
 
-  #take(): Zygote {
+  #take(): ZygoteServer {
     let z = this.#idle.pop();
     if (!z || z.dead) z = this.#start();
     return z;
   }
 
-  #give(z: Zygote, anomaly: string | undefined): void {
+  #give(z: ZygoteServer, anomaly: string | undefined): void {
     if (anomaly !== undefined || z.calls >= this.#opts.recycleAfter || z.dead || this.#closed) {
       z.kill(anomaly ?? 'recycled');
       if (anomaly !== undefined) this.#warn({ code: 'ZYGOTE_RECYCLED', message: `zygote replaced after: ${anomaly}` });
@@ -91,7 +91,7 @@ export class ForkServerPool {
       const started = performance.now();
       let backstop: NodeJS.Timeout | undefined;
       let onAbort: (() => void) | undefined;
-      const reply = await new Promise<Awaited<ReturnType<Zygote['run']>> | 'backstop' | Error>((resolve, reject) => {
+      const reply = await new Promise<Awaited<ReturnType<ZygoteServer['run']>> | 'backstop' | Error>((resolve, reject) => {
         backstop = setTimeout(() => resolve('backstop'), timeoutMs + BACKSTOP_GRACE_MS);
         if (signal) {
           onAbort = () => reject(abortError(signal));

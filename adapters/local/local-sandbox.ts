@@ -73,6 +73,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
           bwrap,
           hide,
           preload: o.preload,
+          lightPreload: o.lightPreload === false ? null : o.lightPreload,
           warmup: o.warmup,
           memoryMb: o.memoryMb,
           fileBytes: o.maxFileBytes,
@@ -122,7 +123,10 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
  * env reduced to {@link CHILD_ENV} (BLAS threads = 1), stdin `/dev/null` unless given,
  * rlimits CPU (soft `ceil(timeoutMs/1000)+1` s, hard +1), FSIZE (`maxFileBytes`), NOFILE, CORE=0,
  * AS (`memoryMb` over the interpreter's footprint), no capabilities, `no_new_privs`.
- * Wall-clock timeouts are enforced outside the child (zygote supervisor + Node backstop, or
+ * In `fork-server` mode each worker slot is one bubblewrap sandbox holding a small server and two
+ * warm zygotes (all of `preload`, and `lightPreload`); a call is forked, ahead of time, from the
+ * light zygote unless its code names a module only the full one has (see docs/sandboxes.md).
+ * Wall-clock timeouts are enforced outside the child (the zygote server + Node backstop, or
  * the Node timer in `spawn` mode) with SIGKILL. Output: stdout/stderr to files capped by
  * RLIMIT_FSIZE, read back at most `maxOutputBytes` each (head + tail, explicit marker), decoded
  * with U+FFFD. Concurrency: at most `workers` calls (p-limit), the rest queue.

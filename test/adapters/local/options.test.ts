@@ -11,6 +11,13 @@ describe('resolveLocalOptions', () => {
     expect(o.python).toBe('/usr/bin/python3');
     expect(o.preload).toEqual(['math', 'itertools', 'fractions', 'numpy', 'sympy']);
     expect(o.network).toBe(false);
+    expect(o.lightPreload).toEqual(['math', 'itertools', 'fractions', 'functools', 'collections', 'decimal', 're']);
+    expect(resolveLocalOptions({ lightPreload: false }).lightPreload).toBe(false);
+  });
+
+  it('rejects a light preload that is not a list of module names', () => {
+    expect(() => resolveLocalOptions({ lightPreload: ['os; import x'] })).toThrow(ConfigError);
+    expect(() => resolveLocalOptions({ lightPreload: true } as never)).toThrow(/lightPreload/);
   });
 
   it('rejects unknown keys and bad values with dotted paths', () => {

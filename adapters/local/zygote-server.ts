@@ -3,7 +3,7 @@ import { constants } from 'node:os';
 import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
 import { CHILD_ENV, bwrapArgs } from './isolation.js';
 
-/** Wire reply of the zygote for one call (see python/runtime.py `_serve_one`). */
+/** Wire reply of the server for one call (see python/runtime.py `_finish`). */
 export interface ZygoteReply {
   readonly id: number;
   readonly setupOk: boolean;
@@ -19,7 +19,7 @@ export interface ZygoteReply {
   readonly fatal?: string;
 }
 
-/** One call sent to a zygote. */
+/** One call sent to a zygote server. */
 export interface ZygoteRequest {
   readonly code: string;
   readonly timeoutMs: number;
@@ -30,12 +30,14 @@ export interface ZygoteRequest {
   readonly workdir?: string;
 }
 
-/** How to start a zygote. */
+/** How to start a zygote server. */
 export interface ZygoteConfig {
   readonly python: string;
   readonly bwrap: string | undefined;
   readonly hide: readonly string[];
   readonly preload: readonly string[];
+  /** Preload of the light zygote (calls whose code names no other `preload` module go there); `null`: no light zygote. */
+  readonly lightPreload: readonly string[] | null;
   readonly warmup: string;
   readonly memoryMb: number;
   readonly fileBytes: number;
@@ -53,10 +55,14 @@ export function signalName(n: number | null): string | null {
 }
 
 /**
- * One warm Python process (inside its own bubblewrap sandbox when `bwrap` is set) that has
- * pre-imported `preload` and forks a fresh, isolated child per call. Calls are sequential.
+ * One worker slot: a small Python server process (inside its own bubblewrap sandbox when `bwrap`
+ * is set) that forks two warm zygotes, one that pre-imported every `preload` module and a light
+ * one (`lightPreload`). Each zygote forks a fresh, isolated call process per call, ahead of time,
+ * with `CLONE_PARENT` so that the server (not the zygote) supervises and reaps it; the zygote
+ * itself only forks, which keeps the pages it copies per call to a minimum. Calls are sequential.
+ * See python/runtime.py.
  */
-export class Zygote {
+export class ZygoteServer {
   readonly #proc: ChildProcess;
   #buf = '';
   #stderrTail = '';
@@ -76,9 +82,10 @@ export class Zygote {
     });
     this.ready.catch(() => {});
     const pyCfg = JSON.stringify({
-      mode: 'zygote',
+      mode: 'server',
       isolate: cfg.bwrap !== undefined,
       preload: cfg.preload,
+      lightPreload: cfg.lightPreload,
       warmup: cfg.warmup,
       memoryMb: cfg.memoryMb,
       fileBytes: cfg.fileBytes,
