@@ -12,6 +12,7 @@ SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120, "s390
 CLONE_PARENT, CLONE_NEWNS, CLONE_NEWPID = 0x00008000, 0x00020000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 4, 28, 38
+MAX_FD = 1 << 20
 SECBITS_ALL_LOCKED = 0xEF  # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE + their locks
 _CAP_HDR = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
 _CAP_ZERO = (ctypes.c_uint32 * 6)()
@@ -41,14 +42,19 @@ def _drop_caps():
     _check(libc.capset(_CAP_HDR, _CAP_ZERO), "capset")
 
 
+_TMPFS_OPTS = ("size=%dk,mode=1777" % max(1024, CFG.get("tmpfsKb", 1024))).encode()
+_HAS_DEV_SHM = os.path.isdir("/dev/shm")
+
+
 def _isolate_fs():
     _check(libc.unshare(CLONE_NEWNS), "unshare(mount)")
     _check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "make-private")
-    opts = ("size=%dk,mode=1777" % max(1024, CFG["tmpfsKb"])).encode()
-    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, opts), "mount /tmp")
-    if os.path.isdir("/dev/shm"):
-        libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, opts)
+    _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, _TMPFS_OPTS), "mount /tmp")
+    if _HAS_DEV_SHM:
+        libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, _TMPFS_OPTS)
     _check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
+    os.mkdir("/tmp/work")
+    os.chdir("/tmp/work")
 
 
 def _vm_kb():
@@ -75,14 +81,25 @@ def _set_cpu_limit(cpu_s):
     return ru.ru_utime + ru.ru_stime
 
 
+def _make_stdio():
+    """Text streams on fds 0-2, whatever files those fds point to when they are used."""
+    return (
+        io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace"),
+        io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace"),
+        io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True),
+    )
+
+
+_STDIO = None  # made once in a zygote, unused (so still empty) in each call process forked from it
+
+
 def _exec_user(code):
     """Runs model code as a fresh __main__ and returns the process exit status."""
     status = 0
-    out = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
-    err = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)
+    inp, out, err = _STDIO or _make_stdio()
     sys.stdout, sys.stderr = out, err
     sys.__stdout__, sys.__stderr__ = out, err
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace")
+    sys.stdin = sys.__stdin__ = inp
     sys.argv = ["<sandbox>"]
     main = types.ModuleType("__main__")
     main.__dict__["__builtins__"] = builtins
@@ -128,7 +145,7 @@ def _close_except(keep):
         if fd > low:
             os.closerange(low, fd)
         low = max(low, fd + 1)
-    os.closerange(low, 1 << 20)
+    os.closerange(low, MAX_FD)
 
 
 def _memfd(name, data=b""):
@@ -154,12 +171,10 @@ def _spare(tag, hello_fd):
     server, waits for its one request, runs it and exits. Never returns."""
     announce = hello_fd  # -1 once the server holds this spare (its failures then show as setupOk = false)
     try:
-        _close_except((hello_fd, 2))
+        os.closerange(hello_fd + 1, MAX_FD)  # the zygote keeps hello at 3 and its own fds above it
         if ISOLATE:
             _isolate_fs()
             _drop_caps()
-            os.makedirs("/tmp/work", exist_ok=True)
-            os.chdir("/tmp/work")
         else:
             os.setsid()
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the server died: do not linger
@@ -226,6 +241,8 @@ def _zygote(tag, preload, ctl, hello_fd):
     for fn in ("unshare", "mount", "prctl", "capset", "setns", "syscall", "malloc_trim"):
         getattr(libc, fn)  # resolve symbols once, before forking
     import linecache, atexit  # noqa: F401  (used by _exec_user in every child)
+    global _STDIO
+    _STDIO = _make_stdio()
     self_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if ISOLATE else -1
     if ISOLATE:
         libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no same-uid ptrace or /proc/<pid>/mem of the zygote
@@ -309,8 +326,15 @@ class _Server:
             pid = os.fork()
             if pid == 0:
                 try:
-                    _close_except((ctl_r, hello_w.fileno()))  # the protocol pipes, other zygotes' handles
-                    _zygote(tag, preload, ctl_r, hello_w.fileno())
+                    # hello at fd 3 and ctl at 4; everything else (the protocol pipes, other zygotes'
+                    # handles) closed, so that a call process needs one closerange above fd 3.
+                    os.dup2(hello_w.fileno(), 100)
+                    os.dup2(ctl_r, 101)
+                    _close_except((100, 101))
+                    os.dup2(100, 3)
+                    os.dup2(101, 4)
+                    os.closerange(5, MAX_FD)
+                    _zygote(tag, preload, 4, 3)
                 finally:
                     os._exit(70)
             os.close(ctl_r)
