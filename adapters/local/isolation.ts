@@ -56,8 +56,9 @@ export function pathsToHide(python: string, requested: readonly string[] | undef
 
 /**
  * bubblewrap arguments (up to and excluding the command). Both flavours: new user, PID, net, IPC
- * and UTS namespaces; `--die-with-parent --new-session`; read-only bind of `/`; fresh `/dev`,
- * `/proc`, tmpfs `/tmp`; hidden paths under empty tmpfs; env cleared to {@link CHILD_ENV}.
+ * and UTS namespaces; `--die-with-parent --new-session`; read-only bind of `/`; fresh read-only
+ * `/dev`, fresh `/proc`, tmpfs `/tmp`; `/run` and the hidden paths under empty read-only tmpfs;
+ * env cleared to {@link CHILD_ENV}.
  * `zygote` keeps CAP_SYS_ADMIN/CAP_SETPCAP *inside the new user namespace* so the zygote can make a
  * PID + mount namespace per call; each call process drops every capability before user code runs.
  * `spawn` runs as uid 65534 with no capabilities, cwd `/tmp/work`.
@@ -69,7 +70,13 @@ export function bwrapArgs(flavour: BwrapFlavour, hide: readonly string[]): strin
   a.push('--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   a.push('--die-with-parent', '--new-session', '--hostname', 'sandbox');
   a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  for (const p of hide) a.push('--tmpfs', p);
+  // /run holds the host's Unix sockets (Docker, D-Bus, databases): hidden, like the paths to hide.
+  // Every tmpfs bwrap makes here, and /dev, is then read-only, so a call cannot leave files in them
+  // for the next call of the same worker (calls get their own /tmp and /dev/shm).
+  const empty = ['/run', ...hide];
+  for (const p of empty) a.push('--tmpfs', p);
+  if (flavour === 'spawn') a.push('--tmpfs', '/dev/shm');
+  for (const p of ['/dev', ...empty]) a.push('--remount-ro', p);
   if (flavour === 'spawn') a.push('--dir', '/tmp/work', '--chdir', '/tmp/work');
   else a.push('--chdir', '/tmp');
   a.push('--clearenv');
@@ -77,14 +84,41 @@ export function bwrapArgs(flavour: BwrapFlavour, hide: readonly string[]): strin
   return a;
 }
 
-/** Result of checking that bubblewrap can build the sandbox here. */
-export type ProbeResult = { ok: true; bwrap: string } | { ok: false; reason: string };
+/** Host user and group the sandbox's processes run as (set with `spawn`'s `uid`/`gid`). */
+export interface RunAs {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** The unprivileged host account a root trainer's sandboxes run as (`nobody` on Debian and most distributions). */
+export const SANDBOX_HOST_ID: RunAs = { uid: 65534, gid: 65534 };
+
+/**
+ * Result of checking that bubblewrap can build the sandbox here. `runAs` is set when the trainer
+ * runs as root and the sandbox works as {@link SANDBOX_HOST_ID}; `rootReason` says why not when it
+ * had to stay root.
+ */
+export type ProbeResult = { ok: true; bwrap: string; runAs?: RunAs; rootReason?: string } | { ok: false; reason: string };
 
 const probeCache = new Map<string, ProbeResult>();
 
+function tryBwrap(bwrap: string, python: string, hide: readonly string[], runAs: RunAs | undefined): string | undefined {
+  const r = spawnSync(bwrap, [...bwrapArgs('zygote', hide), python, '-I', '-c', 'import os; os.unshare if hasattr(os, "unshare") else None'], {
+    env: {},
+    timeout: 20_000,
+    encoding: 'utf8',
+    cwd: '/',
+    ...(runAs ?? {}),
+  });
+  return r.status === 0 ? undefined : `bwrap failed (${r.status ?? r.signal}): ${(r.stderr ?? String(r.error)).trim().slice(0, 300)}`;
+}
+
 /**
  * Runs the real sandbox once (`python -I -c pass` under the zygote flavour, which needs the most:
- * user namespace with in-namespace capabilities). Cached per python path.
+ * user namespace with in-namespace capabilities). A root trainer's sandbox is tried first as
+ * {@link SANDBOX_HOST_ID}: inside a user namespace, uid 0 is still the host's root for file
+ * permissions (root-only files, Unix sockets such as Docker's) and is exempt from `RLIMIT_NPROC`.
+ * Cached per python path and hidden paths.
  */
 export function probeBwrap(python: string, hide: readonly string[]): ProbeResult {
   const key = `${python}\0${hide.join('\0')}`;
@@ -93,13 +127,16 @@ export function probeBwrap(python: string, hide: readonly string[]): ProbeResult
   const bwrap = findBwrap();
   let res: ProbeResult;
   if (!bwrap) res = { ok: false, reason: 'bubblewrap (bwrap) not found; install the `bubblewrap` package' };
-  else {
-    const r = spawnSync(bwrap, [...bwrapArgs('zygote', hide), python, '-I', '-c', 'import os; os.unshare if hasattr(os, "unshare") else None'], {
-      env: {},
-      timeout: 20_000,
-      encoding: 'utf8',
-    });
-    res = r.status === 0 ? { ok: true, bwrap } : { ok: false, reason: `bwrap failed (${r.status ?? r.signal}): ${(r.stderr ?? String(r.error)).trim().slice(0, 300)}` };
+  else if (process.getuid?.() === 0) {
+    const asNobody = tryBwrap(bwrap, python, hide, SANDBOX_HOST_ID);
+    if (asNobody === undefined) res = { ok: true, bwrap, runAs: SANDBOX_HOST_ID };
+    else {
+      const asRoot = tryBwrap(bwrap, python, hide, undefined);
+      res = asRoot === undefined ? { ok: true, bwrap, rootReason: asNobody } : { ok: false, reason: asRoot };
+    }
+  } else {
+    const err = tryBwrap(bwrap, python, hide, undefined);
+    res = err === undefined ? { ok: true, bwrap } : { ok: false, reason: err };
   }
   probeCache.set(key, res);
   return res;

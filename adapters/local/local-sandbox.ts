@@ -7,7 +7,7 @@ import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-resul
 import { SandboxClosedError } from '../../src/errors/index.js';
 import { ConfigError } from '../../src/errors/index.js';
 import { resolveLocalOptions, type LocalSandboxOptions, type LocalSandboxWarning } from './options.js';
-import { PROTECTIONS_OFF_WITHOUT_BWRAP, pathsToHide, probeBwrap } from './isolation.js';
+import { PROTECTIONS_OFF_WITHOUT_BWRAP, SANDBOX_HOST_ID, pathsToHide, probeBwrap, type RunAs } from './isolation.js';
 import { ForkServerPool } from './fork-server.js';
 import { runSpawned } from './spawn-runner.js';
 
@@ -52,9 +52,19 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
     const { hide, kept } = pathsToHide(o.python, o.hidePaths);
     for (const p of kept) warn({ code: 'PATH_NOT_HIDDEN', message: `${p} stays visible (read-only): it holds the Python binary` });
     let bwrap: string | undefined;
+    let runAs: RunAs | undefined;
     if (o.isolation !== 'none') {
       const probe = probeBwrap(o.python, hide);
-      if (probe.ok) bwrap = probe.bwrap;
+      if (probe.ok) {
+        bwrap = probe.bwrap;
+        runAs = probe.runAs;
+        if (probe.rootReason !== undefined) {
+          warn({
+            code: 'SANDBOX_RUNS_AS_ROOT',
+            message: `the trainer runs as root and the sandbox could not run as uid ${SANDBOX_HOST_ID.uid} (${probe.rootReason}); model code keeps root's file permissions (root-only files, Unix sockets are still blocked by seccomp) and no process-count limit`,
+          });
+        }
+      }
       else if (o.isolation === 'bwrap') {
         throw new ConfigError('localSandbox options', [{ path: 'isolation', message: `'bwrap' requested but unusable: ${probe.reason}` }]);
       } else {
@@ -71,6 +81,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
         {
           python: o.python,
           bwrap,
+          runAs,
           hide,
           preload: o.preload,
           lightPreload: o.lightPreload === false ? null : o.lightPreload,
@@ -78,6 +89,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
           memoryMb: o.memoryMb,
           fileBytes: o.maxFileBytes,
           openFiles: o.openFiles,
+          maxProcesses: o.maxProcesses,
           tmpfsMb: o.tmpfsMb,
           cwd: tmpdir(),
           instanceId: this.instanceId,
@@ -87,7 +99,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
       this.#pool = pool;
       this.#runOne = (req, signal) => pool.run(req, signal);
     } else {
-      this.#runOne = (req, signal) => runSpawned(o, { bwrap, hide, instanceId: this.instanceId }, req, signal);
+      this.#runOne = (req, signal) => runSpawned(o, { bwrap, runAs, hide, instanceId: this.instanceId }, req, signal);
     }
   }
 
@@ -118,11 +130,15 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
 /**
  * The local Python sandbox.
  *
- * Every call: own PID namespace whose PID 1 is the call itself (killing it kills the namespace), empty network namespace,
- * read-only view of `/` with home dirs hidden, fresh private tmpfs `/tmp` as cwd and HOME,
- * env reduced to {@link CHILD_ENV} (BLAS threads = 1), stdin `/dev/null` unless given,
- * rlimits CPU (soft `ceil(timeoutMs/1000)+1` s, hard +1), FSIZE (`maxFileBytes`), NOFILE, CORE=0,
- * AS (`memoryMb` over the interpreter's footprint), no capabilities, `no_new_privs`.
+ * Every call: own PID namespace whose PID 1 is the call itself (killing it kills the namespace), own
+ * IPC namespace, empty network namespace, read-only view of `/` with home dirs, the trainer's working
+ * directory and `/run` hidden, read-only `/dev` and `/proc/sys`, fresh private tmpfs `/tmp` as cwd
+ * and HOME, env reduced to {@link CHILD_ENV} (BLAS threads = 1), stdin `/dev/null` unless given,
+ * rlimits CPU (soft `ceil(timeoutMs/1000)+1` s, hard +1), FSIZE (`maxFileBytes`), NOFILE, NPROC
+ * (`maxProcesses`), CORE=0, AS (`memoryMb` over the interpreter's footprint), no capabilities,
+ * `no_new_privs`, and a seccomp filter (no `socket(AF_UNIX)`: host Unix sockets such as Docker's
+ * are not covered by the network namespace; no keyrings, no io_uring). A root trainer's sandbox runs
+ * as host uid 65534 (`nobody`), so model code has no root file permissions and NPROC applies.
  * In `fork-server` mode each worker slot is one bubblewrap sandbox holding a small server and two
  * warm zygotes (all of `preload`, and `lightPreload`); a call is forked, ahead of time, from the
  * light zygote unless its code names a module only the full one has (see docs/sandboxes.md).

@@ -4,7 +4,7 @@ import { ConfigError } from '../../src/errors/index.js';
 
 /** A warning from the local sandbox (isolation missing, preload failed, zygote recycled after an anomaly). */
 export interface LocalSandboxWarning {
-  readonly code: 'ISOLATION_UNAVAILABLE' | 'PRELOAD_FAILED' | 'ZYGOTE_RECYCLED' | 'PATH_NOT_HIDDEN';
+  readonly code: 'ISOLATION_UNAVAILABLE' | 'PRELOAD_FAILED' | 'ZYGOTE_RECYCLED' | 'PATH_NOT_HIDDEN' | 'SANDBOX_RUNS_AS_ROOT';
   readonly message: string;
 }
 
@@ -46,6 +46,12 @@ export interface LocalSandboxOptions {
   readonly tmpfsMb?: number;
   /** RLIMIT_NOFILE of the child. @default 256 */
   readonly openFiles?: number;
+  /**
+   * RLIMIT_NPROC: processes (and threads) the sandbox's user may have inside one worker's sandbox
+   * (fork-server) or one call (spawn), server and zygotes included. Not enforced for host root, so a
+   * root trainer's sandbox runs as `nobody` (see `SANDBOX_RUNS_AS_ROOT`). @default 256
+   */
+  readonly maxProcesses?: number;
   /** A worker's zygote server (and its zygotes) is replaced after this many calls (and after any anomaly). @default 1000 */
   readonly recycleAfter?: number;
   /** `auto`: bubblewrap when it works, else no isolation with a warning; `bwrap`: require it; `none`: no namespaces (warns). @default 'auto' */
@@ -96,6 +102,7 @@ const schema = z.strictObject({
   maxFileBytes: z.number().int().min(1024).optional(),
   tmpfsMb: z.number().int().min(1).optional(),
   openFiles: z.number().int().min(16).max(65_536).optional(),
+  maxProcesses: z.number().int().min(16).max(1_000_000).optional(),
   recycleAfter: z.number().int().min(1).optional(),
   isolation: z.enum(['auto', 'bwrap', 'none']).optional(),
   hidePaths: z.array(z.string().startsWith('/')).optional(),
@@ -129,6 +136,7 @@ export function resolveLocalOptions(opts: LocalSandboxOptions = {}): ResolvedLoc
     maxFileBytes: o.maxFileBytes ?? 16 * 1024 * 1024,
     tmpfsMb: o.tmpfsMb ?? 256,
     openFiles: o.openFiles ?? 256,
+    maxProcesses: o.maxProcesses ?? 256,
     recycleAfter: o.recycleAfter ?? 1000,
     isolation: o.isolation ?? 'auto',
     hidePaths: o.hidePaths,

@@ -7,7 +7,7 @@ import type { ExecResult, RunRequest } from '../../src/types/exec-result.js';
 import { classifyOutcome, readCappedFile, renderCapped, sandboxErrorResult } from '../../src/sandbox/index.js';
 import type { ResolvedLocalOptions } from './options.js';
 import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
-import { CHILD_ENV, bwrapArgs } from './isolation.js';
+import { CHILD_ENV, bwrapArgs, type RunAs } from './isolation.js';
 import { cpuSecondsFor } from './fork-server.js';
 
 /** How often the parent checks the output files for a flood, ms. */
@@ -25,7 +25,7 @@ function abortError(signal: AbortSignal): Error {
  */
 export async function runSpawned(
   opts: ResolvedLocalOptions,
-  iso: { bwrap: string | undefined; hide: readonly string[]; instanceId: string },
+  iso: { bwrap: string | undefined; runAs: RunAs | undefined; hide: readonly string[]; instanceId: string },
   req: RunRequest,
   signal?: AbortSignal,
 ): Promise<ExecResult> {
@@ -53,11 +53,13 @@ export async function runSpawned(
     const workdir = iso.bwrap ? '/tmp/work' : join(dir, 'work');
     const pyCfg = JSON.stringify({
       mode: 'once',
+      isolate: iso.bwrap !== undefined,
       cpuS: cpuSecondsFor(timeoutMs),
       workdir,
       memoryMb: opts.memoryMb,
       fileBytes: opts.maxFileBytes,
       openFiles: opts.openFiles,
+      maxProcesses: opts.maxProcesses,
       env: CHILD_ENV,
       instance: iso.instanceId,
     });
@@ -69,6 +71,7 @@ export async function runSpawned(
       detached: true,
       env: iso.bwrap ? {} : { ...CHILD_ENV },
       cwd: dir,
+      ...(iso.bwrap && iso.runAs ? iso.runAs : {}),
     });
     const killGroup = (): void => {
       if (child.pid === undefined) return;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
-import { CHILD_ENV, bwrapArgs } from './isolation.js';
+import { CHILD_ENV, bwrapArgs, type RunAs } from './isolation.js';
 
 /** Wire reply of the server for one call (see python/runtime.py `_finish`). */
 export interface ZygoteReply {
@@ -34,6 +34,8 @@ export interface ZygoteRequest {
 export interface ZygoteConfig {
   readonly python: string;
   readonly bwrap: string | undefined;
+  /** Host uid/gid to run the bubblewrap sandbox as (a root trainer's sandbox runs as `nobody`). */
+  readonly runAs: RunAs | undefined;
   readonly hide: readonly string[];
   readonly preload: readonly string[];
   /** Preload of the light zygote (calls whose code names no other `preload` module go there); `null`: no light zygote. */
@@ -42,6 +44,7 @@ export interface ZygoteConfig {
   readonly memoryMb: number;
   readonly fileBytes: number;
   readonly openFiles: number;
+  readonly maxProcesses: number;
   readonly tmpfsMb: number;
   readonly cwd: string;
   /** Tag put in the argv (see `LocalSandbox.instanceId`). */
@@ -90,6 +93,7 @@ export class ZygoteServer {
       memoryMb: cfg.memoryMb,
       fileBytes: cfg.fileBytes,
       openFiles: cfg.openFiles,
+      maxProcesses: cfg.maxProcesses,
       tmpfsKb: cfg.tmpfsMb * 1024,
       env: CHILD_ENV,
       instance: cfg.instanceId,
@@ -101,6 +105,7 @@ export class ZygoteServer {
       detached: true,
       env: cfg.bwrap ? {} : { ...CHILD_ENV },
       cwd: cfg.cwd,
+      ...(cfg.bwrap && cfg.runAs ? cfg.runAs : {}),
     });
     this.#proc.stdout!.setEncoding('utf8');
     this.#proc.stdout!.on('data', (d: string) => this.#onData(d));

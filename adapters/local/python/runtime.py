@@ -9,9 +9,10 @@ CFG = json.loads(sys.argv[1])
 ISOLATE = bool(CFG.get("isolate"))
 libc = ctypes.PyDLL(None, use_errno=True)
 SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120, "s390x": 120}.get(os.uname().machine, 56)
-CLONE_PARENT, CLONE_NEWNS, CLONE_NEWPID = 0x00008000, 0x00020000, 0x20000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 4, 28, 38
+CLONE_PARENT, CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00008000, 0x00020000, 0x08000000, 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS = 1, 4, 22, 28, 38
+SECCOMP_MODE_FILTER = 2
 MAX_FD = 1 << 20
 SECBITS_ALL_LOCKED = 0xEF  # NOROOT, NO_SETUID_FIXUP, KEEP_CAPS_LOCKED, NO_CAP_AMBIENT_RAISE + their locks
 _CAP_HDR = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
@@ -46,13 +47,62 @@ _TMPFS_OPTS = ("size=%dk,mode=1777" % max(1024, CFG.get("tmpfsKb", 1024))).encod
 _HAS_DEV_SHM = os.path.isdir("/dev/shm")
 
 
+# seccomp filter for model code (reference/sandboxes.md §5): the empty network namespace does not cover
+# Unix sockets bound to paths (a Docker or database socket visible in the read-only view of / would
+# be reachable), so socket(AF_UNIX) fails with EACCES (socketpair stays allowed); kernel keyrings,
+# shared across namespaces of one uid, and io_uring, which can open sockets without the socket
+# syscall, fail with ENOSYS; syscalls of another ABI (x32, i386 int 0x80) fail with ENOSYS.
+_SECCOMP_ARCH = {
+    # machine: (AUDIT_ARCH, socket, (add_key, request_key, keyctl, io_uring_setup, io_uring_enter, io_uring_register))
+    "x86_64": (0xC000003E, 41, (248, 249, 250, 425, 426, 427)),
+    "aarch64": (0xC00000B7, 198, (217, 218, 219, 425, 426, 427)),
+}.get(os.uname().machine)
+
+
+def _seccomp_filter():
+    arch, nr_socket, denied = _SECCOMP_ARCH
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, enosys, eacces = 0x7FFF0000, 0x00050000 | 38, 0x00050000 | 13
+    n = len(denied)
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, enosys), (ld, 0, 0, 0), (jge, n + 4, 0, 0x40000000)]
+    prog += [(jeq, n - i + 3, 0, nr) for i, nr in enumerate(denied)]
+    prog += [(jeq, 0, 2, nr_socket), (ld, 0, 0, 16), (jeq, 2, 0, 1), (ret, 0, 0, allow), (ret, 0, 0, enosys), (ret, 0, 0, eacces)]
+    # jge for x32 jumps to the ENOSYS return; each denied syscall jumps there too; AF_UNIX jumps to EACCES
+    return prog
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _install_seccomp():
+    if _SECCOMP_ARCH is None:
+        return False
+    insns = _seccomp_filter()
+    arr = (_SockFilter * len(insns))(*[_SockFilter(*i) for i in insns])
+    prog = _SockFprog(len(insns), arr)
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
+    return True
+
+
 def _isolate_fs():
-    _check(libc.unshare(CLONE_NEWNS), "unshare(mount)")
+    # A new IPC namespace per call: System V shared memory, semaphores and message queues (and their
+    # memory) die with the call instead of outliving it or passing data to the next one.
+    _check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare(mount, ipc)")
     _check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "make-private")
     _check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, _TMPFS_OPTS), "mount /tmp")
     if _HAS_DEV_SHM:
         libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, _TMPFS_OPTS)
     _check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
+    # The worker's namespaces are shared by its calls: their sysctls (net.*, kernel.shm*) must not be
+    # writable from one call to the next.
+    _check(libc.mount(b"/proc/sys", b"/proc/sys", None, MS_BIND, None), "bind /proc/sys")
+    _check(libc.mount(None, b"/proc/sys", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "read-only /proc/sys")
     os.mkdir("/tmp/work")
     os.chdir("/tmp/work")
 
@@ -68,6 +118,10 @@ def _set_static_limits():
     resource.setrlimit(resource.RLIMIT_FSIZE, (CFG["fileBytes"], CFG["fileBytes"]))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_NOFILE, (CFG["openFiles"], CFG["openFiles"]))
+    if ISOLATE:
+        # Counted per user namespace (so only inside bubblewrap's); host root is exempt, hence a root
+        # trainer's sandbox runs as nobody.
+        resource.setrlimit(resource.RLIMIT_NPROC, (CFG["maxProcesses"], CFG["maxProcesses"]))
     if CFG.get("memoryMb"):
         cap = (_vm_kb() * 1024) + CFG["memoryMb"] * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
@@ -178,6 +232,7 @@ def _spare(tag, hello_fd):
         else:
             os.setsid()
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the server died: do not linger
+        _install_seccomp()
         out, err = _memfd("stdout"), _memfd("stderr")
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         hello = socket.socket(fileno=hello_fd)
@@ -198,7 +253,7 @@ def _spare(tag, hello_fd):
         req = json.loads(raw)
         setup_cpu_s = _set_cpu_limit(req["cpuS"])
         stdin_data = req.get("stdin")
-        in_fd = _memfd("stdin", stdin_data.encode()) if stdin_data else os.open("/dev/null", os.O_RDONLY)
+        in_fd = _memfd("stdin", stdin_data.encode("utf-8", "replace")) if stdin_data else os.open("/dev/null", os.O_RDONLY)
         os.dup2(in_fd, 0)
         if not ISOLATE:  # with isolation the zygote's environment is already the call's
             work = req["workdir"]
@@ -502,6 +557,7 @@ def once():
     os.chdir(CFG["workdir"])
     _set_static_limits()
     _set_cpu_limit(CFG["cpuS"])
+    _install_seccomp()
     os.environ.clear()
     os.environ.update(CFG["env"])
     os.environ.update({"HOME": CFG["workdir"], "TMPDIR": CFG["workdir"], "PWD": CFG["workdir"]})

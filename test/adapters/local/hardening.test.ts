@@ -1,0 +1,91 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localSandbox, type LocalSandbox } from '../../../adapters/local/index.js';
+import { pathsToHide, probeBwrap } from '../../../adapters/local/isolation.js';
+
+// Faults found by a red-team pass over the local sandbox (each was reproduced before the fix).
+const probe = probeBwrap('/usr/bin/python3', pathsToHide('/usr/bin/python3', undefined).hide);
+
+describe.skipIf(!probe.ok)('local sandbox hardening (bubblewrap)', () => {
+  let sb: LocalSandbox;
+  let server: Server;
+  let sockDir: string;
+  let sockPath: string;
+  const received: string[] = [];
+
+  beforeAll(async () => {
+    sb = localSandbox({ workers: 1, timeoutMs: 10_000, onWarning: () => {} });
+    // A host Unix socket the sandbox can see and, by file permissions, could connect to.
+    sockDir = mkdtempSync('/var/tmp/agentrl-sock-');
+    chmodSync(sockDir, 0o755);
+    sockPath = join(sockDir, 's.sock');
+    server = createServer((c) => c.on('data', (d) => received.push(d.toString())));
+    await new Promise<void>((res) => server.listen(sockPath, res));
+    chmodSync(sockPath, 0o777);
+  });
+
+  afterAll(async () => {
+    await sb.close();
+    await new Promise<void>((res) => server.close(() => res()));
+    rmSync(sockDir, { recursive: true, force: true });
+  });
+
+  it('cannot connect to a host Unix socket (the network namespace does not cover them)', async () => {
+    // Hazard: /run/docker.sock reachable from model code = root on the host.
+    const r = await sb.run({ code: `import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(${JSON.stringify(sockPath)})\ns.sendall(b"leak")` });
+    expect(r.status).toBe('error');
+    expect(r.stderr).toMatch(/PermissionError/);
+    expect(received).toEqual([]);
+    const listing = await sb.run({ code: 'import os\nprint(os.listdir("/run"))' });
+    expect(listing.stdout).toBe('[]\n');
+    // socketpair (multiprocessing's pipes) still works
+    expect((await sb.run({ code: 'import socket\na, b = socket.socketpair()\na.send(b"x")\nprint(b.recv(1))' })).stdout).toBe("b'x'\n");
+  });
+
+  it('keeps nothing from one call to the next in System V IPC, /dev, hidden paths or sysctls', async () => {
+    const w = await sb.run({
+      code: [
+        'import ctypes, os',
+        'libc = ctypes.CDLL(None, use_errno=True)',
+        'shm = libc.shmget(0x1234, 1 << 20, 0o1666)',
+        'print("shm", shm >= 0)',
+        'for p in ("/dev/persist", "/root/persist", "/home/persist"):',
+        '    try:',
+        '        open(p, "w").write("x"); print("wrote", p)',
+        '    except OSError as e:',
+        '        print("denied", p, e.errno)',
+        'try:',
+        '    open("/proc/sys/kernel/shm_rmid_forced", "w").write("1"); print("wrote sysctl")',
+        'except OSError as e:',
+        '    print("denied sysctl", e.errno)',
+      ].join('\n'),
+    });
+    expect(w.stdout).toContain('shm True');
+    expect(w.stdout).not.toMatch(/wrote/);
+    const r = await sb.run({ code: 'print(open("/proc/sysvipc/shm").read().strip().count("\\n"))' });
+    expect(r.stdout).toBe('0\n'); // header line only: the segment died with its call's IPC namespace
+  });
+
+  it('cannot use kernel keyrings (shared by every namespace of one uid)', async () => {
+    const r = await sb.run({ code: 'import ctypes\nl = ctypes.CDLL(None, use_errno=True)\nprint(l.syscall(248, b"user", b"k", b"v", 1, -4), ctypes.get_errno())' });
+    expect(r.stdout).toBe('-1 38\n');
+  });
+
+  it('takes a lone surrogate in stdin as a replacement character, not as a sandbox failure', async () => {
+    const r = await sb.run({ code: 'import sys\nprint(repr(sys.stdin.read()))', stdin: 'a\ud800b' });
+    expect(r.status).toBe('ok');
+    expect(r.stdout).toBe("'a?b'\n");
+  });
+
+  it.skipIf(!probe.ok || !('runAs' in probe && probe.runAs))('runs a root trainer’s sandbox as nobody: no root-only files, a process limit', async () => {
+    const shadow = await sb.run({ code: 'open("/etc/shadow").read()' });
+    expect(shadow.stderr).toMatch(/PermissionError/);
+    const bomb = await sb.run({
+      code: 'import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print("stopped", n < 256, e.errno)',
+    });
+    expect(bomb.stdout).toBe('stopped True 11\n');
+    expect((await sb.run({ code: 'print("alive")' })).stdout).toBe('alive\n');
+  });
+});
