@@ -390,6 +390,8 @@ class _Server:
                     os.dup2(101, 4)
                     os.closerange(5, MAX_FD)
                     _zygote(tag, preload, 4, 3)
+                except BaseException:
+                    traceback.print_exc()  # to bwrap's stderr, whose tail Node reports
                 finally:
                     os._exit(70)
             os.close(ctl_r)
