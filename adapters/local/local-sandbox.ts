@@ -136,8 +136,8 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
  * and HOME, env reduced to {@link CHILD_ENV} (BLAS threads = 1), stdin `/dev/null` unless given,
  * rlimits CPU (soft `ceil(timeoutMs/1000)+1` s, hard +1), FSIZE (`maxFileBytes`), NOFILE, NPROC
  * (`maxProcesses`), CORE=0, AS (`memoryMb` over the interpreter's footprint), no capabilities,
- * `no_new_privs`, and a seccomp filter (no `socket(AF_UNIX)`: host Unix sockets such as Docker's
- * are not covered by the network namespace; no keyrings, no io_uring). A root trainer's sandbox runs
+ * `no_new_privs`, own session, and a seccomp filter (`socket()` for IP only: host Unix sockets such as
+ * Docker's and vsock are not covered by the network namespace; no keyrings, no io_uring). A root trainer's sandbox runs
  * as host uid 65534 (`nobody`), so model code has no root file permissions and NPROC applies.
  * In `fork-server` mode each worker slot is one bubblewrap sandbox holding a small server and two
  * warm zygotes (all of `preload`, and `lightPreload`); a call is forked, ahead of time, from the

@@ -47,9 +47,10 @@ _TMPFS_OPTS = ("size=%dk,mode=1777" % max(1024, CFG.get("tmpfsKb", 1024))).encod
 _HAS_DEV_SHM = os.path.isdir("/dev/shm")
 
 
-# seccomp filter for model code (reference/sandboxes.md §5): the empty network namespace does not cover
-# Unix sockets bound to paths (a Docker or database socket visible in the read-only view of / would
-# be reachable), so socket(AF_UNIX) fails with EACCES (socketpair stays allowed); kernel keyrings,
+# seccomp filter for model code (reference/sandboxes.md §5): the empty network namespace covers only
+# IP; Unix sockets bound to paths (a Docker or database socket visible in the read-only view of /) and
+# vsock (a VM's host side) are outside it. So socket() is allowed for AF_INET and AF_INET6 only and
+# fails with EACCES otherwise (socketpair, used by multiprocessing, stays allowed); kernel keyrings,
 # shared across namespaces of one uid, and io_uring, which can open sockets without the socket
 # syscall, fail with ENOSYS; syscalls of another ABI (x32, i386 int 0x80) fail with ENOSYS.
 _SECCOMP_ARCH = {
@@ -64,10 +65,11 @@ def _seccomp_filter():
     ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     allow, enosys, eacces = 0x7FFF0000, 0x00050000 | 38, 0x00050000 | 13
     n = len(denied)
-    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, enosys), (ld, 0, 0, 0), (jge, n + 4, 0, 0x40000000)]
-    prog += [(jeq, n - i + 3, 0, nr) for i, nr in enumerate(denied)]
-    prog += [(jeq, 0, 2, nr_socket), (ld, 0, 0, 16), (jeq, 2, 0, 1), (ret, 0, 0, allow), (ret, 0, 0, enosys), (ret, 0, 0, eacces)]
-    # jge for x32 jumps to the ENOSYS return; each denied syscall jumps there too; AF_UNIX jumps to EACCES
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, enosys), (ld, 0, 0, 0), (jge, n + 5, 0, 0x40000000)]
+    prog += [(jeq, n - i + 4, 0, nr) for i, nr in enumerate(denied)]
+    prog += [(jeq, 0, 3, nr_socket), (ld, 0, 0, 16), (jeq, 1, 0, 2), (jeq, 0, 2, 10), (ret, 0, 0, allow), (ret, 0, 0, enosys), (ret, 0, 0, eacces)]
+    # x32 and each denied syscall jump to the ENOSYS return; socket() with a family other than AF_INET (2)
+    # or AF_INET6 (10) falls through to EACCES
     return prog
 
 
@@ -226,11 +228,13 @@ def _spare(tag, hello_fd):
     announce = hello_fd  # -1 once the server holds this spare (its failures then show as setupOk = false)
     try:
         os.closerange(hello_fd + 1, MAX_FD)  # the zygote keeps hello at 3 and its own fds above it
+        # Own session and process group: kill(0, sig) must reach only this call, not the server and
+        # zygotes, which share the group (a PID namespace does not scope process-group signals).
+        os.setsid()
         if ISOLATE:
             _isolate_fs()
             _drop_caps()
         else:
-            os.setsid()
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the server died: do not linger
         _install_seccomp()
         out, err = _memfd("stdout"), _memfd("stderr")

@@ -68,6 +68,38 @@ describe.skipIf(!probe.ok)('local sandbox hardening (bubblewrap)', () => {
     expect(r.stdout).toBe('0\n'); // header line only: the segment died with its call's IPC namespace
   });
 
+  it('opens IP sockets only: vsock (the VM host side), netlink and the rest are refused; io_uring too', async () => {
+    const r = await sb.run({
+      code: [
+        'import socket, ctypes',
+        'for fam in (socket.AF_INET, socket.AF_INET6, socket.AF_VSOCK, socket.AF_NETLINK, socket.AF_PACKET):',
+        '    try:',
+        '        socket.socket(fam, socket.SOCK_DGRAM if fam == socket.AF_NETLINK else socket.SOCK_STREAM).close(); print(fam, "ok")',
+        '    except OSError as e:',
+        '        print(fam, e.errno)',
+        'l = ctypes.CDLL(None, use_errno=True)',
+        'print("io_uring", l.syscall(425, 1, 0), ctypes.get_errno())',
+      ].join('\n'),
+    });
+    expect(r.stdout).toBe('2 ok\n10 ok\n40 13\n16 13\n17 13\nio_uring -1 38\n'); // AF_INET, AF_INET6, AF_VSOCK, AF_NETLINK, AF_PACKET
+  });
+
+  it('kill(0) from model code ends only its own call, not the worker', async () => {
+    // Hazard: a call that kills its process group turns its own failure into sandbox_error and respawns the worker.
+    const warnings: string[] = [];
+    const own = localSandbox({ workers: 1, onWarning: (w) => warnings.push(w.code) });
+    try {
+      // The call is PID 1 of its namespace, so a signal it sends itself (group 0 is now only itself) is ignored.
+      const r = await own.run({ code: 'import os, signal\nos.kill(0, signal.SIGKILL)\nos.kill(0, signal.SIGSTOP)\nprint("still here")' });
+      expect(r.status).toBe('ok');
+      expect(r.stdout).toBe('still here\n');
+      expect((await own.run({ code: 'print("alive")' })).stdout).toBe('alive\n');
+      expect(warnings).not.toContain('ZYGOTE_RECYCLED');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('cannot use kernel keyrings (shared by every namespace of one uid)', async () => {
     const r = await sb.run({ code: 'import ctypes\nl = ctypes.CDLL(None, use_errno=True)\nprint(l.syscall(248, b"user", b"k", b"v", 1, -4), ctypes.get_errno())' });
     expect(r.stdout).toBe('-1 38\n');
