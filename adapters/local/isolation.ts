@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { dirname } from 'node:path';
 
 /** Environment every child gets (nothing else from the trainer's env is passed). */
 export const CHILD_ENV: Readonly<Record<string, string>> = {
@@ -54,29 +55,83 @@ export function pathsToHide(python: string, requested: readonly string[] | undef
   return { hide, kept };
 }
 
+/** Host directories every sandbox sees read-only: the system's programs, libraries and configuration. */
+const SYSTEM_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/sys'];
+
+const rootsCache = new Map<string, string[]>();
+
+const isUnder = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+
+/**
+ * What a sandbox sees of the host, read-only: {@link SYSTEM_ROOTS} plus the Python installation
+ * (its prefixes and `sys.path`, asked of the interpreter once), nothing else. The rest of the host
+ * (projects and datasets under `/work`, `/srv`, `/var`, `/opt`, `/mnt`, home directories, `/run`)
+ * is absent, so model code cannot read a dataset's answers wherever the trainer was started.
+ */
+export function sandboxRoots(python: string): string[] {
+  const hit = rootsCache.get(python);
+  if (hit) return hit;
+  const extra: string[] = [];
+  try {
+    extra.push(dirname(realpathSync(python)));
+  } catch {
+    /* probe will report a missing python */
+  }
+  const r = spawnSync(python, ['-I', '-c', 'import json, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix] + sys.path))'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: {},
+  });
+  if (r.status === 0) {
+    try {
+      for (const p of JSON.parse(r.stdout) as unknown[]) if (typeof p === 'string' && p.startsWith('/') && existsSync(p)) extra.push(realpathSync(p));
+    } catch {
+      /* keep the system roots */
+    }
+  }
+  const roots: string[] = [];
+  for (const p of [...SYSTEM_ROOTS.filter((d) => existsSync(d)), ...extra]) {
+    if (p === '/' || roots.some((q) => isUnder(p, q))) continue;
+    for (let i = roots.length - 1; i >= 0; i--) if (isUnder(roots[i]!, p)) roots.splice(i, 1);
+    roots.push(p);
+  }
+  rootsCache.set(python, roots);
+  return roots;
+}
+
 /**
  * bubblewrap arguments (up to and excluding the command). Both flavours: new user, PID, net, IPC
- * and UTS namespaces; `--die-with-parent --new-session`; read-only bind of `/`; fresh read-only
- * `/dev`, fresh `/proc`, tmpfs `/tmp`; `/run` and the hidden paths under empty read-only tmpfs;
- * env cleared to {@link CHILD_ENV}.
+ * and UTS namespaces; `--die-with-parent --new-session`; read-only binds of `roots` (see
+ * {@link sandboxRoots}) and nothing else of the host; fresh read-only `/dev`, fresh `/proc`, tmpfs
+ * `/tmp`; hidden paths inside the roots under empty read-only tmpfs; env cleared to {@link CHILD_ENV}.
  * `zygote` keeps CAP_SYS_ADMIN/CAP_SETPCAP *inside the new user namespace* so the zygote can make a
  * PID + mount namespace per call; each call process drops every capability before user code runs.
  * `spawn` runs as uid 65534 with no capabilities, cwd `/tmp/work`.
  */
-export function bwrapArgs(flavour: BwrapFlavour, hide: readonly string[]): string[] {
+export function bwrapArgs(flavour: BwrapFlavour, hide: readonly string[], roots: readonly string[]): string[] {
   const a = ['--unshare-user'];
   if (flavour === 'zygote') a.push('--uid', '0', '--gid', '0', '--cap-add', 'CAP_SYS_ADMIN', '--cap-add', 'CAP_SETPCAP');
   else a.push('--uid', '65534', '--gid', '65534');
   a.push('--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   a.push('--die-with-parent', '--new-session', '--hostname', 'sandbox');
-  a.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  // /run holds the host's Unix sockets (Docker, D-Bus, databases): hidden, like the paths to hide.
-  // Every tmpfs bwrap makes here, and /dev, is then read-only, so a call cannot leave files in them
-  // for the next call of the same worker (calls get their own /tmp and /dev/shm).
-  const empty = ['/run', ...hide];
+  for (const r of roots) {
+    let link: string | undefined;
+    try {
+      link = lstatSync(r).isSymbolicLink() ? readlinkSync(r) : undefined;
+    } catch {
+      continue;
+    }
+    if (link !== undefined) a.push('--symlink', link, r); // merged /usr: /bin -> usr/bin
+    else a.push('--ro-bind', r, r);
+  }
+  a.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // /run would hold the host's Unix sockets: an empty directory. Paths to hide inside the roots get an
+  // empty tmpfs. bwrap's own root, /dev and these tmpfs mounts are then read-only, so a call cannot
+  // leave files in them for the next call of the same worker (calls get their own /tmp and /dev/shm).
+  const empty = ['/run', ...hide.filter((h) => roots.some((r) => isUnder(h, r) && h !== r))];
   for (const p of empty) a.push('--tmpfs', p);
   if (flavour === 'spawn') a.push('--tmpfs', '/dev/shm');
-  for (const p of ['/dev', ...empty]) a.push('--remount-ro', p);
+  for (const p of ['/', '/dev', ...empty]) a.push('--remount-ro', p);
   if (flavour === 'spawn') a.push('--dir', '/tmp/work', '--chdir', '/tmp/work');
   else a.push('--chdir', '/tmp');
   a.push('--clearenv');
@@ -103,7 +158,7 @@ export type ProbeResult = { ok: true; bwrap: string; runAs?: RunAs; rootReason?:
 const probeCache = new Map<string, ProbeResult>();
 
 function tryBwrap(bwrap: string, python: string, hide: readonly string[], runAs: RunAs | undefined): string | undefined {
-  const r = spawnSync(bwrap, [...bwrapArgs('zygote', hide), python, '-I', '-c', 'import os; os.unshare if hasattr(os, "unshare") else None'], {
+  const r = spawnSync(bwrap, [...bwrapArgs('zygote', hide, sandboxRoots(python)), python, '-I', '-c', 'import os; os.unshare if hasattr(os, "unshare") else None'], {
     env: {},
     timeout: 20_000,
     encoding: 'utf8',

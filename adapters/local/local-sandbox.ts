@@ -50,7 +50,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
     };
     this.mode = o.mode;
     const { hide, kept } = pathsToHide(o.python, o.hidePaths);
-    for (const p of kept) warn({ code: 'PATH_NOT_HIDDEN', message: `${p} stays visible (read-only): it holds the Python binary` });
+    for (const p of kept) warn({ code: 'PATH_NOT_HIDDEN', message: `the Python installation inside ${p} stays visible (read-only): the sandbox runs it` });
     let bwrap: string | undefined;
     let runAs: RunAs | undefined;
     if (o.isolation !== 'none') {
@@ -131,8 +131,8 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
  * The local Python sandbox.
  *
  * Every call: own PID namespace whose PID 1 is the call itself (killing it kills the namespace), own
- * IPC namespace, empty network namespace, read-only view of `/` with home dirs, the trainer's working
- * directory and `/run` hidden, read-only `/dev` and `/proc/sys`, fresh private tmpfs `/tmp` as cwd
+ * IPC namespace, empty network namespace, a read-only view of the system directories and the Python
+ * installation only (no projects, datasets or home dirs), read-only `/dev` and `/proc/sys`, fresh private tmpfs `/tmp` as cwd
  * and HOME, env reduced to {@link CHILD_ENV} (BLAS threads = 1), stdin `/dev/null` unless given,
  * rlimits CPU (soft `ceil(timeoutMs/1000)+1` s, hard +1), FSIZE (`maxFileBytes`), NOFILE, NPROC
  * (`maxProcesses`), CORE=0, AS (`memoryMb` over the interpreter's footprint), no capabilities,

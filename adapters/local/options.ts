@@ -56,7 +56,12 @@ export interface LocalSandboxOptions {
   readonly recycleAfter?: number;
   /** `auto`: bubblewrap when it works, else no isolation with a warning; `bwrap`: require it; `none`: no namespaces (warns). @default 'auto' */
   readonly isolation?: 'auto' | 'bwrap' | 'none';
-  /** Host paths hidden behind an empty tmpfs inside the sandbox. @default [homedir(), '/root', '/home', process.cwd()] (those that exist; the working directory unless it is `/` or a system directory) */
+  /**
+   * Host paths hidden behind an empty tmpfs inside the sandbox. With bubblewrap the sandbox sees only the
+   * system directories and the Python installation (see `sandboxRoots`), so this matters only for paths
+   * inside those (e.g. a secret under `/etc`), and without bubblewrap not at all.
+   * @default [homedir(), '/root', '/home', process.cwd()] (those that exist; the working directory unless it is `/` or a system directory)
+   */
   readonly hidePaths?: readonly string[];
   /** Called for every warning (also emitted as the `warning` event). */
   readonly onWarning?: (w: LocalSandboxWarning) => void;

@@ -7,7 +7,7 @@ import type { ExecResult, RunRequest } from '../../src/types/exec-result.js';
 import { classifyOutcome, readCappedFile, renderCapped, sandboxErrorResult } from '../../src/sandbox/index.js';
 import type { ResolvedLocalOptions } from './options.js';
 import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
-import { CHILD_ENV, bwrapArgs, type RunAs } from './isolation.js';
+import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
 import { cpuSecondsFor } from './fork-server.js';
 
 /** How often the parent checks the output files for a flood, ms. */
@@ -64,7 +64,7 @@ export async function runSpawned(
       instance: iso.instanceId,
     });
     const py = [opts.python, '-I', '-c', PYTHON_RUNTIME_SOURCE, pyCfg];
-    const [cmd, args] = iso.bwrap ? [iso.bwrap, [...bwrapArgs('spawn', iso.hide), ...py]] : [py[0]!, py.slice(1)];
+    const [cmd, args] = iso.bwrap ? [iso.bwrap, [...bwrapArgs('spawn', iso.hide, sandboxRoots(opts.python)), ...py]] : [py[0]!, py.slice(1)];
     const started = performance.now();
     const child = spawn(cmd, args, {
       stdio: [inFd, outFd, errFd, codeFd],

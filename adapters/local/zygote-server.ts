@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
 import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
-import { CHILD_ENV, bwrapArgs, type RunAs } from './isolation.js';
+import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
 
 /** Wire reply of the server for one call (see python/runtime.py `_finish`). */
 export interface ZygoteReply {
@@ -99,7 +99,7 @@ export class ZygoteServer {
       instance: cfg.instanceId,
     });
     const py = [cfg.python, '-I', '-c', PYTHON_RUNTIME_SOURCE, pyCfg];
-    const [cmd, args] = cfg.bwrap ? [cfg.bwrap, [...bwrapArgs('zygote', cfg.hide), ...py]] : [py[0]!, py.slice(1)];
+    const [cmd, args] = cfg.bwrap ? [cfg.bwrap, [...bwrapArgs('zygote', cfg.hide, sandboxRoots(cfg.python)), ...py]] : [py[0]!, py.slice(1)];
     this.#proc = spawn(cmd, args, {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,

@@ -44,6 +44,16 @@ describe.skipIf(!probe.ok)('local sandbox hardening (bubblewrap)', () => {
     expect((await sb.run({ code: 'import socket\na, b = socket.socketpair()\na.send(b"x")\nprint(b.recv(1))' })).stdout).toBe("b'x'\n");
   });
 
+  it('sees only the system directories and Python: not the trainer’s other files, wherever it was started', async () => {
+    // Hazard: model code reading a dataset's answer key outside the trainer's working directory.
+    const r = await sb.run({ code: `import json, os\nprint(json.dumps([os.path.exists(${JSON.stringify(sockDir)}), os.path.exists("/var"), os.listdir("/")]))` });
+    const [sock, varDir, top] = JSON.parse(r.stdout) as [boolean, boolean, string[]];
+    expect([sock, varDir]).toEqual([false, false]);
+    const allowed = new Set(['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'usr', 'etc', 'sys', 'dev', 'proc', 'run', 'tmp']);
+    expect(top.filter((d) => !allowed.has(d))).toEqual([]);
+    expect(top).toContain('usr');
+  });
+
   it('keeps nothing from one call to the next in System V IPC, /dev, hidden paths or sysctls', async () => {
     const w = await sb.run({
       code: [
