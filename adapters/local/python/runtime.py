@@ -47,30 +47,47 @@ _TMPFS_OPTS = ("size=%dk,mode=1777" % max(1024, CFG.get("tmpfsKb", 1024))).encod
 _HAS_DEV_SHM = os.path.isdir("/dev/shm")
 
 
-# seccomp filter for model code (reference/sandboxes.md §5): the empty network namespace covers only
-# IP; Unix sockets bound to paths (a Docker or database socket visible in the read-only view of /) and
-# vsock (a VM's host side) are outside it. So socket() is allowed for AF_INET and AF_INET6 only and
-# fails with EACCES otherwise (socketpair, used by multiprocessing, stays allowed); kernel keyrings,
-# shared across namespaces of one uid, and io_uring, which can open sockets without the socket
-# syscall, fail with ENOSYS; syscalls of another ABI (x32, i386 int 0x80) fail with ENOSYS.
+# seccomp filter for model code (reference/sandboxes.md §5). The empty network namespace covers only
+# IP; Unix sockets bound to paths (a Docker or database socket) and vsock (a VM's host side) are
+# outside it, so socket() is allowed for AF_INET and AF_INET6 only (EACCES otherwise; socketpair, used
+# by multiprocessing, stays allowed). Kernel keyrings (shared by every namespace of one uid), io_uring
+# (which can open sockets without the socket syscall), clone3 (its flags cannot be inspected; libc
+# falls back to clone) and syscalls of another ABI (x32, i386) fail with ENOSYS; clone and unshare
+# with CLONE_NEWUSER fail with EPERM (no nested user namespaces: their capabilities are kernel attack
+# surface, the same rule as Docker's default profile).
 _SECCOMP_ARCH = {
-    # machine: (AUDIT_ARCH, socket, (add_key, request_key, keyctl, io_uring_setup, io_uring_enter, io_uring_register))
-    "x86_64": (0xC000003E, 41, (248, 249, 250, 425, 426, 427)),
-    "aarch64": (0xC00000B7, 198, (217, 218, 219, 425, 426, 427)),
+    # machine: (AUDIT_ARCH, {name: nr})
+    "x86_64": (0xC000003E, dict(socket=41, clone=56, unshare=272, add_key=248, request_key=249, keyctl=250,
+                                io_uring_setup=425, io_uring_enter=426, io_uring_register=427, clone3=435)),
+    "aarch64": (0xC00000B7, dict(socket=198, clone=220, unshare=97, add_key=217, request_key=218, keyctl=219,
+                                 io_uring_setup=425, io_uring_enter=426, io_uring_register=427, clone3=435)),
 }.get(os.uname().machine)
+CLONE_NEWUSER = 0x10000000
 
 
 def _seccomp_filter():
-    arch, nr_socket, denied = _SECCOMP_ARCH
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    allow, enosys, eacces = 0x7FFF0000, 0x00050000 | 38, 0x00050000 | 13
-    n = len(denied)
-    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, enosys), (ld, 0, 0, 0), (jge, n + 5, 0, 0x40000000)]
-    prog += [(jeq, n - i + 4, 0, nr) for i, nr in enumerate(denied)]
-    prog += [(jeq, 0, 3, nr_socket), (ld, 0, 0, 16), (jeq, 1, 0, 2), (jeq, 0, 2, 10), (ret, 0, 0, allow), (ret, 0, 0, enosys), (ret, 0, 0, eacces)]
-    # x32 and each denied syscall jump to the ENOSYS return; socket() with a family other than AF_INET (2)
-    # or AF_INET6 (10) falls through to EACCES
-    return prog
+    """The filter as (code, jt, jf, k) tuples; jumps are written as labels and resolved here."""
+    arch, nr = _SECCOMP_ARCH
+    LD, JEQ, JGE, JSET, RET = 0x20, 0x15, 0x35, 0x45, 0x06
+    ERRNO = 0x00050000
+    code = [
+        (LD, None, None, 4), (JEQ, None, "enosys", arch),
+        (LD, None, None, 0), (JGE, "enosys", None, 0x40000000),
+    ]
+    code += [(JEQ, "enosys", None, nr[n]) for n in ("add_key", "request_key", "keyctl", "io_uring_setup", "io_uring_enter", "io_uring_register", "clone3")]
+    code += [(JEQ, "socket", None, nr["socket"]), (JEQ, "newns", None, nr["clone"]), (JEQ, "newns", None, nr["unshare"]), (RET, None, None, 0x7FFF0000)]
+    code += ["socket", (LD, None, None, 16), (JEQ, "allow", None, 2), (JEQ, "allow", "eacces", 10)]
+    code += ["newns", (LD, None, None, 16), (JSET, "eperm", "allow", CLONE_NEWUSER)]
+    code += ["allow", (RET, None, None, 0x7FFF0000), "enosys", (RET, None, None, ERRNO | 38),
+             "eacces", (RET, None, None, ERRNO | 13), "eperm", (RET, None, None, ERRNO | 1)]
+    labels, insns = {}, []
+    for c in code:
+        if isinstance(c, str):
+            labels[c] = len(insns)
+        else:
+            insns.append(c)
+    rel = lambda target, pc: 0 if target is None else labels[target] - pc - 1
+    return [(op, rel(jt, pc), rel(jf, pc), k) for pc, (op, jt, jf, k) in enumerate(insns)]
 
 
 class _SockFilter(ctypes.Structure):

@@ -110,6 +110,25 @@ describe.skipIf(!probe.ok)('local sandbox hardening (bubblewrap)', () => {
     }
   });
 
+  it('cannot create nested user namespaces, while threads, subprocesses and fork still work', async () => {
+    // Hazard: capabilities inside a fresh user namespace open kernel attack surface (Docker's default profile refuses it too).
+    const r = await sb.run({
+      code: [
+        'import ctypes, os, subprocess, threading',
+        'l = ctypes.CDLL(None, use_errno=True)',
+        'print("unshare", l.unshare(0x10000000), ctypes.get_errno())',
+        'out = []',
+        't = threading.Thread(target=lambda: out.append("thread")); t.start(); t.join()',
+        'print(out[0], subprocess.run(["/bin/echo", "child"], capture_output=True, text=True).stdout.strip())',
+        'pid = os.fork()',
+        'if pid == 0:',
+        '    os._exit(3)',
+        'print("fork", os.waitpid(pid, 0)[1] >> 8)',
+      ].join('\n'),
+    });
+    expect(r.stdout).toBe('unshare -1 1\nthread child\nfork 3\n');
+  });
+
   it('cannot use kernel keyrings (shared by every namespace of one uid)', async () => {
     const r = await sb.run({ code: 'import ctypes\nl = ctypes.CDLL(None, use_errno=True)\nprint(l.syscall(248, b"user", b"k", b"v", 1, -4), ctypes.get_errno())' });
     expect(r.stdout).toBe('-1 38\n');
