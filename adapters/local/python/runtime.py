@@ -229,13 +229,21 @@ def _memfd(name, data=b""):
     return fd
 
 
-def _recv_all(sock):
+def _read_all(read):
+    """Everything until EOF from `read(n)` (os.read on a pipe, socket.recv)."""
     chunks = []
     while True:
-        b = sock.recv(1 << 16)
+        b = read(1 << 16)
         if not b:
             return b"".join(chunks)
         chunks.append(b)
+
+
+def _set_env(home):
+    """The call's environment: the allowlist only, with HOME, TMPDIR and PWD at `home`."""
+    os.environ.clear()
+    os.environ.update(CFG["env"])
+    os.environ.update({"HOME": home, "TMPDIR": home, "PWD": home})
 
 
 def _spare(tag, hello_fd):
@@ -268,7 +276,7 @@ def _spare(tag, hello_fd):
         os.dup2(err, 2)
         os.close(out)
         os.close(err)
-        raw = _recv_all(mine)
+        raw = _read_all(mine.recv)
         if not raw:
             os._exit(0)  # spare discarded
         req = json.loads(raw)
@@ -280,9 +288,7 @@ def _spare(tag, hello_fd):
             work = req["workdir"]
             os.makedirs(work, exist_ok=True)
             os.chdir(work)
-            os.environ.clear()
-            os.environ.update(CFG["env"])
-            os.environ.update({"HOME": work, "TMPDIR": work, "PWD": work})
+            _set_env(work)
         mine.sendall(("1%.6f" % setup_cpu_s).encode())  # setup CPU is not the call's
         mine.close()
         os.closerange(3, CFG["openFiles"] + 64)
@@ -322,9 +328,7 @@ def _zygote(tag, preload, ctl, hello_fd):
     self_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if ISOLATE else -1
     if ISOLATE:
         libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # no same-uid ptrace or /proc/<pid>/mem of the zygote
-        os.environ.clear()
-        os.environ.update(CFG["env"])
-        os.environ.update({"HOME": "/tmp/work", "TMPDIR": "/tmp/work", "PWD": "/tmp/work"})
+        _set_env("/tmp/work")
     gc.collect()
     gc.freeze()
     libc.malloc_trim(0)  # fewer resident anonymous pages = cheaper fork
@@ -431,7 +435,7 @@ class _Server:
     def start(self):
         failed = []
         for z in self.zygotes.values():
-            os.write(z.ctl, b"x")  # its first spare, forked as soon as it is warm
+            self.refill(z)  # its first spare, forked as soon as it is warm
         while not all(z.ready for z in self.zygotes.values()):
             for msg in self._pump():
                 failed.extend(json.loads(msg[2:]))
@@ -472,6 +476,7 @@ class _Server:
         return z, sp
 
     def refill(self, z):
+        """Asks zygote `z` to fork its next spare (one byte on its control pipe)."""
         os.write(z.ctl, b"x")
 
 
@@ -569,22 +574,15 @@ def server():
 
 def once():
     # spawn mode: stdio already point at the per-call files; code arrives on fd 3.
-    chunks = []
-    while True:
-        b = os.read(3, 1 << 16)
-        if not b:
-            break
-        chunks.append(b)
+    code = _read_all(lambda n: os.read(3, n))
     os.close(3)
     os.makedirs(CFG["workdir"], exist_ok=True)
     os.chdir(CFG["workdir"])
     _set_static_limits()
     _set_cpu_limit(CFG["cpuS"])
     _install_seccomp()
-    os.environ.clear()
-    os.environ.update(CFG["env"])
-    os.environ.update({"HOME": CFG["workdir"], "TMPDIR": CFG["workdir"], "PWD": CFG["workdir"]})
-    os._exit(_exec_user(b"".join(chunks).decode("utf-8", "replace")))
+    _set_env(CFG["workdir"])
+    os._exit(_exec_user(code.decode("utf-8", "replace")))
 
 
 if CFG["mode"] == "server":
