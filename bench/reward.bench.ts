@@ -18,7 +18,7 @@ const WORKERS = Number(process.env.WORKERS ?? 2);
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS ?? 5000);
 const REPS = Number(process.env.REPS ?? 3);
 const repoRoot = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
-const cases = readFileSync(path.resolve(repoRoot, '../shared/cases/math-equivalence.jsonl'), 'utf8')
+const cases = readFileSync(path.resolve(repoRoot, 'test/fixtures/math-equivalence.jsonl'), 'utf8')
   .trim().split('\n').map((l) => JSON.parse(l) as Case);
 
 /** Answer pairs as the reward / evaluator would see them (extraction is timed separately). */

@@ -9,7 +9,7 @@ import { mathEquivalentSync } from '../../../src/reward/math/equivalent.js';
 interface Case { gold: string; pred: string; expected: boolean; category: string; note: string }
 
 const repoRoot = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-const CASES = path.resolve(repoRoot, '../shared/cases/math-equivalence.jsonl');
+const CASES = path.resolve(repoRoot, 'test/fixtures/math-equivalence.jsonl');
 
 /**
  * Scores one case. `reward_extraction:*` cases follow the reward rule (last `\boxed{}` in the final
@@ -29,7 +29,7 @@ function judge(c: Case): boolean {
 
 describe('math-equivalence case file', () => {
   // Hazard: a silently missing case file would make the gate pass vacuously; it must fail instead.
-  it('exists beside the repository', () => {
+  it('exists in the repository', () => {
     expect(existsSync(CASES), `missing ${CASES}`).toBe(true);
   });
 
