@@ -31,7 +31,7 @@ export function requestIdOf(op: string, a: HttpAnswer): string {
  *   again for the payload; `{ error, category }` → typed error (`user` → `BackendInputError`); else the result,
  *   decoded by the answer's content type (JSON, or protobuf when `op.proto` is set).
  * - 408 (the long poll expired) and a client-side poll timeout → poll again at once (the server is holding the poll).
- * - 5xx without an error body, 429, connection errors → backoff within the retry budget, then `BackendUnavailableError`.
+ * - 5xx without an error body (the first retried at once), 429, 402 (billing pause), connection errors → backoff within the retry budget, then `BackendUnavailableError`.
  * - 410 (the promise expired) → resubmit the original request, at most `retry.max410` times.
  * - 400 `{ detail }` or 5xx `{ detail }` (SkyRL's failed request) → `BackendRequestError`; a bare 400 is retried
  *   `retry.max400` times (proxies inject them); 401/403 → `BackendAuthError`; other statuses are final.
@@ -100,8 +100,8 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       n400 += 1;
       continue;
     }
-    if ((s === 429 || s >= 500) && detail === undefined) {
-      const delay = clock.nextDelay(s === 429 ? retryAfterMs(a.headers) : undefined);
+    if ((s === 429 || s === 402 || s >= 500) && detail === undefined) {
+      const delay = clock.nextDelay(s === 429 || s === 402 ? retryAfterMs(a.headers) : undefined);
       if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: HTTP ${s} until the retry budget of ${opts.retry.budgetMs} ms ran out`);
       // 5xx: the first retry goes at once (as the Python SDK); a run of them backs off.
       await sleep(s >= 500 && n5xx++ === 0 ? 0 : delay, http.signal);

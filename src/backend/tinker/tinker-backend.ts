@@ -37,6 +37,8 @@ export interface TinkerBackend extends TrainingBackend {
   connect(): Promise<{ sessionId: string; modelId: string }>;
   /** `get_info` of the current model. */
   info(): Promise<TinkerModelInfo>;
+  /** `GET /api/v1/get_server_capabilities`: the base models the server can train. */
+  capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }>;
   /** `tinker://…` path of the last `saveState`, if any. */
   readonly lastCheckpoint: string | undefined;
 }
@@ -345,6 +347,18 @@ class TinkerTrainingBackend implements TinkerBackend {
     const a = await this.#http.call('get_info', '/api/v1/get_info', { json: { model_id: modelId, type: 'get_info' } });
     const raw = jsonOf(a);
     return { modelId, raw: typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {} };
+  }
+
+  async capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }> {
+    this.#ensureOpen();
+    const a = await this.#http.call('get_server_capabilities', '/api/v1/get_server_capabilities', undefined, { method: 'GET' });
+    const list = (jsonOf(a) as { supported_models?: unknown } | undefined)?.supported_models;
+    const models = (Array.isArray(list) ? list : []).flatMap((m: { model_name?: unknown; max_context_length?: unknown }) =>
+      typeof m?.model_name === 'string'
+        ? [{ name: m.model_name, ...(typeof m.max_context_length === 'number' ? { maxContextLength: m.max_context_length } : {}) }]
+        : [],
+    );
+    return { models };
   }
 
   renderer(): Promise<Renderer> {

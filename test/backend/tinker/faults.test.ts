@@ -207,7 +207,7 @@ describe('tinkerBackend faults', () => {
     expect(server.seen('/api/v1/optim_step')).toHaveLength(1);
   });
 
-  it('retries a submit answered 429 (honouring retry-after-ms) and 503, keeping one idempotency key', async () => {
+  it('retries a submit answered 429 (honouring retry-after-ms), 503 and 402, keeping one idempotency key', async () => {
     let n = 0;
     server = await FakeTinker.start({
       hook: (r) => {
@@ -215,13 +215,14 @@ describe('tinkerBackend faults', () => {
         n += 1;
         if (n === 1) return { status: 429, json: {}, headers: { 'retry-after-ms': '50' } };
         if (n === 2) return { status: 503, raw: Buffer.from('upstream down'), contentType: 'text/plain' };
+        if (n === 3) return { status: 402, json: { detail: 'billing' }, headers: { 'retry-after-ms': '20' } };
         return undefined;
       },
     });
     const b = make();
     await b.optimStep({ learningRate: 0.1 });
     const submits = server.seen('/api/v1/optim_step');
-    expect(submits).toHaveLength(3);
+    expect(submits).toHaveLength(4);
     expect(new Set(submits.map((s) => s.headers['x-idempotency-key'])).size).toBe(1);
   });
 

@@ -75,6 +75,8 @@ describe('tinkerBackend over the JSON protocol', () => {
     expect(await b.computeLogprobs([4, 5, 6])).toEqual([null, -0.5, -0.5]);
     expect(server.seen('/api/v1/forward')[0]!.json).toMatchObject({ seq_id: 4 });
 
+    expect(await b.capabilities()).toEqual({ models: [{ name: 'fake/model', maxContextLength: 512 }, { name: 'old/model' }] });
+    expect(server.seen('/api/v1/get_server_capabilities')[0]!.method).toBe('GET');
     const info = await b.info();
     expect(info.raw['lora_rank']).toBe(32);
     expect(server.seen('/api/v1/get_info')[0]!.json).toEqual({ model_id: 'model-0', type: 'get_info' });
