@@ -15,6 +15,18 @@ export interface FutureOp<T> {
   readonly proto?: (bytes: Uint8Array) => T;
 }
 
+/** `X-Tinker-Request-Type` values of the Python SDK, by operation. */
+const REQUEST_TYPE: Readonly<Record<string, string>> = {
+  create_model: 'CreateModel',
+  forward_backward: 'ForwardBackward',
+  forward: 'Forward',
+  optim_step: 'OptimStep',
+  save_weights: 'SaveWeights',
+  load_weights: 'LoadWeights',
+  save_weights_for_sampler: 'SaveWeightsForSampler',
+  sample: 'Sample',
+};
+
 /** Reads `request_id` from a submit answer (`{ request_id }`, or SkyRL's `{ future_id, request_id }`). */
 export function requestIdOf(op: string, a: HttpAnswer): string {
   const body = jsonOf(a) as Record<string, unknown> | undefined;
@@ -52,7 +64,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
         'POST',
         '/api/v1/retrieve_future',
         { json: { request_id: id, allow_metadata_only: false } },
-        { timeoutMs: opts.timeouts.pollMs, accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': f.op } },
+        { timeoutMs: opts.timeouts.pollMs, accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': REQUEST_TYPE[f.op] ?? f.op } },
       );
     } catch (e) {
       if (!(e instanceof TransportFault)) throw e;

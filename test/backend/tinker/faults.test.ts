@@ -125,7 +125,7 @@ describe('tinkerBackend faults', () => {
     expect(n).toBe(4);
     const polls = server.seen('/api/v1/retrieve_future').filter((r) => polled(server!, r) === 'optim_step');
     expect(polls.map((r) => r.headers['x-tinker-request-iteration'])).toEqual(['0', '1', '2', '3']);
-    expect(polls.every((r) => r.headers['x-tinker-request-type'] === 'optim_step')).toBe(true);
+    expect(polls.every((r) => r.headers['x-tinker-request-type'] === 'OptimStep')).toBe(true);
   });
 
   it('410 (expired future) → resubmits the original request once, with the same seq_id and body', async () => {
