@@ -35,14 +35,17 @@ export interface SendOptions {
 /** Media type of protobuf bodies. */
 export const PROTOBUF = 'application/x-protobuf';
 
-/** A failure below HTTP: connection refused or reset, DNS, TLS, or a header/body timeout. */
+/**
+ * A failure below HTTP: connection refused or reset, DNS, TLS, a connect or body timeout, or (`heldTooLong`) no
+ * response headers within the deadline on an open connection — for a long poll, the server holding it.
+ */
 export class TransportFault extends Error {
   constructor(
     readonly url: string,
-    readonly timedOut: boolean,
+    readonly heldTooLong: boolean,
     options?: ErrorOptions,
   ) {
-    super(`${url}: ${timedOut ? 'timed out' : 'connection failed'}${options?.cause instanceof Error ? ` (${options.cause.message})` : ''}`, options);
+    super(`${url}: ${heldTooLong ? 'no answer within the deadline' : 'connection failed'}${options?.cause instanceof Error ? ` (${options.cause.message})` : ''}`, options);
     this.name = 'TransportFault';
   }
 }
@@ -164,7 +167,7 @@ export class TinkerHttp {
     } catch (cause) {
       if (signal.aborted) throw signal.reason;
       const code = (cause as { code?: unknown }).code;
-      throw new TransportFault(url, code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT', { cause });
+      throw new TransportFault(url, code === 'UND_ERR_HEADERS_TIMEOUT', { cause });
     }
   }
 

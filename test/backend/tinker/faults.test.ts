@@ -9,6 +9,7 @@ import {
   type TinkerBackend,
   type TinkerBackendOptions,
 } from 'agentrl';
+import { Agent, request, type Dispatcher } from 'undici';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 import { FakeTinker, type Reply, type SeenRequest } from './fake-tinker-server.js';
 
@@ -83,6 +84,39 @@ describe('tinkerBackend faults', () => {
     await b.close();
     backend = undefined;
     expect(timeouts()).toBeLessThanOrEqual(baseline);
+  });
+
+  it('a hung server (polls held, never answered) → BackendUnavailableError after timeouts.silenceMs', async () => {
+    server = await FakeTinker.start({ hook: (r, s) => (polled(s, r) === 'forward_backward' ? new Promise<Reply>(() => undefined) : undefined) });
+    const b = make({ timeouts: { pollMs: 100, silenceMs: 2_500 } });
+    const err = await b.forwardBackward([datum(2)], IS).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BackendUnavailableError);
+    expect((err as Error).message).toMatch(/no answer to any poll for 2500 ms/);
+    // It kept polling while the server held the polls: more than one poll went out.
+    expect(server.seen('/api/v1/retrieve_future').filter((r) => polled(server!, r) === 'forward_backward').length).toBeGreaterThan(1);
+  });
+
+  it('sends every request through an injected dispatcher and leaves it open on close()', async () => {
+    server = await FakeTinker.start();
+    let dispatched = 0;
+    class CountingAgent extends Agent {
+      override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+        dispatched += 1;
+        return super.dispatch(opts, handler);
+      }
+    }
+    const agent = new CountingAgent();
+    try {
+      const b = make({ dispatcher: agent });
+      await b.optimStep({ learningRate: 0.1 });
+      expect(dispatched).toBe(server.requests.length);
+      await b.close();
+      const res = await request(`${server.url}/api/v1/healthz`, { dispatcher: agent });
+      await res.body.dump();
+      expect(dispatched).toBe(server.requests.length);
+    } finally {
+      await agent.close();
+    }
   });
 
   it('waits through `try_again` answers for 5 s, then returns the result', async () => {
