@@ -42,6 +42,8 @@ export interface TinkerBackend extends TrainingBackend {
 interface ModelSlot {
   readonly seq: SeqOrder;
   readonly id: Promise<string>;
+  /** The first `seq_id` whose submission failed for good: the server would hold every later request for it. */
+  lost?: { readonly seqId: number; readonly op: string; readonly cause: unknown };
 }
 
 /**
@@ -132,6 +134,8 @@ class TinkerTrainingBackend implements TinkerBackend {
   /**
    * Takes the next `seq_id` of the current model synchronously, submits `build(modelId, seqId)` after every earlier
    * submission, then polls its future. Resubmits the identical request (same `seq_id`) when the future expires.
+   * When a submission fails for good (after its retries), the model is marked lost: later requests fail at once
+   * instead of waiting on the server for the missing `seq_id`.
    */
   #modelOp<T>(
     op: string,
@@ -140,9 +144,24 @@ class TinkerTrainingBackend implements TinkerBackend {
     let submit: () => Promise<string> = () => Promise.reject(new Error('not submitted'));
     const requestId = slot.seq.enqueue(async (seqId) => {
       const modelId = await slot.id;
+      if (slot.lost) {
+        const l = slot.lost;
+        throw new BackendRequestError(
+          op,
+          'unknown',
+          `model ${modelId}: seq_id ${l.seqId} (${l.op}) never reached the server, which runs a model's requests in seq_id order and would hold this one forever; loadState() continues on a fresh model`,
+          undefined,
+          { cause: l.cause },
+        );
+      }
       const { path, body } = await build(modelId, seqId);
       submit = async () => requestIdOf(op, await this.#http.call(op, path, body));
-      return submit();
+      try {
+        return await submit();
+      } catch (cause) {
+        slot.lost ??= { seqId, op, cause };
+        throw cause;
+      }
     });
     return requestId.then((id) => awaitFuture(this.#http, this.#opts, id, { op, submit: () => submit(), ...decode }));
   }

@@ -241,6 +241,24 @@ describe('tinkerBackend faults', () => {
     expect(server.seen('/api/v1/optim_step')).toHaveLength(1);
   });
 
+  it('a submission that fails for good marks the model lost: later calls fail at once, loadState() continues on a fresh model', async () => {
+    server = await FakeTinker.start({
+      hook: (r) => (r.path === '/api/v1/optim_step' ? { status: 400, json: { detail: 'adam_params.learning_rate: invalid' } } : undefined),
+    });
+    const b = make();
+    await b.forwardBackward([datum(2)], IS);
+    const [step, fb] = await Promise.allSettled([b.optimStep({ learningRate: 0.1 }), b.forwardBackward([datum(2)], IS)]);
+    expect((step as PromiseRejectedResult).reason).toBeInstanceOf(BackendRequestError);
+    const lost = (fb as PromiseRejectedResult).reason as BackendRequestError;
+    expect(lost).toBeInstanceOf(BackendRequestError);
+    expect(lost.message).toMatch(/seq_id 2 \(optim_step\) never reached the server/);
+    // The forward_backward queued behind the failed optim_step was never sent (it would wait for seq 2 forever).
+    expect(server.seen('/api/v1/forward_backward')).toHaveLength(1);
+    await b.loadState('tinker://model-0/weights/w');
+    await b.forwardBackward([datum(2)], IS);
+    expect(server.seqs.get('model-1')).toEqual([1, 2]);
+  });
+
   it('retries a submit answered 429 (honouring retry-after-ms), 503 and 402, keeping one idempotency key', async () => {
     let n = 0;
     server = await FakeTinker.start({
