@@ -88,6 +88,8 @@ export function answerError(op: string, url: string, a: HttpAnswer): AgentRLErro
   const body = jsonOf(a);
   const text = detailOf(body) ?? requestFailure(body)?.message ?? (a.body.length > 0 ? a.body.toString('utf8').slice(0, 500) : `HTTP ${a.status}`);
   if (a.status === 401 || a.status === 403) return new BackendAuthError(url, a.status, text);
+  // 415: the body's media type is refused (content negotiation falls back on it), whatever the body says.
+  if (a.status === 415) return new BackendRequestError(op, 'unknown', text, 415);
   const failure = requestFailure(body);
   if (failure) return failureError(op, failure, a.status);
   if (a.status === 422) return new BackendInputError(op, text);

@@ -72,8 +72,11 @@ class TinkerTrainingBackend implements TinkerBackend {
   #renderer: Promise<Renderer> | undefined;
   #lastCheckpoint: string | undefined;
   #closed = false;
+  /** Send `forward_backward` bodies as protobuf (until a server answers 415). */
+  #protoBodies: boolean;
 
   constructor(opts: ResolvedTinkerOptions) {
+    this.#protoBodies = opts.wireFormat === 'protobuf';
     this.#opts = opts;
     this.#http = new TinkerHttp(opts);
     this.baseUrl = opts.baseUrl;
@@ -140,7 +143,9 @@ class TinkerTrainingBackend implements TinkerBackend {
   #modelOp<T>(
     op: string,
     build: (modelId: string, seqId: number) => { path: string; body: HttpBody } | Promise<{ path: string; body: HttpBody }>,
-    decode: Omit<FutureOp<T>, 'op' | 'submit'>, slot = this.#slot()): Promise<T> {
+    decode: Omit<FutureOp<T>, 'op' | 'submit'>,
+    slot = this.#slot(),
+  ): Promise<T> {
     let submit: () => Promise<string> = () => Promise.reject(new Error('not submitted'));
     const requestId = slot.seq.enqueue(async (seqId) => {
       const modelId = await slot.id;
@@ -154,8 +159,18 @@ class TinkerTrainingBackend implements TinkerBackend {
           { cause: l.cause },
         );
       }
-      const { path, body } = await build(modelId, seqId);
-      submit = async () => requestIdOf(op, await this.#http.call(op, path, body));
+      let { path, body } = await build(modelId, seqId);
+      submit = async () => {
+        try {
+          return requestIdOf(op, await this.#http.call(op, path, body));
+        } catch (e) {
+          // Content negotiation: a server that refuses protobuf bodies (415) gets JSON from now on, same seq_id.
+          if (!(e instanceof BackendRequestError && e.status === 415 && 'raw' in body && this.#protoBodies)) throw e;
+          this.#protoBodies = false;
+          ({ path, body } = await build(modelId, seqId));
+          return requestIdOf(op, await this.#http.call(op, path, body));
+        }
+      };
       try {
         return await submit();
       } catch (cause) {
@@ -168,11 +183,14 @@ class TinkerTrainingBackend implements TinkerBackend {
 
   #fbOp(datums: readonly WireDatum[], plan: { lossFn: string; lossFnConfig?: Readonly<Record<string, number>> }, forwardOnly: boolean): Promise<ForwardBackwardOutput> {
     const op = forwardOnly ? 'forward' : 'forward_backward';
-    const wireFormat = this.#opts.wireFormat;
-    return this.#modelOp(op, (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan: plan as never, forwardOnly, wireFormat }), {
-      json: (b) => parseForwardBackwardJson(op, b, datums.length),
-      ...(wireFormat === 'protobuf' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
-    });
+    return this.#modelOp(
+      op,
+      (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan: plan as never, forwardOnly, wireFormat: this.#protoBodies ? 'protobuf' : 'json' }),
+      {
+        json: (b) => parseForwardBackwardJson(op, b, datums.length),
+        ...(this.#opts.wireFormat === 'protobuf' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
+      },
+    );
   }
 
   async connect(): Promise<{ sessionId: string; modelId: string }> {
