@@ -74,6 +74,9 @@ describe('tinker_public.proto codec', () => {
       ],
       promptLogprobs: [null, -1.5, -0.5],
     });
+    // Sampled tokens without logprobs cannot be trained on: refused rather than filled with NaN.
+    const noLp = T.encode(T.fromObject({ sequences: [{ stop_reason: 0, tokens: tinkerProto.int32Bytes([9]) }] })).finish();
+    expect(() => decodeSampleProto(noLp)).toThrow(/0 logprobs for 1 sampled tokens/);
   });
 });
 
