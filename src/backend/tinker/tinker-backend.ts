@@ -7,7 +7,7 @@ import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient
 import { mergeForwardBackward } from './fb-result.js';
 import { awaitFuture, requestIdOf, type FutureOp } from './futures.js';
 import { jsonOf, TinkerHttp, type HttpBody } from './http.js';
-import { planForwardBackward } from './loss-mapping.js';
+import { planForwardBackward, type TinkerLossPlan } from './loss-mapping.js';
 import { resolveTinkerOptions, type ResolvedTinkerOptions, type TinkerBackendOptions } from './options.js';
 import { decodeForwardBackwardProto } from './proto.js';
 import { resolveRenderer } from './renderer-source.js';
@@ -181,11 +181,11 @@ class TinkerTrainingBackend implements TinkerBackend {
     return requestId.then((id) => awaitFuture(this.#http, this.#opts, id, { op, submit: () => submit(), ...decode }));
   }
 
-  #fbOp(datums: readonly WireDatum[], plan: { lossFn: string; lossFnConfig?: Readonly<Record<string, number>> }, forwardOnly: boolean): Promise<ForwardBackwardOutput> {
+  #fbOp(datums: readonly WireDatum[], plan: Pick<TinkerLossPlan, 'lossFn' | 'lossFnConfig'>, forwardOnly: boolean): Promise<ForwardBackwardOutput> {
     const op = forwardOnly ? 'forward' : 'forward_backward';
     return this.#modelOp(
       op,
-      (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan: plan as never, forwardOnly, wireFormat: this.#protoBodies ? 'protobuf' : 'json' }),
+      (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan, forwardOnly, wireFormat: this.#protoBodies ? 'protobuf' : 'json' }),
       {
         json: (b) => parseForwardBackwardJson(op, b, datums.length),
         ...(this.#opts.wireFormat === 'protobuf' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
