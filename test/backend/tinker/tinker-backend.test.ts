@@ -141,6 +141,20 @@ describe('tinkerBackend over the JSON protocol', () => {
     expect(without.metrics['clip_frac']).toBe(withMetric.metrics['clip_frac']);
   });
 
+  it('splits 1,025 datums into chunks of at most 1,024, each its own seq_id, and joins the results in order', async () => {
+    server = await FakeTinker.start();
+    const b = make();
+    const many = Array.from({ length: 1025 }, (_, i) => datum(2 + (i % 3)));
+    const fb = await b.forwardBackward(many, { kind: 'importance_sampling' });
+    const sent = server.seen('/api/v1/forward_backward').map((r) => [r.json!['seq_id'], (r.json!['forward_backward_input'] as { data: unknown[] }).data.length]);
+    expect(sent).toEqual([
+      [1, 1024],
+      [2, 1],
+    ]);
+    expect(fb.logprobs.map((l) => l.length)).toEqual(many.map((d) => d.modelInput.length));
+    expect(fb.metrics['tokens']).toBe(many.reduce((a, d) => a + d.mask.reduce((x, y) => x + y, 0), 0));
+  });
+
   it('refuses tempered sampling unless allowed, before any request', async () => {
     server = await FakeTinker.start();
     const b = make();
