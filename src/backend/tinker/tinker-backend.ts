@@ -11,7 +11,7 @@ import { planForwardBackward, type TinkerLossPlan } from './loss-mapping.js';
 import { resolveTinkerOptions, type ResolvedTinkerOptions, type TinkerBackendOptions } from './options.js';
 import { decodeForwardBackwardProto } from './proto.js';
 import { resolveRenderer } from './renderer-source.js';
-import { TinkerSamplingClient } from './sampling-client.js';
+import { checkLearnerSampling, TinkerSamplingClient } from './sampling-client.js';
 import { SeqOrder } from './seq-order.js';
 import { TinkerSession } from './session.js';
 import { adamParamsJson, checkpointName, chunkDatums, forwardBackwardBody } from './training-ops.js';
@@ -33,6 +33,11 @@ export interface TinkerBackend extends TrainingBackend {
   connect(): Promise<{ sessionId: string; modelId: string }>;
   /** `get_info` of the current model. */
   info(): Promise<TinkerModelInfo>;
+  /**
+   * Which sampling settings the learner reproduces: none besides T = 1 (or greedy T = 0) over the full vocabulary —
+   * the protocol has no field to score under a tempered or truncated distribution.
+   */
+  readonly samplingSupport: { readonly temperature: false; readonly truncation: 'unsupported' };
   /** `GET /api/v1/get_server_capabilities`: the base models the server can train. */
   capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }>;
   /** `tinker://…` path of the last `saveState`, if any. */
@@ -64,6 +69,11 @@ class TinkerTrainingBackend implements TinkerBackend {
   readonly specificationVersion = 'v1' as const;
   readonly name = 'tinker' as const;
   readonly maxContextTokens: number;
+  /**
+   * The protocol's learner scores targets at temperature 1 over the whole vocabulary, with no field to ask for
+   * another distribution: only untempered, untruncated sampling (T = 1, or greedy T = 0) is consistent with it.
+   */
+  readonly samplingSupport = { temperature: false, truncation: 'unsupported' } as const;
   readonly baseUrl: string;
   readonly #opts: ResolvedTinkerOptions;
   readonly #http: TinkerHttp;
@@ -204,12 +214,19 @@ class TinkerTrainingBackend implements TinkerBackend {
    * Loss and gradients of `datums`, mapped onto the protocol's `loss_fn` exactly (see `planForwardBackward`):
    * chunks of ≤ `maxChunkDatums` datums, each its own `seq_id`. Metrics match `localBackend`'s: `loss` (the server's
    * `loss:sum` ÷ weight, or the same sum computed from the returned logprobs), `clip_frac`, `kl_sample_train`, `tokens`.
+   * `opts.sampling` (the settings the datums were sampled with) must be untempered and untruncated: the server's
+   * learner cannot score under another distribution (see {@link TinkerBackend.samplingSupport}).
    * @throws ConfigError for loss options the protocol cannot compute identically (before any request);
-   *   BackendInputError for malformed datums or a user error reported by the server; BackendUnavailableError,
-   *   BackendRequestError, BackendAuthError for transport and server failures.
+   *   BackendInputError for malformed datums, tempered or truncated `opts.sampling`, or a user error reported by the
+   *   server; BackendUnavailableError, BackendRequestError, BackendAuthError for transport and server failures.
    */
-  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number }): Promise<ForwardBackwardResult> {
+  async forwardBackward(
+    datums: readonly Datum[],
+    loss: LossConfig,
+    opts?: { weight?: number; sampling?: { temperature?: number; topP?: number; topK?: number } },
+  ): Promise<ForwardBackwardResult> {
     this.#ensureOpen();
+    checkLearnerSampling(opts?.sampling);
     const weight = opts?.weight ?? 1;
     const plan = planForwardBackward(datums, loss, weight, this.maxContextTokens);
     const chunks = chunkDatums(plan.datums, this.#opts.maxChunkDatums);

@@ -162,12 +162,21 @@ describe('tinkerBackend over the JSON protocol', () => {
     const before = server.requests.length;
     await expect(sampler.sample([1], { maxTokens: 3, temperature: 0.7 })).rejects.toThrow(ConfigError);
     await expect(sampler.sample([1], { maxTokens: 3, topP: 0.9 })).rejects.toThrow(/topP/);
+    await expect(sampler.sample([1], { maxTokens: 3, topK: 20 })).rejects.toThrow(/topK/);
     expect(server.requests.length).toBe(before);
+    await sampler.sample([1], { maxTokens: 3, temperature: 0 }); // greedy is allowed
+    // The learner side: datums sampled at T ≠ 1 are refused before any request.
+    expect(b.samplingSupport).toEqual({ temperature: false, truncation: 'unsupported' });
+    const fbBefore = server.seen('/api/v1/forward_backward').length;
+    await expect(b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { temperature: 0.7 } } as never)).rejects.toThrow(/sampling\.temperature/);
+    await expect(b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { topP: 0.9 } } as never)).rejects.toThrow(/sampling\.topP/);
+    await b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { temperature: 1 } } as never);
+    expect(server.seen('/api/v1/forward_backward').length).toBe(fbBefore + 1);
     await backend!.close();
     const evalBackend = make({ allowTemperedSampling: true });
     const s2 = await evalBackend.saveWeightsForSampler();
-    await s2.sample([1], { maxTokens: 3, temperature: 0 });
-    expect(server.seen('/api/v1/asample').at(-1)!.json!['sampling_params']).toMatchObject({ temperature: 0 });
+    await s2.sample([1], { maxTokens: 3, temperature: 0.6, topK: 20 });
+    expect(server.seen('/api/v1/asample').at(-1)!.json!['sampling_params']).toMatchObject({ temperature: 0.6, top_k: 20 });
   });
 
   it('refuses loss options without a protocol equivalent before any request', async () => {
