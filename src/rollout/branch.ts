@@ -75,7 +75,10 @@ export async function runBranch(
     const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
     const truncated = seq.stopReason === 'length';
     const parsed = renderer.parseAssistant(text, env.tools);
-    const action = truncated && parsed.kind === 'tool' ? { kind: 'invalid' as const, reason: 'truncated' as const, content: text, raw: text } : parsed;
+    // A reply cut by the token limit is `truncated` whatever its half-written tool call looks like (an unclosed
+    // block would otherwise read as `stray_tool_tag`, a malformed call); a cut plain answer stays an answer here and
+    // the trajectory ends with the budget's stop reason below.
+    const action = truncated && parsed.kind !== 'answer' ? { kind: 'invalid' as const, reason: 'truncated' as const, content: text, raw: text } : parsed;
     const turnIndex = s.turns.length;
     const base: Turn = { promptTokens: prompt, completionTokens: seq.tokens, logprobs: seq.logprobs, text, stopReason: seq.stopReason, action };
     const assistant: Message =
