@@ -1,6 +1,7 @@
 /**
  * The ReTool outcome reward: the last `\boxed{}` in the final `window` characters of the model's
- * response, compared with the reference by math equivalence in a worker with a hard timeout;
+ * response (joined with the boxes right before it when only separators part them: `\boxed{3} and \boxed{5}`
+ * is the list `3, 5`, so a hedge `\boxed{3} or \boxed{5}` never scores as `5`), compared with the reference by math equivalence in a worker with a hard timeout;
  * `correct` / `wrong` (+1 / −1 by default). Seed §8.4.4 (`score_answer`).
  */
 import { z } from 'zod';
@@ -94,13 +95,13 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
   const reward = async (trajectory: Trajectory, example: Example): Promise<RewardResult> => {
     const ending = answerOf(trajectory, options);
     if (!ending.scorable) return unscoredResult(ending, wrong);
-    const answer = extractLastBoxed(ending.text, { window });
+    const answer = extractLastBoxed(ending.text, { window, joinAdjacent: true });
     if (answer === null) return { reward: wrong, correct: false, validFormat: false, failure: 'no_answer' };
     if (example.answer.trim() === '') {
       return { reward: 0, correct: false, validFormat: true, answer, failure: 'gold_unparseable', drop: true };
     }
-    // Re-boxing marks the answer as LaTeX for the normaliser (`2,3` is a list there, not 2.3).
-    const result = await check(example.answer, `\\boxed{${answer}}`);
+    // Boxing marks both as LaTeX for the normaliser (`2,3` is a list there, not 2.3), as the seed's `parse(f"${x}$")`.
+    const result = await check(`\\boxed{${example.answer}}`, `\\boxed{${answer}}`);
     switch (result.status) {
       case 'ok':
         return result.equal

@@ -136,11 +136,8 @@ function scalar(g: AnswerNode & { kind: 'expr' }, p: AnswerNode & { kind: 'expr'
   if (out.equal) return true;
   if (out.invalid === 'gold' || out.invalid === 'both') ctx.goldInvalid = true;
   if (out.invalid === 'pred' || out.invalid === 'both') ctx.predInvalid = true;
-  if (g.degrees !== p.degrees && out.invalid === undefined) {
-    // A degree value equals its number (math-verify convention, handled above) or its radians.
-    const toRad = (s: string): string => `\\frac{\\pi}{180}\\cdot(${s})`;
-    return scalarEqual(g.degrees ? toRad(g.latex) : g.latex, p.degrees ? toRad(p.latex) : p.latex, ctx.policy).equal;
-  }
+  // A degree value equals its number (math-verify convention, handled above) but never its radians:
+  // `45^\circ` ≢ `\frac{\pi}{4}` (a reward that converts would credit `\frac{\pi}{4}` for `45` too).
   return false;
 }
 
@@ -149,7 +146,8 @@ function scalar(g: AnswerNode & { kind: 'expr' }, p: AnswerNode & { kind: 'expr'
  * compared case-insensitively; assignments (`x = 5`, `f(x) = 1`, chains `x = 5+5+1 = 11`) reduce to
  * their value when the other side is a value, and match by name when both are assignments;
  * relation ↔ interval when one side is an interval; equations/inequalities by proportionality;
- * sets and `or`/`;` lists and lists of tuples order-free; bare lists and tuples in order;
+ * sets, bare lists (`2,5,9` ≡ `9,5,2`), `or`/`;` lists and lists of tuples order-free; tuples in order
+ * (also against a bare list); a degree value equals its number, never its radians;
  * intervals compare brackets and endpoints; unions order-free; matrices element-wise (a matrix
  * expression such as a sum is evaluated first).
  */
@@ -229,7 +227,9 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
     }
     if (ordered(gi, pi, ctx)) return true;
     const ofStructures = gi.some(isStructured) || pi.some(isStructured);
-    if (setLike || ofStructures) return unordered(gi, pi, ctx);
+    // Two bare lists are lists of solutions: order-free (`2,5,9` ≡ `9,5,2`); a parenthesised tuple keeps its order.
+    const bothBare = g.kind === 'seq' && p.kind === 'seq';
+    if (setLike || ofStructures || bothBare) return unordered(gi, pi, ctx);
     return false;
   }
   return false;

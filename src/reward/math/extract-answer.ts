@@ -3,7 +3,7 @@
  * for reading reference solutions. The RL reward does NOT use these fallbacks: it requires a box
  * (`extractLastBoxed`), since crediting any number in the text is a reward hack.
  */
-import { extractBoxedAnswer } from './extract-boxed.js';
+import { extractBoxedAnswer, findBoxes } from './extract-boxed.js';
 import { normalizeMathAnswer } from './normalize.js';
 import { parseLatex } from './scalar.js';
 
@@ -61,6 +61,16 @@ function formulaLike(text: string): boolean {
   return words.length <= 1 && text.length <= 200;
 }
 
+/** Options of {@link extractAnswer}. */
+export interface ExtractAnswerOptions {
+  /**
+   * What an unclosed box means. `'none'`: the reply stopped inside its answer, so it has no answer (right for a
+   * model's reply). `'rest'`: the box takes the rest of the text, as math-verify does (for reference solutions,
+   * whose missing brace is a typo, never a cut). @default 'none'
+   */
+  readonly unclosedBox?: 'none' | 'rest';
+}
+
 /**
  * Extracts the final answer from a response. Priority (first hit wins):
  * 1. the rightmost of: the last `\boxed{}`/`\fbox{}` run (adjacent boxes joined into a list), or the
@@ -69,12 +79,16 @@ function formulaLike(text: string): boolean {
  * 3. the whole text, when it reads as a formula (`1 - \sqrt{2}`, `2 1/4`, `28 pct`);
  * 4. the rightmost `$…$`, `$$…$$`, `\[…\]`, `\(…\)` environment or bare number (`2,74`, `1/3`,
  *    `100%`) that parses; numbers glued to Latin letters (`AZYUK2A`) are ignored.
+ * A reply with an unclosed box (`… \boxed{12`) has no answer (`null`): it stopped inside it (unless
+ * `unclosedBox: 'rest'`).
  * Candidates that do not parse are skipped. Answers taken from a box or a math environment are
  * returned wrapped in `$…$` so the normaliser reads `2,3` there as a list (LaTeX), while a bare
  * `1,22` in prose stays a decimal comma.
  * @returns the answer string (not normalised), or `null` when nothing plausible is found.
  */
-export function extractAnswer(text: string): string | null {
+export function extractAnswer(text: string, options: ExtractAnswerOptions = {}): string | null {
+  // An unclosed box runs to the end of the text: the reply stopped inside its answer (`\boxed{12`), so it has none.
+  if (options.unclosedBox !== 'rest' && findBoxes(text).some((b) => !b.closed)) return null;
   const boxed = extractBoxedAnswer(text);
   const final = afterMarker(text, FINAL_ANSWER);
   const first = [boxed === null ? null : { answer: `$${boxed.answer}$`, at: boxed.end }, final]

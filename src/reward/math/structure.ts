@@ -169,7 +169,9 @@ function parseItem(s: string, degrees: boolean): AnswerNode {
   const union = splitTop(t, /\\cup(?![a-zA-Z])/);
   if (union.length > 1) return { kind: 'union', parts: union.map((u) => parseItem(u, degrees)) };
 
-  const matrix = parseMatrix(t);
+  // `\left[\begin{array}{cc}…\end{array}\right]`: brackets around a matrix environment are its delimiters.
+  const wrapped = /^[([]\s*(\\begin\{([a-zA-Z]*matrix|array)\}[\s\S]*\\end\{\2\})\s*[)\]]$/.exec(t);
+  const matrix = parseMatrix(wrapped?.[1] ?? t);
   if (matrix !== null) return { kind: 'matrix', rows: matrix };
 
   if (t.startsWith('\\{') && matchingClose(t, 0) === t.length - 1 && t.endsWith('\\}')) {

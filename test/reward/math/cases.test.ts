@@ -20,7 +20,8 @@ function judge(c: Case): boolean {
   const fr = /float_rounding=(\d+)/.exec(c.note)?.[1];
   const options = fr === undefined ? {} : { floatRounding: Number(fr) };
   const reward = c.category.startsWith('reward_extraction:');
-  const gold = reward ? c.gold : extractAnswer(c.gold);
+  // A reference with an unclosed box has a typo, not a cut: its box takes the rest of the text.
+  const gold = reward ? c.gold : extractAnswer(c.gold, { unclosedBox: 'rest' });
   const boxed = reward ? extractLastBoxed(c.pred, { window: 300 }) : null;
   const pred = reward ? (boxed === null ? null : `\\boxed{${boxed}}`) : extractAnswer(c.pred);
   if (gold === null || pred === null) return false;
