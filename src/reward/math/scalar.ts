@@ -270,10 +270,13 @@ export function proportional(gold: string, pred: string, sign: 'any' | 'positive
   return disagree === 0 && agree >= Math.min(3, policy.samplePoints);
 }
 
-/** True when `latex` parses and has no free variables (a constant such as `\sqrt{2}`). */
+/**
+ * True when `latex` parses, has no free variables and evaluates to a number (a constant such as `\sqrt{2}` or
+ * `\infty`). An unknown function's value (`f(2)`) has no free variable but is not a constant.
+ */
 export function isConstant(latex: string): boolean {
   const e = parseLatex(applyPercent(latex));
-  return e !== null && unknownsOf(e).length === 0;
+  return e !== null && unknownsOf(e).length === 0 && numericOf(e) !== null;
 }
 
 /**

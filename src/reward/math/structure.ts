@@ -100,9 +100,12 @@ export function isNameLike(latex: string): boolean {
   return NAME_RE.test(latex.replace(/\s+/g, ''));
 }
 
-/** Key used to match assignment names: braces/spaces dropped; `W(n)` and `W(x)` share `W()`. */
+/**
+ * Key used to match assignment names: braces/spaces dropped; `W(n)` and `W(x)` share `W()` (a function named by
+ * its variable), but `g(3)` and `g(2)` do not (values at different points).
+ */
 export function nameKey(latex: string): string {
-  return latex.replace(/[\s{}]/g, '').replace(/\([^()]*\)$/, '()').toLowerCase();
+  return latex.replace(/[\s{}]/g, '').replace(/\(([A-Za-z](?:,[A-Za-z])*)\)$/, '()').toLowerCase();
 }
 
 function relOp(tok: string): RelOp | 'approx' | 'in' {
