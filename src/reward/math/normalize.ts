@@ -77,7 +77,7 @@ function joinBoxList(s: string): string {
  * separators between them (`\boxed{3}, \boxed{5}`) → their contents as one list; a whole-string `\boxed{}`; spacing (`\!` eats following spaces, `\,` between digits joins a thousands group,
  * `\quad`, `\ `, `~`); `\dfrac`/`\tfrac`/`\cfrac` → `\frac`, `\frac12`, `\sqrt3`; `\mathrm`/`\textbf`/
  * `\mbox`/… → `\text`; `\$` and currency; degree marks (flagged); percent words and `%` → `\%`;
- * trailing units; trailing period; relation spellings (`>=`, `\geq`, `\gt`, `!=`) unified;
+ * trailing units; trailing period; relation spellings (`>=`, `\geq`, `\gt`, `!=`, `≠`, `≤`, `≥`) unified; `−` → `-`;
  * `*` → `\cdot`; `infinity` → `\infty`; MCQ letters (`(B)`, `\text{B}`) → `B`; whole-string number
  * formats: thousands separators (`1,000`, `1 000`, `12,000,023`), decimal comma (`1000,99`, only
  * outside math delimiters: `$2,3$` is a list),
@@ -127,6 +127,7 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   s = s.replace(/(?<=[\d}).])\s*\\text\{[^{}]*\}(?:\^\{?[23]\}?)?\s*$/, '').trim();
   s = s.replace(/\\text\{\s*(and|or)\s*\}/g, ' $1 ');
   s = s.replace(/\\lt\b/g, '<').replace(/\\gt\b/g, '>');
+  s = s.replace(/≠/g, '\\ne ').replace(/≤|⩽/g, '\\le ').replace(/≥|⩾/g, '\\ge ').replace(/[−–]/g, '-').replace(/·/g, '\\cdot ');
   s = s.replace(/<=|\\leq?slant|\\leq(?![a-zA-Z])/g, '\\le ').replace(/>=|\\geq?slant|\\geq(?![a-zA-Z])/g, '\\ge ');
   s = s.replace(/!=|\\neq(?![a-zA-Z])/g, '\\ne ');
   s = s.replace(/\\(?:dots|cdots|ldots|dotsc|dotsb)(?![a-zA-Z])|…/g, '\\ldots ');

@@ -63,6 +63,9 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['(1,2,3)', '(a,b,c)=(1,2,3)', true],
       ['(4,-1)', '(x, y) = (-1, 4)', false],
       ['(4,-1)', '(x,y)=(4,1)', false],
+      ['(4,-1)', 'x=4, y=-1', true],
+      ['(1,2,3)', '(x, y, z) = (1, 2, 3)', true],
+      ['(4,-1)', 'x=-1, y=4', false],
     ]);
   });
 
@@ -102,6 +105,8 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['12.5', '12.5\\%', true],
       ['40', '4\\%', false],
       ['40\\%', '4', false],
+      ['40', '40 \\%', true],
+      ['40', '40 percent', true],
       ['0.4', '40', false],
     ]);
   });
@@ -120,6 +125,7 @@ describe('issue 13 §2: kinds that were missed', () => {
     check([
       ['3:8', 'AB:CD=3:8', true],
       ['2:5', 'BE:EC = 2:5', true],
+      ['1:2:3', 'a:b:c = 1:2:3', true],
       ['3:8', 'AB:CD=8:3', false],
       ['3:8', 'AB:CD=3:7', false],
     ]);
@@ -134,6 +140,12 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['x \\ne 3', 'x != 3', true],
       ['a \\neq 5', 'a != 6', false],
       ['a \\neq 5', 'a = 5', false],
+      ['a \\neq 5', 'a ≠ 5', true],
+      ['x \\le 3', 'x ≤ 3', true],
+      ['x \\geq 3', 'x ≥ 3', true],
+      ['-3', '−3', true],
+      ['x \\ge 3', 'x ≤ 3', false],
+      ['\\text{Odd}', '\\textbf{odd}', true],
     ]);
   });
 
@@ -150,6 +162,7 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['\\frac{\\pi}{4}', '45^\\circ', false],
       ['\\frac{\\pi}{2}', '90^{\\circ}', false],
       ['\\frac{\\pi}{3}', '60°', false],
+      ['\\frac{\\pi}{4}', '45 degrees', false],
       ['45', '45^\\circ', true],
     ]);
   });
