@@ -10,6 +10,7 @@ import { AgentRLError } from '../errors/base.js';
 import { parseAssistant, type ToolCallFormat } from './parse-assistant.js';
 import { spliceObservation } from './next-prompt.js';
 import { toTemplateMessages } from './template-messages.js';
+import { sanitizeToolContent } from './sanitize.js';
 import { validateCreateOptions, type RendererFiles, type RendererSettings } from './options.js';
 
 /**
@@ -128,6 +129,7 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
       parseAssistant(text, { tools, format: toolCallFormat, codeToolName, stopStrings }),
     encode,
     decode,
+    countObservationTokens: (text: string) => encode(sanitizeToolContent(text, specialTokens)).length,
     stopTokens,
     stopStrings,
     vocabSize: maxId + 1,
