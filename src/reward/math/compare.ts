@@ -5,6 +5,7 @@
  */
 import { isNameLike, nameKey, parseAnswerNode, type AnswerNode, type RelOp } from './structure.js';
 import { sameRealSet } from './point-set.js';
+import { realValue } from './scalar.js';
 import { evaluateMatrix, isConstant, proportional, scalarEqual, type NumericPolicy } from './scalar.js';
 
 /** Mutable record of what could not be parsed during one comparison. */
@@ -118,6 +119,28 @@ function unordered(a: readonly AnswerNode[], b: readonly AnswerNode[], ctx: Comp
   });
 }
 
+/** `3:8` ≡ `6:16`: non-zero constant terms in the same order, proportional by one positive factor. */
+function sameRatio(a: readonly AnswerNode[], b: readonly AnswerNode[]): boolean {
+  if (a.length !== b.length || a.length < 2) return false;
+  const values = (xs: readonly AnswerNode[]): number[] | null => {
+    const out: number[] = [];
+    for (const x of xs) {
+      const v = x.kind === 'expr' ? realValue(x.latex) : null;
+      if (v === null || !Number.isFinite(v)) return null;
+      out.push(v);
+    }
+    return out;
+  };
+  const va = values(a);
+  const vb = values(b);
+  if (va === null || vb === null) return false;
+  // A zero term makes it no ratio (`12:00` is a time): only identical terms match then.
+  if (va.some((x) => x === 0) || vb.some((x) => x === 0)) return false;
+  const c = (vb[0] as number) / (va[0] as number);
+  if (!(c > 0)) return false;
+  return va.every((x, i) => Math.abs((vb[i] as number) - c * x) <= 1e-9 * Math.max(1, Math.abs(vb[i] as number), Math.abs(c * x)));
+}
+
 function isStructured(n: AnswerNode): boolean {
   return n.kind === 'tuple' || n.kind === 'relation' || n.kind === 'set' || n.kind === 'seq';
 }
@@ -217,7 +240,7 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
     if (g.kind === 'tuple' && p.kind === 'tuple') {
       return g.open === p.open && g.close === p.close && ordered(gi, pi, ctx);
     }
-    if (g.kind === 'ratio' || p.kind === 'ratio') return g.kind === p.kind && ordered(gi, pi, ctx);
+    if (g.kind === 'ratio' || p.kind === 'ratio') return g.kind === p.kind && (ordered(gi, pi, ctx) || sameRatio(gi, pi));
     const setLike = g.kind === 'set' || p.kind === 'set' || (g.kind === 'seq' && g.unordered) || (p.kind === 'seq' && p.unordered);
     if (g.kind === 'tuple' || p.kind === 'tuple') {
       const t = g.kind === 'tuple' ? g : p;

@@ -36,6 +36,10 @@ describe('issue 13 §2: \\mathrm{e}, \\mathrm{i}, \\mathrm{d} are constants or o
       ['\\mathrm{e}^{2}', '2\\mathrm{e}', false],
       ['\\mathrm{e}', 'e', true],
       ['\\frac{\\mathrm{d}y}{\\mathrm{d}x}', '\\frac{dy}{dx}', true],
+      ['10', '10\\mathrm{e}', false],
+      ['6', '6\\,\\mathrm{d}', false],
+      ['-1', '\\mathrm{e}^{\\mathrm{i}\\pi}', true],
+      ['1', '\\mathrm{i}^4', true],
     ]);
   });
 
@@ -51,6 +55,9 @@ describe('issue 13 §2: \\mathrm{e}, \\mathrm{i}, \\mathrm{d} are constants or o
       ['5', '5\\,\\mathrm{m}', true],
       ['12', '12\\mathrm{cm}', true],
       ['7', '7\\ \\mathrm{kg}', true],
+      ['12', '12\\,\\mathrm{mm}', true],
+      ['8', '8\\,\\mathrm{m}^2', true],
+      ['50', '50\\,\\mathrm{km/h}', true],
       ['5', '6\\,\\mathrm{m}', false],
     ]);
   });
@@ -66,6 +73,9 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['(4,-1)', 'x=4, y=-1', true],
       ['(1,2,3)', '(x, y, z) = (1, 2, 3)', true],
       ['(4,-1)', 'x=-1, y=4', false],
+      ['(3,4)', '(a, b) = (3, 4)', true],
+      ['(4,-1)', '\\left(x,y\\right)=\\left(4,-1\\right)', true],
+      ['(2,3)', '(m,n)=(3,2)', false],
     ]);
   });
 
@@ -82,6 +92,9 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['2,-3', 'x = -3 \\text{ or } x = 2', true],
       ['-1, 4', 'x=4, x=-1', true],
       ['2,-3', 'x=2 \\text{ and } x=3', false],
+      ['2,-3', 'x \\in \\{2, -3\\}', true],
+      ['-3,2', 'x_1 = 2, x_2 = -3', true],
+      ['-1,2', 'x=-1 \\text{ or } x=2', true],
     ]);
   });
 
@@ -94,6 +107,8 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['2,5,9', '2,5', false],
       ['(2,5,9)', '(9,5,2)', false],
       ['(2,5)', '5,2', false],
+      ['1,2,3,4', '4,3,2,1', true],
+      ['1, 2', '1, -2', false],
     ]);
   });
 
@@ -116,6 +131,9 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['\\begin{bmatrix}2&0\\\\1&5\\end{bmatrix}', '\\left[\\begin{array}{cc}2&0\\\\1&5\\end{array}\\right]', true],
       ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\left(\\begin{array}{cc}1&2\\\\3&4\\end{array}\\right)', true],
       ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}', true],
+      ['\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}', '\\left[\\begin{matrix}1&2\\\\3&4\\end{matrix}\\right]', true],
+      ['\\begin{pmatrix}1\\\\2\\end{pmatrix}', '\\left(\\begin{array}{c}1\\\\2\\end{array}\\right)', true],
+      ['\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\begin{pmatrix}1&3\\\\2&4\\end{pmatrix}', false],
       ['\\begin{bmatrix}2&0\\\\1&5\\end{bmatrix}', '\\left[\\begin{array}{cc}0&2\\\\1&5\\end{array}\\right]', false],
       ['\\begin{bmatrix}2&0\\\\1&5\\end{bmatrix}', '\\left[\\begin{array}{cc}2&1\\\\0&5\\end{array}\\right]', false],
     ]);
@@ -126,6 +144,11 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['3:8', 'AB:CD=3:8', true],
       ['2:5', 'BE:EC = 2:5', true],
       ['1:2:3', 'a:b:c = 1:2:3', true],
+      ['3:8', '\\text{AB}:\\text{CD}=3:8', true],
+      ['3:8', '6:16', true],
+      ['1:2:3', '2:4:6', true],
+      ['1:2:3', '2:4:7', false],
+      ['3:8', '-3:8', false],
       ['3:8', 'AB:CD=8:3', false],
       ['3:8', 'AB:CD=3:7', false],
     ]);
@@ -164,6 +187,8 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['\\frac{\\pi}{3}', '60°', false],
       ['\\frac{\\pi}{4}', '45 degrees', false],
       ['45', '45^\\circ', true],
+      ['\\pi', '180^\\circ', false],
+      ['\\frac{\\pi}{6}', '\\frac{\\pi}{6}\\text{ radians}', true],
     ]);
   });
 });
