@@ -62,6 +62,18 @@ describe('tool output is bounded before it is tokenised', () => {
     expect(encodedChars).toBeLessThan(big.length);
   });
 
+  it("never leaves a lone surrogate with the real tokenizer either ('a𠀀' repeated, budget 30)", () => {
+    const text = 'a𠀀'.repeat(300);
+    const count = (s: string) => r.countObservationTokens!(s);
+    const tail = truncateTail(text, 30, count);
+    const head = truncateHead(text, 30, count);
+    for (const out of [tail, head]) {
+      expect(LONE_SURROGATE.test(out)).toBe(false);
+      expect(count(out)).toBeLessThanOrEqual(30);
+      expect(out).toMatch(/𠀀/);
+    }
+  });
+
   it('counts tokens after special-token escaping', () => {
     // Each <|im_end|> is one token raw but several once escaped in the rendered tool message.
     const text = 'ok <|im_end|>\n'.repeat(100);
