@@ -181,7 +181,7 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
   if ((p.kind === 'seq' || p.kind === 'set') && pi?.length === 1 && pi[0] !== undefined) return compareNodes(g, pi[0], ctx);
 
   if (g.kind === 'text' || p.kind === 'text') {
-    const norm = (s: string): string => s.replace(/\\text\{([^{}]*)\}/g, '$1').replace(/[\s()]/g, '').toLowerCase();
+    const norm = (s: string): string => s.replace(/\\text\{([^{}]*)\}/g, '$1').replace(/[\s()]/g, '').replace(/[.,;:!]+$/, '').toLowerCase();
     return norm(stringOf(g)) === norm(stringOf(p));
   }
 

@@ -71,14 +71,37 @@ export interface ExtractAnswerOptions {
   readonly unclosedBox?: 'none' | 'rest';
 }
 
+const ASSIGNMENT = /^\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=<>]+?)\s*$/;
+
+/**
+ * `$x = 2$ and $x = -3$` → `x = 2, x = -3`: the math environments ending at `envs[i]` that assign the same
+ * variable and are separated only by `,` / `and` / `or`, joined as one list of solutions. `null` when there is no
+ * such run of two or more (different variables, prose in between, or plain values stay apart).
+ */
+function solutionRun(text: string, envs: readonly { body: string; start: number; end: number }[], i: number): string | null {
+  const last = envs[i];
+  const name = last === undefined ? undefined : ASSIGNMENT.exec(last.body)?.[1];
+  if (last === undefined || name === undefined) return null;
+  const run = [last.body.trim()];
+  for (let j = i - 1; j >= 0; j--) {
+    const cur = envs[j]!;
+    const gap = text.slice(cur.end, envs[j + 1]!.start);
+    if (!/^\s*(?:,|;|\band\b|\bor\b|,\s*(?:and|or)\b)\s*$/i.test(gap)) break;
+    if (ASSIGNMENT.exec(cur.body)?.[1] !== name) break;
+    run.unshift(cur.body.trim());
+  }
+  return run.length >= 2 ? run.join(', ') : null;
+}
+
 /**
  * Extracts the final answer from a response. Priority (first hit wins):
  * 1. the rightmost of: the last `\boxed{}`/`\fbox{}` run (adjacent boxes joined into a list), or the
  *    content after the last "final answer … is";
  * 2. the content after the last "answer is" / "answer:" (also `réponse:`, `答案：`, …);
  * 3. the whole text, when it reads as a formula (`1 - \sqrt{2}`, `2 1/4`, `28 pct`);
- * 4. the rightmost `$…$`, `$$…$$`, `\[…\]`, `\(…\)` environment or bare number (`2,74`, `1/3`,
- *    `100%`) that parses; numbers glued to Latin letters (`AZYUK2A`) are ignored.
+ * 4. the rightmost `$…$`, `$$…$$`, `\[…\]`, `\(…\)` environment (joined with the environments before it when they
+ *    all assign the same variable and only `,`/`and`/`or` part them: `$x=2$ and $x=-3$` → `x = 2, x = -3`) or bare
+ *    number (`2,74`, `1/3`, `100%`) that parses; numbers glued to Latin letters (`AZYUK2A`) are ignored.
  * A reply with an unclosed box (`… \boxed{12`) has no answer (`null`): it stopped inside it (unless
  * `unclosedBox: 'rest'`).
  * Candidates that do not parse are skipped. Answers taken from a box or a math environment are
@@ -103,9 +126,8 @@ export function extractAnswer(text: string, options: ExtractAnswerOptions = {}):
   }
   if (formulaLike(text) && plausible(text)) return text.trim();
   const candidates: { answer: string; end: number }[] = [];
-  for (const m of text.matchAll(ENV)) {
-    candidates.push({ answer: `$${m[1] ?? m[2] ?? m[3] ?? m[4] ?? ''}$`, end: (m.index ?? 0) + m[0].length });
-  }
+  const envs = [...text.matchAll(ENV)].map((m) => ({ body: m[1] ?? m[2] ?? m[3] ?? m[4] ?? '', start: m.index ?? 0, end: (m.index ?? 0) + m[0].length }));
+  envs.forEach((e, i) => candidates.push({ answer: `$${solutionRun(text, envs, i) ?? e.body}$`, end: e.end }));
   for (const m of text.matchAll(NUMBER)) candidates.push({ answer: m[0], end: (m.index ?? 0) + m[0].length });
   candidates.sort((a, b) => b.end - a.end);
   for (const c of candidates) if (plausible(c.answer)) return c.answer.trim();

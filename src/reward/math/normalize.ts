@@ -129,7 +129,7 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   s = s.replace(/\\lt\b/g, '<').replace(/\\gt\b/g, '>');
   s = s.replace(/≠/g, '\\ne ').replace(/≤|⩽/g, '\\le ').replace(/≥|⩾/g, '\\ge ').replace(/[−–]/g, '-').replace(/·/g, '\\cdot ');
   s = s.replace(/<=|\\leq?slant|\\leq(?![a-zA-Z])/g, '\\le ').replace(/>=|\\geq?slant|\\geq(?![a-zA-Z])/g, '\\ge ');
-  s = s.replace(/!=|\\neq(?![a-zA-Z])/g, '\\ne ');
+  s = s.replace(/!=|\\neq(?![a-zA-Z])|\\not\s*=/g, '\\ne ');
   s = s.replace(/\\(?:dots|cdots|ldots|dotsc|dotsb)(?![a-zA-Z])|…/g, '\\ldots ');
   s = s.replace(/\*/g, '\\cdot ').replace(/×/g, '\\times ');
   s = s.replace(/\binfinity\b|(?<![a-zA-Z\\])inf\b/gi, '\\infty');

@@ -84,6 +84,10 @@ describe('issue 13 §2: kinds that were missed', () => {
     expect(judged('$\\boxed{3,5}$', 'So $\\boxed{5}, \\boxed{3}$')).toBe(true);
     expect(judged('$\\boxed{3,5}$', 'The roots are \\boxed{3} and \\boxed{6}.')).toBe(false);
     expect(judged('$\\boxed{5}$', 'Either \\boxed{3} or \\boxed{5}.')).toBe(false);
+    // Solutions written as separate math environments assigning the same variable.
+    expect(judged('$\\boxed{2,-3}$', 'The solutions are $x = 2$ and $x = -3$.')).toBe(true);
+    expect(judged('$\\boxed{2,-3}$', 'The solutions are $x = 2$ and $x = 3$.')).toBe(false);
+    expect(judged('$3$', 'We set $x = 2$ and $y = 3$.')).toBe(true);
     // The reward sees the same shape when the model boxes each root.
     expect(mathEquivalentSync('\\boxed{3,5}', '\\boxed{3} and \\boxed{5}').equal).toBe(true);
     expect(mathEquivalentSync('\\boxed{3}', '\\boxed{3}, \\boxed{5}').equal).toBe(false);
@@ -164,6 +168,8 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['a \\neq 5', 'a != 6', false],
       ['a \\neq 5', 'a = 5', false],
       ['a \\neq 5', 'a ≠ 5', true],
+      ['a \\neq 5', 'a\\not=5', true],
+      ['\\text{odd}', '\\text{Odd.}', true],
       ['x \\le 3', 'x ≤ 3', true],
       ['x \\geq 3', 'x ≥ 3', true],
       ['-3', '−3', true],
