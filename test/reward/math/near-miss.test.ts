@@ -31,7 +31,7 @@ const EXTRA_GOLDS = [
   '\\frac{\\pi}{4}', '\\frac{3\\pi}{2}', '2\\pi', '\\frac{\\pi}{6}', '\\pi r^{2}', '\\frac{5}{7}', '\\frac{12}{5}', '-\\frac{3}{8}',
   '\\frac{\\sqrt{3}}{2}', '3\\sqrt{2}', '\\sqrt{17}', '1+\\sqrt{5}', '2+\\frac{1}{e}', '1-\\frac{1}{e}', '3+4i', '40\\%', '12.5',
   '0.75', '\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\begin{bmatrix}2&0\\\\1&5\\end{bmatrix}', '3:8', 'x=2', 'y = 7',
-  '\\{1, 3, 5\\}', '\\{-2, 2\\}', '2, 5, 9', '-3, 2', '14400', '2024', '1/2004!', '\\frac{1}{2^{99}}', '\\log_{2} 5', '\\ln 3',
+  '\\{1, 3, 5\\}', '\\{-2, 2\\}', '2, 5, 9', '-3, 2', '1:2:3', '(x,y)=(4,-1)', 'x=2, x=-3', 'a \\neq 5', '\\text{Odd}', '14400', '2024', '1/2004!', '\\frac{1}{2^{99}}', '\\log_{2} 5', '\\ln 3',
 ];
 
 describe('near-miss answers are never judged equal', () => {
@@ -53,7 +53,7 @@ describe('near-miss answers are never judged equal', () => {
     console.log(`near-miss pairs: ${pairs} from ${golds.length} golds; by kind: ${JSON.stringify(Object.fromEntries(kinds))}`);
     expect(falsePositives).toEqual([]);
     expect(pairs).toBeGreaterThanOrEqual(2000);
-    for (const k of ['sign_flip', 'off_by_one_value', 'off_by_one_literal', 'tuple_swapped', 'exponent_changed', 'pi_vs_half_pi', 'fraction_inverted', 'radians_as_degrees']) {
+    for (const k of ['sign_flip', 'off_by_one_value', 'off_by_one_literal', 'tuple_swapped', 'exponent_changed', 'pi_vs_half_pi', 'fraction_inverted', 'radians_as_degrees', 'times_e', 'times_i', 'percent_tenfold']) {
       expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0);
     }
   }, 300_000);

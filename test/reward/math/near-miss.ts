@@ -96,7 +96,7 @@ function listParts(s: string): { open: string; close: string; items: string[] } 
  * Wrong answers derived from `gold` (LaTeX without `$`): sign flipped, off by one (value and literals), a
  * tuple's or interval's entries swapped, an item dropped or changed, an exponent changed, π vs π/2, a fraction
  * inverted, a root dropped or added, doubled, halved, squared, cubed, times π, the reciprocal, +10, +½, a digit appended, a
- * radian value in degrees.
+ * radian value in degrees, times `\mathrm{e}`/`\mathrm{i}`/`\mathrm{d}`, ten times the value as a percent.
  */
 export function nearMisses(gold: string): NearMiss[] {
   const g = gold.trim();
@@ -122,6 +122,12 @@ export function nearMisses(gold: string): NearMiss[] {
     if (v !== null && v !== 0 && Math.abs(v) !== 1) add('cubed', `\\left(${g}\\right)^{3}`);
     if (v !== null && v !== 0 && Number.isFinite(v)) add('times_pi', `\\left(${g}\\right)\\pi`);
     if (additive) add('plus_half', `${g}+\\frac{1}{2}`);
+    // `\mathrm{e}` / `\mathrm{i}` / `\mathrm{d}` glued to the value are constants or operators, not units.
+    if (v === null || v !== 0) add('times_e', `${g}\\mathrm{e}`);
+    if (v === null || v !== 0) add('times_i', `${g}\\,\\mathrm{i}`);
+    if (v === null || v !== 0) add('times_d', `${g}\\,\\mathrm{d}`);
+    // A percent of ten times the value (`40` vs `400\%`): wrong whether `\%` divides by 100 or is a unit mark.
+    if (v !== null && v !== 0 && /^-?\d+$/.test(g)) add('percent_tenfold', `${BigInt(g) * 10n}\\%`);
     if (v !== null && v !== 0 && /\\pi/.test(g)) {
       const deg = (v * 180) / Math.PI;
       if (Math.abs(deg - Math.round(deg)) < 1e-9) add('radians_as_degrees', `${Math.round(deg)}^\\circ`);
