@@ -21,12 +21,15 @@ const parseValue = (latex: string, degrees: boolean): AnswerNode => parseAnswerN
 /** Assignment view of a relation: `x = 5` → value `5`; chains keep the last part. */
 interface Assignment { readonly name: string | null; readonly value: string }
 
+/** A tuple of names, the left side of a named tuple: `(x, y)`, `(a_1, b_1, c)`. */
+const NAME_TUPLE = /^\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)$/;
+
 function asAssignment(n: AnswerNode): Assignment | null {
   if (n.kind !== 'relation' || !n.ops.every((o) => o === '=')) return null;
   const first = n.parts[0] ?? '';
   const last = n.parts[n.parts.length - 1] ?? '';
-  if (n.parts.length >= 3) return { name: isNameLike(first) ? first : null, value: last };
-  if (isNameLike(first)) return { name: first, value: last };
+  if (n.parts.length >= 3) return { name: isNameLike(first) || NAME_TUPLE.test(first) ? first : null, value: last };
+  if (isNameLike(first) || NAME_TUPLE.test(first)) return { name: first, value: last };
   if (isConstant(first) && isConstant(last)) return { name: null, value: last };
   return null;
 }

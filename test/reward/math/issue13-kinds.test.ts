@@ -76,6 +76,10 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['(3,4)', '(a, b) = (3, 4)', true],
       ['(4,-1)', '\\left(x,y\\right)=\\left(4,-1\\right)', true],
       ['(2,3)', '(m,n)=(3,2)', false],
+      // The gold may be the named one.
+      ['(x,y)=(4,-1)', '(4,-1)', true],
+      ['(x,y)=(4,-1)', '(-1,4)', false],
+      ['(x, y, z) = (1, 2, 3)', 'x=1, y=2, z=3', true],
     ]);
   });
 
@@ -99,6 +103,8 @@ describe('issue 13 §2: kinds that were missed', () => {
       ['2,-3', 'x \\in \\{2, -3\\}', true],
       ['-3,2', 'x_1 = 2, x_2 = -3', true],
       ['-1,2', 'x=-1 \\text{ or } x=2', true],
+      ['x=2 \\text{ and } x=-3', '-3, 2', true],
+      ['x=2 \\text{ or } x=-3', 'x=2', false],
     ]);
   });
 
