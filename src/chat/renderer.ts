@@ -49,6 +49,7 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
     throw new TokenizerError(`chat template sha256 ${chatTemplateSha256} differs from the pinned ${opts.expectedTemplateSha256}`);
   }
 
+  const eosIds = generationEosIds(opts.generationConfig);
   let tokenizer: Tokenizer;
   let template: Template;
   try {
@@ -76,7 +77,7 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
   // Every EOS id of generation_config.json ends a turn too (Qwen3: <|im_end|> and <|endoftext|>).
   const idToToken = new Map<number, string>();
   for (const [tok, id] of vocab) idToToken.set(id, tok);
-  for (const id of generationEosIds(opts.generationConfig)) {
+  for (const id of eosIds) {
     if (stopTokens.includes(id)) continue;
     const tok = idToToken.get(id);
     if (tok === undefined) throw new TokenizerError(`generation_config.json eos_token_id ${id} is not in the vocabulary`);
