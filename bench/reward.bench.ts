@@ -24,8 +24,8 @@ const cases = readFileSync(path.resolve(repoRoot, 'test/fixtures/math-equivalenc
 /** Answer pairs as the reward / evaluator would see them (extraction is timed separately). */
 const pairs = cases.flatMap((c) => {
   const reward = c.category.startsWith('reward_extraction:');
-  const gold = reward ? c.gold : extractAnswer(c.gold);
-  const box = reward ? extractLastBoxed(c.pred) : null;
+  const gold = reward ? `\\boxed{${c.gold}}` : extractAnswer(c.gold, { unclosedBox: 'rest' });
+  const box = reward ? extractLastBoxed(c.pred, { joinAdjacent: true }) : null;
   const pred = reward ? (box === null ? null : `\\boxed{${box}}`) : extractAnswer(c.pred);
   return gold === null || pred === null ? [] : [{ gold, pred }];
 });

@@ -5,8 +5,9 @@ import { validateLoadOptions, type LoadRendererOptions } from './options.js';
 import { createRenderer, type ChatRenderer } from './renderer.js';
 
 /**
- * Loads a renderer from a folder holding `tokenizer.json` and `tokenizer_config.json` (`{ dir }`), or
- * from the parsed objects (`{ tokenizerJson, tokenizerConfig }`), plus optional settings
+ * Loads a renderer from a folder holding `tokenizer.json` and `tokenizer_config.json` (and, when present,
+ * `generation_config.json`, whose `eos_token_id`s all stop a turn) (`{ dir }`), or from the parsed objects
+ * (`{ tokenizerJson, tokenizerConfig, generationConfig? }`), plus optional settings
  * (`templateKwargs`, `toolCallFormat`, `codeToolName`, `stopTokens`, `chatTemplate`,
  * `expectedTemplateSha256`). This is the only place in `chat/` that touches the file system.
  *
@@ -21,18 +22,22 @@ export async function loadRenderer(options: LoadRendererOptions): Promise<ChatRe
   const opts = validateLoadOptions(options);
   if (!('dir' in opts) || opts.dir === undefined) return createRenderer(opts as Parameters<typeof createRenderer>[0]);
   const { dir, ...settings } = opts;
-  const [tokenizerJson, tokenizerConfig] = await Promise.all([
+  const [tokenizerJson, tokenizerConfig, generationConfig] = await Promise.all([
     readJson(join(dir, 'tokenizer.json')),
     readJson(join(dir, 'tokenizer_config.json')),
+    readJson(join(dir, 'generation_config.json'), { optional: true }),
   ]);
-  return createRenderer({ ...settings, tokenizerJson, tokenizerConfig });
+  return createRenderer({ ...settings, tokenizerJson, tokenizerConfig, ...(generationConfig ? { generationConfig } : {}) });
 }
 
-async function readJson(path: string): Promise<Record<string, unknown>> {
+async function readJson(path: string): Promise<Record<string, unknown>>;
+async function readJson(path: string, opts: { optional: true }): Promise<Record<string, unknown> | undefined>;
+async function readJson(path: string, opts: { optional?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (cause) {
+    if (opts.optional === true && (cause as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new TokenizerError(`cannot read ${path}: ${String(cause)}`, { cause });
   }
   try {

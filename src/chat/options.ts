@@ -10,7 +10,10 @@ export interface RendererSettings {
   readonly toolCallFormat?: ToolCallFormat;
   /** Tool that receives the body in `'code'` format. @default 'code_interpreter' */
   readonly codeToolName?: string;
-  /** Token strings that end an assistant turn. @default the config's `eos_token` plus `<|im_end|>` when in the vocabulary */
+  /**
+   * Token strings that end an assistant turn. @default the config's `eos_token` plus `<|im_end|>` when in the
+   * vocabulary. The ids of `generation_config.json`'s `eos_token_id` are always added.
+   */
   readonly stopTokens?: readonly string[];
   /** Chat template source that replaces the one in `tokenizer_config.json` (e.g. a history-preserving Qwen3 variant). */
   readonly chatTemplate?: string;
@@ -18,10 +21,15 @@ export interface RendererSettings {
   readonly expectedTemplateSha256?: string;
 }
 
-/** In-memory tokenizer files: parsed `tokenizer.json` and `tokenizer_config.json`. */
+/** In-memory tokenizer files: parsed `tokenizer.json`, `tokenizer_config.json` and, when the model has one, `generation_config.json`. */
 export interface RendererFiles {
   readonly tokenizerJson: Record<string, unknown>;
   readonly tokenizerConfig: Record<string, unknown>;
+  /**
+   * Parsed `generation_config.json`. Every id of its `eos_token_id` (a number or a list) also ends a turn, as in
+   * `transformers`' `generate` (Qwen3: `<|im_end|>` and `<|endoftext|>`).
+   */
+  readonly generationConfig?: Record<string, unknown>;
 }
 
 /** Options of {@link loadRenderer}: a folder holding the two files, or the parsed objects themselves. */
@@ -39,9 +47,9 @@ const settingsShape = {
 const fileObject = z.record(z.string(), z.unknown());
 
 const loadSchema = z
-  .strictObject({ dir: z.string().min(1).optional(), tokenizerJson: fileObject.optional(), tokenizerConfig: fileObject.optional(), ...settingsShape })
+  .strictObject({ dir: z.string().min(1).optional(), tokenizerJson: fileObject.optional(), tokenizerConfig: fileObject.optional(), generationConfig: fileObject.optional(), ...settingsShape })
   .superRefine((o, ctx) => {
-    const hasFiles = o.tokenizerJson !== undefined || o.tokenizerConfig !== undefined;
+    const hasFiles = o.tokenizerJson !== undefined || o.tokenizerConfig !== undefined || o.generationConfig !== undefined;
     if (o.dir !== undefined && hasFiles) {
       ctx.addIssue({ code: 'custom', path: ['dir'], message: 'give either dir or tokenizerJson + tokenizerConfig, not both' });
     } else if (o.dir === undefined) {
@@ -50,7 +58,7 @@ const loadSchema = z
     }
   });
 
-const createSchema = z.strictObject({ tokenizerJson: fileObject, tokenizerConfig: fileObject, ...settingsShape });
+const createSchema = z.strictObject({ tokenizerJson: fileObject, tokenizerConfig: fileObject, generationConfig: fileObject.optional(), ...settingsShape });
 
 /**
  * Validates {@link LoadRendererOptions}.

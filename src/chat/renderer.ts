@@ -10,6 +10,7 @@ import { AgentRLError } from '../errors/base.js';
 import { parseAssistant, type ToolCallFormat } from './parse-assistant.js';
 import { spliceObservation } from './next-prompt.js';
 import { toTemplateMessages } from './template-messages.js';
+import { sanitizeToolContent } from './sanitize.js';
 import { validateCreateOptions, type RendererFiles, type RendererSettings } from './options.js';
 
 /**
@@ -20,7 +21,7 @@ export interface ChatRenderer extends Renderer {
   renderText(messages: readonly Message[], opts?: RenderOptions): string;
   /** Every added-token string of the tokenizer; defused in tool output by `sanitizeToolContent`. */
   readonly specialTokens: readonly string[];
-  /** Decoded {@link Renderer.stopTokens}, e.g. `['<|im_end|>']`. */
+  /** Decoded {@link Renderer.stopTokens}, e.g. `['<|im_end|>', '<|endoftext|>']` for Qwen3 with its generation config. */
   readonly stopStrings: readonly string[];
   /** sha256 (hex) of the chat template source in use; pin it with `expectedTemplateSha256`. */
   readonly chatTemplateSha256: string;
@@ -48,6 +49,7 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
     throw new TokenizerError(`chat template sha256 ${chatTemplateSha256} differs from the pinned ${opts.expectedTemplateSha256}`);
   }
 
+  const eosIds = generationEosIds(opts.generationConfig);
   let tokenizer: Tokenizer;
   let template: Template;
   try {
@@ -66,12 +68,22 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
   let maxId = -1;
   for (const id of vocab.values()) if (id > maxId) maxId = id;
 
-  const stopStrings = opts.stopTokens ?? defaultStopStrings(config, vocab);
+  const stopStrings = [...(opts.stopTokens ?? defaultStopStrings(config, vocab))];
   const stopTokens = stopStrings.map((s) => {
     const id = tokenizer.token_to_id(s);
     if (id === undefined) throw new TokenizerError(`stop token ${JSON.stringify(s)} is not in the vocabulary`);
     return id;
   });
+  // Every EOS id of generation_config.json ends a turn too (Qwen3: <|im_end|> and <|endoftext|>).
+  const idToToken = new Map<number, string>();
+  for (const [tok, id] of vocab) idToToken.set(id, tok);
+  for (const id of eosIds) {
+    if (stopTokens.includes(id)) continue;
+    const tok = idToToken.get(id);
+    if (tok === undefined) throw new TokenizerError(`generation_config.json eos_token_id ${id} is not in the vocabulary`);
+    stopTokens.push(id);
+    stopStrings.push(tok);
+  }
 
   const baseVars = specialTokenVars(config);
   const defaultKwargs = opts.templateKwargs ?? {};
@@ -118,6 +130,7 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
       parseAssistant(text, { tools, format: toolCallFormat, codeToolName, stopStrings }),
     encode,
     decode,
+    countObservationTokens: (text: string) => encode(sanitizeToolContent(text, specialTokens)).length,
     stopTokens,
     stopStrings,
     vocabSize: maxId + 1,
@@ -159,6 +172,20 @@ function specialTokenVars(config: Record<string, unknown>): Record<string, strin
     if (s !== undefined) out[key] = s;
   }
   return out;
+}
+
+/**
+ * The `eos_token_id` entries of a parsed `generation_config.json` (a number or a list of numbers); `[]` when absent.
+ * @throws TokenizerError when the field is present but not a non-negative integer or a list of them.
+ */
+function generationEosIds(config: Record<string, unknown> | undefined): number[] {
+  const raw = config?.['eos_token_id'];
+  if (raw === undefined || raw === null) return [];
+  const ids = Array.isArray(raw) ? raw : [raw];
+  if (!ids.every((x) => Number.isInteger(x) && (x as number) >= 0)) {
+    throw new TokenizerError(`generation_config.json eos_token_id must be an integer or a list of integers, got ${JSON.stringify(raw)}`);
+  }
+  return ids as number[];
 }
 
 function defaultStopStrings(config: Record<string, unknown>, vocab: Map<string, number>): string[] {

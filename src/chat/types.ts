@@ -33,6 +33,12 @@ export interface Renderer {
    */
   encode(text: string): number[];
   decode(tokens: readonly number[]): string;
+  /**
+   * Tokens `text` takes as the content of a tool message once rendered, i.e. after special-token escaping (a
+   * `<|im_end|>` printed by a program is several plain tokens there, not one). Used for the tool-response budget;
+   * when absent, `encode(text).length` is used.
+   */
+  countObservationTokens?(text: string): number;
   /** Token ids that end an assistant turn (e.g. `<|im_end|>`). */
   readonly stopTokens: readonly number[];
   /** Vocabulary size (including added tokens). */

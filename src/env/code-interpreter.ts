@@ -3,7 +3,7 @@ import type { ExecResult, Sandbox } from '../types/exec-result.js';
 import type { Example } from '../types/example.js';
 import type { Message, ToolDefinition } from '../types/message.js';
 import type { ParsedAction } from '../types/action.js';
-import { truncateTail } from './truncate.js';
+import { truncateTail, utf8Bytes } from './truncate.js';
 
 /** The `code_interpreter` tool, as the ReTool seed defines it: one string argument, fresh state per run. */
 export const CODE_INTERPRETER_TOOL: ToolDefinition = {
@@ -67,7 +67,8 @@ export function formatExecObservation(r: ExecResult, timeoutMs: number): string 
 /**
  * The ReTool environment: a Python `code_interpreter` tool backed by a {@link Sandbox}.
  * Each tool call runs the code fresh; the observation (see {@link formatExecObservation}) is
- * tail-truncated to the tool-response token budget (`ctx.maxToolResponseTokens`).
+ * tail-truncated to the tool-response token budget (`ctx.maxToolResponseTokens`), cut by bytes first so a huge
+ * output is never tokenised whole.
  * Budgets on tool calls, turns and tokens are enforced by the rollout engine.
  *
  * @example
@@ -105,8 +106,9 @@ export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
           wallMs: 0,
         };
       }
-      const text = truncateTail(formatExecObservation(exec, timeoutMs), ctx.maxToolResponseTokens, ctx.countTokens);
-      return { done: false, observation: [{ role: 'tool', name: 'code_interpreter', content: text }], exec };
+      const full = formatExecObservation(exec, timeoutMs);
+      const text = truncateTail(full, ctx.maxToolResponseTokens, ctx.countTokens);
+      return { done: false, observation: [{ role: 'tool', name: 'code_interpreter', content: text }], exec, rawBytes: utf8Bytes(full) };
     },
     close: () => opts.sandbox.close(),
   };

@@ -6,6 +6,7 @@ export {
   CODE_INTERPRETER_SYSTEM_PROMPT,
   type CodeInterpreterOptions,
 } from './code-interpreter.js';
-export { truncateTail, TRUNCATION_MARKER } from './truncate.js';
+export { truncateTail, tailBytes, headBytes, utf8Bytes, TRUNCATION_MARKER, MAX_BYTES_PER_TOKEN, type TruncateOptions } from './truncate.js';
+export { boundObservation, type BoundedObservation } from './bound-observation.js';
 export * from './search/index.js';
 export * from './sql/index.js';

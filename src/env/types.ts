@@ -17,7 +17,10 @@ export interface ToolContext<E extends Example = Example> {
   readonly toolCalls: number;
   /** Maximum tokens an observation may take (the tool-response budget). */
   readonly maxToolResponseTokens: number;
-  /** Counts tokens the way the model's tokenizer does (for budget-aware truncation). */
+  /**
+   * Counts the tokens `text` takes as tool output in the model's context (after special-token escaping), for
+   * budget-aware truncation.
+   */
   countTokens(text: string): number;
   /** Aborted when the rollout is cancelled; pass it to long operations. */
   readonly signal: AbortSignal;
@@ -30,7 +33,14 @@ export interface ToolContext<E extends Example = Example> {
  * or `done` (the reply is final).
  */
 export type StepOutcome =
-  | { readonly done: false; readonly observation: readonly Message[]; readonly exec?: ExecResult }
+  | {
+      readonly done: false;
+      /** Observation messages; the engine cuts each to the tool-response budget (`boundObservation`) if the env did not. */
+      readonly observation: readonly Message[];
+      readonly exec?: ExecResult;
+      /** UTF-8 bytes of the output before the env cut it itself (recorded as `Turn.observationBytes`). */
+      readonly rawBytes?: number;
+    }
   | { readonly done: true; readonly reason?: 'answer' | 'invalid' | 'env_done' };
 
 /**

@@ -2,6 +2,7 @@ import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import type { Reward } from './types.js';
+import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 
 /**
  * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols
@@ -52,7 +53,7 @@ export function goldAliases(example: Example): string[] {
 }
 
 /** Options of {@link exactMatch}. */
-export interface ExactMatchOptions {
+export interface ExactMatchOptions extends EndingOptions {
   /** Reward of a correct answer. @default 1 */
   readonly correct?: number;
   /** Reward of anything else. @default 0 */
@@ -62,9 +63,11 @@ export interface ExactMatchOptions {
 /**
  * Normalised exact match (Search-R1 `qa_em`): correct when the {@link normalizeAnswer}-ed final answer equals any
  * normalised gold alias ({@link goldAliases}). The final answer is {@link extractTaggedAnswer} of
- * `trajectory.finalText`; when it has neither `<answer>` nor `\boxed{}`, the whole final text (with `<think>` blocks
- * removed) is scored and `validFormat` is false. A trajectory that ended `invalid` scores `wrong`
- * (`invalid_format`); an empty answer scores `wrong` (`no_answer`). When every gold alias normalises to `''` the
+ * the answer part of `trajectory.finalText` (text after the last `</think>`); when it has neither `<answer>` nor
+ * `\boxed{}`, that whole answer part is scored and `validFormat` is false. Only a trajectory that ended validly is
+ * scored (the shared rule, {@link answerOf}): `invalid` → `wrong` (`invalid_format`), cut by a token budget →
+ * `wrong` (`truncated`, unless `scoreTruncated`), no answer or an unfinished `<think>` → `wrong` (`no_answer`),
+ * all with `validFormat: false`. An empty answer scores `wrong` (`no_answer`). When every gold alias normalises to `''` the
  * sample is dropped (`gold_unparseable`, `drop: true`), never rewarded.
  */
 export function exactMatch(opts: ExactMatchOptions = {}): Reward {
@@ -73,9 +76,10 @@ export function exactMatch(opts: ExactMatchOptions = {}): Reward {
   return (trajectory: Trajectory, example: Example): RewardResult => {
     const golds = goldAliases(example).map(normalizeAnswer).filter((g) => g !== '');
     if (golds.length === 0) return { reward: wrong, correct: false, validFormat: false, failure: 'gold_unparseable', drop: true };
-    if (trajectory.stopReason === 'invalid') return { reward: wrong, correct: false, validFormat: false, failure: 'invalid_format' };
-    const tagged = extractTaggedAnswer(trajectory.finalText);
-    const answer = tagged ?? trajectory.finalText.replace(/<think>[\s\S]*?<\/think>/g, '').trim();
+    const ending = answerOf(trajectory, opts);
+    if (!ending.scorable) return unscoredResult(ending, wrong);
+    const tagged = extractTaggedAnswer(ending.text);
+    const answer = tagged ?? ending.text.trim();
     const validFormat = tagged !== undefined;
     const pred = normalizeAnswer(answer);
     if (pred === '') return { reward: wrong, correct: false, validFormat, answer, failure: 'no_answer' };

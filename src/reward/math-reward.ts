@@ -1,6 +1,7 @@
 /**
  * The ReTool outcome reward: the last `\boxed{}` in the final `window` characters of the model's
- * response, compared with the reference by math equivalence in a worker with a hard timeout;
+ * response (joined with the boxes right before it when only separators part them: `\boxed{3} and \boxed{5}`
+ * is the list `3, 5`, so a hedge `\boxed{3} or \boxed{5}` never scores as `5`), compared with the reference by math equivalence in a worker with a hard timeout;
  * `correct` / `wrong` (+1 / −1 by default). Seed §8.4.4 (`score_answer`).
  */
 import { z } from 'zod';
@@ -12,9 +13,10 @@ import type { Reward } from './types.js';
 import { extractLastBoxed } from './math/extract-boxed.js';
 import { mathEquivalentSync, type EquivalenceResult } from './math/equivalent.js';
 import { MathCheckPool } from './math/pool.js';
+import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 
 /** Options of {@link mathReward}. */
-export interface MathRewardOptions {
+export interface MathRewardOptions extends EndingOptions {
   /** Characters at the end of the response searched for the box (seed `ANSWER_WINDOW_CHARS`). @default 300 */
   readonly window?: number;
   /** Reward for a correct answer. @default 1 */
@@ -48,13 +50,20 @@ const schema = z.strictObject({
   workers: z.number().int().positive().optional(),
   pool: z.instanceof(MathCheckPool).optional(),
   inThread: z.boolean().optional(),
+  scoreTruncated: z.boolean().optional(),
 });
 
 /**
  * Builds the math reward. Scores `trajectory.finalText` only — never the prompt or earlier
- * messages, so a `\boxed{}` in the question earns nothing.
+ * messages, so a `\boxed{}` in the question earns nothing — and only when the trajectory ended
+ * validly (the shared rule, {@link answerOf}): only text after the last `</think>` is searched.
  *
  * Outcomes (`RewardResult`):
+ * - the trajectory ended `invalid` → `wrong`, `validFormat: false`, `failure: 'invalid_format'`;
+ * - cut by a token budget (`max_turn_tokens`, `max_trajectory_tokens`) → `wrong`, `validFormat: false`,
+ *   `failure: 'truncated'` (with `scoreTruncated: true` it is scored like an answer);
+ * - ended without an answer (`max_tool_calls`, `max_turns`, `aborted`, an unfinished `<think>`) → `wrong`,
+ *   `validFormat: false`, `failure: 'no_answer'`;
  * - no closed `\boxed{…}` in the window → `wrong`, `validFormat: false`, `failure: 'no_answer'`;
  * - equivalent → `correct`, `correct: true`;
  * - not equivalent → `wrong`;
@@ -84,13 +93,15 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
   };
 
   const reward = async (trajectory: Trajectory, example: Example): Promise<RewardResult> => {
-    const answer = extractLastBoxed(trajectory.finalText, { window });
+    const ending = answerOf(trajectory, options);
+    if (!ending.scorable) return unscoredResult(ending, wrong);
+    const answer = extractLastBoxed(ending.text, { window, joinAdjacent: true });
     if (answer === null) return { reward: wrong, correct: false, validFormat: false, failure: 'no_answer' };
     if (example.answer.trim() === '') {
       return { reward: 0, correct: false, validFormat: true, answer, failure: 'gold_unparseable', drop: true };
     }
-    // Re-boxing marks the answer as LaTeX for the normaliser (`2,3` is a list there, not 2.3).
-    const result = await check(example.answer, `\\boxed{${answer}}`);
+    // Boxing marks both as LaTeX for the normaliser (`2,3` is a list there, not 2.3), as the seed's `parse(f"${x}$")`.
+    const result = await check(`\\boxed{${example.answer}}`, `\\boxed{${answer}}`);
     switch (result.status) {
       case 'ok':
         return result.equal

@@ -7,9 +7,10 @@ import { extractFinalSql } from '../env/sql/extract-sql.js';
 import { hasOrderBy, resultsMatch, type CompareOptions } from '../env/sql/compare-results.js';
 import { sqlQueryPool } from '../env/sql/query-pool.js';
 import type { SqlExecutor, SqlQueryResult, SqlSource } from '../env/sql/types.js';
+import { answerOf, type EndingOptions } from './ending.js';
 
 /** Options of {@link sqlExecutionMatch}. */
-export interface SqlExecutionMatchOptions extends Omit<CompareOptions, 'orderMatters'> {
+export interface SqlExecutionMatchOptions extends Omit<CompareOptions, 'orderMatters'>, EndingOptions {
   /** Database to run both queries on: bytes, a path, or an existing executor (e.g. shared with the environment). */
   readonly database: SqlSource | SqlExecutor;
   /** Deadline per query in ms (BIRD uses 30 s). @default 30_000 */
@@ -22,7 +23,10 @@ export interface SqlExecutionMatchOptions extends Omit<CompareOptions, 'orderMat
   readonly correct?: number;
   /** Reward of a mismatch, a failing query, or no final SQL. @default 0 */
   readonly wrong?: number;
-  /** Reward when the reply has no final SQL block or the trajectory ended `invalid` (SkyRL-SQL uses −1). @default `wrong` */
+  /**
+   * Reward when the reply has no final SQL block or the trajectory did not end validly (`invalid`, cut by a token
+   * budget, no answer; SkyRL-SQL uses −1). @default `wrong`
+   */
   readonly invalidFormat?: number;
 }
 
@@ -31,6 +35,8 @@ export interface SqlExecutionMatchOptions extends Omit<CompareOptions, 'orderMat
  * ({@link extractFinalSql} of `trajectory.finalText`: last ```sql block, `<sql>` or `<solution>`) read-only with a
  * deadline, and compares the results with {@link resultsMatch} (default: Spider test-suite rules — bags of rows, order
  * only when the gold SQL has ORDER BY, column permutations allowed; numbers rounded to `floatDecimals` = 6 places).
+ * Only a trajectory that ended validly is scored (the shared rule, {@link answerOf}; the SQL is searched after the
+ * last `</think>`): otherwise `invalidFormat` with `validFormat: false` (`invalid_format`, `truncated` or `no_answer`).
  * Outcomes: match → `correct`; mismatch, SQL error or refusal → `wrong` (`unparseable_prediction` for the latter two);
  * predicted query past its deadline → `wrong` (`timeout`); no final SQL → `invalidFormat` (`no_answer`).
  * A gold query that fails, times out or exceeds `maxRows` drops the sample (`gold_unparseable`, `drop: true`).
@@ -71,8 +77,9 @@ export function sqlExecutionMatch(opts: SqlExecutionMatchOptions): Reward & { cl
     if (g.status !== 'ok' || g.truncated) {
       return { reward: wrong, correct: false, validFormat: false, failure: 'gold_unparseable', drop: true };
     }
-    if (trajectory.stopReason === 'invalid') return { reward: invalidFormat, correct: false, validFormat: false, failure: 'invalid_format' };
-    const predSql = extractFinalSql(trajectory.finalText);
+    const ending = answerOf(trajectory, opts);
+    if (!ending.scorable) return { reward: invalidFormat, correct: false, validFormat: false, failure: ending.failure };
+    const predSql = extractFinalSql(ending.text);
     if (predSql === undefined) return { reward: invalidFormat, correct: false, validFormat: false, failure: 'no_answer' };
     const p = await executor.query({ sql: predSql, timeoutMs, maxRows });
     if (p.status === 'timeout') return { reward: wrong, correct: false, validFormat: true, answer: predSql, failure: 'timeout' };

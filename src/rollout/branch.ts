@@ -5,6 +5,7 @@ import type { Trajectory, TrajectoryStopReason, Turn } from '../types/trajectory
 import type { ToolContext } from '../env/types.js';
 import type { RolloutContext } from './types.js';
 import { deriveSeed } from './seed.js';
+import { boundObservation } from '../env/bound-observation.js';
 
 /** Mutable state of one branch while it is rolled out; frozen into a {@link Trajectory} at the end. */
 interface BranchState {
@@ -63,10 +64,14 @@ export async function runBranch(
       return s.toolCalls;
     },
     maxToolResponseTokens: budgets.maxToolResponseTokens,
-    countTokens: (text: string) => renderer.encode(text).length,
+    countTokens: (text: string) => countToolTokens(text),
     signal,
     state: new Map(),
   };
+  // Tool output is counted as the model sees it: after special-token escaping.
+  function countToolTokens(text: string): number {
+    return renderer.countObservationTokens?.(text) ?? renderer.encode(text).length;
+  }
   let prompt = init.promptTokens;
   let seq = init.first;
   // True when the current turn's maxTokens was cut to the room left in the trajectory budget.
@@ -75,7 +80,10 @@ export async function runBranch(
     const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
     const truncated = seq.stopReason === 'length';
     const parsed = renderer.parseAssistant(text, env.tools);
-    const action = truncated && parsed.kind === 'tool' ? { kind: 'invalid' as const, reason: 'truncated' as const, content: text, raw: text } : parsed;
+    // A reply cut by the token limit is `truncated` whatever its half-written tool call looks like (an unclosed
+    // block would otherwise read as `stray_tool_tag`, a malformed call); a cut plain answer stays an answer here and
+    // the trajectory ends with the budget's stop reason below.
+    const action = truncated && parsed.kind !== 'answer' ? { kind: 'invalid' as const, reason: 'truncated' as const, content: text, raw: text } : parsed;
     const turnIndex = s.turns.length;
     const base: Turn = { promptTokens: prompt, completionTokens: seq.tokens, logprobs: seq.logprobs, text, stopReason: seq.stopReason, action };
     const assistant: Message =
@@ -123,18 +131,21 @@ export async function runBranch(
       if (action.kind === 'answer' && truncated) return finish(s, limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens');
       return finish(s, action.kind === 'answer' ? 'answer' : (outcome.reason ?? 'env_done'));
     }
-    const turn: Turn = { ...base, observation: outcome.observation, toolMs, ...(outcome.exec ? { exec: outcome.exec } : {}) };
+    // Every environment's output, built-in or custom, is bounded before it is rendered; the trajectory keeps only
+    // what the model saw plus the original size.
+    const bounded = boundObservation(outcome, budgets.maxToolResponseTokens, (text, role) => (role === 'tool' ? countToolTokens(text) : renderer.encode(text).length));
+    const turn: Turn = { ...base, observation: bounded.observation, observationBytes: bounded.bytes, toolMs, ...(bounded.exec ? { exec: bounded.exec } : {}) };
     s.turns.push(turn);
     emit(turn);
     const next = renderer.nextPrompt({
       messagesBeforeAssistant: s.messages,
       prevPromptTokens: prompt,
       completionTokens: seq.tokens,
-      observation: outcome.observation,
+      observation: bounded.observation,
       tools: env.tools,
       ...(ctx.templateKwargs ? { templateKwargs: ctx.templateKwargs } : {}),
     });
-    s.messages.push(assistant, ...outcome.observation);
+    s.messages.push(assistant, ...bounded.observation);
     const room = budgets.maxTrajectoryTokens - next.length;
     if (room < 1) return finish(s, 'max_trajectory_tokens');
     if (signal.aborted) return finish(s, 'aborted');

@@ -1,5 +1,6 @@
 import type { Trajectory } from '../types/trajectory.js';
 import type { RewardResult } from '../types/reward.js';
+import { endedValidly } from '../reward/ending.js';
 
 const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
@@ -11,9 +12,15 @@ export function trajectoryTokens(t: Trajectory): number {
 
 /**
  * Rollout statistics of one round, under the documented metric names.
+ * - `reward/mean`, `reward/correct`, `reward/format`: over the samples that were kept (a dropped sample, e.g.
+ *   `gold_unparseable`, has no meaningful reward); 0 when none was kept. `reward/format` counts a sample only when
+ *   its reward said `validFormat` AND the trajectory ended validly (the shared rule, `endedValidly`), so a custom
+ *   reward that forgets the rule cannot inflate it.
  * - `rollout/valid_tool_call_rate`: valid tool calls / turns that attempted a tool call or were malformed
- *   (`tool` + `invalid` actions); 0 when there were none.
- * - `sandbox/*`: over executed tool calls; `sandbox/latency_ms` is the mean tool wall time.
+ *   (`tool` + `invalid` actions); a turn cut by the token budget (`invalid` with reason `truncated`) is neither;
+ *   0 when there were none.
+ * - `sandbox/*`: over executed tool calls; `sandbox/latency_ms` is the mean tool wall time of the calls that ran
+ *   (a tool turn refused by a budget or ended by the environment did not run and is not averaged).
  * - `rollout/degenerate_group_rate`: groups whose rewards were all equal / groups.
  * @param groups - trajectories per group with their rewards, same shape.
  */
@@ -22,15 +29,17 @@ export function rolloutMetrics(
 ): Record<string, number> {
   const trajs = groups.flatMap((g) => g.trajectories);
   const rewards = groups.flatMap((g) => g.rewards);
+  const kept = groups.flatMap((g) => g.rewards.flatMap((r, i) => (r.drop === true ? [] : [{ r, t: g.trajectories[i] }])));
   const turns = trajs.flatMap((t) => t.turns);
   const toolTurns = turns.filter((t) => t.action.kind === 'tool');
-  const invalidTurns = turns.filter((t) => t.action.kind === 'invalid');
+  const ranTurns = toolTurns.filter((t) => t.observation !== undefined || t.exec !== undefined);
+  const invalidTurns = turns.filter((t) => t.action.kind === 'invalid' && t.action.reason !== 'truncated');
   const execs = turns.flatMap((t) => (t.exec ? [t.exec] : []));
   const rate = (n: number, d: number) => (d > 0 ? n / d : 0);
   return {
-    'reward/mean': mean(rewards.map((r) => r.reward)),
-    'reward/correct': mean(rewards.map((r) => (r.correct ? 1 : 0))),
-    'reward/format': mean(rewards.map((r) => (r.validFormat ? 1 : 0))),
+    'reward/mean': mean(kept.map(({ r }) => r.reward)),
+    'reward/correct': mean(kept.map(({ r }) => (r.correct ? 1 : 0))),
+    'reward/format': mean(kept.map(({ r, t }) => (r.validFormat && t !== undefined && endedValidly(t) ? 1 : 0))),
     'reward/dropped': rewards.filter((r) => r.drop).length,
     'rollout/trajectories': trajs.length,
     'rollout/valid_tool_call_rate': rate(toolTurns.length, toolTurns.length + invalidTurns.length),
@@ -45,6 +54,6 @@ export function rolloutMetrics(
     'sandbox/success_rate': rate(execs.filter((e) => e.status === 'ok').length, execs.length),
     'sandbox/error_rate': rate(execs.filter((e) => e.status !== 'ok' && e.status !== 'timeout').length, execs.length),
     'sandbox/timeout_rate': rate(execs.filter((e) => e.status === 'timeout').length, execs.length),
-    'sandbox/latency_ms': mean(toolTurns.map((t) => t.toolMs ?? 0)),
+    'sandbox/latency_ms': mean(ranTurns.map((t) => t.toolMs ?? 0)),
   };
 }

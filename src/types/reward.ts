@@ -1,8 +1,13 @@
 /**
  * Typed reasons a reward could not credit an answer.
- * `gold_unparseable` means the *reference* is broken: the sample is dropped and counted, never rewarded.
+ * - `no_answer`: no answer in the reply, or the trajectory ended without one (a budget on tool calls or turns,
+ *   an abort, an unfinished `<think>` block).
+ * - `invalid_format`: the trajectory ended with an invalid turn (seed: counts as wrong).
+ * - `truncated`: the trajectory was cut by a token budget (`max_turn_tokens`, `max_trajectory_tokens`).
+ * - `unparseable_prediction`, `timeout`: the answer could not be checked.
+ * - `gold_unparseable`: the *reference* is broken: the sample is dropped and counted, never rewarded.
  */
-export type RewardFailure = 'no_answer' | 'unparseable_prediction' | 'gold_unparseable' | 'timeout' | 'invalid_format';
+export type RewardFailure = 'no_answer' | 'unparseable_prediction' | 'gold_unparseable' | 'timeout' | 'invalid_format' | 'truncated';
 
 /** Outcome of scoring one trajectory. */
 export interface RewardResult {

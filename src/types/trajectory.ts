@@ -20,7 +20,12 @@ export interface Turn {
   readonly action: ParsedAction;
   /** The environment's observation messages after this turn, if any. */
   readonly observation?: readonly Message[];
-  /** Raw sandbox result when the turn ran code. */
+  /**
+   * UTF-8 bytes of the environment's output for this turn before it was cut to the tool-response budget; the
+   * trajectory keeps only what the model saw (`observation`) plus this size.
+   */
+  readonly observationBytes?: number;
+  /** Sandbox result when the turn ran code (`stdout`/`stderr` capped to the tool-response budget's bytes). */
   readonly exec?: ExecResult;
   /** Tool execution wall time in ms (0 when no tool ran). */
   readonly toolMs?: number;

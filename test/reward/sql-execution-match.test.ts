@@ -21,6 +21,30 @@ describe('sqlExecutionMatch (real SQLite database)', () => {
     expect(await reward(traj(pred), gold)).toMatchObject({ reward: 1, correct: true, validFormat: true });
   });
 
+  // Hazard (issue 13 §1): the shared ending rule — invalid, cut or reasoning-only replies are never credited.
+  it('scores only valid endings, searching the SQL after the last </think>', async () => {
+    const gold = ex("SELECT capital FROM country WHERE name = 'Peru'");
+    const right = fence("SELECT capital FROM country WHERE name = 'Peru'");
+    const strict = sqlExecutionMatch({ database: DB_BYTES, timeoutMs: 2_000, invalidFormat: -1 });
+    try {
+      expect(await strict(traj(right), gold)).toMatchObject({ reward: 1, correct: true });
+      expect(await strict(traj(right, 'invalid'), gold)).toEqual({ reward: -1, correct: false, validFormat: false, failure: 'invalid_format' });
+      expect(await strict(traj(right, 'max_turn_tokens'), gold)).toEqual({ reward: -1, correct: false, validFormat: false, failure: 'truncated' });
+      expect(await strict(traj(right, 'max_tool_calls'), gold)).toMatchObject({ reward: -1, failure: 'no_answer' });
+      expect(await strict(traj(`<think>${right}</think> I cannot tell.`), gold)).toMatchObject({ reward: -1, failure: 'no_answer' });
+      expect(await strict(traj(`<think>${right}`), gold)).toMatchObject({ reward: -1, failure: 'no_answer' });
+      expect(await strict(traj(`<think>hmm</think>${right}`), gold)).toMatchObject({ reward: 1, correct: true });
+    } finally {
+      await strict.close();
+    }
+    const lenient = sqlExecutionMatch({ database: DB_BYTES, timeoutMs: 2_000, scoreTruncated: true });
+    try {
+      expect(await lenient(traj(right, 'max_trajectory_tokens'), gold)).toMatchObject({ reward: 1, correct: true });
+    } finally {
+      await lenient.close();
+    }
+  });
+
   it('requires row order only when the gold SQL has ORDER BY', async () => {
     const gold = ex("SELECT name FROM country WHERE continent = 'Europe' ORDER BY surface_area DESC LIMIT 3");
     const right = fence("SELECT name FROM country WHERE continent = 'Europe' ORDER BY surface_area DESC LIMIT 3");

@@ -5,6 +5,7 @@
  */
 import { isNameLike, nameKey, parseAnswerNode, type AnswerNode, type RelOp } from './structure.js';
 import { sameRealSet } from './point-set.js';
+import { realValue } from './scalar.js';
 import { evaluateMatrix, isConstant, proportional, scalarEqual, type NumericPolicy } from './scalar.js';
 
 /** Mutable record of what could not be parsed during one comparison. */
@@ -20,12 +21,15 @@ const parseValue = (latex: string, degrees: boolean): AnswerNode => parseAnswerN
 /** Assignment view of a relation: `x = 5` → value `5`; chains keep the last part. */
 interface Assignment { readonly name: string | null; readonly value: string }
 
+/** A tuple of names, the left side of a named tuple: `(x, y)`, `(a_1, b_1, c)`. */
+const NAME_TUPLE = /^\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)$/;
+
 function asAssignment(n: AnswerNode): Assignment | null {
   if (n.kind !== 'relation' || !n.ops.every((o) => o === '=')) return null;
   const first = n.parts[0] ?? '';
   const last = n.parts[n.parts.length - 1] ?? '';
-  if (n.parts.length >= 3) return { name: isNameLike(first) ? first : null, value: last };
-  if (isNameLike(first)) return { name: first, value: last };
+  if (n.parts.length >= 3) return { name: isNameLike(first) || NAME_TUPLE.test(first) ? first : null, value: last };
+  if (isNameLike(first) || NAME_TUPLE.test(first)) return { name: first, value: last };
   if (isConstant(first) && isConstant(last)) return { name: null, value: last };
   return null;
 }
@@ -118,6 +122,28 @@ function unordered(a: readonly AnswerNode[], b: readonly AnswerNode[], ctx: Comp
   });
 }
 
+/** `3:8` ≡ `6:16`: non-zero constant terms in the same order, proportional by one positive factor. */
+function sameRatio(a: readonly AnswerNode[], b: readonly AnswerNode[]): boolean {
+  if (a.length !== b.length || a.length < 2) return false;
+  const values = (xs: readonly AnswerNode[]): number[] | null => {
+    const out: number[] = [];
+    for (const x of xs) {
+      const v = x.kind === 'expr' ? realValue(x.latex) : null;
+      if (v === null || !Number.isFinite(v)) return null;
+      out.push(v);
+    }
+    return out;
+  };
+  const va = values(a);
+  const vb = values(b);
+  if (va === null || vb === null) return false;
+  // A zero term makes it no ratio (`12:00` is a time): only identical terms match then.
+  if (va.some((x) => x === 0) || vb.some((x) => x === 0)) return false;
+  const c = (vb[0] as number) / (va[0] as number);
+  if (!(c > 0)) return false;
+  return va.every((x, i) => Math.abs((vb[i] as number) - c * x) <= 1e-9 * Math.max(1, Math.abs(vb[i] as number), Math.abs(c * x)));
+}
+
 function isStructured(n: AnswerNode): boolean {
   return n.kind === 'tuple' || n.kind === 'relation' || n.kind === 'set' || n.kind === 'seq';
 }
@@ -136,11 +162,8 @@ function scalar(g: AnswerNode & { kind: 'expr' }, p: AnswerNode & { kind: 'expr'
   if (out.equal) return true;
   if (out.invalid === 'gold' || out.invalid === 'both') ctx.goldInvalid = true;
   if (out.invalid === 'pred' || out.invalid === 'both') ctx.predInvalid = true;
-  if (g.degrees !== p.degrees && out.invalid === undefined) {
-    // A degree value equals its number (math-verify convention, handled above) or its radians.
-    const toRad = (s: string): string => `\\frac{\\pi}{180}\\cdot(${s})`;
-    return scalarEqual(g.degrees ? toRad(g.latex) : g.latex, p.degrees ? toRad(p.latex) : p.latex, ctx.policy).equal;
-  }
+  // A degree value equals its number (math-verify convention, handled above) but never its radians:
+  // `45^\circ` ≢ `\frac{\pi}{4}` (a reward that converts would credit `\frac{\pi}{4}` for `45` too).
   return false;
 }
 
@@ -149,7 +172,8 @@ function scalar(g: AnswerNode & { kind: 'expr' }, p: AnswerNode & { kind: 'expr'
  * compared case-insensitively; assignments (`x = 5`, `f(x) = 1`, chains `x = 5+5+1 = 11`) reduce to
  * their value when the other side is a value, and match by name when both are assignments;
  * relation ↔ interval when one side is an interval; equations/inequalities by proportionality;
- * sets and `or`/`;` lists and lists of tuples order-free; bare lists and tuples in order;
+ * sets, bare lists (`2,5,9` ≡ `9,5,2`), `or`/`;` lists and lists of tuples order-free; tuples in order
+ * (also against a bare list); a degree value equals its number, never its radians;
  * intervals compare brackets and endpoints; unions order-free; matrices element-wise (a matrix
  * expression such as a sum is evaluated first).
  */
@@ -160,7 +184,7 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
   if ((p.kind === 'seq' || p.kind === 'set') && pi?.length === 1 && pi[0] !== undefined) return compareNodes(g, pi[0], ctx);
 
   if (g.kind === 'text' || p.kind === 'text') {
-    const norm = (s: string): string => s.replace(/\\text\{([^{}]*)\}/g, '$1').replace(/[\s()]/g, '').toLowerCase();
+    const norm = (s: string): string => s.replace(/\\text\{([^{}]*)\}/g, '$1').replace(/[\s()]/g, '').replace(/[.,;:!]+$/, '').toLowerCase();
     return norm(stringOf(g)) === norm(stringOf(p));
   }
 
@@ -219,7 +243,7 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
     if (g.kind === 'tuple' && p.kind === 'tuple') {
       return g.open === p.open && g.close === p.close && ordered(gi, pi, ctx);
     }
-    if (g.kind === 'ratio' || p.kind === 'ratio') return g.kind === p.kind && ordered(gi, pi, ctx);
+    if (g.kind === 'ratio' || p.kind === 'ratio') return g.kind === p.kind && (ordered(gi, pi, ctx) || sameRatio(gi, pi));
     const setLike = g.kind === 'set' || p.kind === 'set' || (g.kind === 'seq' && g.unordered) || (p.kind === 'seq' && p.unordered);
     if (g.kind === 'tuple' || p.kind === 'tuple') {
       const t = g.kind === 'tuple' ? g : p;
@@ -229,7 +253,9 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
     }
     if (ordered(gi, pi, ctx)) return true;
     const ofStructures = gi.some(isStructured) || pi.some(isStructured);
-    if (setLike || ofStructures) return unordered(gi, pi, ctx);
+    // Two bare lists are lists of solutions: order-free (`2,5,9` ≡ `9,5,2`); a parenthesised tuple keeps its order.
+    const bothBare = g.kind === 'seq' && p.kind === 'seq';
+    if (setLike || ofStructures || bothBare) return unordered(gi, pi, ctx);
     return false;
   }
   return false;

@@ -3,7 +3,7 @@
  * for reading reference solutions. The RL reward does NOT use these fallbacks: it requires a box
  * (`extractLastBoxed`), since crediting any number in the text is a reward hack.
  */
-import { extractBoxedAnswer } from './extract-boxed.js';
+import { extractBoxedAnswer, findBoxes } from './extract-boxed.js';
 import { normalizeMathAnswer } from './normalize.js';
 import { parseLatex } from './scalar.js';
 
@@ -61,20 +61,57 @@ function formulaLike(text: string): boolean {
   return words.length <= 1 && text.length <= 200;
 }
 
+/** Options of {@link extractAnswer}. */
+export interface ExtractAnswerOptions {
+  /**
+   * What an unclosed box means. `'none'`: the reply stopped inside its answer, so it has no answer (right for a
+   * model's reply). `'rest'`: the box takes the rest of the text, as math-verify does (for reference solutions,
+   * whose missing brace is a typo, never a cut). @default 'none'
+   */
+  readonly unclosedBox?: 'none' | 'rest';
+}
+
+const ASSIGNMENT = /^\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=<>]+?)\s*$/;
+
+/**
+ * `$x = 2$ and $x = -3$` → `x = 2, x = -3`: the math environments ending at `envs[i]` that assign the same
+ * variable and are separated only by `,` / `and` / `or`, joined as one list of solutions. `null` when there is no
+ * such run of two or more (different variables, prose in between, or plain values stay apart).
+ */
+function solutionRun(text: string, envs: readonly { body: string; start: number; end: number }[], i: number): string | null {
+  const last = envs[i];
+  const name = last === undefined ? undefined : ASSIGNMENT.exec(last.body)?.[1];
+  if (last === undefined || name === undefined) return null;
+  const run = [last.body.trim()];
+  for (let j = i - 1; j >= 0; j--) {
+    const cur = envs[j]!;
+    const gap = text.slice(cur.end, envs[j + 1]!.start);
+    if (!/^\s*(?:,|;|\band\b|\bor\b|,\s*(?:and|or)\b)\s*$/i.test(gap)) break;
+    if (ASSIGNMENT.exec(cur.body)?.[1] !== name) break;
+    run.unshift(cur.body.trim());
+  }
+  return run.length >= 2 ? run.join(', ') : null;
+}
+
 /**
  * Extracts the final answer from a response. Priority (first hit wins):
  * 1. the rightmost of: the last `\boxed{}`/`\fbox{}` run (adjacent boxes joined into a list), or the
  *    content after the last "final answer … is";
  * 2. the content after the last "answer is" / "answer:" (also `réponse:`, `答案：`, …);
  * 3. the whole text, when it reads as a formula (`1 - \sqrt{2}`, `2 1/4`, `28 pct`);
- * 4. the rightmost `$…$`, `$$…$$`, `\[…\]`, `\(…\)` environment or bare number (`2,74`, `1/3`,
- *    `100%`) that parses; numbers glued to Latin letters (`AZYUK2A`) are ignored.
+ * 4. the rightmost `$…$`, `$$…$$`, `\[…\]`, `\(…\)` environment (joined with the environments before it when they
+ *    all assign the same variable and only `,`/`and`/`or` part them: `$x=2$ and $x=-3$` → `x = 2, x = -3`) or bare
+ *    number (`2,74`, `1/3`, `100%`) that parses; numbers glued to Latin letters (`AZYUK2A`) are ignored.
+ * A reply with an unclosed box (`… \boxed{12`) has no answer (`null`): it stopped inside it (unless
+ * `unclosedBox: 'rest'`).
  * Candidates that do not parse are skipped. Answers taken from a box or a math environment are
  * returned wrapped in `$…$` so the normaliser reads `2,3` there as a list (LaTeX), while a bare
  * `1,22` in prose stays a decimal comma.
  * @returns the answer string (not normalised), or `null` when nothing plausible is found.
  */
-export function extractAnswer(text: string): string | null {
+export function extractAnswer(text: string, options: ExtractAnswerOptions = {}): string | null {
+  // An unclosed box runs to the end of the text: the reply stopped inside its answer (`\boxed{12`), so it has none.
+  if (options.unclosedBox !== 'rest' && findBoxes(text).some((b) => !b.closed)) return null;
   const boxed = extractBoxedAnswer(text);
   const final = afterMarker(text, FINAL_ANSWER);
   const first = [boxed === null ? null : { answer: `$${boxed.answer}$`, at: boxed.end }, final]
@@ -89,9 +126,8 @@ export function extractAnswer(text: string): string | null {
   }
   if (formulaLike(text) && plausible(text)) return text.trim();
   const candidates: { answer: string; end: number }[] = [];
-  for (const m of text.matchAll(ENV)) {
-    candidates.push({ answer: `$${m[1] ?? m[2] ?? m[3] ?? m[4] ?? ''}$`, end: (m.index ?? 0) + m[0].length });
-  }
+  const envs = [...text.matchAll(ENV)].map((m) => ({ body: m[1] ?? m[2] ?? m[3] ?? m[4] ?? '', start: m.index ?? 0, end: (m.index ?? 0) + m[0].length }));
+  envs.forEach((e, i) => candidates.push({ answer: `$${solutionRun(text, envs, i) ?? e.body}$`, end: e.end }));
   for (const m of text.matchAll(NUMBER)) candidates.push({ answer: m[0], end: (m.index ?? 0) + m[0].length });
   candidates.sort((a, b) => b.end - a.end);
   for (const c of candidates) if (plausible(c.answer)) return c.answer.trim();

@@ -61,6 +61,13 @@ export function findBoxes(text: string): BoxMatch[] {
 export interface ExtractBoxedOptions {
   /** Only the final `window` characters of the text are searched (seed `ANSWER_WINDOW_CHARS`). @default 300 */
   readonly window?: number;
+  /**
+   * Join the final run of adjacent boxes (only separators such as `,`, `and`, `or` between them, as
+   * {@link extractBoxedAnswer} decides) into one list: `\boxed{3} and \boxed{5}` → `3, 5`. A self-correction
+   * (`\boxed{3}, but rechecking gives \boxed{4}`) is not joined. Joining also stops a hedge
+   * (`\boxed{3} or \boxed{5}`) from scoring as its last box. @default false
+   */
+  readonly joinAdjacent?: boolean;
 }
 
 /**
@@ -77,7 +84,48 @@ export function extractLastBoxed(text: string, options: ExtractBoxedOptions = {}
   const boxes = findBoxes(tail);
   const last = boxes[boxes.length - 1];
   if (last === undefined || !last.closed) return null;
+  if (options.joinAdjacent === true) {
+    const outer = outermost(boxes);
+    const run = adjacentRun(tail, outer);
+    if (run.length >= 2 && run.every((b) => b.closed)) return joinContents(run);
+  }
   return last.content;
+}
+
+/** Boxes that do not start inside an earlier box. */
+function outermost(all: readonly BoxMatch[]): BoxMatch[] {
+  const outer: BoxMatch[] = [];
+  for (const b of all) {
+    const prev = outer[outer.length - 1];
+    if (prev !== undefined && b.start < prev.end) continue;
+    outer.push(b);
+  }
+  return outer;
+}
+
+/** The last outer box and the boxes before it that are joined to it by separators only. */
+function adjacentRun(text: string, outer: readonly BoxMatch[]): BoxMatch[] {
+  const last = outer[outer.length - 1];
+  if (last === undefined) return [];
+  const run: BoxMatch[] = [last];
+  for (let i = outer.length - 2; i >= 0; i--) {
+    const cur = outer[i];
+    const next = run[0];
+    if (cur === undefined || next === undefined) break;
+    if (!joinable(text.slice(cur.end, next.start))) break;
+    run.unshift(cur);
+  }
+  return run;
+}
+
+/** Contents of `run` joined with `, `, identical consecutive contents kept once. */
+function joinContents(run: readonly BoxMatch[]): string {
+  const parts: string[] = [];
+  for (const b of run) {
+    const c = b.content.trim();
+    if (parts[parts.length - 1] !== c) parts.push(c);
+  }
+  return parts.join(', ');
 }
 
 const SEPARATOR_ONLY = /^(?:[\s,;.:]|\$|\\[()[\]]|\\q?quad|\\[,;: !]|\\text\{\s*(?:and|or|,)\s*\}|\band\b|\bor\b|[A-Za-z](?:_\{?\w+\}?)?\s*=)*$/;
@@ -101,30 +149,11 @@ function joinable(between: string): boolean {
  * @returns the joined content and the index where the last box ends, or `null` when there is no box.
  */
 export function extractBoxedAnswer(text: string): { readonly answer: string; readonly end: number } | null {
-  const all = findBoxes(text);
   // Keep outermost boxes only: drop any box that starts inside an earlier one.
-  const outer: BoxMatch[] = [];
-  for (const b of all) {
-    const prev = outer[outer.length - 1];
-    if (prev !== undefined && b.start < prev.end) continue;
-    outer.push(b);
-  }
+  const outer = outermost(findBoxes(text));
   const last = outer[outer.length - 1];
   if (last === undefined) return null;
-  const run: BoxMatch[] = [last];
-  for (let i = outer.length - 2; i >= 0; i--) {
-    const cur = outer[i];
-    const next = run[0];
-    if (cur === undefined || next === undefined) break;
-    if (!joinable(text.slice(cur.end, next.start))) break;
-    run.unshift(cur);
-  }
-  const parts: string[] = [];
-  for (const b of run) {
-    const c = b.content.trim();
-    if (parts[parts.length - 1] !== c) parts.push(c);
-  }
-  let answer = parts.join(', ');
+  let answer = joinContents(adjacentRun(text, outer));
   const after = text.slice(last.end, last.end + 24);
   if (/^\s*\$?\s*(?:\\%|%|percent|percentage|pct)\b/i.test(after) || /^\s*\$?\s*(?:\\%|%)/.test(after)) answer += '\\%';
   return { answer, end: last.end };

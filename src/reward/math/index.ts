@@ -1,5 +1,5 @@
 export { extractLastBoxed, extractBoxedAnswer, findBoxes, type BoxMatch, type ExtractBoxedOptions } from './extract-boxed.js';
-export { extractAnswer } from './extract-answer.js';
+export { extractAnswer, type ExtractAnswerOptions } from './extract-answer.js';
 export { normalizeMathAnswer, normalizeDetailed, type NormalizedAnswer } from './normalize.js';
 export {
   mathEquivalentSync,

@@ -3,6 +3,7 @@
  * `normalize_latex` (see reference/mathverify.md §1.2) plus fixes for compute-engine pitfalls
  * (`1,000` → tuple, `\$5` → error, `30^\circ` → radians, `5\text{ cm}` → quantity).
  */
+import { findBoxes } from './extract-boxed.js';
 
 /** What {@link normalizeDetailed} found while normalising. */
 export interface NormalizedAnswer {
@@ -53,17 +54,35 @@ function unwrapWhole(s: string, cmd: RegExp): string {
   return s;
 }
 
+/** Text allowed around and between the boxes of a box list: separators, spacing, `and`/`or`, `x =` lead-ins. */
+const BOX_GAP = /^(?:[\s,;.:]|\\q?quad|\\[,;: !]|\\text\{\s*(?:and|or|,)?\s*\}|\band\b|\bor\b|[A-Za-z](?:_\{?\w+\}?)?\s*=)*$/;
+
+/**
+ * `\boxed{3}, \boxed{5}` / `\boxed{3} and \boxed{5}` → `3, 5`: several closed, non-nested boxes with only
+ * separators around and between them are one list answer. Anything else is returned unchanged.
+ */
+function joinBoxList(s: string): string {
+  const boxes = findBoxes(s);
+  if (boxes.length < 2) return s;
+  const outer = boxes.filter((b, i) => !boxes.slice(0, i).some((a) => b.start < a.end));
+  if (outer.length < 2 || outer.some((b) => !b.closed)) return s;
+  const gaps = [s.slice(0, outer[0]!.start), ...outer.slice(1).map((b, i) => s.slice(outer[i]!.end, b.start)), s.slice(outer[outer.length - 1]!.end)];
+  if (!gaps.every((g) => BOX_GAP.test(g))) return s;
+  return outer.map((b) => b.content.trim()).join(', ');
+}
+
 /**
  * Full normalisation with flags. Steps, in order: literal double backslashes (`\\frac` from raw
- * strings) → single; drop `$`, `\(`/`\)`, `\[`/`\]`, `\displaystyle`, `\left`/`\right`, a whole-string
- * `\boxed{}`; spacing (`\!` eats following spaces, `\,` between digits joins a thousands group,
+ * strings) → single; drop `$`, `\(`/`\)`, `\[`/`\]`, `\displaystyle`, `\left`/`\right`; a list of boxes with only
+ * separators between them (`\boxed{3}, \boxed{5}`) → their contents as one list; a whole-string `\boxed{}`; spacing (`\!` eats following spaces, `\,` between digits joins a thousands group,
  * `\quad`, `\ `, `~`); `\dfrac`/`\tfrac`/`\cfrac` → `\frac`, `\frac12`, `\sqrt3`; `\mathrm`/`\textbf`/
  * `\mbox`/… → `\text`; `\$` and currency; degree marks (flagged); percent words and `%` → `\%`;
- * trailing units; trailing period; relation spellings (`>=`, `\geq`, `\gt`, `!=`) unified;
+ * trailing units; trailing period; relation spellings (`>=`, `\geq`, `\gt`, `!=`, `≠`, `≤`, `≥`) unified; `−` → `-`;
  * `*` → `\cdot`; `infinity` → `\infty`; MCQ letters (`(B)`, `\text{B}`) → `B`; whole-string number
  * formats: thousands separators (`1,000`, `1 000`, `12,000,023`), decimal comma (`1000,99`, only
  * outside math delimiters: `$2,3$` is a list),
- * leading `.5`, plain mixed numbers (`2 1/4` → `2+\frac{1}{4}`), `1.5e6` → `1.5\times10^{6}`.
+ * leading `.5`, plain mixed numbers (`2 1/4` → `2+\frac{1}{4}`), a whole-string `1.5e6` → `1.5\times10^{6}`; inside
+ * an expression `2e+1` → `2\cdot e+1` (Euler's number, never scientific notation).
  */
 export function normalizeDetailed(latex: string): NormalizedAnswer {
   let s = latex;
@@ -74,6 +93,7 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   s = s.replace(/[\t\n\r\f]/g, (c) => (c === '\f' ? '\\f' : ' '));
   s = s.replace(/\\[()[\]]/g, ' ').replace(/\$/g, ' ').replace(/\\displaystyle|\\textstyle/g, '');
   s = s.trim();
+  s = joinBoxList(s);
   for (let prev = ''; prev !== s;) {
     prev = s;
     s = unwrapWhole(s, /\\(?:boxed|fbox)\s*\{/).trim();
@@ -88,6 +108,9 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   s = s.split(ROW_BREAK).join('\\\\');
   s = s.replace(/\\[dtc]frac/g, '\\frac');
   s = fixShortArgs(s);
+  // `\mathrm{e}` (Euler's number), `\mathrm{i}` (the imaginary unit) and `\mathrm{d}` (the differential) are
+  // constants/operators, not units: unwrap them before `\mathrm` becomes `\text` (a trailing `\text{…}` is a unit).
+  s = s.replace(/\\(?:mathrm|mathit|operatorname|text|textrm|textnormal)\s*\{\s*([eid])\s*\}/g, (_m, c: string) => `{${c}}`);
   s = s.replace(/\\(?:mathrm|mathbf|mathit|mathsf|textbf|textit|textrm|textnormal|textsf|mbox|operatorname)\s*\{/g, '\\text{');
   s = s.replace(/\\text\s*\{\s*\}/g, '');
   s = s.replace(/\\\$|[€£¥₹]/g, '').replace(/^\s*(?:US)?\$\s*/, '');
@@ -104,8 +127,9 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   s = s.replace(/(?<=[\d}).])\s*\\text\{[^{}]*\}(?:\^\{?[23]\}?)?\s*$/, '').trim();
   s = s.replace(/\\text\{\s*(and|or)\s*\}/g, ' $1 ');
   s = s.replace(/\\lt\b/g, '<').replace(/\\gt\b/g, '>');
+  s = s.replace(/≠/g, '\\ne ').replace(/≤|⩽/g, '\\le ').replace(/≥|⩾/g, '\\ge ').replace(/[−–]/g, '-').replace(/·/g, '\\cdot ');
   s = s.replace(/<=|\\leq?slant|\\leq(?![a-zA-Z])/g, '\\le ').replace(/>=|\\geq?slant|\\geq(?![a-zA-Z])/g, '\\ge ');
-  s = s.replace(/!=|\\neq(?![a-zA-Z])/g, '\\ne ');
+  s = s.replace(/!=|\\neq(?![a-zA-Z])|\\not\s*=/g, '\\ne ');
   s = s.replace(/\\(?:dots|cdots|ldots|dotsc|dotsb)(?![a-zA-Z])|…/g, '\\ldots ');
   s = s.replace(/\*/g, '\\cdot ').replace(/×/g, '\\times ');
   s = s.replace(/\binfinity\b|(?<![a-zA-Z\\])inf\b/gi, '\\infty');
@@ -122,6 +146,8 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   if (mixed !== null) s = `${mixed[1]}(${mixed[2]}+\\frac{${mixed[3]}}{${mixed[4]}})`;
   const sci = /^(-?\d+(?:\.\d+)?)[eE]([+-]?\d+)$/.exec(s);
   if (sci !== null) s = `${sci[1]}\\times10^{${sci[2]}}`;
+  // Elsewhere `2e+1` is 2·e + 1 (compute-engine would read scientific notation, 20): make the product explicit.
+  else s = s.replace(/(\d)\s*(\{?e\}?)(?=\s*[+-]?\s*\d)/g, '$1\\cdot $2');
   return { text: s, degrees };
 }
 

@@ -162,13 +162,26 @@ function literalRule(lit: ExactRational, other: Complex | null, policy: NumericP
 }
 
 /**
- * Compares two scalar LaTeX answers (already normalised, percent applied).
+ * Compares two scalar LaTeX answers (already normalised). A trailing `\%` on one side only is read both ways:
+ * as a division by 100 and as a unit mark (`40\%` ≡ `0.4` and `40\%` ≡ `40`; `0.4` ≢ `40`).
  * Order: string identity → exact rationals → compute-engine `isSame` → exact evaluation →
  * numeric value (decimal-literal policy when one side is a decimal literal, else relative
  * tolerance `relTol`) → for free variables, agreement at `samplePoints` random points (real
  * values only; at least 3 agreeing points and none disagreeing; otherwise not equal).
  */
 export function scalarEqual(goldLatex: string, predLatex: string, policy: NumericPolicy): ScalarOutcome {
+  const out = scalarEqualOnce(goldLatex, predLatex, policy);
+  if (out.equal || out.invalid !== undefined) return out;
+  // A percent sign may be a unit mark: `40\%` ≡ `40` as well as ≡ `0.4` (hendrycks `is_equiv`, issue 13).
+  const PCT = /\s*\\%$/;
+  if (PCT.test(goldLatex.trim()) !== PCT.test(predLatex.trim())) {
+    const bare = scalarEqualOnce(goldLatex.trim().replace(PCT, ''), predLatex.trim().replace(PCT, ''), policy);
+    if (bare.equal) return bare;
+  }
+  return out;
+}
+
+function scalarEqualOnce(goldLatex: string, predLatex: string, policy: NumericPolicy): ScalarOutcome {
   const g = applyPercent(goldLatex.trim());
   const p = applyPercent(predLatex.trim());
   if (g === p) return { equal: true };
@@ -257,10 +270,13 @@ export function proportional(gold: string, pred: string, sign: 'any' | 'positive
   return disagree === 0 && agree >= Math.min(3, policy.samplePoints);
 }
 
-/** True when `latex` parses and has no free variables (a constant such as `\sqrt{2}`). */
+/**
+ * True when `latex` parses, has no free variables and evaluates to a number (a constant such as `\sqrt{2}` or
+ * `\infty`). An unknown function's value (`f(2)`) has no free variable but is not a constant.
+ */
 export function isConstant(latex: string): boolean {
   const e = parseLatex(applyPercent(latex));
-  return e !== null && unknownsOf(e).length === 0;
+  return e !== null && unknownsOf(e).length === 0 && numericOf(e) !== null;
 }
 
 /**

@@ -100,9 +100,12 @@ export function isNameLike(latex: string): boolean {
   return NAME_RE.test(latex.replace(/\s+/g, ''));
 }
 
-/** Key used to match assignment names: braces/spaces dropped; `W(n)` and `W(x)` share `W()`. */
+/**
+ * Key used to match assignment names: braces/spaces dropped; `W(n)` and `W(x)` share `W()` (a function named by
+ * its variable), but `g(3)` and `g(2)` do not (values at different points).
+ */
 export function nameKey(latex: string): string {
-  return latex.replace(/[\s{}]/g, '').replace(/\([^()]*\)$/, '()').toLowerCase();
+  return latex.replace(/[\s{}]/g, '').replace(/\(([A-Za-z](?:,[A-Za-z])*)\)$/, '()').toLowerCase();
 }
 
 function relOp(tok: string): RelOp | 'approx' | 'in' {
@@ -169,7 +172,9 @@ function parseItem(s: string, degrees: boolean): AnswerNode {
   const union = splitTop(t, /\\cup(?![a-zA-Z])/);
   if (union.length > 1) return { kind: 'union', parts: union.map((u) => parseItem(u, degrees)) };
 
-  const matrix = parseMatrix(t);
+  // `\left[\begin{array}{cc}…\end{array}\right]`: brackets around a matrix environment are its delimiters.
+  const wrapped = /^[([]\s*(\\begin\{([a-zA-Z]*matrix|array)\}[\s\S]*\\end\{\2\})\s*[)\]]$/.exec(t);
+  const matrix = parseMatrix(wrapped?.[1] ?? t);
   if (matrix !== null) return { kind: 'matrix', rows: matrix };
 
   if (t.startsWith('\\{') && matchingClose(t, 0) === t.length - 1 && t.endsWith('\\}')) {

@@ -12,16 +12,18 @@ const repoRoot = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)
 const CASES = path.resolve(repoRoot, 'test/fixtures/math-equivalence.jsonl');
 
 /**
- * Scores one case. `reward_extraction:*` cases follow the reward rule (last `\boxed{}` in the final
- * 300 characters, no fallback); the others use the general extractor on both sides. A note of the
+ * Scores one case. `reward_extraction:*` cases follow the reward rule exactly as `mathReward` applies it (gold
+ * boxed; the last `\boxed{}` in the final 300 characters joined with the boxes right before it when only separators
+ * part them, no fallback); the others use the general extractor on both sides. A note of the
  * form `float_rounding=N` is the case's own comparison setting.
  */
 function judge(c: Case): boolean {
   const fr = /float_rounding=(\d+)/.exec(c.note)?.[1];
   const options = fr === undefined ? {} : { floatRounding: Number(fr) };
   const reward = c.category.startsWith('reward_extraction:');
-  const gold = reward ? c.gold : extractAnswer(c.gold);
-  const boxed = reward ? extractLastBoxed(c.pred, { window: 300 }) : null;
+  // A reference with an unclosed box has a typo, not a cut: its box takes the rest of the text.
+  const gold = reward ? `\\boxed{${c.gold}}` : extractAnswer(c.gold, { unclosedBox: 'rest' });
+  const boxed = reward ? extractLastBoxed(c.pred, { window: 300, joinAdjacent: true }) : null;
   const pred = reward ? (boxed === null ? null : `\\boxed{${boxed}}`) : extractAnswer(c.pred);
   if (gold === null || pred === null) return false;
   return mathEquivalentSync(gold, pred, options).equal;

@@ -26,9 +26,10 @@ describe('mathEquivalentSync: numbers', () => {
 
   it('handles percent, degrees, scientific notation and mixed numbers', () => {
     expect(eq('50\\%', '0.5')).toBe(true);
-    expect(eq('50\\%', '50')).toBe(false);
+    expect(eq('50\\%', '50')).toBe(true); // issue 13: the percent sign may be a unit mark
+    expect(eq('50\\%', '5')).toBe(false);
     expect(eq('30^\\circ', '30')).toBe(true);
-    expect(eq('\\frac{\\pi}{6}', '30^\\circ')).toBe(true);
+    expect(eq('\\frac{\\pi}{6}', '30^\\circ')).toBe(false); // issue 13: degrees are never radians
     expect(eq('1500000', '1.5e6')).toBe(true);
     expect(eq('6.02\\times 10^{23}', '6.02 \\cdot 10^{23}')).toBe(true);
     expect(eq('\\frac{9}{4}', '2 1/4')).toBe(true);
@@ -58,7 +59,8 @@ describe('mathEquivalentSync: structures', () => {
     expect(eq('(1,2)', '(2,1)')).toBe(false);
     expect(eq('\\{1,2\\}', '\\{2,1\\}')).toBe(true);
     expect(eq('(1,2),(3,4)', '(3,4),(1,2)')).toBe(true);
-    expect(eq('10, 4, -2', '4, 10, -2')).toBe(false);
+    expect(eq('10, 4, -2', '4, 10, -2')).toBe(true); // issue 13: a bare list of solutions is order-free
+    expect(eq('(10, 4, -2)', '4, 10, -2')).toBe(false);
   });
 
   it('compares intervals by brackets and endpoints, unions without order', () => {
