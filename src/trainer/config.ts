@@ -63,6 +63,7 @@ export const trainerOptionsSchema = z
     shuffle: z.boolean().default(true),
     logDir: z.string().min(1).optional(),
     checkpointEvery: z.number().int().min(0).default(0),
+    trajectoryLog: z.strictObject({ perStep: z.number().int().min(0).default(4) }).default({ perStep: 4 }),
     progress: z.union([z.boolean(), z.literal('auto')]).default('auto'),
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
   })

@@ -12,6 +12,7 @@ import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { batchIterator } from './batches.js';
 import { trainOnDatums } from './train-step.js';
+import { startRunLog } from './trajectory-log.js';
 
 /** What `trainer.train()` resolves with. */
 export interface TrainSummary {
@@ -87,6 +88,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const budgets = this.#effectiveBudgets();
     const sinks: MetricsSink[] = [];
     if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
+    const stopTrajectoryLog = o.logDir ? await startRunLog(this, o.logDir, o, renderer) : undefined;
     if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
     const batches = batchIterator(o.dataset, o.questionsPerBatch, { shuffle: o.shuffle, seed: o.seed });
     let lastMetrics: Record<string, number> = {};
@@ -108,6 +110,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       }
     } finally {
       for (const s of sinks) await s.close?.();
+      await stopTrajectoryLog?.();
       this.#running = false;
     }
     return {
