@@ -75,8 +75,8 @@ export function chartSpec(runs: readonly RunData[], chart: ChartDef, size = { wi
     mark: { type: 'line', strokeWidth: opacity < 1 ? 1 : 2, opacity, interpolate: 'monotone' },
     encoding: {
       x: { field: 'step', type: 'quantitative', title: 'step', axis: { tickMinStep: 1 } },
-      y: { field, type: 'quantitative', title: chart.yTitle, scale: { zero: false } },
-      color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom', labelLimit: 320 } },
+      y: { field, type: 'quantitative', title: chart.yTitle, scale: { zero: false }, axis: { format: '.3~g' } },
+      color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom', columns: 2, labelLimit: 240 } },
     },
   });
   return {
