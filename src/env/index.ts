@@ -9,3 +9,4 @@ export {
 export { truncateTail, TRUNCATION_MARKER } from './truncate.js';
 export * from './search/index.js';
 export * from './sql/index.js';
+export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type ToolEnvironmentOptions } from './define-tool.js';
