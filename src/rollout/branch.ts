@@ -137,6 +137,7 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
       emit();
       return finish(s, 'max_turns');
     }
+    if (signal.aborted) throw signal.reason; // never start a tool call for a trajectory that has ended
     const t0 = performance.now();
     s.stage = 'env_step';
     const outcome = await untilAborted(env.step(action, toolCtx), signal);
