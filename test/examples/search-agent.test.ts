@@ -40,6 +40,14 @@ describe('search-agent example', () => {
     expect(overlappingPairs(train, [{ ...train[0]!, id: 'probe', question: train[0]!.question.toUpperCase() }], keys)).toHaveLength(1);
   });
 
+  it('the harder train/test sets used by the wiring tests share no question or canonical form either', async () => {
+    const dir = new URL('../../examples/search-agent/data/', import.meta.url).pathname;
+    const train = await loadMathDataset(dir + 'train.jsonl');
+    const test = await loadMathDataset(dir + 'test.jsonl');
+    expect(test.length).toBeGreaterThan(50);
+    expect(overlappingPairs(train, test)).toEqual([]);
+  });
+
   it('the cold-start style mix is about 50 / 25 / 10 / 5 / 10', () => {
     const r = mulberry32(1);
     const counts: Record<string, number> = {};

@@ -41,6 +41,14 @@ describe('sql-agent example', () => {
     expect(overlappingPairs(train, [{ ...train[0]!, id: 'probe', question: train[0]!.question.toUpperCase() }], keys)).toHaveLength(1);
   });
 
+  it('the harder train/test sets used by the wiring tests share no question or canonical form either', async () => {
+    const dir = new URL('../../examples/sql-agent/data/', import.meta.url).pathname;
+    const train = await loadMathDataset(dir + 'train.jsonl');
+    const test = await loadMathDataset(dir + 'test.jsonl');
+    expect(test.length).toBeGreaterThan(50);
+    expect(overlappingPairs(train, test)).toEqual([]);
+  });
+
   it('a demonstrated final answer is read back by the reward as the intended SQL', async () => {
     const [ex] = await loadMathDataset(PATHS.test, { limit: 1 });
     const texts = demoTexts(ex!, 'query', () => 0);
