@@ -1,2 +1,2 @@
-export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult } from './types.js';
+export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult, LearnerSampling, SamplingSupport } from './types.js';
 export * from './local/index.js';

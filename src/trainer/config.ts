@@ -58,6 +58,21 @@ export const trainerOptionsSchema = z
     microBatch: z
       .strictObject({ maxTokens: posInt.default(16 * 512), maxDatums: posInt.default(16) })
       .default({ maxTokens: 16 * 512, maxDatums: 16 }),
+    rollout: z
+      .strictObject({
+        failure: z
+          .discriminatedUnion('kind', [
+            z.strictObject({ kind: z.literal('drop'), minSurvivors: posInt.optional() }),
+            z.strictObject({ kind: z.literal('retry'), maxRetries: z.number().int().min(0), minSurvivors: posInt.optional() }),
+            z.strictObject({ kind: z.literal('fail_fast') }),
+          ])
+          .default({ kind: 'drop' }),
+        prefixMismatch: z.enum(['drop', 'fail']).default('drop'),
+        trajectoryTimeoutMs: z.number().positive().optional(),
+        maxConcurrentGroups: posInt.optional(),
+      })
+      .default({ failure: { kind: 'drop' }, prefixMismatch: 'drop' }),
+    rewardTimeoutMs: z.number().positive().default(60_000),
     skipDegenerateGroups: z.boolean().default(true),
     seed: z.number().int().min(0).default(0),
     shuffle: z.boolean().default(true),
@@ -69,6 +84,13 @@ export const trainerOptionsSchema = z
   })
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
+    if (o.groupSize === 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['groupSize'],
+        message: `groupSize 1 can never train: advantages are group-centred (advantage.normalize '${o.advantage.normalize}' subtracts the group's mean reward), so a group of one always has advantage 0; use groupSize ≥ 2`,
+      });
+    }
   });
 
 /** Options accepted by `new Trainer(opts)` (input side: defaults may be omitted). */

@@ -2,7 +2,20 @@
  * Typed reasons a reward could not credit an answer.
  * `gold_unparseable` means the *reference* is broken: the sample is dropped and counted, never rewarded.
  */
-export type RewardFailure = 'no_answer' | 'unparseable_prediction' | 'gold_unparseable' | 'timeout' | 'invalid_format';
+export type RewardFailure =
+  | 'no_answer'
+  | 'unparseable_prediction'
+  | 'gold_unparseable'
+  | 'timeout'
+  | 'invalid_format'
+  /** The trajectory failed (`stopReason: 'error'`); it was not scored. */
+  | 'rollout_error'
+  /** The reward function threw. */
+  | 'reward_error'
+  /** The reward function did not resolve within `rewardTimeoutMs`. */
+  | 'reward_timeout'
+  /** Scoring was aborted (`trainer.abort()` or the evaluation's signal). */
+  | 'aborted';
 
 /** Outcome of scoring one trajectory. */
 export interface RewardResult {
@@ -17,4 +30,6 @@ export interface RewardResult {
   readonly failure?: RewardFailure;
   /** When true the sample must be excluded from training (e.g. `gold_unparseable`). */
   readonly drop?: boolean;
+  /** Why the sample was dropped, in words (the error message for `rollout_error` / `reward_error`). */
+  readonly cause?: string;
 }
