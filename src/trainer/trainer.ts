@@ -105,7 +105,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     this.emit('config', o);
     const sinks: MetricsSink[] = [];
     if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
-    const stopTrajectoryLog = o.logDir ? await startRunLog(this, o.logDir, o, renderer) : undefined;
+    let stopTrajectoryLog: (() => Promise<void>) | undefined;
     if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
     const batches = batchIterator(o.dataset, o.questionsPerBatch, { shuffle: o.shuffle, seed: o.seed });
     let lastMetrics: Record<string, number> = {};
@@ -114,6 +114,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     let step = 0;
     try {
       const renderer = await o.backend.renderer();
+      if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, batches.next().value as Example[], renderer, budgets);
