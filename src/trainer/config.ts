@@ -78,12 +78,23 @@ export const trainerOptionsSchema = z
     shuffle: z.boolean().default(true),
     logDir: z.string().min(1).optional(),
     checkpointEvery: z.number().int().min(0).default(0),
+    checkpointKeepLast: posInt.default(3),
+    resume: z.string().min(1).optional(),
+    eval: z
+      .strictObject({
+        dataset: z.array(z.custom<Example>((v) => typeof v === 'object' && v !== null && typeof (v as Example).question === 'string', { message: 'expected an Example { id, question, answer }' })).min(1, 'expected at least one example'),
+        every: posInt,
+        samples: posInt.default(4),
+        concurrency: posInt.default(16),
+      })
+      .optional(),
     trajectoryLog: z.strictObject({ perStep: z.number().int().min(0).default(4) }).default({ perStep: 4 }),
     progress: z.union([z.boolean(), z.literal('auto')]).default('auto'),
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
+    if (o.resume === 'latest' && !o.logDir) ctx.addIssue({ code: 'custom', path: ['resume'], message: "'latest' resumes from logDir/checkpoints: set logDir" });
     if (o.groupSize === 1) {
       ctx.addIssue({
         code: 'custom',

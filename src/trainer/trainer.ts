@@ -17,6 +17,9 @@ import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { batchIterator } from './batches.js';
 import { trainOnDatums } from './train-step.js';
 import { startRunLog } from './trajectory-log.js';
+import { CheckpointStore } from './checkpoint-store.js';
+import { findResumePoint, truncateRunLogs } from './resume.js';
+import { evaluate } from '../eval/evaluate.js';
 
 /** What `trainer.train()` resolves with. */
 export interface TrainSummary {
@@ -31,6 +34,8 @@ export interface TrainSummary {
   readonly wallS: number;
   /** Path of the last checkpoint, when one was written. */
   readonly lastCheckpoint?: string;
+  /** The step the run resumed after (`resume` option), when it resumed from a checkpoint. */
+  readonly resumedFromStep?: number;
 }
 
 interface ScoredGroup {
@@ -51,7 +56,7 @@ interface ScoredGroup {
  * The whole configuration is validated in the constructor (zod), before any rollout, including whether the
  * backend's learner can reproduce the sampling settings (`TrainingBackend.samplingSupport`).
  * Events (typed in {@link TrainerEvents}): `config`, `rollout:start`, `turn`, `trajectory`, `group`,
- * `rollout:end`, `step`, `checkpoint`, `warning`.
+ * `rollout:end`, `step`, `eval` (with `eval` options), `checkpoint`, `warning`.
  *
  * One bad trajectory never ends a run: a trajectory that fails (`stopReason: 'error'`), a reward that throws or
  * runs past `rewardTimeoutMs` drop that sample with its cause (a `warning` event, `rollout/error_rate`,
@@ -96,7 +101,13 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     this.#abort.abort();
   }
 
-  /** Runs the loop for `maxSteps` steps (or until `stop()` / `abort()`). */
+  /**
+   * Runs the loop until `maxSteps` steps are done (counting the steps of a resumed run), or until `stop()` /
+   * `abort()`. With `resume`, weights, optimizer state, the step number and the data order continue from the
+   * checkpoint, and `metrics.jsonl` / `trajectories.jsonl` keep only the rows up to it (no duplicate or missing step).
+   * After `stop()`, a checkpoint of the last completed step is written when checkpoints are on.
+   * @throws CheckpointError when `resume` names a folder without a checkpoint, or a checkpoint cannot be written.
+   */
   async train(): Promise<TrainSummary> {
     if (this.#running) throw new Error('train() is already running');
     this.#running = true;
@@ -104,15 +115,32 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const t0 = performance.now();
     this.emit('config', o);
     const sinks: MetricsSink[] = [];
-    if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
     let stopTrajectoryLog: (() => Promise<void>) | undefined;
-    if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
+    const store = o.logDir && o.checkpointEvery > 0 ? new CheckpointStore(join(o.logDir, 'checkpoints'), o.checkpointKeepLast) : undefined;
     const batches = batchIterator(o.dataset, o.questionsPerBatch, { shuffle: o.shuffle, seed: o.seed });
     let lastMetrics: Record<string, number> = {};
     const rewardHistory: number[] = [];
     let lastCheckpoint: string | undefined;
+    let resumedFromStep: number | undefined;
     let step = 0;
+    let savedStep = -1;
+    const checkpoint = async () => {
+      if (!store || savedStep === step) return;
+      const ref = await store.save({ step, batchesConsumed: step, seed: o.seed, weightsVersion: step }, (dir) => o.backend.saveState(dir));
+      savedStep = step;
+      lastCheckpoint = ref.dir;
+      this.emit('checkpoint', { step, path: ref.dir });
+    };
     try {
+      const resumed = o.resume ? await findResumePoint(o.resume, o.logDir) : undefined;
+      if (resumed) {
+        await o.backend.loadState(join(resumed.dir, 'backend'));
+        step = savedStep = resumedFromStep = resumed.state.step;
+        for (let i = 0; i < resumed.state.batchesConsumed; i++) batches.next();
+        if (o.logDir) await truncateRunLogs(o.logDir, step);
+      }
+      if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
+      if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
       const renderer = await o.backend.renderer();
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
@@ -120,16 +148,13 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         const metrics = await this.#step(step + 1, batches.next().value as Example[], renderer, budgets);
         if (metrics === undefined) break; // aborted: the step is not counted
         step++;
-        lastMetrics = metrics;
+        lastMetrics = { ...metrics, ...(await this.#evalIfDue(step, renderer, budgets)) };
         rewardHistory.push(lastMetrics['reward/mean'] ?? 0);
         for (const s of sinks) await s.write({ step, ...lastMetrics });
         this.emit('step', { step, metrics: lastMetrics });
-        if (o.logDir && o.checkpointEvery > 0 && (step % o.checkpointEvery === 0 || step === o.maxSteps)) {
-          lastCheckpoint = join(o.logDir, 'checkpoints', `step-${String(step).padStart(5, '0')}`);
-          await o.backend.saveState(lastCheckpoint);
-          this.emit('checkpoint', { step, path: lastCheckpoint });
-        }
+        if (step % o.checkpointEvery === 0 || step === o.maxSteps) await checkpoint();
       }
+      if (this.#stopRequested && !this.#abort.signal.aborted) await checkpoint();
     } finally {
       for (const s of sinks) await s.close?.();
       await stopTrajectoryLog?.();
@@ -142,7 +167,40 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       rewardHistory,
       wallS: (performance.now() - t0) / 1000,
       ...(lastCheckpoint ? { lastCheckpoint } : {}),
+      ...(resumedFromStep !== undefined ? { resumedFromStep } : {}),
     };
+  }
+
+  /** Runs `evaluate()` on `eval.dataset` after every `eval.every` steps; emits `eval` and returns its `eval/*` metrics. */
+  async #evalIfDue(step: number, renderer: Renderer, budgets: RolloutBudgets): Promise<Record<string, number>> {
+    const e = this.options.eval;
+    if (!e || step % e.every !== 0) return {};
+    const o = this.options;
+    const t = performance.now();
+    let result;
+    try {
+      result = await evaluate({
+      sampler: await o.backend.saveWeightsForSampler(),
+      renderer,
+      env: o.env,
+      reward: o.reward,
+      examples: e.dataset,
+      n: e.samples,
+      sampling: { ...o.sampling, seed: o.seed * 1_000_003 + 999_983 },
+      budgets,
+      concurrency: e.concurrency,
+      maxContextTokens: o.backend.maxContextTokens,
+      rewardTimeoutMs: o.rewardTimeoutMs,
+        signal: this.#abort.signal,
+        ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),
+      });
+    } catch (err) {
+      if (this.#abort.signal.aborted) return {}; // abort() ends train() promptly, mid-eval too
+      throw err;
+    }
+    const metrics = { ...result.metrics, 'time/eval_s': (performance.now() - t) / 1000 };
+    this.emit('eval', { step, metrics });
+    return metrics;
   }
 
   /** The budgets, with `maxTrajectoryTokens` capped at the backend's context (warns when it had to cap). */
