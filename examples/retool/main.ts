@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { localBackend, plotRuns } from 'agentrl';
+import { loadMathDataset, localBackend, plotRuns } from 'agentrl';
 import { MODEL, PATHS } from './config.js';
 import { prepareData } from './prepare-data.js';
 import { evalHeader, formatEvalRow, runEval } from './eval.js';
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     n: { type: 'string', default: '4' },
     problems: { type: 'string', default: '32' },
     seed: { type: 'string', default: '1' },
+    'eval-every': { type: 'string', default: '10' },
   },
 });
 const n = Number(values.n);
@@ -54,6 +55,8 @@ await runRl(backend, {
   learningRate: Number(values.lr),
   logDir: runDir,
   seed: Number(values.seed),
+  // A held-out curve during training: 16 dev problems × 2 samples every `--eval-every` steps (0: off).
+  ...(Number(values['eval-every']) > 0 ? { eval: { dataset: await loadMathDataset(PATHS.dev, { limit: 16 }), every: Number(values['eval-every']), samples: 2 } } : {}),
 });
 await backend.saveState(join(runDir, 'final'));
 console.log(`[${elapsed()}] evaluating the RL policy …`);
