@@ -1,7 +1,7 @@
 /**
  * agentrl — reinforcement learning for LLM agents in environments with tools.
  *
- * Layers, in the order data flows: data → env → chat → rollout → reward → loss → backend → trainer → eval.
+ * Layers, in the order data flows: data → env → chat → rollout → reward → loss → backend → trainer → eval → report.
  * Sandbox backends live in their own entry points (`agentrl/adapters/local`, `…/docker`, `…/remote`, `…/isolated-vm`);
  * test doubles in `agentrl/testing`.
  *
@@ -19,3 +19,4 @@ export * from './loss/index.js';
 export * from './backend/index.js';
 export * from './trainer/index.js';
 export * from './eval/index.js';
+export * from './report/index.js';

@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { localBackend } from 'agentrl';
+import { loadMathDataset, localBackend, plotRuns } from 'agentrl';
 import { MODEL, PATHS } from './config.js';
 import { prepareData } from './prepare-data.js';
 import { evalHeader, formatEvalRow, runEval } from './eval.js';
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     n: { type: 'string', default: '4' },
     problems: { type: 'string', default: '32' },
     seed: { type: 'string', default: '1' },
+    'eval-every': { type: 'string', default: '10' },
   },
 });
 const n = Number(values.n);
@@ -54,6 +55,8 @@ await runRl(backend, {
   learningRate: Number(values.lr),
   logDir: runDir,
   seed: Number(values.seed),
+  // A held-out curve during training: 16 dev problems × 2 samples every `--eval-every` steps (0: off).
+  ...(Number(values['eval-every']) > 0 ? { eval: { dataset: await loadMathDataset(PATHS.dev, { limit: 16 }), every: Number(values['eval-every']), samples: 2 } } : {}),
 });
 await backend.saveState(join(runDir, 'final'));
 console.log(`[${elapsed()}] evaluating the RL policy …`);
@@ -65,5 +68,7 @@ console.log(formatEvalRow('SFT, text-only', before.text!));
 console.log(formatEvalRow('SFT, tool mode', before.tool));
 console.log(formatEvalRow('SFT+RL, text-only', after.text!));
 console.log(formatEvalRow('SFT+RL, tool mode', after.tool));
+const plots = await plotRuns([runDir]);
+console.log(`\ncharts: ${plots.outDir}\nreport: ${plots.report}\nlive view: npm run agentrl -- dashboard ${runDir}`);
 const d = (k: string) => ((after.tool.metrics[k] ?? 0) - (before.tool.metrics[k] ?? 0)) * 100;
 console.log(`\ntool mode, RL vs SFT: Average@${n} ${d('eval/average_at_n') >= 0 ? '+' : ''}${d('eval/average_at_n').toFixed(1)} pts, valid tool-call rate ${d('eval/valid_tool_call_rate') >= 0 ? '+' : ''}${d('eval/valid_tool_call_rate').toFixed(1)} pts  (${elapsed()} total)`);

@@ -3,6 +3,7 @@
  * PPO with asymmetric clipping 0.8/1.28, groups of 8, ±1 outcome reward, interpreter output masked.
  *
  *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4]
+ *     [--log-dir DIR] [--checkpoint-every 5] [--resume DIR|latest]   (resume: weights, Adam, step, data order)
  */
 import { parseArgs } from 'node:util';
 import { loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
@@ -35,6 +36,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       lr: { type: 'string', default: '3e-4' },
       seed: { type: 'string', default: '1' },
       'log-dir': { type: 'string', default: PATHS.runs },
+      resume: { type: 'string' },
+      'checkpoint-every': { type: 'string', default: '5' },
     },
   });
   const backend = localBackend({ ...MODEL, checkpoint: values.checkpoint! });
@@ -45,6 +48,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     learningRate: Number(values.lr),
     logDir: values['log-dir']!,
     seed: Number(values.seed),
+    checkpointEvery: Number(values['checkpoint-every']),
+    ...(values.resume ? { resume: values.resume } : {}),
   });
   await backend.saveState(`${values['log-dir']}/final`);
   console.log(`trained ${summary.steps} steps in ${summary.wallS.toFixed(0)}s; reward/mean per step: ${summary.rewardHistory.map((r) => r.toFixed(2)).join(' ')}`);

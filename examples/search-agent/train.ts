@@ -41,6 +41,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       seed: { type: 'string', default: '1' },
       retriever: { type: 'string' },
       'log-dir': { type: 'string', default: PATHS.runs },
+      resume: { type: 'string' },
+      'checkpoint-every': { type: 'string', default: '5' },
     },
   });
   const backend = makeBackend({ checkpoint: values.checkpoint! });
@@ -51,6 +53,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     learningRate: Number(values.lr),
     logDir: values['log-dir']!,
     seed: Number(values.seed),
+    checkpointEvery: Number(values['checkpoint-every']),
+    ...(values.resume ? { resume: values.resume } : {}),
     progress: true,
     ...(values.retriever ? { retrieverUrl: values.retriever } : {}),
   });

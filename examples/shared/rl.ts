@@ -13,6 +13,12 @@ export interface RlOptions {
   readonly learningRate: number;
   readonly logDir: string;
   readonly seed: number;
+  /** Checkpoint every N steps into `logDir/checkpoints` (0: none). @default 0 */
+  readonly checkpointEvery?: number;
+  /** Resume from a checkpoint: `'latest'` in `logDir`, or a run or checkpoint folder. */
+  readonly resume?: string;
+  /** Held-out evaluation during training (`eval/*` metrics in metrics.jsonl and the charts). */
+  readonly eval?: { readonly dataset: TrainerOptions['dataset']; readonly every: number; readonly samples: number };
   /** Progress bar on a terminal. @default false */
   readonly progress?: boolean;
   /** Called after each step with its number and metrics (`reward/mean`, `rollout/tool_calls`, …). */
@@ -47,15 +53,23 @@ export async function trainWithRecipe(backend: TrainingBackend, task: RlTask, op
     microBatch: { maxTokens: 16 * task.contextTokens, maxDatums: 16 },
     logDir: opts.logDir,
     seed: opts.seed,
+    checkpointEvery: opts.checkpointEvery ?? 0,
+    ...(opts.resume ? { resume: opts.resume } : {}),
+    ...(opts.eval ? { eval: opts.eval } : {}),
     progress: opts.progress ?? false,
   });
   trainer.on('warning', (w) => console.warn(`warning [${w.code}] ${w.message}`));
   if (opts.onStep) trainer.on('step', (m) => opts.onStep!(m.step, m.metrics));
+  // Ctrl-C / SIGTERM: the step in flight ends, a checkpoint is written (with checkpointEvery > 0), and we say how to resume.
   const stop = () => trainer.stop();
   process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   try {
-    return await trainer.train();
+    const summary = await trainer.train();
+    if (summary.stopped && summary.lastCheckpoint) console.log(`stopped after step ${summary.steps}; resume with --log-dir ${opts.logDir} --resume ${opts.logDir}`);
+    return summary;
   } finally {
     process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
   }
 }

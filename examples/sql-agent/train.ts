@@ -39,6 +39,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       lr: { type: 'string', default: '2e-4' },
       seed: { type: 'string', default: '1' },
       'log-dir': { type: 'string', default: PATHS.runs },
+      resume: { type: 'string' },
+      'checkpoint-every': { type: 'string', default: '5' },
     },
   });
   const backend = makeBackend({ checkpoint: values.checkpoint! });
@@ -49,6 +51,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     learningRate: Number(values.lr),
     logDir: values['log-dir']!,
     seed: Number(values.seed),
+    checkpointEvery: Number(values['checkpoint-every']),
+    ...(values.resume ? { resume: values.resume } : {}),
     progress: true,
   });
   await backend.saveState(`${values['log-dir']}/final`);

@@ -15,6 +15,8 @@ export interface SamplingClient {
   sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]>;
   /** Logprob of every token given its prefix; entry 0 is `null` (no prefix). Natural log. */
   computeLogprobs(tokens: readonly number[]): Promise<(number | null)[]>;
+  /** The model's context in tokens (prompt + completion), when the sampler knows it; `evaluate` caps budgets at it. */
+  readonly maxContextTokens?: number;
 }
 
 /** Adam hyperparameters for one optimizer step (Tinker's `AdamParams`). */
@@ -30,6 +32,35 @@ export interface AdamParams {
   readonly weightDecay?: number;
   /** Clip the global gradient L2 norm to this value; 0 disables. @default 1 */
   readonly gradClipNorm?: number;
+}
+
+/**
+ * The sampling settings the datums of a `forwardBackward` call were drawn with, so that the learner scores the
+ * targets under the same distribution the sampler reported logprobs for (otherwise the PPO ratio
+ * `exp(logp_θ − logp_sample)` is biased away from 1 on on-policy data).
+ */
+export interface LearnerSampling {
+  /** Softmax temperature of the sampler (0 = greedy, whose logprobs are reported at T = 1). @default 1 */
+  readonly temperature?: number;
+  /** Nucleus mass the sampler truncated to, in (0, 1]. @default 1 */
+  readonly topP?: number;
+  /** Top-k the sampler truncated to; 0 or undefined disables. */
+  readonly topK?: number;
+}
+
+/**
+ * Which sampling settings a backend's learner reproduces (see {@link TrainingBackend.samplingSupport}).
+ * - `temperature`: `forwardBackward(…, { sampling: { temperature } })` scores targets with `log softmax(logits / T)`,
+ *   the distribution the sampler's logprobs are reported under.
+ * - `truncation`: how top-p / top-k are handled. `'full-vocabulary'`: the sampler draws from the truncated set but
+ *   reports every logprob under the tempered softmax over the WHOLE vocabulary, and the learner computes the same
+ *   quantity, so the ratio compares like with like (the truncation only restricts which tokens are drawn).
+ *   `'renormalized'`: both sides report logprobs renormalised over the truncated set. `'unsupported'`: the backend
+ *   cannot make truncated samples consistent; the Trainer refuses `topP < 1` / `topK > 0` with a `ConfigError`.
+ */
+export interface SamplingSupport {
+  readonly temperature: boolean;
+  readonly truncation: 'full-vocabulary' | 'renormalized' | 'unsupported';
 }
 
 /** Result of one `forwardBackward` call. */
@@ -59,11 +90,20 @@ export interface TrainingBackend {
   /** Short name for logs, e.g. `'local'`. */
   readonly name: string;
   /**
+   * Which sampling settings the learner reproduces. Every backend — local or remote — must either score datums
+   * under the sampler's distribution (temperature, and top-p/top-k as declared here) or say it cannot: the
+   * Trainer checks this before any rollout and throws `ConfigError` for settings the backend cannot make
+   * consistent. Omitted means `{ temperature: false, truncation: 'unsupported' }`: only T = 1 (or 0) untruncated.
+   */
+  readonly samplingSupport?: SamplingSupport;
+  /**
    * Computes the loss over `datums` and accumulates gradients.
    * `weight` scales this call's contribution (micro-batch `n_k / N` weighting). @default 1
-   * @throws BackendInputError for empty or malformed datums.
+   * `sampling` are the settings the datums were sampled with; the learner must compute its logprobs under the
+   * same distribution (see {@link SamplingSupport}), or reject them. @default `{ temperature: 1 }`
+   * @throws BackendInputError for empty or malformed datums, or sampling settings the backend does not support.
    */
-  forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number }): Promise<ForwardBackwardResult>;
+  forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: LearnerSampling }): Promise<ForwardBackwardResult>;
   /** Applies accumulated gradients with Adam and clears them. */
   optimStep(params: AdamParams): Promise<OptimStepResult>;
   /** Publishes the current weights to a sampler (on-policy sampling for the next rollout). */

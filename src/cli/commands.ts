@@ -1,7 +1,9 @@
 import { registerCommand, getCommand } from './registry.js';
 import { sandboxServeCommand } from './sandbox-serve.js';
+import { plotCommand } from './plot.js';
+import { dashboardCommand } from './dashboard.js';
 
 /** Registers the built-in commands once (idempotent). Add new built-ins here. */
 export function registerBuiltinCommands(): void {
-  if (!getCommand(sandboxServeCommand.name)) registerCommand(sandboxServeCommand);
+  for (const cmd of [sandboxServeCommand, plotCommand, dashboardCommand]) if (!getCommand(cmd.name)) registerCommand(cmd);
 }

@@ -10,3 +10,4 @@ export { truncateTail, tailBytes, headBytes, utf8Bytes, TRUNCATION_MARKER, MAX_B
 export { boundObservation, type BoundedObservation } from './bound-observation.js';
 export * from './search/index.js';
 export * from './sql/index.js';
+export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type ToolEnvironmentOptions } from './define-tool.js';

@@ -46,7 +46,10 @@ export type StepOutcome =
 /**
  * An agent task: the tools it offers, how an episode opens, and how it reacts to each assistant turn.
  * One object serves a whole group; per-trajectory state lives in `ctx.state`.
- * `step` always resolves: model mistakes and tool faults are observations, not throws.
+ * `step` should resolve: model mistakes and tool faults are observations, not throws. If `step` or
+ * `initialMessages` throws anyway, the rollout engine ends that trajectory (or that example's group) with
+ * `stopReason: 'error'` and the cause; it is dropped from training and counted in `rollout/error_rate`.
+ * `step` must honour `ctx.signal`: the engine stops waiting when it aborts (trainer abort, trajectory timeout).
  */
 export interface Environment<E extends Example = Example> {
   /** Stable id used in metric names and logs, e.g. `'code-interpreter'`. */

@@ -8,8 +8,9 @@ import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { runRollouts } from '../rollout/index.js';
-import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling } from '../rollout/types.js';
+import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutFailureStrategy, type RolloutSampling } from '../rollout/types.js';
 import { rolloutMetrics } from '../trainer/rollout-metrics.js';
+import { scoreGroups } from '../trainer/score.js';
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions {
@@ -29,6 +30,20 @@ export interface EvaluateOptions {
   readonly outPath?: string;
   /** Problems rolled out at once. @default 16 */
   readonly concurrency?: number;
+  /**
+   * The model's context in tokens: `budgets.maxTrajectoryTokens` is capped at it (as the Trainer does), so a long
+   * problem ends as `max_trajectory_tokens` instead of failing. @default `sampler.maxContextTokens` when the
+   * sampler reports one
+   */
+  readonly maxContextTokens?: number;
+  /** Per-trajectory reward deadline in ms; a reward past it scores the candidate wrong (`reward_timeout`). @default 60000 */
+  readonly rewardTimeoutMs?: number;
+  /** Per-trajectory wall-clock limit in ms (see `RolloutContext.trajectoryTimeoutMs`). */
+  readonly trajectoryTimeoutMs?: number;
+  /** What to do with a failed trajectory. @default `{ kind: 'drop' }` (it counts as a wrong candidate) */
+  readonly failure?: RolloutFailureStrategy;
+  /** Aborts the evaluation promptly: sampling, tool calls and rewards in flight are abandoned and `evaluate` rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** Per-problem record written to the JSONL file. */
@@ -45,6 +60,7 @@ export interface EvalRecord {
 /** Summary of one evaluation run. */
 export interface EvalResult {
   /**
+   * `eval/error_rate` (candidates whose trajectory failed or whose reward threw / timed out; they count as wrong),
    * `eval/average_at_n` (mean correctness over all N·P candidates), `eval/pass_at_n` (share of problems with
    * ≥ 1 correct candidate), `eval/format_rate`, `eval/valid_tool_call_rate`, `eval/tool_calls`, `eval/turns`,
    * `eval/self_correction_rate` (trajectories with a failed execution followed by another tool call that end
@@ -74,46 +90,31 @@ function selfCorrection(ts: readonly Trajectory[], rs: readonly RewardResult[]):
  */
 export async function evaluate(opts: EvaluateOptions): Promise<EvalResult> {
   const n = opts.n ?? 4;
-  const concurrency = opts.concurrency ?? 16;
-  const budgets = { ...DEFAULT_BUDGETS, ...opts.budgets };
-  const records: EvalRecord[] = [];
-  const allT: Trajectory[] = [];
-  const allR: RewardResult[] = [];
-  const groups: { trajectories: Trajectory[]; rewards: RewardResult[]; degenerate: boolean }[] = [];
-  for (let i = 0; i < opts.examples.length; i += concurrency) {
-    const chunk = opts.examples.slice(i, i + concurrency);
-    const groups_P = await runRollouts(
-      {
-        sampler: opts.sampler,
-        renderer: opts.renderer,
-        env: opts.env,
-        budgets,
-        ...(opts.sampling ? { sampling: opts.sampling } : {}),
-        ...(opts.templateKwargs ? { templateKwargs: opts.templateKwargs } : {}),
-      },
-      chunk,
-      n,
-      i,
-    );
-    for (let p = 0; p < chunk.length; p++) {
-      const ex = chunk[p]!;
-      const ts = groups_P[p]!;
-      const rs = await Promise.all(ts.map((t) => opts.reward(t, ex)));
-      allT.push(...ts);
-      allR.push(...rs);
-      groups.push({ trajectories: ts, rewards: rs, degenerate: false });
-      records.push({
-        id: ex.id,
-        answer: ex.answer,
-        correct: rs.map((r) => r.correct),
-        rewards: rs.map((r) => r.reward),
-        predictions: rs.map((r) => r.answer ?? null),
-        toolCalls: ts.map((t) => t.toolCalls),
-        turns: ts.map((t) => t.turns.length),
-      });
-    }
-  }
-  const rm = rolloutMetrics(groups);
+  const budgets = cappedBudgets({ ...DEFAULT_BUDGETS, ...opts.budgets }, opts.maxContextTokens ?? opts.sampler.maxContextTokens);
+  const signal = opts.signal ?? new AbortController().signal;
+  const groups_P = await runRollouts(
+    {
+      sampler: opts.sampler,
+      renderer: opts.renderer,
+      env: opts.env,
+      budgets,
+      maxConcurrentGroups: opts.concurrency ?? 16,
+      signal,
+      ...(opts.failure ? { failure: opts.failure } : {}),
+      ...(opts.trajectoryTimeoutMs !== undefined ? { trajectoryTimeoutMs: opts.trajectoryTimeoutMs } : {}),
+      ...(opts.sampling ? { sampling: opts.sampling } : {}),
+      ...(opts.templateKwargs ? { templateKwargs: opts.templateKwargs } : {}),
+    },
+    opts.examples,
+    n,
+  );
+  if (signal.aborted) throw signal.reason;
+  const rewards_P = await scoreGroups(opts.reward, groups_P, { timeoutMs: opts.rewardTimeoutMs ?? 60_000, signal });
+  if (signal.aborted) throw signal.reason;
+  const records = opts.examples.map((ex, p) => evalRecord(ex, groups_P[p]!, rewards_P[p]!));
+  const allT = groups_P.flat();
+  const allR = rewards_P.flat();
+  const rm = rolloutMetrics(groups_P.map((trajectories, p) => ({ trajectories, rewards: rewards_P[p]!, degenerate: false })));
   const metrics: Record<string, number> = {
     'eval/average_at_n': allR.length ? allR.filter((r) => r.correct).length / allR.length : 0,
     'eval/pass_at_n': records.length ? records.filter((r) => r.correct.some(Boolean)).length / records.length : 0,
@@ -123,6 +124,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvalResult> {
     'eval/tool_calls': rm['rollout/tool_calls']!,
     'eval/turns': rm['rollout/turns']!,
     'eval/self_correction_rate': selfCorrection(allT, allR),
+    'eval/error_rate': allR.length ? allR.filter((r) => r.failure === 'rollout_error' || r.failure === 'reward_error' || r.failure === 'reward_timeout').length / allR.length : 0,
     'eval/n': n,
     'eval/problems': records.length,
   };
@@ -131,4 +133,21 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvalResult> {
     await writeFile(opts.outPath, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   }
   return { metrics, records };
+}
+
+/** `budgets` with `maxTrajectoryTokens` capped at the model's context (unchanged when it is unknown). */
+function cappedBudgets(budgets: RolloutBudgets, context: number | undefined): RolloutBudgets {
+  return context !== undefined && budgets.maxTrajectoryTokens > context ? { ...budgets, maxTrajectoryTokens: context } : budgets;
+}
+
+function evalRecord(ex: Example, ts: readonly Trajectory[], rs: readonly RewardResult[]): EvalRecord {
+  return {
+    id: ex.id,
+    answer: ex.answer,
+    correct: rs.map((r) => r.correct),
+    rewards: rs.map((r) => r.reward),
+    predictions: rs.map((r) => r.answer ?? null),
+    toolCalls: ts.map((t) => t.toolCalls),
+    turns: ts.map((t) => t.turns.length),
+  };
 }

@@ -1,11 +1,12 @@
 import type { Message, ToolCall } from '../types/message.js';
 import type { Example } from '../types/example.js';
 import type { SampledSequence } from '../types/sampling.js';
-import type { Trajectory, TrajectoryStopReason, Turn } from '../types/trajectory.js';
+import type { Trajectory, TrajectoryError, TrajectoryErrorStage, TrajectoryStopReason, Turn } from '../types/trajectory.js';
 import type { ToolContext } from '../env/types.js';
 import type { RolloutContext } from './types.js';
 import { deriveSeed } from './seed.js';
 import { boundObservation } from '../env/bound-observation.js';
+import { trajectoryError, untilAborted, userAborted } from './abortable.js';
 
 /** Mutable state of one branch while it is rolled out; frozen into a {@link Trajectory} at the end. */
 interface BranchState {
@@ -15,9 +16,11 @@ interface BranchState {
   messages: Message[];
   turns: Turn[];
   toolCalls: number;
+  /** What the branch is doing now (reported when it throws). */
+  stage: TrajectoryErrorStage;
 }
 
-function finish(s: BranchState, stopReason: TrajectoryStopReason): Trajectory {
+function finish(s: BranchState, stopReason: TrajectoryStopReason, error?: TrajectoryError): Trajectory {
   const last = s.turns[s.turns.length - 1];
   return {
     id: s.id,
@@ -28,6 +31,7 @@ function finish(s: BranchState, stopReason: TrajectoryStopReason): Trajectory {
     stopReason,
     toolCalls: s.toolCalls,
     finalText: last?.text ?? '',
+    ...(error ? { error } : {}),
   };
 }
 
@@ -36,26 +40,46 @@ function stripStop(tokens: readonly number[], stop: readonly number[]): readonly
   return last !== undefined && stop.includes(last) ? tokens.slice(0, -1) : tokens;
 }
 
+/** Where a branch starts: its group's prompt and the first sampled sequence of the group fork. */
+export interface BranchInit {
+  readonly example: Example;
+  readonly groupIndex: number;
+  readonly messages: readonly Message[];
+  readonly promptTokens: readonly number[];
+  readonly first: SampledSequence;
+  /** Trajectory id. @default `${example.id}/${groupIndex}` */
+  readonly id?: string;
+}
+
 /**
  * Advances one branch to the end: parse → (tool → observation → next prompt → sample)* → done.
  * Starts from the first sampled sequence of its group fork. Never decodes-and-re-encodes sampled
  * tokens: each turn's prompt is built by extension with `renderer.nextPrompt`.
- * Model mistakes end the trajectory as values; only sampler/renderer invariant failures throw.
+ * Model mistakes end the trajectory as values. Never rejects: anything that throws (`env.step`, the chat
+ * template's rewrite check, the sampler, the parser) ends the trajectory with `stopReason: 'error'` and its cause;
+ * an abort of `ctx.signal` ends it as `aborted` without waiting for the sampler or tool call in flight.
  */
-export async function runBranch(
-  ctx: RolloutContext,
-  init: { example: Example; groupIndex: number; messages: readonly Message[]; promptTokens: readonly number[]; first: SampledSequence },
-): Promise<Trajectory> {
-  const { renderer, env, budgets, sampler } = ctx;
-  const signal = ctx.signal ?? new AbortController().signal;
+export async function runBranch(ctx: RolloutContext, init: BranchInit): Promise<Trajectory> {
   const s: BranchState = {
-    id: `${init.example.id}/${init.groupIndex}`,
+    id: init.id ?? `${init.example.id}/${init.groupIndex}`,
     groupIndex: init.groupIndex,
     example: init.example,
     messages: [...init.messages],
     turns: [],
     toolCalls: 0,
+    stage: 'parse',
   };
+  const signal = ctx.signal ?? new AbortController().signal;
+  try {
+    return await advance(ctx, init, s, signal);
+  } catch (e) {
+    if (userAborted(signal)) return finish(s, 'aborted');
+    return finish(s, 'error', trajectoryError(signal.aborted ? 'timeout' : s.stage, signal.aborted ? signal.reason : e));
+  }
+}
+
+async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, signal: AbortSignal): Promise<Trajectory> {
+  const { renderer, env, budgets, sampler } = ctx;
   const toolCtx: ToolContext = {
     trajectoryId: s.id,
     groupIndex: init.groupIndex,
@@ -77,6 +101,7 @@ export async function runBranch(
   // True when the current turn's maxTokens was cut to the room left in the trajectory budget.
   let limitedByRoom = budgets.maxTrajectoryTokens - prompt.length < budgets.maxTurnTokens;
   for (;;) {
+    s.stage = 'parse';
     const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
     const truncated = seq.stopReason === 'length';
     const parsed = renderer.parseAssistant(text, env.tools);
@@ -120,8 +145,10 @@ export async function runBranch(
       emit();
       return finish(s, 'max_turns');
     }
+    if (signal.aborted) throw signal.reason; // never start a tool call for a trajectory that has ended
     const t0 = performance.now();
-    const outcome = await env.step(action, toolCtx);
+    s.stage = 'env_step';
+    const outcome = await untilAborted(env.step(action, toolCtx), signal);
     const toolMs = action.kind === 'tool' ? performance.now() - t0 : 0;
     if (action.kind === 'tool') s.toolCalls++;
     if (outcome.done) {
@@ -137,6 +164,7 @@ export async function runBranch(
     const turn: Turn = { ...base, observation: bounded.observation, observationBytes: bounded.bytes, toolMs, ...(bounded.exec ? { exec: bounded.exec } : {}) };
     s.turns.push(turn);
     emit(turn);
+    s.stage = 'next_prompt';
     const next = renderer.nextPrompt({
       messagesBeforeAssistant: s.messages,
       prevPromptTokens: prompt,
@@ -148,10 +176,11 @@ export async function runBranch(
     s.messages.push(assistant, ...bounded.observation);
     const room = budgets.maxTrajectoryTokens - next.length;
     if (room < 1) return finish(s, 'max_trajectory_tokens');
-    if (signal.aborted) return finish(s, 'aborted');
+    if (signal.aborted) throw signal.reason;
     prompt = next;
     limitedByRoom = room < budgets.maxTurnTokens;
-    const [sampled] = await sampler.sample(prompt, {
+    s.stage = 'sample';
+    const [sampled] = await untilAborted(sampler.sample(prompt, {
       numSamples: 1,
       maxTokens: Math.min(budgets.maxTurnTokens, room),
       temperature: ctx.sampling?.temperature ?? 1,
@@ -159,8 +188,10 @@ export async function runBranch(
       ...(ctx.sampling?.topK !== undefined ? { topK: ctx.sampling.topK } : {}),
       stop: renderer.stopTokens,
       ...(ctx.sampling?.seed !== undefined ? { seed: deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length)! } : {}),
-    });
-    seq = sampled!;
+      signal,
+    }), signal);
+    if (!sampled) throw new Error('the sampler returned no sequence');
+    seq = sampled;
   }
 }
 

@@ -1,8 +1,45 @@
+import { setMaxListeners } from 'node:events';
+import pLimit from 'p-limit';
 import type { Example } from '../types/example.js';
-import type { Trajectory } from '../types/trajectory.js';
+import type { Message } from '../types/message.js';
+import type { SampledSequence, SamplingParams } from '../types/sampling.js';
+import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
+import { RolloutFailedError } from '../errors/rollout-errors.js';
 import type { RolloutContext } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
+import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
+
+/** Sampling parameters of one call from `ctx` (temperature, truncation, stop tokens, signal). */
+function samplingParams(ctx: RolloutContext, numSamples: number, maxTokens: number, seed: number | undefined, signal: AbortSignal): SamplingParams {
+  return {
+    numSamples,
+    maxTokens,
+    temperature: ctx.sampling?.temperature ?? 1,
+    topP: ctx.sampling?.topP ?? 1,
+    ...(ctx.sampling?.topK !== undefined ? { topK: ctx.sampling.topK } : {}),
+    stop: ctx.renderer.stopTokens,
+    ...(seed !== undefined ? { seed } : {}),
+    signal,
+  };
+}
+
+/** A trajectory that ended before its first turn (error, abort or no room for a completion). */
+function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
+  return { id, example, groupIndex: g, messages, turns: [], stopReason: stop, toolCalls: 0, finalText: '', ...(error ? { error } : {}) };
+}
+
+/** Ends every branch of a group the same way (the failure happened before the fork). */
+function wholeGroup(key: string, example: Example, groupSize: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory[] {
+  return Array.from({ length: groupSize }, (_, g) => emptyTrajectory(`${key}/${g}`, example, g, messages, stop, error));
+}
+
+/** True when `t` must fail the whole call: any failure under `fail_fast`, a template rewrite under `prefixMismatch: 'fail'`. */
+export function isFatal(ctx: RolloutContext, t: Trajectory): boolean {
+  if (t.stopReason !== 'error') return false;
+  if (ctx.failure?.kind === 'fail_fast') return true;
+  return ctx.prefixMismatch === 'fail' && t.error?.code === 'TEMPLATE_REWRITES_HISTORY';
+}
 
 /**
  * Rolls out one group: `groupSize` trajectories for one example. The first turn forks all
@@ -10,50 +47,127 @@ import { deriveSeed } from './seed.js';
  * branch advances on its own (sample → parse → execute → observation → sample) without waiting for
  * the others, and tool calls of different branches run concurrently through the sandbox.
  * Each branch starts from its own copy of the prompt state.
+ *
+ * Never rejects: `initialMessages` or the prompt render throwing ends the whole group as `error` trajectories;
+ * a branch that throws ends as `error` (see {@link runBranch}). Under `failure.kind: 'retry'` a failed branch is
+ * rolled out again from the group's prompt with a fresh one-sample fork. Each branch has its own signal, a child
+ * of `ctx.signal` that also fires after `ctx.trajectoryTimeoutMs`.
+ * @param groupKey - prefix of the trajectory ids (`${groupKey}/${g}`). @default example.id
  * @returns trajectories in branch order (`groupIndex` 0..G−1).
  * @see ReTool seed §8.4.6 (first-turn fork, per-branch continuation).
  */
-export async function runGroup(ctx: RolloutContext, example: Example, groupSize: number, groupSeedIndex = 0): Promise<Trajectory[]> {
-  const messages = ctx.env.initialMessages(example);
-  const promptTokens = ctx.renderer.renderPrompt(messages, {
-    tools: ctx.env.tools,
-    addGenerationPrompt: true,
-    ...(ctx.templateKwargs ? { templateKwargs: ctx.templateKwargs } : {}),
-  });
-  const room = ctx.budgets.maxTrajectoryTokens - promptTokens.length;
-  if (room < 1) {
-    return Array.from({ length: groupSize }, (_, g) => ({
-      id: `${example.id}/${g}`,
-      example,
-      groupIndex: g,
-      messages,
-      turns: [],
-      stopReason: 'max_trajectory_tokens' as const,
-      toolCalls: 0,
-      finalText: '',
-    }));
+export async function runGroup(ctx: RolloutContext, example: Example, groupSize: number, groupSeedIndex = 0, groupKey: string = example.id): Promise<Trajectory[]> {
+  let messages: Message[] = [];
+  let promptTokens: number[];
+  try {
+    messages = ctx.env.initialMessages(example);
+  } catch (e) {
+    return wholeGroup(groupKey, example, groupSize, messages, 'error', trajectoryError('initial_messages', e));
   }
+  try {
+    promptTokens = ctx.renderer.renderPrompt(messages, {
+      tools: ctx.env.tools,
+      addGenerationPrompt: true,
+      ...(ctx.templateKwargs ? { templateKwargs: ctx.templateKwargs } : {}),
+    });
+  } catch (e) {
+    return wholeGroup(groupKey, example, groupSize, messages, 'error', trajectoryError('render', e));
+  }
+  const room = ctx.budgets.maxTrajectoryTokens - promptTokens.length;
+  if (room < 1) return wholeGroup(groupKey, example, groupSize, messages, 'max_trajectory_tokens');
+  const maxTokens = Math.min(ctx.budgets.maxTurnTokens, room);
   const seed = deriveSeed(ctx.sampling?.seed, groupSeedIndex);
-  const first = await ctx.sampler.sample(promptTokens, {
-    numSamples: groupSize,
-    maxTokens: Math.min(ctx.budgets.maxTurnTokens, room),
-    temperature: ctx.sampling?.temperature ?? 1,
-    topP: ctx.sampling?.topP ?? 1,
-    ...(ctx.sampling?.topK !== undefined ? { topK: ctx.sampling.topK } : {}),
-    stop: ctx.renderer.stopTokens,
-    ...(seed !== undefined ? { seed } : {}),
-  });
-  return Promise.all(
-    first.map((seq, g) =>
-      runBranch(ctx, { example, groupIndex: g, messages: structuredClone(messages), promptTokens: [...promptTokens], first: seq }),
-    ),
+
+  /** Samples `n` first turns and runs one branch per sequence; the signal covers the fork and the branch. */
+  const forkAndRun = async (indices: readonly number[], attempt: number): Promise<Trajectory[]> => {
+    const children = indices.map(() => childSignal(ctx.signal, ctx.trajectoryTimeoutMs));
+    try {
+      // One fork for the whole group on the first attempt (its signal ends when every branch's has).
+      const forkSignal = indices.length === 1 ? children[0]!.signal : ctx.signal ?? new AbortController().signal;
+      let first: SampledSequence[];
+      try {
+        const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
+        first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, indices.length, maxTokens, forkSeed, forkSignal)), forkSignal);
+        if (first.length !== indices.length) throw new Error(`the sampler returned ${first.length} sequences for ${indices.length}`);
+      } catch (e) {
+        const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
+        return indices.map((g) => emptyTrajectory(`${groupKey}/${g}`, example, g, messages, stop, stop === 'error' ? trajectoryError('sample', forkSignal.aborted ? forkSignal.reason : e) : undefined));
+      }
+      return await Promise.all(
+        indices.map((g, i) =>
+          runBranch(
+            { ...ctx, ...(children[i] ? { signal: children[i].signal } : {}) },
+            { example, groupIndex: g, messages: structuredClone(messages), promptTokens: [...promptTokens], first: first[i]!, id: `${groupKey}/${g}` },
+          ),
+        ),
+      );
+    } finally {
+      for (const c of children) c.dispose();
+    }
+  };
+
+  const out = await forkAndRun(
+    Array.from({ length: groupSize }, (_, g) => g),
+    0,
   );
+  const retries = ctx.failure?.kind === 'retry' ? ctx.failure.maxRetries : 0;
+  for (let attempt = 1; attempt <= retries; attempt++) {
+    const failed = out.flatMap((t, g) => (t.stopReason === 'error' && !isFatal(ctx, t) ? [g] : []));
+    if (failed.length === 0 || ctx.signal?.aborted) break;
+    const again = await Promise.all(failed.map((g) => forkAndRun([g], attempt).then((ts) => ts[0]!)));
+    failed.forEach((g, i) => (out[g] = again[i]!));
+  }
+  return out;
 }
 
 /**
- * Rolls out every example's group concurrently (`examples.length × groupSize` trajectories).
+ * Rolls out every example's group (`examples.length × groupSize` trajectories), at most
+ * `ctx.maxConcurrentGroups` groups at once. Trajectory ids are unique within the call even when an example
+ * appears more than once (`${id}@${k}/${g}` for its k-th repeat). Never leaves work running: every group has
+ * ended (or been aborted and ended) when it settles.
  * @returns one array of trajectories per example, in input order.
+ * @throws RolloutFailedError under `failure: { kind: 'fail_fast' }` (or `prefixMismatch: 'fail'`) when a trajectory
+ *   failed, after aborting and awaiting every other rollout of the call.
  */
 export async function runRollouts(ctx: RolloutContext, examples: readonly Example[], groupSize: number, seedOffset = 0): Promise<Trajectory[][]> {
-  return Promise.all(examples.map((ex, i) => runGroup(ctx, ex, groupSize, seedOffset + i)));
+  const keys = groupKeys(examples);
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal); // every trajectory of the call listens to it
+  const parent = ctx.signal;
+  const onParentAbort = () => stop.abort(parent!.reason);
+  if (parent?.aborted) stop.abort(parent.reason);
+  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  const inner: RolloutContext = { ...ctx, signal: stop.signal };
+  const limit = pLimit(ctx.maxConcurrentGroups ?? Infinity);
+  let fatal: Trajectory | undefined;
+  try {
+    const groups = await Promise.all(
+      examples.map((ex, i) =>
+        limit(async () => {
+          if (fatal) return [];
+          const ts = await runGroup(inner, ex, groupSize, seedOffset + i, keys[i]!);
+          const bad = ts.find((t) => isFatal(ctx, t));
+          if (bad && !fatal) {
+            fatal = bad;
+            stop.abort(new RolloutFailedError(bad.id, bad.error?.stage ?? 'unknown', { cause: bad.error?.cause ?? bad.error?.message }));
+          }
+          return ts;
+        }),
+      ),
+    );
+    if (fatal) throw stop.signal.reason as RolloutFailedError;
+    return groups;
+  } finally {
+    parent?.removeEventListener('abort', onParentAbort);
+  }
+}
+
+/** Group keys unique within a batch: the example id, then `${id}@${k}` for its k-th repeat. */
+export function groupKeys(examples: readonly Example[]): string[] {
+  const seen = new Map<string, number>();
+  return examples.map((ex) => {
+    const k = seen.get(ex.id) ?? 0;
+    seen.set(ex.id, k + 1);
+    return k === 0 ? ex.id : `${ex.id}@${k}`;
+  });
 }

@@ -41,6 +41,24 @@ export interface RolloutSampling {
   readonly seed?: number;
 }
 
+/**
+ * What the rollout engine does when a trajectory fails (`stopReason: 'error'`: a throwing `env.step`,
+ * `initialMessages` or chat-template rewrite, a sampler failure, a per-trajectory timeout). Model mistakes are
+ * never failures (they end as `invalid`).
+ * - `drop` (default): the failed trajectory ends with its cause and is left out of training; the rest go on.
+ * - `retry`: a failed trajectory is rolled out again from its group's prompt (a fresh first sample), up to
+ *   `maxRetries` times per trajectory; if it still fails it is dropped like `drop`.
+ * - `fail_fast`: the first failure aborts every other rollout of the call, waits for them to end, and rejects
+ *   with `RolloutFailedError` (for debugging an environment).
+ * `minSurvivors` (drop/retry): the Trainer keeps a group only when at least this many of its trajectories
+ * survived (not failed, not dropped by the reward); fewer and the whole group is dropped and counted.
+ * Modelled on tinker-cookbook's rollout strategies (fail fast / retry on failure).
+ */
+export type RolloutFailureStrategy =
+  | { readonly kind: 'drop'; readonly minSurvivors?: number }
+  | { readonly kind: 'retry'; readonly maxRetries: number; readonly minSurvivors?: number }
+  | { readonly kind: 'fail_fast' };
+
 /** Payload of the `turn` event: one assistant turn and its tool call/result. */
 export interface TurnEvent {
   readonly trajectoryId: string;
@@ -61,6 +79,20 @@ export interface RolloutContext {
   readonly env: Environment;
   readonly budgets: RolloutBudgets;
   readonly sampling?: RolloutSampling;
+  /** What to do when a trajectory fails. @default `{ kind: 'drop' }` */
+  readonly failure?: RolloutFailureStrategy;
+  /**
+   * A chat template that rewrites earlier history when an observation is appended (`TemplateRewriteError`):
+   * `'drop'` ends that trajectory as an `error` (default), `'fail'` fails the call like `fail_fast`.
+   */
+  readonly prefixMismatch?: 'drop' | 'fail';
+  /**
+   * Wall-clock limit of one trajectory in ms, from its group's first sample to its end; past it the trajectory's
+   * signal is aborted (sampler and tool call) and it ends as an `error` with stage `timeout`. Omit for none.
+   */
+  readonly trajectoryTimeoutMs?: number;
+  /** Groups rolled out at once by `runRollouts`. @default Infinity */
+  readonly maxConcurrentGroups?: number;
   /** Extra chat-template variables (e.g. `{ enable_thinking: false }`). */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
   readonly signal?: AbortSignal;

@@ -29,6 +29,8 @@ export function mockBackend(opts: { renderer: Renderer; sampler: SamplingClient;
     specificationVersion: 'v1',
     name: 'mock',
     maxContextTokens: opts.maxContextTokens ?? 1 << 20,
+    // Learner logprobs are the sampling logprobs themselves, whatever the settings.
+    samplingSupport: { temperature: true, truncation: 'full-vocabulary' },
     forwardBackwardCalls,
     optimSteps,
     savedStates,

@@ -58,16 +58,50 @@ export const trainerOptionsSchema = z
     microBatch: z
       .strictObject({ maxTokens: posInt.default(16 * 512), maxDatums: posInt.default(16) })
       .default({ maxTokens: 16 * 512, maxDatums: 16 }),
+    rollout: z
+      .strictObject({
+        failure: z
+          .discriminatedUnion('kind', [
+            z.strictObject({ kind: z.literal('drop'), minSurvivors: posInt.optional() }),
+            z.strictObject({ kind: z.literal('retry'), maxRetries: z.number().int().min(0), minSurvivors: posInt.optional() }),
+            z.strictObject({ kind: z.literal('fail_fast') }),
+          ])
+          .default({ kind: 'drop' }),
+        prefixMismatch: z.enum(['drop', 'fail']).default('drop'),
+        trajectoryTimeoutMs: z.number().positive().optional(),
+        maxConcurrentGroups: posInt.optional(),
+      })
+      .default({ failure: { kind: 'drop' }, prefixMismatch: 'drop' }),
+    rewardTimeoutMs: z.number().positive().default(60_000),
     skipDegenerateGroups: z.boolean().default(true),
     seed: z.number().int().min(0).default(0),
     shuffle: z.boolean().default(true),
     logDir: z.string().min(1).optional(),
     checkpointEvery: z.number().int().min(0).default(0),
+    checkpointKeepLast: posInt.default(3),
+    resume: z.string().min(1).optional(),
+    eval: z
+      .strictObject({
+        dataset: z.array(z.custom<Example>((v) => typeof v === 'object' && v !== null && typeof (v as Example).question === 'string', { message: 'expected an Example { id, question, answer }' })).min(1, 'expected at least one example'),
+        every: posInt,
+        samples: posInt.default(4),
+        concurrency: posInt.default(16),
+      })
+      .optional(),
+    trajectoryLog: z.strictObject({ perStep: z.number().int().min(0).default(4) }).default({ perStep: 4 }),
     progress: z.union([z.boolean(), z.literal('auto')]).default('auto'),
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
+    if (o.resume === 'latest' && !o.logDir) ctx.addIssue({ code: 'custom', path: ['resume'], message: "'latest' resumes from logDir/checkpoints: set logDir" });
+    if (o.groupSize === 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['groupSize'],
+        message: `groupSize 1 can never train: advantages are group-centred (advantage.normalize '${o.advantage.normalize}' subtracts the group's mean reward), so a group of one always has advantage 0; use groupSize ≥ 2`,
+      });
+    }
   });
 
 /** Options accepted by `new Trainer(opts)` (input side: defaults may be omitted). */

@@ -25,7 +25,7 @@ export interface GroupEvent {
   readonly rewards: readonly number[];
   readonly advantages: readonly number[];
   readonly degenerate: boolean;
-  /** Trajectories dropped from training (e.g. unparseable gold answer). */
+  /** Trajectories dropped from training (failed rollouts, unparseable gold answer, reward errors/timeouts). */
   readonly dropped: number;
 }
 
@@ -63,7 +63,17 @@ export interface EvalEvent {
 }
 
 /** Warning codes the Trainer emits. */
-export type WarningCode = 'no_datums' | 'dropped_samples' | 'prompt_too_long' | 'sandbox_degraded' | 'all_groups_degenerate' | 'budget_capped';
+export type WarningCode =
+  | 'no_datums'
+  | 'dropped_samples'
+  | 'prompt_too_long'
+  | 'sandbox_degraded'
+  | 'all_groups_degenerate'
+  | 'budget_capped'
+  /** Trajectories failed (`stopReason: 'error'`) and were dropped; the message names the first and its cause. */
+  | 'rollout_error'
+  /** Groups with fewer than `rollout.failure.minSurvivors` surviving trajectories were dropped whole. */
+  | 'dropped_groups';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {

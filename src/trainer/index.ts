@@ -7,3 +7,4 @@ export { trainOnDatums, microBatchLossWeight } from './train-step.js';
 export { batchIterator } from './batches.js';
 export { mulberry32 } from '../util/rng.js';
 export { trainSupervised, lengthBucketedBatches, type SupervisedTrainOptions } from './supervised.js';
+export type { TrajectoryRecord, TokenSegment, TrajectoryLogOptions } from './trajectory-log.js';

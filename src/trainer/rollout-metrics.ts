@@ -22,6 +22,7 @@ export function trajectoryTokens(t: Trajectory): number {
  * - `sandbox/*`: over executed tool calls; `sandbox/latency_ms` is the mean tool wall time of the calls that ran
  *   (a tool turn refused by a budget or ended by the environment did not run and is not averaged).
  * - `rollout/degenerate_group_rate`: groups whose rewards were all equal / groups.
+ * - `rollout/error_rate`: trajectories that failed (`stopReason: 'error'`, dropped from training) / trajectories.
  * @param groups - trajectories per group with their rewards, same shape.
  */
 export function rolloutMetrics(
@@ -43,6 +44,7 @@ export function rolloutMetrics(
     'reward/dropped': rewards.filter((r) => r.drop).length,
     'rollout/trajectories': trajs.length,
     'rollout/valid_tool_call_rate': rate(toolTurns.length, toolTurns.length + invalidTurns.length),
+    'rollout/error_rate': rate(trajs.filter((t) => t.stopReason === 'error').length, trajs.length),
     'rollout/invalid_rate': rate(trajs.filter((t) => t.stopReason === 'invalid').length, trajs.length),
     'rollout/tool_use_rate': rate(trajs.filter((t) => t.toolCalls > 0).length, trajs.length),
     'rollout/tool_calls': mean(trajs.map((t) => t.toolCalls)),

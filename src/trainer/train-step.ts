@@ -1,4 +1,4 @@
-import type { TrainingBackend } from '../backend/types.js';
+import type { LearnerSampling, TrainingBackend } from '../backend/types.js';
 import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { packMicroBatches } from '../loss/index.js';
@@ -47,6 +47,8 @@ export async function trainOnDatums(
     optimizer: Parameters<TrainingBackend['optimStep']>[0];
     maxTokensPerBatch: number;
     maxDatumsPerBatch: number;
+    /** The settings the datums were sampled with, passed to every `forwardBackward`. */
+    sampling?: LearnerSampling;
   },
 ): Promise<Record<string, number>> {
   if (datums.length === 0) return {};
@@ -57,7 +59,7 @@ export async function trainOnDatums(
   let kl = 0;
   for (const mb of batches) {
     const weight = microBatchLossWeight(opts.loss.aggregation, mb.datums, all);
-    const r = await backend.forwardBackward(mb.datums, opts.loss, { weight });
+    const r = await backend.forwardBackward(mb.datums, opts.loss, { weight, ...(opts.sampling ? { sampling: opts.sampling } : {}) });
     const share = maskedTokens(mb.datums) / Math.max(1, all.tokens);
     loss += (r.metrics['loss'] ?? 0) * weight;
     clip += (r.metrics['clip_frac'] ?? 0) * share;

@@ -4,14 +4,22 @@ import type { Renderer } from '../chat/types.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
+import type { SamplingClient } from '../backend/types.js';
+import { ConfigError } from '../errors/config-error.js';
 import { runRollouts, type RolloutBudgets } from '../rollout/index.js';
 import { buildDatums, groupAdvantages, isDegenerateGroup } from '../loss/index.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
+import { samplingConsistencyIssues } from './sampling-consistency.js';
+import { scoreGroups } from './score.js';
 import type { TrainerEvents } from './events.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { batchIterator } from './batches.js';
 import { trainOnDatums } from './train-step.js';
+import { startRunLog } from './trajectory-log.js';
+import { CheckpointStore } from './checkpoint-store.js';
+import { findResumePoint, truncateRunLogs } from './resume.js';
+import { evaluate } from '../eval/evaluate.js';
 
 /** What `trainer.train()` resolves with. */
 export interface TrainSummary {
@@ -26,6 +34,8 @@ export interface TrainSummary {
   readonly wallS: number;
   /** Path of the last checkpoint, when one was written. */
   readonly lastCheckpoint?: string;
+  /** The step the run resumed after (`resume` option), when it resumed from a checkpoint. */
+  readonly resumedFromStep?: number;
 }
 
 interface ScoredGroup {
@@ -34,6 +44,8 @@ interface ScoredGroup {
   rewards: RewardResult[];
   advantages: number[];
   degenerate: boolean;
+  /** The whole group is left out of training (too few survivors). */
+  droppedGroup: boolean;
 }
 
 /**
@@ -41,9 +53,16 @@ interface ScoredGroup {
  * `questionsPerBatch × groupSize` trajectories, score them, compute group advantages, skip degenerate
  * groups, build datums, run micro-batched `forwardBackward` and one `optimStep`.
  *
- * The whole configuration is validated in the constructor (zod), before any rollout.
+ * The whole configuration is validated in the constructor (zod), before any rollout, including whether the
+ * backend's learner can reproduce the sampling settings (`TrainingBackend.samplingSupport`).
  * Events (typed in {@link TrainerEvents}): `config`, `rollout:start`, `turn`, `trajectory`, `group`,
- * `rollout:end`, `step`, `checkpoint`, `warning`.
+ * `rollout:end`, `step`, `eval` (with `eval` options), `checkpoint`, `warning`.
+ *
+ * One bad trajectory never ends a run: a trajectory that fails (`stopReason: 'error'`), a reward that throws or
+ * runs past `rewardTimeoutMs` drop that sample with its cause (a `warning` event, `rollout/error_rate`,
+ * `reward/dropped`); a group with fewer than `rollout.failure.minSurvivors` survivors is dropped whole. Only
+ * `rollout.failure: { kind: 'fail_fast' }` (or `rollout.prefixMismatch: 'fail'`) makes `train()` reject, with
+ * `RolloutFailedError`, after every rollout of the step has ended.
  *
  * @throws ConfigError from the constructor, listing every invalid option with its dotted path.
  * @example
@@ -63,6 +82,8 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   constructor(opts: TrainerOptions) {
     super();
     this.options = resolveTrainerOptions(opts);
+    const issues = samplingConsistencyIssues(this.options.backend, this.options.sampling);
+    if (issues.length > 0) throw new ConfigError('Trainer options', issues);
   }
 
   /** Ends training cleanly after the current step. */
@@ -70,44 +91,73 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     this.#stopRequested = true;
   }
 
-  /** Aborts the current rollout as soon as possible (trajectories end with `aborted`), then stops. */
+  /**
+   * Aborts the current step as soon as possible: sampling calls and tool calls in flight get the abort signal,
+   * rewards in flight are no longer awaited, trajectories end with `aborted`, the step is not trained on, and
+   * `train()` resolves with `stopped: true`.
+   */
   abort(): void {
     this.#stopRequested = true;
     this.#abort.abort();
   }
 
-  /** Runs the loop for `maxSteps` steps (or until `stop()`). */
+  /**
+   * Runs the loop until `maxSteps` steps are done (counting the steps of a resumed run), or until `stop()` /
+   * `abort()`. With `resume`, weights, optimizer state, the step number and the data order continue from the
+   * checkpoint, and `metrics.jsonl` / `trajectories.jsonl` keep only the rows up to it (no duplicate or missing step).
+   * After `stop()`, a checkpoint of the last completed step is written when checkpoints are on.
+   * @throws CheckpointError when `resume` names a folder without a checkpoint, or a checkpoint cannot be written.
+   */
   async train(): Promise<TrainSummary> {
     if (this.#running) throw new Error('train() is already running');
     this.#running = true;
     const o = this.options;
     const t0 = performance.now();
     this.emit('config', o);
-    const renderer = await o.backend.renderer();
-    const budgets = this.#effectiveBudgets();
     const sinks: MetricsSink[] = [];
-    if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
-    if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
+    let stopTrajectoryLog: (() => Promise<void>) | undefined;
+    const store = o.logDir && o.checkpointEvery > 0 ? new CheckpointStore(join(o.logDir, 'checkpoints'), o.checkpointKeepLast) : undefined;
     const batches = batchIterator(o.dataset, o.questionsPerBatch, { shuffle: o.shuffle, seed: o.seed });
     let lastMetrics: Record<string, number> = {};
     const rewardHistory: number[] = [];
     let lastCheckpoint: string | undefined;
+    let resumedFromStep: number | undefined;
     let step = 0;
+    let savedStep = -1;
+    const checkpoint = async () => {
+      if (!store || savedStep === step) return;
+      const ref = await store.save({ step, batchesConsumed: step, seed: o.seed, weightsVersion: step }, (dir) => o.backend.saveState(dir));
+      savedStep = step;
+      lastCheckpoint = ref.dir;
+      this.emit('checkpoint', { step, path: ref.dir });
+    };
     try {
+      const resumed = o.resume ? await findResumePoint(o.resume, o.logDir) : undefined;
+      if (resumed) {
+        await o.backend.loadState(join(resumed.dir, 'backend'));
+        step = savedStep = resumedFromStep = resumed.state.step;
+        for (let i = 0; i < resumed.state.batchesConsumed; i++) batches.next();
+        if (o.logDir) await truncateRunLogs(o.logDir, step);
+      }
+      if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
+      if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
+      const renderer = await o.backend.renderer();
+      if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
+      const budgets = this.#effectiveBudgets();
       while (step < o.maxSteps && !this.#stopRequested) {
+        const metrics = await this.#step(step + 1, batches.next().value as Example[], renderer, budgets);
+        if (metrics === undefined) break; // aborted: the step is not counted
         step++;
-        lastMetrics = await this.#step(step, batches.next().value as Example[], renderer, budgets);
+        lastMetrics = { ...metrics, ...(await this.#evalIfDue(step, renderer, budgets)) };
         rewardHistory.push(lastMetrics['reward/mean'] ?? 0);
         for (const s of sinks) await s.write({ step, ...lastMetrics });
         this.emit('step', { step, metrics: lastMetrics });
-        if (o.logDir && o.checkpointEvery > 0 && (step % o.checkpointEvery === 0 || step === o.maxSteps)) {
-          lastCheckpoint = join(o.logDir, 'checkpoints', `step-${String(step).padStart(5, '0')}`);
-          await o.backend.saveState(lastCheckpoint);
-          this.emit('checkpoint', { step, path: lastCheckpoint });
-        }
+        if (step % o.checkpointEvery === 0 || step === o.maxSteps) await checkpoint();
       }
+      if (this.#stopRequested && !this.#abort.signal.aborted) await checkpoint();
     } finally {
       for (const s of sinks) await s.close?.();
+      await stopTrajectoryLog?.();
       this.#running = false;
     }
     return {
@@ -117,7 +167,40 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       rewardHistory,
       wallS: (performance.now() - t0) / 1000,
       ...(lastCheckpoint ? { lastCheckpoint } : {}),
+      ...(resumedFromStep !== undefined ? { resumedFromStep } : {}),
     };
+  }
+
+  /** Runs `evaluate()` on `eval.dataset` after every `eval.every` steps; emits `eval` and returns its `eval/*` metrics. */
+  async #evalIfDue(step: number, renderer: Renderer, budgets: RolloutBudgets): Promise<Record<string, number>> {
+    const e = this.options.eval;
+    if (!e || step % e.every !== 0) return {};
+    const o = this.options;
+    const t = performance.now();
+    let result;
+    try {
+      result = await evaluate({
+      sampler: await o.backend.saveWeightsForSampler(),
+      renderer,
+      env: o.env,
+      reward: o.reward,
+      examples: e.dataset,
+      n: e.samples,
+      sampling: { ...o.sampling, seed: o.seed * 1_000_003 + 999_983 },
+      budgets,
+      concurrency: e.concurrency,
+      maxContextTokens: o.backend.maxContextTokens,
+      rewardTimeoutMs: o.rewardTimeoutMs,
+        signal: this.#abort.signal,
+        ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),
+      });
+    } catch (err) {
+      if (this.#abort.signal.aborted) return {}; // abort() ends train() promptly, mid-eval too
+      throw err;
+    }
+    const metrics = { ...result.metrics, 'time/eval_s': (performance.now() - t) / 1000 };
+    this.emit('eval', { step, metrics });
+    return metrics;
   }
 
   /** The budgets, with `maxTrajectoryTokens` capped at the backend's context (warns when it had to cap). */
@@ -132,18 +215,40 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     return { ...b, maxTrajectoryTokens: context };
   }
 
-  async #step(step: number, examples: Example[], renderer: Renderer, budgets: RolloutBudgets): Promise<Record<string, number>> {
-    const o = this.options;
+  /** One step: rollout → score → advantages → update. `undefined` when the step was aborted (no update). */
+  async #step(step: number, examples: Example[], renderer: Renderer, budgets: RolloutBudgets): Promise<Record<string, number> | undefined> {
     const tRollout = performance.now();
-    const sampler = await o.backend.saveWeightsForSampler();
+    const sampler = await this.options.backend.saveWeightsForSampler();
+    const groups_P = await this.#rollout(step, sampler, examples, renderer, budgets);
+    if (this.#abort.signal.aborted) return undefined;
+    const rewards_P = await scoreGroups(this.options.reward, groups_P, { timeoutMs: this.options.rewardTimeoutMs, signal: this.#abort.signal });
+    if (this.#abort.signal.aborted) return undefined;
+    const scored = examples.map((example, p) => this.#scoreGroup(step, example, groups_P[p]!, rewards_P[p]!));
+    this.#warnFailures(step, scored);
+    const rollMetrics = { ...rolloutMetrics(scored), 'rollout/dropped_group_rate': rate(scored.filter((g) => g.droppedGroup).length, scored.length) };
+    const rolloutS = (performance.now() - tRollout) / 1000;
+    this.emit('rollout:end', { step, trajectories: scored.reduce((n, g) => n + g.trajectories.length, 0), metrics: rollMetrics });
+
+    const tTrain = performance.now();
+    const optim = await this.#update(step, scored);
+    return { ...rollMetrics, ...optim, 'time/rollout_s': rolloutS, 'time/train_s': (performance.now() - tTrain) / 1000 };
+  }
+
+  /** Rolls out every group of the step with the configured failure strategy (rejects only under fail-fast). */
+  #rollout(step: number, sampler: SamplingClient, examples: Example[], renderer: Renderer, budgets: RolloutBudgets): Promise<Trajectory[][]> {
+    const o = this.options;
     this.emit('rollout:start', { step, groups: examples.length, groupSize: o.groupSize });
-    const groups_P = await runRollouts(
+    return runRollouts(
       {
         sampler,
         renderer,
         env: o.env,
         budgets,
         sampling: { ...o.sampling, seed: o.seed * 1_000_003 + step },
+        failure: o.rollout.failure,
+        prefixMismatch: o.rollout.prefixMismatch,
+        ...(o.rollout.trajectoryTimeoutMs !== undefined ? { trajectoryTimeoutMs: o.rollout.trajectoryTimeoutMs } : {}),
+        ...(o.rollout.maxConcurrentGroups !== undefined ? { maxConcurrentGroups: o.rollout.maxConcurrentGroups } : {}),
         signal: this.#abort.signal,
         onTurn: (e) => this.emit('turn', { ...e, step }),
         ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),
@@ -151,38 +256,74 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       examples,
       o.groupSize,
     );
-    const scored: ScoredGroup[] = [];
-    for (let p = 0; p < examples.length; p++) {
-      const trajectories = groups_P[p]!;
-      const rewards = await Promise.all(trajectories.map((t) => o.reward(t, examples[p]!)));
-      trajectories.forEach((trajectory, g) => this.emit('trajectory', { step, trajectory, reward: rewards[g]! }));
-      const kept = rewards.map((r) => !r.drop);
-      const keptRewards_G = rewards.filter((_, g) => kept[g]).map((r) => r.reward);
-      const degenerate = isDegenerateGroup(keptRewards_G);
-      const keptAdv = groupAdvantages(keptRewards_G, { normalize: o.advantage.normalize });
-      let k = 0;
-      const advantages_G = kept.map((isKept) => (isKept ? keptAdv[k++]! : 0));
-      const dropped = kept.filter((x) => !x).length;
-      scored.push({ example: examples[p]!, trajectories, rewards, advantages: advantages_G, degenerate });
-      this.emit('group', { step, exampleId: examples[p]!.id, rewards: rewards.map((r) => r.reward), advantages: advantages_G, degenerate, dropped });
-      if (dropped > 0) this.emit('warning', { step, code: 'dropped_samples', message: `${dropped} sample(s) of ${examples[p]!.id} dropped: ${rewards.find((r) => r.drop)?.failure ?? 'drop'}` });
-    }
-    const rollMetrics = rolloutMetrics(scored);
-    const rolloutS = (performance.now() - tRollout) / 1000;
-    this.emit('rollout:end', { step, trajectories: scored.reduce((n, g) => n + g.trajectories.length, 0), metrics: rollMetrics });
+  }
 
-    const tTrain = performance.now();
-    const train = scored.filter((g) => !(o.skipDegenerateGroups && g.degenerate));
-    const trajs = train.flatMap((g) => g.trajectories.filter((t, i) => !g.rewards[i]!.drop && t.turns.length > 0));
-    const advs = train.flatMap((g) => g.advantages.filter((_, i) => !g.rewards[i]!.drop && g.trajectories[i]!.turns.length > 0));
+  /** Advantages of one group over its surviving samples; emits its `trajectory` and `group` events. */
+  #scoreGroup(step: number, example: Example, trajectories: Trajectory[], rewards: RewardResult[]): ScoredGroup {
+    const o = this.options;
+    trajectories.forEach((trajectory, g) => this.emit('trajectory', { step, trajectory, reward: rewards[g]! }));
+    const kept = rewards.map((r) => !r.drop);
+    const survivors = kept.filter(Boolean).length;
+    const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? 1 : (o.rollout.failure.minSurvivors ?? 1);
+    const droppedGroup = survivors < minSurvivors || survivors === 0;
+    const keptRewards = rewards.filter((_, g) => kept[g]).map((r) => r.reward);
+    const degenerate = !droppedGroup && isDegenerateGroup(keptRewards);
+    const keptAdv = droppedGroup ? [] : groupAdvantages(keptRewards, { normalize: o.advantage.normalize });
+    let k = 0;
+    const advantages = kept.map((isKept) => (isKept && !droppedGroup ? keptAdv[k++]! : 0));
+    const dropped = kept.length - survivors;
+    this.emit('group', { step, exampleId: example.id, rewards: rewards.map((r) => r.reward), advantages, degenerate, dropped });
+    return { example, trajectories, rewards, advantages, degenerate, droppedGroup };
+  }
+
+  /** One `warning` per kind of failure of the step (failed rollouts, dropped samples, dropped groups). */
+  #warnFailures(step: number, scored: readonly ScoredGroup[]): void {
+    const all = scored.flatMap((g) => g.trajectories.map((t, i) => ({ t, r: g.rewards[i]! })));
+    const errors = all.filter(({ t }) => t.stopReason === 'error');
+    if (errors.length > 0) {
+      const first = errors[0]!.t;
+      this.emit('warning', {
+        step,
+        code: 'rollout_error',
+        message: `${errors.length} of ${all.length} trajectories failed and were dropped; first: ${first.id} at ${first.error?.stage}: ${first.error?.message}`,
+      });
+    }
+    const rewardDrops = all.filter(({ t, r }) => r.drop && t.stopReason !== 'error');
+    if (rewardDrops.length > 0) {
+      const first = rewardDrops[0]!;
+      this.emit('warning', {
+        step,
+        code: 'dropped_samples',
+        message: `${rewardDrops.length} sample(s) dropped by the reward; first: ${first.t.id}: ${first.r.failure ?? 'drop'}${first.r.cause ? ` (${first.r.cause})` : ''}`,
+      });
+    }
+    const groups = scored.filter((g) => g.droppedGroup);
+    if (groups.length > 0) {
+      this.emit('warning', {
+        step,
+        code: 'dropped_groups',
+        message: `${groups.length} group(s) dropped with too few surviving trajectories: ${groups.map((g) => g.example.id).join(', ')}`,
+      });
+    }
+  }
+
+  /** Builds datums from the trainable samples and runs one optimizer step. */
+  async #update(step: number, scored: readonly ScoredGroup[]): Promise<Record<string, number>> {
+    const o = this.options;
+    const train = scored.filter((g) => !g.droppedGroup && !(o.skipDegenerateGroups && g.degenerate));
+    const trainable = (g: ScoredGroup, i: number) => !g.rewards[i]!.drop && g.trajectories[i]!.turns.length > 0;
+    const trajs = train.flatMap((g) => g.trajectories.filter((_, i) => trainable(g, i)));
+    const advs = train.flatMap((g) => g.advantages.filter((_, i) => trainable(g, i)));
     const { datums } = buildDatums(trajs, advs, { skipZeroAdvantage: o.skipDegenerateGroups });
     if (datums.length === 0) this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
-    const optim = await trainOnDatums(o.backend, datums, {
+    return trainOnDatums(o.backend, datums, {
       loss: o.loss,
       optimizer: o.optimizer,
       maxTokensPerBatch: o.microBatch.maxTokens,
       maxDatumsPerBatch: o.microBatch.maxDatums,
+      sampling: o.sampling,
     });
-    return { ...rollMetrics, ...optim, 'time/rollout_s': rolloutS, 'time/train_s': (performance.now() - tTrain) / 1000 };
   }
 }
+
+const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);

@@ -7,7 +7,22 @@
  * - `unparseable_prediction`, `timeout`: the answer could not be checked.
  * - `gold_unparseable`: the *reference* is broken: the sample is dropped and counted, never rewarded.
  */
-export type RewardFailure = 'no_answer' | 'unparseable_prediction' | 'gold_unparseable' | 'timeout' | 'invalid_format' | 'truncated';
+export type RewardFailure =
+  | 'no_answer'
+  | 'unparseable_prediction'
+  | 'gold_unparseable'
+  | 'timeout'
+  | 'invalid_format'
+  /** The trajectory was cut by a token budget (see `scoreTruncated`). */
+  | 'truncated'
+  /** The trajectory failed (`stopReason: 'error'`); it was not scored. */
+  | 'rollout_error'
+  /** The reward function threw. */
+  | 'reward_error'
+  /** The reward function did not resolve within `rewardTimeoutMs`. */
+  | 'reward_timeout'
+  /** Scoring was aborted (`trainer.abort()` or the evaluation's signal). */
+  | 'aborted';
 
 /** Outcome of scoring one trajectory. */
 export interface RewardResult {
@@ -22,4 +37,6 @@ export interface RewardResult {
   readonly failure?: RewardFailure;
   /** When true the sample must be excluded from training (e.g. `gold_unparseable`). */
   readonly drop?: boolean;
+  /** Why the sample was dropped, in words (the error message for `rollout_error` / `reward_error`). */
+  readonly cause?: string;
 }

@@ -16,6 +16,11 @@ export interface SamplingParams {
   readonly stop?: readonly number[];
   /** Seed for reproducible sampling: same seed, prompt and weights → same tokens. */
   readonly seed?: number;
+  /**
+   * Cancels the call: a sampler stops decoding it and rejects with `signal.reason`. Samplers that cannot
+   * cancel may ignore it; the rollout engine stops waiting for them either way.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Why a sampled sequence ended: a stop token (`'stop'`) or the `maxTokens` limit (`'length'`). */

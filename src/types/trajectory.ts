@@ -36,6 +36,9 @@ export interface Turn {
  * - `answer`: the model gave a final answer. `invalid`: malformed output.
  * - `max_tool_calls`, `max_turns`, `max_trajectory_tokens`, `max_turn_tokens`: a budget ran out.
  * - `env_done`: the environment ended the episode. `aborted`: the rollout was cancelled.
+ * - `error`: something other than the model failed (a chat-template rewrite, `env.step` or `initialMessages`
+ *   throwing, a sandbox crash, the sampler failing, a per-trajectory timeout); `Trajectory.error` says what.
+ *   Such a trajectory is never scored or trained on; it is counted in `rollout/error_rate`.
  */
 export type TrajectoryStopReason =
   | 'answer'
@@ -45,11 +48,29 @@ export type TrajectoryStopReason =
   | 'max_trajectory_tokens'
   | 'max_turn_tokens'
   | 'env_done'
-  | 'aborted';
+  | 'aborted'
+  | 'error';
+
+/** Where a failed trajectory broke (`stopReason: 'error'`). */
+export type TrajectoryErrorStage = 'initial_messages' | 'render' | 'sample' | 'parse' | 'env_step' | 'next_prompt' | 'timeout';
+
+/** The cause of a trajectory that ended with `stopReason: 'error'`. */
+export interface TrajectoryError {
+  readonly stage: TrajectoryErrorStage;
+  /** The thrown error's message. */
+  readonly message: string;
+  /** The thrown error's `code` (agentrl errors) or `name`. */
+  readonly code?: string;
+  /** The thrown value itself (not serialisable; for logs and `RolloutFailedError.cause`). */
+  readonly cause?: unknown;
+}
 
 /** A finished multi-turn episode for one example, one branch of its group. */
 export interface Trajectory {
-  /** Unique id, `${exampleId}/${groupIndex}` by default. */
+  /**
+   * Unique within a step: `${exampleId}/${groupIndex}`; when the same example appears k > 0 times earlier in the
+   * batch, `${exampleId}@${k}/${groupIndex}`.
+   */
   readonly id: string;
   readonly example: Example;
   /** Index of this branch within its group, 0 ≤ groupIndex < groupSize. */
@@ -61,4 +82,6 @@ export interface Trajectory {
   readonly toolCalls: number;
   /** Final assistant text (what the reward scores). */
   readonly finalText: string;
+  /** Set when `stopReason` is `'error'`. */
+  readonly error?: TrajectoryError;
 }

@@ -3,7 +3,8 @@
  * - `facts-corpus.jsonl`: one short passage per (country, fact), titled with the country, e.g. `Peru` / `capital: Lima`;
  * - `facts-train.jsonl`: `What is the <fact> of <country>?` for 16 countries × 3 facts, as flat `Example` rows
  *   `{ id, question, answer, aliases, fact, country }` (everything past `answer` is `Example.meta`);
- * - `facts-test.jsonl`: the same 48 facts asked as `Tell me the <fact> of <country>.` (held-out wording).
+ * - `facts-test.jsonl`: the same 3 facts of 16 OTHER countries (held out: no country, and so no (fact, country) pair,
+ *   of the test set appears in training), asked the same way.
  * Short names and answers only (≤ 20 / 24 characters), so a trajectory fits the embedded model's 192-token
  * context. Deterministic (seeded shuffle). Run: `node --import tsx examples/search-agent/data/build-facts.ts`.
  */
@@ -38,15 +39,16 @@ for (const c of loadCountries()) {
   }
 }
 // Questions cover a small, fixed set of countries (short SFT on one CPU core); the corpus keeps every country as
-// distractors. Test questions are the same facts asked in other words (held-out phrasing).
+// distractors. Test questions ask about the next 16 countries of the same shuffle: disjoint from training.
 const eligible = new Map<string, typeof rows>();
 for (const r of rows) eligible.set(r.country, [...(eligible.get(r.country) ?? []), r]);
-const picked = shuffle([...eligible].filter(([name, rs]) => rs.length === FACTS.length && name.length <= 12), rng(11)).slice(0, COUNTRIES);
+const order = shuffle([...eligible].filter(([name, rs]) => rs.length === FACTS.length && name.length <= 12), rng(11));
+const picked = order.slice(0, COUNTRIES);
 const chosen = picked.flatMap(([, rs]) => rs);
+const heldOut = order.slice(COUNTRIES, 2 * COUNTRIES).flatMap(([, rs]) => rs);
 const toJsonl = (items: readonly object[]) => items.map((x) => JSON.stringify(x)).join('\n') + '\n';
 const examples = (split: string, items: typeof rows) => items.map((r, i) => ({ id: `facts-${split}-${String(i + 1).padStart(4, '0')}`, ...r }));
-const reworded = chosen.map((r) => ({ ...r, question: `Tell me the ${r.fact} of ${r.country}.` }));
 writeFileSync(join(here, 'facts-corpus.jsonl'), toJsonl(corpus));
 writeFileSync(join(here, 'facts-train.jsonl'), toJsonl(examples('train', shuffle(chosen, rng(12)))));
-writeFileSync(join(here, 'facts-test.jsonl'), toJsonl(examples('test', reworded)));
-console.log(`facts corpus ${corpus.length} passages; ${picked.length} countries: train ${chosen.length}, test ${reworded.length} (reworded) questions`);
+writeFileSync(join(here, 'facts-test.jsonl'), toJsonl(examples('test', heldOut)));
+console.log(`facts corpus ${corpus.length} passages; ${picked.length} countries: train ${chosen.length}, test ${heldOut.length} questions (held-out countries)`);

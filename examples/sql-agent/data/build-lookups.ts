@@ -3,7 +3,8 @@
  * `What is the <column words> of <country>?` → `SELECT <column> FROM country WHERE name = '<country>'`
  * (the column is the question's words joined by `_`, the country is copied), written to `lookup-train.jsonl` /
  * `lookup-test.jsonl` as flat `Example` rows `{ id, question, answer: <gold SQL>, column, country }`: 16 countries ×
- * 4 columns for training, the same 64 lookups reworded (`Tell me the <column words> of <country>.`) for testing.
+ * 4 columns for training, the same 4 columns of 16 OTHER countries for testing (held out: no country, and so no
+ * lookup, of the test set appears in training).
  * Only short country names (≤ 12 characters, no quotes) and non-NULL values, so a trajectory fits the embedded
  * model's 192-token context. Deterministic (seeded shuffle).
  * Run: `node --import tsx examples/sql-agent/data/build-lookups.ts`.
@@ -32,15 +33,16 @@ for (const r of db.prepare('SELECT * FROM country ORDER BY name').all() as Recor
   }
 }
 db.close();
-// Questions cover a small, fixed set of countries (short SFT on one CPU core). Test questions ask the same lookups
-// in other words (held-out phrasing).
+// Questions cover a small, fixed set of countries (short SFT on one CPU core). Test questions ask about the next 16
+// countries of the same shuffle: disjoint from training.
 const byCountry = new Map<string, typeof rows>();
 for (const r of rows) byCountry.set(r.country, [...(byCountry.get(r.country) ?? []), r]);
-const picked = shuffle([...byCountry].filter(([name, rs]) => rs.length === COLUMNS.length && name.length <= 12), rng(13)).slice(0, COUNTRIES);
+const order = shuffle([...byCountry].filter(([name, rs]) => rs.length === COLUMNS.length && name.length <= 12), rng(13));
+const picked = order.slice(0, COUNTRIES);
 const chosen = picked.flatMap(([, rs]) => rs);
+const heldOut = order.slice(COUNTRIES, 2 * COUNTRIES).flatMap(([, rs]) => rs);
 const toJsonl = (items: readonly object[]) => items.map((x) => JSON.stringify(x)).join('\n') + '\n';
 const examples = (split: string, items: typeof rows) => items.map((r, i) => ({ id: `lookup-${split}-${String(i + 1).padStart(4, '0')}`, ...r }));
-const reworded = chosen.map((r) => ({ ...r, question: `Tell me the ${r.column.replace(/_/g, ' ')} of ${r.country}.` }));
 writeFileSync(join(here, 'lookup-train.jsonl'), toJsonl(examples('train', shuffle(chosen, rng(14)))));
-writeFileSync(join(here, 'lookup-test.jsonl'), toJsonl(examples('test', reworded)));
-console.log(`lookup questions: ${picked.length} countries, train ${chosen.length}, test ${reworded.length} (reworded)`);
+writeFileSync(join(here, 'lookup-test.jsonl'), toJsonl(examples('test', heldOut)));
+console.log(`lookup questions: ${picked.length} countries, train ${chosen.length}, test ${heldOut.length} (held-out countries)`);

@@ -16,6 +16,8 @@ interface Request {
   remaining: number;
   readonly resolve: (s: SampledSequence[]) => void;
   readonly reject: (e: unknown) => void;
+  /** Set when the caller's signal aborted: the request's rows are freed and it is never resolved. */
+  cancelled: boolean;
 }
 
 interface Row {
@@ -71,8 +73,11 @@ export class DecodeScheduler {
     if (n === 0) return Promise.resolve([]);
     if (maxTokens === 0) return Promise.resolve(Array.from({ length: n }, () => ({ tokens: [], logprobs: [], stopReason: 'length' as const })));
     const seed = params.seed ?? (this.#autoSeed = (Math.imul(this.#autoSeed, 1664525) + 1013904223) >>> 0);
+    const signal = params.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      this.#queue.push({
+      const onAbort = () => this.#cancel(req, signal!.reason);
+      const req: Request = {
         prompt,
         n,
         maxTokens,
@@ -81,11 +86,30 @@ export class DecodeScheduler {
         rng: mulberry32(seed),
         out: new Array(n).fill(undefined),
         remaining: n,
-        resolve,
-        reject,
-      });
+        resolve: (out) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(out);
+        },
+        reject: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+        cancelled: false,
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(req);
       if (!this.#running) void this.#run();
     });
+  }
+
+  /** Drops a request (queued or decoding): its rows are freed before the next decode step. */
+  #cancel(req: Request, reason: unknown): void {
+    if (req.cancelled || req.remaining === 0) return;
+    req.cancelled = true;
+    const q = this.#queue.indexOf(req);
+    if (q >= 0) this.#queue.splice(q, 1);
+    this.#rows = this.#rows.map((r) => (r?.req === req ? undefined : r));
+    req.reject(reason);
   }
 
   async #run(): Promise<void> {

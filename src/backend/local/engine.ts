@@ -59,9 +59,15 @@ export class LocalEngine {
     this.#grads = undefined;
   }
 
-  forwardBackward(datums: readonly Datum[], rawLoss: LossConfig, weight: number): ForwardBackwardResult {
+  /**
+   * @param temperature - the sampling temperature the datums' logprobs were drawn at; the learner scores targets
+   *   with `log softmax(logits / T)` (T = 0, greedy, is scored at T = 1 like the sampler reports it).
+   */
+  forwardBackward(datums: readonly Datum[], rawLoss: LossConfig, weight: number, temperature = 1): ForwardBackwardResult {
     const loss = parseLossConfig(rawLoss);
     if (!Number.isFinite(weight)) throw new BackendInputError('weight', `must be a finite number, got ${weight}`);
+    if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
+    const learnerT = temperature === 0 ? 1 : temperature;
     validateDatums(datums, this.cfg.vocabSize, this.cfg.contextTokens);
     const coefs = aggregationCoefficients(datums, loss);
     const [lo, hi] = ratioBounds(loss) ?? [0, 1e30];
@@ -70,7 +76,7 @@ export class LocalEngine {
     let total = 0;
     for (const mb of plans) {
       const packed = pack(datums, coefs, mb.indices, mb.batch, mb.seqLen, weight);
-      const res = this.#kernels.lossAndGrad(loss.kind, this.#params, packed, lo, hi);
+      const res = this.#kernels.lossAndGrad(loss.kind, this.#params, packed, lo, hi, learnerT);
       this.#grads = accumulate(this.#grads, res.grads);
       total += res.loss;
       mb.indices.forEach((di, row) => {

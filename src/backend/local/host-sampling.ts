@@ -10,7 +10,8 @@ export interface ResolvedSampling {
  * - temperature 0: argmax; its logprob is `log softmax(logits)` at T = 1.
  * - otherwise: sample from `softmax(logits / T)` restricted to the top-k tokens and the top-p
  *   nucleus; the returned logprob is `log softmax(logits / T)` of the drawn token over the FULL
- *   vocabulary (before top-k/top-p truncation), which equals the learner's logprob at T = 1.
+ *   vocabulary (before top-k/top-p truncation), which is what the learner computes when `forwardBackward` is given
+ *   the same temperature (`samplingSupport.truncation = 'full-vocabulary'`).
  * @param u - a uniform draw in [0, 1) from the request's seeded PRNG.
  */
 export function drawToken(logits: Float32Array, s: ResolvedSampling, u: number): { token: number; logprob: number } {

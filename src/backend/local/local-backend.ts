@@ -4,7 +4,7 @@ import type { LossConfig } from '../../types/loss-config.js';
 import { BackendInputError, ConfigError } from '../../errors/index.js';
 import type { Renderer } from '../../chat/types.js';
 import { loadRenderer } from '../../chat/index.js';
-import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient, TrainingBackend } from '../types.js';
+import type { AdamParams, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../types.js';
 import { defaultModelDir, tokenizerVocabSize } from './assets.js';
 import { readCheckpoint, readCheckpointConfig, writeCheckpoint } from './checkpoint.js';
 import type { DecodeKernels } from './decode-kernels.js';
@@ -109,6 +109,8 @@ interface Settings {
 class LocalBackend implements TrainingBackend {
   readonly specificationVersion = 'v1' as const;
   readonly name = 'local';
+  /** The sampler reports `log softmax(logits / T)` over the full vocabulary (before top-k/top-p); so does the learner. */
+  readonly samplingSupport: SamplingSupport = { temperature: true, truncation: 'full-vocabulary' };
   readonly maxContextTokens: number;
   readonly #cfg: ModelConfig;
   readonly #s: Settings;
@@ -145,9 +147,9 @@ class LocalBackend implements TrainingBackend {
     return this.#engine;
   }
 
-  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number }): Promise<ForwardBackwardResult> {
+  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: LearnerSampling }): Promise<ForwardBackwardResult> {
     const { engine } = await this.#start();
-    return engine.forwardBackward(datums, loss, opts?.weight ?? 1);
+    return engine.forwardBackward(datums, loss, opts?.weight ?? 1, opts?.sampling?.temperature ?? 1);
   }
 
   async optimStep(params: AdamParams): Promise<OptimStepResult> {

@@ -29,6 +29,11 @@ export class LocalSampler implements SamplingClient {
     release.register(this.#scheduler, params);
   }
 
+  /** Context length of the model in tokens. */
+  get maxContextTokens(): number {
+    return this.#engine.cfg.contextTokens;
+  }
+
   async sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
     const cfg = this.#engine.cfg;
     if (promptTokens.length === 0) throw new BackendInputError('promptTokens', 'empty prompt');

@@ -80,10 +80,13 @@ export function forwardLogits(c: ModelConfig, p: Params, tokens: JaxArray): JaxA
 }
 
 /**
- * Log-probability of each target under the model: `log softmax(logits)[target]`, shape `[B, T]`.
+ * Log-probability of each target under the model: `log softmax(logits · invTemperature)[target]`, shape `[B, T]`.
+ * @param invTemperature - scalar `1/T` (consumed); omitted means T = 1. The sampler reports logprobs of the same
+ *   tempered softmax over the full vocabulary (`host-sampling.ts`), so both sides of the PPO ratio match.
  */
-export function targetLogprobs(c: ModelConfig, p: Params, tokens: JaxArray, targets: JaxArray): JaxArray {
-  const logits = forwardLogits(c, p, tokens);
+export function targetLogprobs(c: ModelConfig, p: Params, tokens: JaxArray, targets: JaxArray, invTemperature?: JaxArray): JaxArray {
+  const raw = forwardLogits(c, p, tokens);
+  const logits = invTemperature ? raw.mul(invTemperature) : raw;
   const logp = nn.logSoftmax(logits, -1);
   return logp.mul(nn.oneHot(targets, c.vocabSize)).sum(-1);
 }

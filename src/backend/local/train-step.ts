@@ -28,6 +28,7 @@ type LossGradFn = (
   mask: JaxArray,
   lo: JaxArray,
   hi: JaxArray,
+  invT: JaxArray,
 ) => [[JaxArray, JaxArray], Params];
 
 /** Result of one micro-batch: the loss contribution and learner logprobs `[B·T]`. */
@@ -70,8 +71,9 @@ export class TrainKernels {
         mask: JaxArray,
         lo: JaxArray,
         hi: JaxArray,
+        invT: JaxArray,
       ): [JaxArray, JaxArray] => {
-        const lp = targetLogprobs(cfg, p, tokens, targets);
+        const lp = targetLogprobs(cfg, p, tokens, targets, invT);
         tree.dispose(p);
         const per = perTokenLossKernel(kind, lp.ref, oldLp, adv, mask, lo, hi);
         return [per.mul(coef).sum(), lp];
@@ -82,8 +84,12 @@ export class TrainKernels {
     return f;
   }
 
-  /** Loss + gradients of one packed micro-batch. Does not consume `p`. */
-  lossAndGrad(kind: LossKind, p: Params, b: PackedBatch, lo: number, hi: number): MicroStepResult {
+  /**
+   * Loss + gradients of one packed micro-batch. Does not consume `p`.
+   * @param temperature - the sampler's softmax temperature (> 0): learner logprobs are `log softmax(logits / T)`.
+   *   An array input, so changing it never recompiles.
+   */
+  lossAndGrad(kind: LossKind, p: Params, b: PackedBatch, lo: number, hi: number, temperature = 1): MicroStepResult {
     const shape = [b.batch, b.seqLen];
     const [[loss, lp], grads] = this.#kernel(kind)(
       tree.ref(p),
@@ -95,6 +101,7 @@ export class TrainKernels {
       np.array(b.mask).reshape(shape),
       np.array(lo),
       np.array(hi),
+      np.array(1 / temperature),
     );
     return {
       loss: (loss.dataSync() as Float32Array)[0]!,

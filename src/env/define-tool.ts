@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { Example } from '../types/example.js';
+import type { JsonSchema, Message, ToolDefinition } from '../types/message.js';
+import type { Environment, StepOutcome, ToolContext } from './types.js';
+import { truncateTail } from './truncate.js';
+
+/**
+ * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
+ * model and the validator of the arguments the model writes; `execute` receives them parsed and typed.
+ */
+export interface Tool<S extends z.ZodObject = z.ZodObject, E extends Example = Example> {
+  /** The definition the chat template renders (`parameters` is `inputSchema` as JSON Schema). */
+  readonly definition: ToolDefinition;
+  readonly inputSchema: S;
+  /**
+   * Runs one call. Returns the observation text (or messages). A throw is the tool's fault and becomes an error
+   * observation for the model (`Error: …`), never a crash of the rollout.
+   */
+  execute(args: z.infer<S>, ctx: ToolContext<E>): Promise<string | readonly Message[]> | string | readonly Message[];
+}
+
+/** Options of {@link defineTool}. */
+export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
+  /** Name the model calls, e.g. `'convert_units'` (letters, digits, `_`, `-`). */
+  readonly name: string;
+  /** One or two sentences the model reads: what the tool does and what it returns. */
+  readonly description: string;
+  readonly inputSchema: S;
+  readonly execute: Tool<S, E>['execute'];
+}
+
+/**
+ * Defines a tool whose argument types are inferred from a zod schema:
+ * ```ts
+ * const add = defineTool({
+ *   name: 'add', description: 'Add two integers.',
+ *   inputSchema: z.object({ a: z.number().int(), b: z.number().int() }),
+ *   execute: ({ a, b }) => String(a + b),                      // a, b: number
+ * });
+ * ```
+ * @throws Error when `name` is not a valid tool name.
+ */
+export function defineTool<S extends z.ZodObject, E extends Example = Example>(opts: DefineToolOptions<S, E>): Tool<S, E> {
+  if (!/^[A-Za-z][\w-]{0,63}$/.test(opts.name)) throw new Error(`defineTool: '${opts.name}' is not a tool name (letters, digits, _ and -, starting with a letter)`);
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(opts.inputSchema, { io: 'input' }) as Record<string, unknown>;
+  return {
+    definition: { type: 'function', function: { name: opts.name, description: opts.description, parameters: parameters as JsonSchema } },
+    inputSchema: opts.inputSchema,
+    execute: opts.execute,
+  };
+}
+
+/** Options of {@link toolEnvironment}. */
+export interface ToolEnvironmentOptions<E extends Example> {
+  /** Stable id used in logs and metrics. */
+  readonly name: string;
+  // A tool's argument type is checked where it is defined; here only its shape matters.
+  readonly tools: readonly Tool<any, E>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Messages that open one trajectory (system prompt + question). */
+  initialMessages(example: E): Message[];
+}
+
+/**
+ * An {@link Environment} over tools made with {@link defineTool}: each tool call is validated against its schema
+ * (arguments that do not fit come back to the model as an observation naming the problem), executed, and its output
+ * cut to the tool-response budget. An answer ends the episode.
+ */
+export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
+  const byName = new Map(opts.tools.map((t) => [t.definition.function.name, t]));
+  if (byName.size !== opts.tools.length) throw new Error(`toolEnvironment '${opts.name}': two tools share a name`);
+  return {
+    name: opts.name,
+    tools: opts.tools.map((t) => t.definition),
+    initialMessages: (example) => opts.initialMessages(example),
+    async step(action, ctx): Promise<StepOutcome> {
+      if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };
+      const name = action.call.function.name;
+      const tool = byName.get(name);
+      const reply = (content: string): StepOutcome => ({
+        done: false,
+        observation: [{ role: 'tool', name, content: truncateTail(content, ctx.maxToolResponseTokens, (s) => ctx.countTokens(s)) }],
+      });
+      if (!tool) return reply(`Error: unknown tool '${name}'. Available: ${[...byName.keys()].join(', ')}.`);
+      const parsed = tool.inputSchema.safeParse(action.call.function.arguments);
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i: { path: readonly PropertyKey[]; message: string }) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
+        return reply(`Error: bad arguments for ${name}: ${problems}`);
+      }
+      try {
+        const out = await tool.execute(parsed.data, ctx);
+        return typeof out === 'string' ? reply(out) : { done: false, observation: out };
+      } catch (e) {
+        return reply(`Error: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
+  };
+}

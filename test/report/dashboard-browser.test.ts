@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { startDashboard } from 'agentrl';
+import { scriptedRun } from '../helpers/scripted-run.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+// CI installs Debian's chromium (scripts/install-system-deps.sh); elsewhere the test is skipped without it.
+const haveBrowser = existsSync(CHROMIUM) || process.env['CI'] === 'true';
+
+/** Hazard: a dashboard that serves a page but shows no curves, no trajectory, or never updates while a run writes. */
+describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chromium)', () => {
+  it('loads the charts with data, opens a trajectory with its tool call, and updates live', async () => {
+    const runA = await scriptedRun({ steps: 3 });
+    const runB = await scriptedRun({ steps: 2 });
+    const dash = await startDashboard({ runDirs: [runA, runB], port: 0, pollMs: 200 });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+      await page.goto(dash.url);
+      // Browser-side expressions are strings: the test is compiled without DOM types.
+      await page.waitForFunction("document.querySelectorAll('#charts img').length >= 9 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)");
+      // The reward chart has a line per run.
+      const svg = await page.evaluate<string>("fetch('/api/charts/reward.svg').then((r) => r.text())");
+      expect((svg.match(/<path[^>]+d="M/g) ?? []).length).toBeGreaterThanOrEqual(2);
+      expect(await page.textContent('#runs')).toMatch(/3 steps.*2 steps/);
+
+      await page.waitForSelector('#list button');
+      await page.click('#list button:has-text("✔")');
+      await page.waitForSelector('#detail .tool-call');
+      expect(await page.textContent('#detail .tool-call')).toContain('print(3 * 4)');
+      expect(await page.textContent('#detail .msg.tool')).toContain('12');
+      const styles = await page.evaluate<string[]>("['trained', 'masked'].map((c) => getComputedStyle(document.querySelector('#detail .seg.' + c)).backgroundColor)");
+      expect(styles[0]).not.toBe(styles[1]); // trained and masked tokens look different
+
+      if (process.env['AGENTRL_SCREENSHOT']) {
+        await mkdir('docs/images', { recursive: true });
+        await page.screenshot({ path: 'docs/images/dashboard.png', fullPage: false });
+      }
+
+      // Live: a new step written to run A reaches the page without a reload.
+      const before = Number(await page.evaluate<string>("document.body.dataset.version ?? '0'"));
+      await appendFile(join(runA, 'metrics.jsonl'), JSON.stringify({ step: 4, 'reward/mean': 0.9 }) + '\n');
+      await page.waitForFunction(`Number(document.body.dataset.version ?? '0') > ${before}`, undefined, { timeout: 15_000 });
+      await page.waitForFunction("/4 steps/.test(document.querySelector('#runs')?.textContent ?? '')");
+    } finally {
+      await browser.close();
+      await dash.close();
+    }
+  });
+});

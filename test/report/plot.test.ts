@@ -1,0 +1,50 @@
+import { appendFile, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { plotRuns, chartSpec, RUN_CHARTS, readRun } from 'agentrl';
+import { runCli } from '../../src/cli/run-cli.js';
+import { registerBuiltinCommands } from '../../src/cli/commands.js';
+import { scriptedRun } from '../helpers/scripted-run.js';
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Hazard: charts drawn from no data, or a report missing the curves a run is judged by. */
+describe('agentrl plot', () => {
+  it('writes SVG + PNG per chart with the run data, and an HTML report with trajectories', async () => {
+    const dir = await scriptedRun({ steps: 3 });
+    await appendFile(join(dir, 'metrics.jsonl'), JSON.stringify({ step: 3, 'eval/average@4': 0.5 }) + '\n');
+    const r = await plotRuns([dir]);
+    const names = r.charts.map((c) => c.name);
+    for (const n of ['reward', 'correct', 'format', 'valid-tool-calls', 'tool-calls-turns', 'loss', 'clip-frac', 'kl', 'time', 'eval']) expect(names).toContain(n);
+    for (const c of r.charts) {
+      const png = await readFile(c.png);
+      expect(png.subarray(0, 8).equals(PNG_MAGIC)).toBe(true);
+      expect((await stat(c.png)).size).toBeGreaterThan(2000);
+      const svg = await readFile(c.svg, 'utf8');
+      expect(svg.startsWith('<svg')).toBe(true);
+      expect(svg).toMatch(/<path[^>]+d="M/); // a drawn line, not an empty frame
+    }
+    const html = await readFile(r.report, 'utf8');
+    expect(html).toContain('Reward (mean)');
+    expect(html).toContain('tool call · code_interpreter');
+    expect(html).toContain('class="seg trained');
+  });
+
+  it('puts each metric of each run in the chart data, raw and smoothed', async () => {
+    const dir = await scriptedRun({ steps: 2 });
+    const run = await readRun(dir);
+    const spec = chartSpec([run, { ...run, name: 'copy' }], RUN_CHARTS.find((c) => c.name === 'tool-calls-turns')!);
+    const values = (spec['data'] as { values: { series: string; step: number; value: number; smoothed: number }[] }).values;
+    expect(new Set(values.map((v) => v.series))).toEqual(new Set([`${run.name} · rollout/tool_calls`, `${run.name} · rollout/turns`, 'copy · rollout/tool_calls', 'copy · rollout/turns']));
+    expect(values.filter((v) => v.series === 'copy · rollout/turns').map((v) => v.value)).toEqual(run.metrics.map((m) => m['rollout/turns']));
+  });
+
+  it('exits 2 on usage errors and 1 on a folder that is not a run', async () => {
+    registerBuiltinCommands();
+    const out: string[] = [];
+    const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => out.push(t), signal: new AbortController().signal };
+    expect(await runCli(['plot'], io)).toBe(2);
+    expect(await runCli(['plot', '/nonexistent-run-dir'], io)).toBe(1);
+    expect(out.join('')).toMatch(/run directory not found/);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { Trainer, codeInterpreter, mathReward, type EvalEvent } from 'agentrl';
+import { fakeSandbox, mockBackend, scriptedSampler } from 'agentrl/testing';
+import { localRenderer } from '../helpers/local-renderer.js';
+
+/** Hazard: a held-out curve that is configured but never computed (the `eval` event was typed and never emitted). */
+describe('evaluation during training', () => {
+  it('runs evaluate() every N steps, emits eval and writes eval/* into the step metrics', async () => {
+    const renderer = await localRenderer();
+    const sampler = scriptedSampler({ renderer, script: ({ prompt, sample }) => (prompt.includes('held-out') && sample % 2 === 0 ? '\\boxed{4}' : '\\boxed{5}') });
+    const reward = mathReward();
+    const trainer = new Trainer({
+      backend: mockBackend({ renderer, sampler }),
+      env: codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null }),
+      reward,
+      loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+      dataset: [{ id: 't', question: 'train 2+2', answer: '4' }],
+      eval: { dataset: [{ id: 'h1', question: 'held-out 2+2', answer: '4' }, { id: 'h2', question: 'held-out 1+3', answer: '4' }], every: 2, samples: 4 },
+      groupSize: 2,
+      questionsPerBatch: 1,
+      maxSteps: 4,
+      progress: false,
+    });
+    const evals: EvalEvent[] = [];
+    const stepMetrics: Record<string, number>[] = [];
+    trainer.on('eval', (e) => evals.push(e));
+    trainer.on('step', (e) => stepMetrics.push({ ...e.metrics }));
+    try {
+      await trainer.train();
+    } finally {
+      await reward.close();
+    }
+    expect(evals.map((e) => e.step)).toEqual([2, 4]);
+    // Samples 0 and 2 of each problem are right: Average@4 = 0.5, Pass@4 = 1.
+    expect(evals[0]!.metrics['eval/average_at_n']).toBe(0.5);
+    expect(evals[0]!.metrics['eval/pass_at_n']).toBe(1);
+    expect(stepMetrics[1]!['eval/average_at_n']).toBe(0.5);
+    expect(stepMetrics[0]!['eval/average_at_n']).toBeUndefined();
+  });
+});
