@@ -217,21 +217,25 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     }
   });
 
-  app.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
-  app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (req, body, done) => {
-    if (!textPlainJson || fromBrowser(req.headers)) {
-      done(Object.assign(new Error('Content-Type must be application/json'), { statusCode: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }), undefined);
+  // Fastify's JSON parser (prototype-poisoning keys refused) for `application/json` and `application/*+json`.
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, defaultJson);
+  // Bodies without a JSON content type: `text/plain` (what a web page can send cross-origin without a
+  // preflight) and no content type at all are parsed as JSON only for non-browser clients; every
+  // other type (forms, multipart) is 415.
+  const lenientJson = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void => {
+    const ct = req.headers['content-type'];
+    const plain = ct === undefined || /^text\/plain\s*(?:;|$)/i.test(ct);
+    if (!plain || !textPlainJson || fromBrowser(req.headers)) {
+      done(Object.assign(new Error('Content-Type must be application/json'), { statusCode: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }));
       return;
     }
-    const text = body as string;
-    if (text.length === 0) return done(null, undefined);
-    try {
-      done(null, JSON.parse(text) as unknown);
-    } catch (e) {
-      done(Object.assign(new Error(`body is not JSON: ${(e as Error).message}`), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined);
-    }
-  });
+    if ((body as string).length === 0) return done(null, undefined);
+    defaultJson(req, body as string, done);
+  };
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, lenientJson);
+  app.addContentTypeParser('*', { parseAs: 'string' }, lenientJson);
 
   app.addHook('preHandler', async (req, reply) => {
     if (req.routeOptions.config.admission === false || req.is404) return;
