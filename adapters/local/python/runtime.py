@@ -489,23 +489,31 @@ def _dispatch(req, sp):
         pass  # the spare died during setup; reported by _finish as setupOk = false
 
 
-def _finish(req, sp, t0):
+def _finish(req, sp, t0, reader):
     try:
         deadline = t0 + req["timeoutMs"] / 1000.0
-        timed_out = flood = False
+        timed_out = flood = cancelled = False
         poller = select.poll()
         poller.register(sp.pidfd, select.POLLIN)
+        # The only line Node sends while a call runs is "cancel" (its caller aborted): end the call
+        # early, answer as usual, and keep this worker (a rebuild costs a CPU-second).
+        poller.register(reader.raw.fileno(), select.POLLIN)
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break
-            if poller.poll(min(left, 0.05) * 1000):
+            ready = poller.poll(min(left, 0.05) * 1000)
+            if any(fd == sp.pidfd for fd, _ in ready):
+                break
+            if ready:
+                reader.readline()
+                cancelled = True
                 break
             if max(os.fstat(sp.out).st_size, os.fstat(sp.err).st_size) >= CFG["fileBytes"]:
                 flood = True
                 break
-        if timed_out or flood:
+        if timed_out or flood or cancelled:
             os.kill(sp.pid, signal.SIGKILL)
         _, wstatus, ru = os.wait4(sp.pid, 0)
         wall_ms = (time.monotonic() - t0) * 1000.0
@@ -529,6 +537,7 @@ def _finish(req, sp, t0):
             "exitCode": os.WEXITSTATUS(wstatus) if os.WIFEXITED(wstatus) else None,
             "signal": os.WTERMSIG(wstatus) if os.WIFSIGNALED(wstatus) else None,
             "timedOut": timed_out,
+            "cancelled": cancelled,
             "outputKilled": flood,
             "wallMs": wall_ms,
             "cpuMs": max(0.0, ru.ru_utime + ru.ru_stime - setup_cpu_s) * 1000.0,
@@ -554,11 +563,13 @@ def server():
         line = reader.readline()
         if not line:
             os._exit(0)
+        if line.strip() == b"cancel":
+            continue  # a cancel that crossed its call's answer
         req = json.loads(line)
         try:
             z, sp = srv.take(req["code"])
             _dispatch(req, sp)
-            res = _finish(req, sp, time.monotonic())
+            res = _finish(req, sp, time.monotonic(), reader)
         except BaseException as e:
             res = {"id": req.get("id"), "fatal": repr(e)}
         data = (json.dumps(res) + "\n").encode()
