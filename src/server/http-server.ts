@@ -123,7 +123,7 @@ function requireKeyFor(name: string, host: string, keyed: boolean): void {
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const defaultHost = options.host ?? '127.0.0.1';
   const limits = resolveHttpLimits(options.name, options.limits);
-  const keys = [...(options.apiKey ? [options.apiKey] : []), ...(options.apiKeys ?? [])];
+  const keys = [...(options.apiKey !== undefined ? [options.apiKey] : []), ...(options.apiKeys ?? [])];
   if (keys.some((k) => k.length === 0)) throw new ConfigError(`${options.name} options`, [{ path: 'apiKey', message: 'must not be empty' }]);
   requireKeyFor(options.name, defaultHost, keys.length > 0);
   const keyDigests = digestKeys(keys);
