@@ -24,8 +24,9 @@ export interface FairAdmissionLimits {
 /**
  * In-flight limit with a fair queue across clients. A request gets a slot at once when one is free
  * and its client holds fewer than `maxInFlightPerClient`; else it waits. A freed slot goes to the
- * waiting client holding the fewest slots (ties: the one whose head waiter came first), so one
- * client's many long calls delay another client's call by at most one call, not by the whole backlog.
+ * waiting client holding the fewest slots (ties: the one served longest ago, then the earliest
+ * waiter): clients take turns, so one client's backlog of long calls delays another client's call
+ * by at most one call, not by the whole backlog.
  * When the queue is full, the newest waiter of the client with the most waiters is refused to make
  * room (or the new request, if its client is that one): a single client cannot fill the queue
  * against the others.
@@ -36,6 +37,9 @@ export class FairAdmission {
   #queued = 0;
   #closed = false;
   readonly #held = new Map<string, number>();
+  /** When each active client (holding slots or waiting) was last given a slot; forgotten when it goes idle. */
+  readonly #lastGrant = new Map<string, number>();
+  #grants = 0;
   /** Per client, its waiters in arrival order; a client's entry exists only while it has waiters. */
   readonly #queues = new Map<string, { readonly since: number; readonly w: Waiter }[]>();
   #seq = 0;
@@ -47,6 +51,11 @@ export class FairAdmission {
   /** Slots held now. */
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** Clients remembered for turn-taking (those holding slots or waiting); for tests: bounded by activity, not history. */
+  get activeClients(): number {
+    return this.#lastGrant.size;
   }
 
   /** Requests waiting now. */
@@ -106,6 +115,7 @@ export class FairAdmission {
 
   #grant(client: string): AdmissionResult {
     this.#inFlight += 1;
+    this.#lastGrant.set(client, ++this.#grants);
     this.#held.set(client, (this.#held.get(client) ?? 0) + 1);
     let released = false;
     const release = (): void => {
@@ -115,25 +125,24 @@ export class FairAdmission {
       const n = (this.#held.get(client) ?? 1) - 1;
       if (n === 0) this.#held.delete(client);
       else this.#held.set(client, n);
+      if (n === 0 && !this.#queues.has(client)) this.#lastGrant.delete(client);
       this.#dispatch();
     };
     return { ok: true, release };
   }
 
-  /** Hands free slots to waiters: fewest slots held first, then earliest head waiter. */
+  /** Hands free slots to waiters: fewest slots held first, then the client served longest ago, then the earliest waiter. */
   #dispatch(): void {
     while (this.#inFlight < this.#limits.maxInFlight && this.#queued > 0) {
       let best: string | undefined;
-      let bestHeld = Infinity;
-      let bestSince = Infinity;
+      let bestKey: [number, number, number] = [Infinity, Infinity, Infinity];
       for (const [client, q] of this.#queues) {
         const held = this.#held.get(client) ?? 0;
         if (held >= this.#limits.maxInFlightPerClient) continue;
-        const since = q[0]?.since ?? Infinity;
-        if (held < bestHeld || (held === bestHeld && since < bestSince)) {
+        const key: [number, number, number] = [held, this.#lastGrant.get(client) ?? 0, q[0]?.since ?? Infinity];
+        if (key[0] < bestKey[0] || (key[0] === bestKey[0] && (key[1] < bestKey[1] || (key[1] === bestKey[1] && key[2] < bestKey[2])))) {
           best = client;
-          bestHeld = held;
-          bestSince = since;
+          bestKey = key;
         }
       }
       if (best === undefined) return;
@@ -163,6 +172,7 @@ export class FairAdmission {
     q.splice(i, 1);
     this.#queued -= 1;
     if (q.length === 0) this.#queues.delete(w.client);
+    if (q.length === 0 && !this.#held.has(w.client)) this.#lastGrant.delete(w.client);
   }
 
   #popOldest(client: string): Waiter | undefined {
@@ -180,6 +190,7 @@ export class FairAdmission {
     if (!e) return undefined;
     this.#queued -= 1;
     if (q!.length === 0) this.#queues.delete(client);
+    if (q!.length === 0 && !this.#held.has(client)) this.#lastGrant.delete(client);
     return e.w;
   }
 
