@@ -159,10 +159,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     connections += 1;
     socket.once('close', () => (connections -= 1));
   });
-  // At the limit, idle keep-alive sockets give way so that the next connection attempt (a ping) gets in.
+  // At the limit a new connection is closed at accept. Idle keep-alive connections are not closed to
+  // make room: under a flood that would hand their slots to the flood and cut off the clients already
+  // served. Stalled connections are cut by the deadlines instead.
   server.on('drop', () => {
     dropped += 1;
-    server.closeIdleConnections();
   });
 
   const refuse = (reply: FastifyReply, info: HttpErrorInfo, close = false): FastifyReply => {

@@ -19,8 +19,7 @@ export interface HttpLimits {
   /** An idle keep-alive connection (no request in progress) is closed after this long. @default 5_000 */
   readonly keepAliveTimeoutMs: number;
   /**
-   * Open connections at most; further ones are closed at accept (and idle keep-alive connections are
-   * closed to make room). Lowered at start to leave `fdHeadroom` file descriptors free below the
+   * Open connections at most; further ones are closed at accept. Lowered at start to leave `fdHeadroom` file descriptors free below the
    * process's `RLIMIT_NOFILE`, so that handlers (sandbox workers, files) and new pings still get descriptors.
    * @default 256
    */
