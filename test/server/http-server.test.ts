@@ -69,6 +69,14 @@ describe('createHttpServer: request deadlines', () => {
     expect(await done).toContain('pong');
   });
 
+  it('refuses huge headers (431) and keeps serving', async () => {
+    const { url } = await start();
+    const r = await send(url, { path: '/ping', headers: { 'x-huge': 'h'.repeat(64 * 1024) } }).catch((e: unknown) => e);
+    expect(r instanceof Error ? 'reset' : String((r as { status: number }).status)).toMatch(/431|reset/);
+    expect((await send(url, { path: `/ping?${'q'.repeat(20_000)}` })).status).toBe(431);
+    expect((await send(url, { path: '/ping' })).text).toBe('pong');
+  });
+
   it('refuses a declared body over maxBodyBytes with 413 before reading it', async () => {
     const { s, url } = await start({ limits: { maxBodyBytes: 1000 } });
     const r = await postJson(url, '/echo', { x: 'y'.repeat(2000) });
@@ -102,7 +110,10 @@ describe('createHttpServer: memory and connections', () => {
     for (const sock of socks) sock.destroy();
     const got = await Promise.all(answers);
     // Not every 503 reaches its client: closing a socket with unread input sends a reset that may discard it.
-    expect(got.filter((g) => g.startsWith('HTTP/1.1 503')).length).toBeGreaterThan(0);
+    const refusals = got.filter((g) => g.startsWith('HTTP/1.1 503'));
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals[0]).toMatch(/retry-after: 1/i);
+    expect(refusals[0]).toMatch(/connection: close/i);
     // Unbounded, the server would hold 48 × 2 MiB = 96 MiB of body text (more as strings); RSS is noisy, so the bound is loose.
     expect(rssPeak - rss0).toBeLessThan(80 * 1024 * 1024);
     await until(() => s.stats().bufferedBodyBytes === 0, 5000);
