@@ -66,7 +66,7 @@ export interface HttpServerOptions {
 export interface HttpServerStats {
   /** Open TCP connections. */
   readonly connections: number;
-  /** Connections closed at accept because `maxConnections` were open. */
+  /** Connections closed at accept because `maxConnections` were open, or `maxConnectionsPerClient` from that address. */
   readonly droppedConnections: number;
   /** Requests holding an in-flight slot. */
   readonly inFlight: number;
@@ -111,7 +111,7 @@ function requireKeyFor(name: string, host: string, keyed: boolean): void {
  * One hardened HTTP layer for every agentrl server (Fastify underneath). What it enforces, before any
  * route handler runs:
  * - header and whole-request deadlines (408 and close), idle keep-alive timeout, `maxBodyBytes` (413);
- * - at most `maxConnections` sockets, kept `fdHeadroom` below `RLIMIT_NOFILE`;
+ * - at most `maxConnections` sockets (`maxConnectionsPerClient` per remote address), kept `fdHeadroom` below `RLIMIT_NOFILE`;
  * - a server-wide budget for request bodies in memory (503 and close beyond it);
  * - API key (401), required on non-loopback binds;
  * - no browser cross-origin or DNS-rebinding requests (403), no browser `text/plain` bodies (415);
@@ -155,9 +155,24 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   });
   const server = app.server;
   server.maxConnections = maxConnections;
+  const perAddress = new Map<string, number>();
+  let perClientCap = limits.maxConnectionsPerClient ?? maxConnections;
   server.on('connection', (socket: Socket) => {
+    const addr = socket.remoteAddress ?? '';
+    const mine = (perAddress.get(addr) ?? 0) + 1;
+    if (mine > perClientCap) {
+      dropped += 1;
+      socket.destroy();
+      return;
+    }
+    perAddress.set(addr, mine);
     connections += 1;
-    socket.once('close', () => (connections -= 1));
+    socket.once('close', () => {
+      connections -= 1;
+      const n = (perAddress.get(addr) ?? 1) - 1;
+      if (n === 0) perAddress.delete(addr);
+      else perAddress.set(addr, n);
+    });
   });
   // At the limit a new connection is closed at accept. Idle keep-alive connections are not closed to
   // make room: under a flood that would hand their slots to the flood and cut off the clients already
@@ -265,6 +280,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       const host = at.host ?? defaultHost;
       requireKeyFor(options.name, host, keys.length > 0);
       boundHost = host;
+      if (limits.maxConnectionsPerClient === undefined && !isLoopbackHost(host)) perClientCap = Math.max(8, Math.floor(maxConnections / 4));
       await app.listen({ host, port: at.port ?? options.port ?? 0 });
       const addr = server.address() as AddressInfo;
       url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;

@@ -24,6 +24,12 @@ export interface HttpLimits {
    * @default 256
    */
   readonly maxConnections: number;
+  /**
+   * Open connections from one remote address; further ones are closed at accept, so that one host
+   * cannot hold every slot. Loopback clients all share one address, so on a loopback bind this
+   * stays at `maxConnections` unless set. @default `maxConnections` on a loopback bind, else a quarter of it (at least 8)
+   */
+  readonly maxConnectionsPerClient?: number;
   /** File descriptors kept free below the soft `RLIMIT_NOFILE` (see `maxConnections`). @default 128 */
   readonly fdHeadroom: number;
   /**
@@ -68,6 +74,7 @@ const limitsSchema = z
     headersTimeoutMs: pos,
     keepAliveTimeoutMs: pos,
     maxConnections: pos,
+    maxConnectionsPerClient: pos.optional(),
     fdHeadroom: z.number().int().min(0).max(1 << 20),
     maxBufferedBodyBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     maxInFlight: pos,

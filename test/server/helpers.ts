@@ -36,10 +36,10 @@ export const postJson = (url: string, path: string, body: unknown, headers: Reco
   send(url, { path, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers }, ...(localAddress ? { localAddress } : {}) });
 
 /** A raw TCP connection to `url`'s host and port. */
-export function rawConnect(url: string): Promise<Socket> {
+export function rawConnect(url: string, localAddress?: string): Promise<Socket> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const s = connect(Number(u.port), u.hostname, () => resolve(s));
+    const s = connect({ port: Number(u.port), host: u.hostname, ...(localAddress ? { localAddress } : {}) }, () => resolve(s));
     s.once('error', reject);
   });
 }

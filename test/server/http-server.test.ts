@@ -142,6 +142,19 @@ describe('createHttpServer: memory and connections', () => {
     expect(s.stats().connections).toBeLessThanOrEqual(1);
   }, 30_000);
 
+  it('caps connections per remote address: one host cannot hold every slot', async () => {
+    const { s, url } = await start({ limits: { maxConnections: 10, maxConnectionsPerClient: 3, headersTimeoutMs: 5000, requestTimeoutMs: 5000 } });
+    const mine = await Promise.all([0, 1, 2].map(() => rawConnect(url, '127.0.0.1')));
+    await until(() => s.stats().connections === 3);
+    const extra = await rawConnect(url, '127.0.0.1');
+    expect(await closed(extra)).toBe(''); // closed at accept, nothing served
+    expect(s.stats().droppedConnections).toBe(1);
+    expect((await send(url, { path: '/ping', localAddress: '127.0.0.2' })).text).toBe('pong');
+    for (const m of mine) m.destroy();
+    await until(() => s.stats().connections === 0);
+    expect((await send(url, { path: '/ping', localAddress: '127.0.0.1' })).text).toBe('pong');
+  });
+
   it('keeps fdHeadroom descriptors free below RLIMIT_NOFILE', () => {
     const l = resolveHttpLimits('t', { maxConnections: 100_000, fdHeadroom: 128 });
     expect(effectiveMaxConnections(l, 1024)).toBe(896);
