@@ -17,7 +17,27 @@ describe('localSandbox keeps its worker', () => {
         await expect(p).rejects.toThrow(`stop ${i}`);
       }
       expect((await sb.run({ code: 'print("after")' })).stdout).toBe('after\n');
-      expect(warnings.filter((w) => w.code === 'ZYGOTE_RECYCLED')).toEqual([]);
+      expect(warnings.filter((w) => w.code === 'ZYGOTE_RECYCLED').map((w) => w.message)).toEqual([]);
+    } finally {
+      await sb.close();
+    }
+  }, 60_000);
+
+  it('after aborts that come right behind their request (both lines read together)', async () => {
+    const warnings: LocalSandboxWarning[] = [];
+    const sb = localSandbox({ workers: 1, preload: ['math'], onWarning: (w) => warnings.push(w) });
+    try {
+      expect((await sb.run({ code: 'print("warm")' })).stdout).toBe('warm\n');
+      for (let i = 0; i < 6; i++) {
+        const ac = new AbortController();
+        const p = sb.run({ code: 'import time\ntime.sleep(30)', timeoutMs: 60_000 }, ac.signal);
+        // 0, 1, 2 … ms after the call was handed over.
+        await new Promise((r) => (i === 0 ? setImmediate(r) : setTimeout(r, i - 1)));
+        ac.abort(new Error(`stop ${i}`));
+        await expect(p).rejects.toThrow(`stop ${i}`);
+      }
+      expect((await sb.run({ code: 'print("after")' })).stdout).toBe('after\n');
+      expect(warnings.filter((w) => w.code === 'ZYGOTE_RECYCLED').map((w) => w.message)).toEqual([]);
     } finally {
       await sb.close();
     }
@@ -32,7 +52,7 @@ describe('localSandbox keeps its worker', () => {
         expect(r.status).toBe('timeout');
       }
       expect((await sb.run({ code: 'print("after")' })).stdout).toBe('after\n');
-      expect(warnings.filter((w) => w.code === 'ZYGOTE_RECYCLED')).toEqual([]);
+      expect(warnings.filter((w) => w.code === 'ZYGOTE_RECYCLED').map((w) => w.message)).toEqual([]);
     } finally {
       await sb.close();
     }
