@@ -91,10 +91,19 @@ export class ForkServerPool {
       const started = performance.now();
       let backstop: NodeJS.Timeout | undefined;
       let onAbort: (() => void) | undefined;
+      let aborted = false;
       const reply = await new Promise<Awaited<ReturnType<ZygoteServer['run']>> | 'backstop' | Error>((resolve, reject) => {
         backstop = setTimeout(() => resolve('backstop'), timeoutMs + BACKSTOP_GRACE_MS);
         if (signal) {
-          onAbort = () => reject(abortError(signal));
+          // The caller aborted: ask the server to end the call and wait (briefly) for its answer, so the
+          // worker is kept; only a server that does not answer in time is killed and rebuilt.
+          onAbort = () => {
+            if (aborted) return;
+            aborted = true;
+            z.cancel();
+            clearTimeout(backstop);
+            backstop = setTimeout(() => reject(abortError(signal)), BACKSTOP_GRACE_MS);
+          };
           signal.addEventListener('abort', onAbort, { once: true });
         }
         z.run({
@@ -105,6 +114,7 @@ export class ForkServerPool {
           ...(req.stdin === undefined ? {} : { stdin: req.stdin }),
           ...(workdir === undefined ? {} : { workdir }),
         }).then(resolve, (e: Error) => resolve(e));
+        if (signal?.aborted) onAbort?.();
       }).finally(() => {
         clearTimeout(backstop);
         if (onAbort) signal?.removeEventListener('abort', onAbort);
@@ -113,6 +123,10 @@ export class ForkServerPool {
         throw e;
       });
       const wallMs = performance.now() - started;
+      if (aborted) {
+        if (reply === 'backstop' || reply instanceof Error || reply.fatal !== undefined) anomaly = 'abort';
+        throw abortError(signal!);
+      }
       if (reply === 'backstop') {
         anomaly = 'no reply before the deadline';
         return { ...sandboxErrorResult(''), status: 'timeout', wallMs };
@@ -129,6 +143,8 @@ export class ForkServerPool {
         renderCapped({ head: Buffer.from(part[0], 'base64'), tail: Buffer.from(part[1], 'base64'), totalBytes: part[2] });
       const stdout = text(reply.stdout);
       const stderr = text(reply.stderr);
+      // A deadline shorter than the call's set-up kills the call before it reports ready: a timeout, not a broken worker.
+      if (!reply.setupOk && reply.timedOut) return { ...sandboxErrorResult(''), status: 'timeout', wallMs: reply.wallMs };
       if (!reply.setupOk) {
         anomaly = 'call setup failed';
         return sandboxErrorResult(`sandbox setup failed: ${stderr.text}`, reply.wallMs);

@@ -10,6 +10,8 @@ export interface ZygoteReply {
   readonly exitCode: number | null;
   readonly signal: number | null;
   readonly timedOut: boolean;
+  /** The call was ended early by {@link ZygoteServer.cancel}. */
+  readonly cancelled?: boolean;
   readonly outputKilled: boolean;
   readonly wallMs: number;
   readonly cpuMs: number;
@@ -169,6 +171,15 @@ export class ZygoteServer {
       this.#pending = { id, resolve, reject };
       this.#proc.stdin!.write(`${JSON.stringify({ id, ...req })}\n`);
     });
+  }
+
+  /**
+   * Asks the server to end the running call now (its caller aborted); the call's answer still comes
+   * (with `cancelled: true`), and the server stays usable. No-op when no call is running.
+   */
+  cancel(): void {
+    if (this.dead || !this.#pending) return;
+    this.#proc.stdin!.write('cancel\n');
   }
 
   /** SIGKILLs the zygote's process group (bubblewrap then takes the whole sandbox down with it). */

@@ -19,14 +19,16 @@ export class Endpoint {
   readonly #pool: Dispatcher;
   readonly #base: string;
   readonly #origin: string;
+  readonly #auth: Record<string, string>;
 
   constructor(
     readonly url: string,
-    opts: { readonly connections: number; readonly connectTimeoutMs: number; readonly dispatcher?: Dispatcher },
+    opts: { readonly connections: number; readonly connectTimeoutMs: number; readonly dispatcher?: Dispatcher; readonly apiKey?: string },
   ) {
     const u = new URL(url);
     this.#base = u.pathname.replace(/\/+$/, '');
     this.#origin = u.origin;
+    this.#auth = opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {};
     this.#pool =
       opts.dispatcher ??
       new Pool(u.origin, { connections: opts.connections, pipelining: 1, connectTimeout: opts.connectTimeoutMs, keepAliveTimeout: 10_000 });
@@ -46,7 +48,7 @@ export class Endpoint {
         origin: this.#origin,
         path: this.#base + path,
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...this.#auth },
         body,
         signal: combined,
         headersTimeout: timeoutMs,
@@ -79,6 +81,7 @@ export class Endpoint {
         origin: this.#origin,
         path: `${this.#base}/v1/ping`,
         method: 'GET',
+        headers: this.#auth,
         signal: AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

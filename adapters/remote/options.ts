@@ -38,6 +38,8 @@ export interface RemoteSandboxOptions {
   readonly connectTimeoutMs?: number;
   /** Largest response body accepted, bytes. @default 16 MiB */
   readonly maxResponseBytes?: number;
+  /** API key sent as `Authorization: Bearer KEY` (servers started with `agentrl sandbox-serve --api-key`). */
+  readonly apiKey?: string;
   /** Replaces the per-server undici `Pool` (tests inject a MockAgent); called once per URL. */
   readonly dispatcher?: (url: string) => Dispatcher;
   /** Uniform [0,1) source for jitter (tests). @default Math.random */
@@ -62,6 +64,7 @@ export interface ResolvedRemoteOptions {
   readonly healthCheckIntervalMs: number;
   readonly connectTimeoutMs: number;
   readonly maxResponseBytes: number;
+  readonly apiKey: string | undefined;
   readonly dispatcher: ((url: string) => Dispatcher) | undefined;
   readonly random: () => number;
 }
@@ -93,6 +96,7 @@ const schema = z.strictObject({
   healthCheckIntervalMs: positiveInt.optional(),
   connectTimeoutMs: positiveInt.optional(),
   maxResponseBytes: positiveInt.optional(),
+  apiKey: z.string().min(1).optional(),
   dispatcher: z.custom<unknown>((v) => typeof v === 'function', 'expected a function').optional(),
   random: z.custom<unknown>((v) => typeof v === 'function', 'expected a function').optional(),
 });
@@ -127,6 +131,7 @@ export function resolveRemoteOptions(opts: RemoteSandboxOptions): ResolvedRemote
     healthCheckIntervalMs: opts.healthCheckIntervalMs ?? 2000,
     connectTimeoutMs: opts.connectTimeoutMs ?? 5000,
     maxResponseBytes: opts.maxResponseBytes ?? 16 * 1024 * 1024,
+    apiKey: opts.apiKey,
     dispatcher: opts.dispatcher,
     random: opts.random ?? Math.random,
   };

@@ -55,6 +55,7 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
       new Endpoint(url, {
         connections: o.concurrency,
         connectTimeoutMs: o.connectTimeoutMs,
+        ...(o.apiKey ? { apiKey: o.apiKey } : {}),
         ...(o.dispatcher ? { dispatcher: o.dispatcher(url) } : {}),
       }),
   );

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Sandbox } from '../types/exec-result.js';
 import { AgentRLError } from '../errors/base.js';
@@ -10,7 +11,10 @@ remoteSandbox({ url }) — or any SandboxFusion client — can use it from anoth
 
 Options:
   --port <n>               TCP port; 0 picks a free one (default 8080)
-  --host <addr>            bind address (default 127.0.0.1; use 0.0.0.0 to serve other hosts)
+  --host <addr>            bind address (default 127.0.0.1; use 0.0.0.0 to serve other hosts, which
+                           requires an API key)
+  --api-key <key>          require Authorization: Bearer <key> (or X-API-Key); default: the
+                           AGENTRL_API_KEY environment variable; clients: remoteSandbox({ apiKey })
   --backend <name>         local | docker | isolated-vm (default local)
   --timeout-ms <n>         default per-call limit, ms (requests send their own run_timeout)
   --max-output-bytes <n>   bytes kept per stream
@@ -21,7 +25,10 @@ Options:
   --cpus <n>               docker: CPUs per container
   --pids-limit <n>         docker: processes per container
   --bind <spec>            docker: extra bind mount host:container[:ro] (repeatable)
-  --max-in-flight <n>      calls run at once before answering 503 (default 1024)
+  --max-in-flight <n>      calls handed to the sandbox at once (default: --workers / --pool-size, or
+                           the backend's default); more wait in a queue fair across clients
+  --max-in-flight-per-client <n>  calls of one client at once (default --max-in-flight)
+  --max-queued <n>         calls waiting beyond --max-in-flight before answering 503 (default 1024)
 
 Prints "listening on <url>" when ready; SIGINT/SIGTERM stop it.`;
 
@@ -79,6 +86,14 @@ async function makeSandbox(v: Values): Promise<Sandbox> {
   }
 }
 
+/** Calls the chosen backend runs at once (its workers or pool size, defaults as in each adapter). */
+function sandboxCapacity(v: Values): number {
+  const backend = (v['backend'] as string | undefined) ?? 'local';
+  if (backend === 'docker') return intOpt(v, 'pool-size') ?? 2;
+  if (backend === 'isolated-vm') return intOpt(v, 'workers') ?? 1;
+  return intOpt(v, 'workers') ?? Math.max(1, Math.min(4, availableParallelism()));
+}
+
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   let values: Values;
   try {
@@ -100,6 +115,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
         'pids-limit': { type: 'string' },
         bind: { type: 'string', multiple: true },
         'max-in-flight': { type: 'string' },
+        'max-in-flight-per-client': { type: 'string' },
+        'max-queued': { type: 'string' },
+        'api-key': { type: 'string' },
       },
     }));
   } catch (e) {
@@ -115,15 +133,25 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return usage ? 2 : 1;
   }
   const { createSandboxServer } = await import('../../adapters/remote/index.js');
-  const maxInFlight = intOpt(values, 'max-in-flight');
-  const server = createSandboxServer(sandbox, maxInFlight === undefined ? {} : { maxInFlight });
   let url: string;
+  let server: ReturnType<typeof createSandboxServer>;
   try {
+    const maxInFlight = intOpt(values, 'max-in-flight') ?? sandboxCapacity(values);
+    const perClient = intOpt(values, 'max-in-flight-per-client');
+    const maxQueued = intOpt(values, 'max-queued');
+    const apiKey = (values['api-key'] as string | undefined) ?? process.env['AGENTRL_API_KEY'];
+    server = createSandboxServer(sandbox, {
+      maxInFlight,
+      ...(perClient === undefined ? {} : { maxInFlightPerClient: perClient }),
+      ...(maxQueued === undefined ? {} : { maxQueued }),
+      ...(apiKey ? { apiKey } : {}),
+    });
     ({ url } = await server.listen({ port: intOpt(values, 'port') ?? 8080, host: (values['host'] as string | undefined) ?? '127.0.0.1' }));
   } catch (e) {
-    io.stderr(`agentrl sandbox-serve: cannot listen: ${e instanceof Error ? e.message : String(e)}\n`);
+    const usage = AgentRLError.isInstance(e) && e.code === 'CONFIG_INVALID';
+    io.stderr(`agentrl sandbox-serve: ${usage ? '' : 'cannot listen: '}${e instanceof Error ? e.message : String(e)}\n`);
     await sandbox.close();
-    return 1;
+    return usage ? 2 : 1;
   }
   io.stdout(`agentrl sandbox-serve: listening on ${url} (backend ${sandbox.name})\n`);
   await new Promise<void>((resolve) => {

@@ -489,23 +489,73 @@ def _dispatch(req, sp):
         pass  # the spare died during setup; reported by _finish as setupOk = false
 
 
-def _finish(req, sp, t0):
+class _Lines:
+    """Newline-delimited messages from Node on `fd`, with a buffer that can be inspected: a line read
+    together with the one before it must not be missed while a call runs."""
+
+    __slots__ = ("fd", "buf", "eof")
+
+    def __init__(self, fd):
+        self.fd, self.buf, self.eof = fd, bytearray(), False
+
+    def pending(self):
+        """True when a whole line (or end of input) is buffered."""
+        return self.eof or self.buf.find(b"\n") >= 0
+
+    def fill(self):
+        """One read from the fd into the buffer (call when poll says it is readable)."""
+        b = os.read(self.fd, 1 << 16)
+        if b:
+            self.buf += b
+        else:
+            self.eof = True
+
+    def readline(self):
+        """The next line, newline included; b"" at end of input (or the unterminated rest)."""
+        start = 0
+        while True:
+            i = self.buf.find(b"\n", start)
+            if i >= 0:
+                line = bytes(self.buf[: i + 1])
+                del self.buf[: i + 1]
+                return line
+            if self.eof:
+                line = bytes(self.buf)
+                self.buf.clear()
+                return line
+            start = len(self.buf)
+            self.fill()
+
+
+def _finish(req, sp, t0, reader):
     try:
         deadline = t0 + req["timeoutMs"] / 1000.0
-        timed_out = flood = False
+        timed_out = flood = cancelled = False
         poller = select.poll()
         poller.register(sp.pidfd, select.POLLIN)
+        # The only line Node sends while a call runs is "cancel" (its caller aborted): end the call
+        # early, answer as usual, and keep this worker (a rebuild costs a CPU-second). It may already
+        # sit in the reader's buffer, read together with the request.
+        poller.register(reader.fd, select.POLLIN)
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break
-            if poller.poll(min(left, 0.05) * 1000):
+            if reader.pending():
+                reader.readline()
+                cancelled = True
                 break
+            ready = poller.poll(min(left, 0.05) * 1000)
+            if any(fd == sp.pidfd for fd, _ in ready):
+                break
+            if ready:
+                reader.fill()
+                continue
             if max(os.fstat(sp.out).st_size, os.fstat(sp.err).st_size) >= CFG["fileBytes"]:
                 flood = True
                 break
-        if timed_out or flood:
+        if timed_out or flood or cancelled:
             os.kill(sp.pid, signal.SIGKILL)
         _, wstatus, ru = os.wait4(sp.pid, 0)
         wall_ms = (time.monotonic() - t0) * 1000.0
@@ -529,6 +579,7 @@ def _finish(req, sp, t0):
             "exitCode": os.WEXITSTATUS(wstatus) if os.WIFEXITED(wstatus) else None,
             "signal": os.WTERMSIG(wstatus) if os.WIFSIGNALED(wstatus) else None,
             "timedOut": timed_out,
+            "cancelled": cancelled,
             "outputKilled": flood,
             "wallMs": wall_ms,
             "cpuMs": max(0.0, ru.ru_utime + ru.ru_stime - setup_cpu_s) * 1000.0,
@@ -540,7 +591,7 @@ def _finish(req, sp, t0):
 
 
 def server():
-    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    reader = _Lines(os.dup(0))
     proto_out = os.dup(1)
     null = os.open("/dev/null", os.O_RDWR)
     os.dup2(null, 0)
@@ -549,16 +600,17 @@ def server():
     srv = _Server()
     failed = srv.start()
     os.write(proto_out, (json.dumps({"ready": True, "preloadFailed": failed}) + "\n").encode())
-    reader = io.BufferedReader(proto_in, 1 << 16)
     while True:
         line = reader.readline()
         if not line:
             os._exit(0)
+        if line.strip() == b"cancel":
+            continue  # a cancel that crossed its call's answer
         req = json.loads(line)
         try:
             z, sp = srv.take(req["code"])
             _dispatch(req, sp)
-            res = _finish(req, sp, time.monotonic())
+            res = _finish(req, sp, time.monotonic(), reader)
         except BaseException as e:
             res = {"id": req.get("id"), "fatal": repr(e)}
         data = (json.dumps(res) + "\n").encode()

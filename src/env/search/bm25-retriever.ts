@@ -31,11 +31,21 @@ export function bm25Retriever(corpus: readonly CorpusDoc[], opts: Bm25RetrieverO
     },
   });
   index.addAll(corpus as CorpusDoc[]);
+  const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+  const processTerm = MiniSearch.getDefault('processTerm') as (term: string) => string | null | undefined | false;
   return {
     async search(queries: readonly string[], topK: number): Promise<Passage[][]> {
       return queries.map((q) => {
+        // Each distinct term is searched once, boosted by how often it occurs: the same scores as
+        // searching every occurrence (an OR query sums identical clauses), with work bounded by the
+        // number of distinct terms (3,000 copies of "the" cost one term, not 3,000).
+        const counts = new Map<string, number>();
+        for (const token of tokenize(q)) {
+          const term = processTerm(token);
+          if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
+        }
         const hits = index
-          .search(q)
+          .search([...counts.keys()].join(' '), { boostTerm: (term) => counts.get(term) ?? 1 })
           .map((h) => ({ hit: h, entry: byId.get(String(h.id)) }))
           .filter((x): x is { hit: (typeof x)['hit']; entry: { doc: CorpusDoc; index: number } } => x.entry !== undefined)
           .sort((a, b) => b.hit.score - a.hit.score || a.entry.index - b.entry.index)
