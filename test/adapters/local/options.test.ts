@@ -36,8 +36,10 @@ describe('resolveLocalOptions', () => {
 });
 
 describe('python runtime', () => {
-  it('ships exactly python/runtime.py (regenerate with gen-runtime.mjs)', () => {
-    const src = readFileSync(new URL('../../../adapters/local/python/runtime.py', import.meta.url), 'utf8');
+  it('ships exactly python/runtime.py + session.py + main.py (regenerate with gen-runtime.mjs)', () => {
+    const src = ['runtime.py', 'session.py', 'main.py']
+      .map((f) => readFileSync(new URL(`../../../adapters/local/python/${f}`, import.meta.url), 'utf8'))
+      .join('');
     expect(PYTHON_RUNTIME_SOURCE).toBe(src);
   });
 });
