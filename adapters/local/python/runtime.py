@@ -43,7 +43,8 @@ def _drop_caps():
     _check(libc.capset(_CAP_HDR, _CAP_ZERO), "capset")
 
 
-_TMPFS_OPTS = ("size=%dk,mode=1777" % max(1024, CFG.get("tmpfsKb", 1024))).encode()
+_TMPFS_KB = max(1024, CFG.get("tmpfsKb", 1024))
+_TMPFS_OPTS = ("size=%dk,mode=1777" % _TMPFS_KB).encode()
 _HAS_DEV_SHM = os.path.isdir("/dev/shm")
 
 
@@ -126,6 +127,14 @@ def _isolate_fs():
     if _HAS_DEV_SHM:
         libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, _TMPFS_OPTS)
     _check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
+    # System V shared memory of this call's IPC namespace: at most the tmpfs size in all (its pages
+    # are not counted by RLIMIT_AS once detached).
+    for name, value in (("shmall", _TMPFS_KB // 4), ("shmmax", _TMPFS_KB * 1024)):
+        try:
+            with open("/proc/sys/kernel/" + name, "w") as f:
+                f.write(str(value))
+        except OSError:
+            pass
     # The worker's namespaces are shared by its calls: their sysctls (net.*, kernel.shm*) must not be
     # writable from one call to the next.
     _check(libc.mount(b"/proc/sys", b"/proc/sys", None, MS_BIND, None), "bind /proc/sys")
