@@ -249,6 +249,16 @@ def _memfd(name, data=b""):
     return fd
 
 
+def _oom_first():
+    """Under a memory cgroup the kernel's OOM killer then picks this call (or session), not the
+    worker's server, zygotes or idle spare (their score stays 0): set once the spare is in use."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
 def _set_stdin(inp, data):
     """Points fd 0 at `data` (held in the memfd `inp`, rewritten) or at /dev/null."""
     if data:
@@ -294,13 +304,6 @@ def _spare(tag, hello_fd):
             _drop_caps()
         else:
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the server died: do not linger
-        try:
-            # Under a memory cgroup the kernel's OOM killer picks a call (or session), never the
-            # server or a zygote of the worker (their score stays 0).
-            with open("/proc/self/oom_score_adj", "w") as f:
-                f.write("1000")
-        except OSError:
-            pass
         # Before the filter, which may deny memfd_create (see _seccomp_filter).
         out, err, inp = _memfd("stdout"), _memfd("stderr"), _memfd("stdin")
         _install_seccomp()
@@ -320,6 +323,7 @@ def _spare(tag, hello_fd):
         first = mine.recv(1)
         if not first:
             os._exit(0)  # spare discarded
+        _oom_first()
         if first == b"S":  # a session: framed requests until EOF (session.py); never returns
             announce = -2
             _session_main(mine, inp)

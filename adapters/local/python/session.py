@@ -156,22 +156,26 @@ def _kill_spare(sp):
 
 
 def _session_open(srv, req):
+    """Turns the full zygote's spare into a session. A spare that died while waiting is replaced
+    once. Returns (reply, zygote to refill, or None when a spare was already asked for)."""
     z = srv.zygotes[b"h"]
-    while z.spare is None:
-        srv._pump()
-    sp, z.spare = z.spare, None
-    try:
-        sp.sock.sendall(b"S" + _frame({"workdir": req.get("workdir"), "sessionCpuS": req["sessionCpuS"]}))
-        kind, got = _await_frame(sp, time.monotonic() + 30, False)
-    except OSError:
-        kind, got = "exit", None
-    if kind != "frame" or not got.get("ready"):
+    for attempt in (1, 2):
+        while z.spare is None:
+            srv._pump()
+        sp, z.spare = z.spare, None
+        try:
+            sp.sock.sendall(b"S" + _frame({"workdir": req.get("workdir"), "sessionCpuS": req["sessionCpuS"]}))
+            kind, got = _await_frame(sp, time.monotonic() + 30, False)
+        except OSError:
+            kind, got = "exit", None
+        if kind == "frame" and got.get("ready"):
+            _SESSIONS[req["sid"]] = _Session(sp, float(got.get("cpuS", 0)))
+            return {"id": req["id"], "opened": True, "pid": sp.pid}, z
         _kill_spare(sp)
         err = os.pread(sp.err, 2000, 0).decode("utf-8", "replace")
         sp.close()
-        return {"id": req["id"], "opened": False, "error": "session did not start (%s): %s" % (kind, err)}, z
-    _SESSIONS[req["sid"]] = _Session(sp, float(got.get("cpuS", 0)))
-    return {"id": req["id"], "opened": True, "pid": sp.pid}, z
+        srv.refill(z)
+    return {"id": req["id"], "opened": False, "error": "session did not start (%s): %s" % (kind, err)}, None
 
 
 def _session_run(req):
