@@ -2,7 +2,9 @@
  * train: ReTool RL (stage 2) on the embedded backend with the seed's settings scaled down:
  * PPO with asymmetric clipping 0.8/1.28, groups of 8, ±1 outcome reward, interpreter output masked.
  *
- *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4]
+ *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4] [--session]
+ *
+ * `--session`: one interpreter session per trajectory (state persists between tool calls).
  */
 import { parseArgs } from 'node:util';
 import { loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
@@ -13,8 +15,8 @@ import { trainWithRecipe, type RlOptions } from '../shared/rl.js';
 export type { RlOptions };
 
 /** Runs RL on `backend` (already holding the SFT weights); progress bar on by default. */
-export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<TrainSummary> {
-  const env = toolEnv();
+export async function runRl(backend: TrainingBackend, opts: RlOptions, envOpts: { session?: boolean } = {}): Promise<TrainSummary> {
+  const env = toolEnv(4, envOpts);
   const reward = mathReward();
   try {
     const dataset = await loadMathDataset(PATHS.train);
@@ -35,6 +37,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       lr: { type: 'string', default: '3e-4' },
       seed: { type: 'string', default: '1' },
       'log-dir': { type: 'string', default: PATHS.runs },
+      session: { type: 'boolean', default: false },
     },
   });
   const backend = localBackend({ ...MODEL, checkpoint: values.checkpoint! });
@@ -45,7 +48,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     learningRate: Number(values.lr),
     logDir: values['log-dir']!,
     seed: Number(values.seed),
-  });
+  }, { session: values.session! });
   await backend.saveState(`${values['log-dir']}/final`);
   console.log(`trained ${summary.steps} steps in ${summary.wallS.toFixed(0)}s; reward/mean per step: ${summary.rewardHistory.map((r) => r.toFixed(2)).join(' ')}`);
   await backend.close();
