@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import type { ContainerCreateOptions } from 'dockerode';
-import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
-import { SandboxClosedError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
+import type { ExecResult, RunRequest, Sandbox, SandboxSession } from '../../src/types/exec-result.js';
+import { SandboxClosedError, SandboxUnavailableError, SessionsNotSupportedError } from '../../src/errors/sandbox-errors.js';
 import { ContainerSlot, type SlotFailure } from './container-slot.js';
 import { replyToResult, type RunnerReply } from './protocol.js';
 import { RUNNER_SOURCE } from './runner-source.js';
@@ -16,6 +16,10 @@ export interface DockerSandbox extends Sandbox {
   readonly poolId: string;
   /** Resolves when `poolSize` containers are up (or rejects with the first start failure). */
   ready(): Promise<void>;
+  /** `false`: sessions are not implemented for Docker yet (use the local or isolated-vm sandbox). */
+  readonly supportsSessions: false;
+  /** Always rejects: @throws SessionsNotSupportedError (SandboxClosedError after `close()`). */
+  openSession(): Promise<SandboxSession>;
   /** Live pool counters, for tests and metrics. */
   stats(): { readonly idle: number; readonly busy: number; readonly starting: number; readonly retired: number; readonly waiting: number };
 }
@@ -205,6 +209,12 @@ export function dockerSandbox(options: DockerSandboxOptions): DockerSandbox {
   const sandbox: DockerSandbox = {
     name: 'docker',
     poolId,
+    supportsSessions: false,
+
+    async openSession(): Promise<SandboxSession> {
+      if (closed) throw new SandboxClosedError();
+      throw new SessionsNotSupportedError('docker', 'sessions are not implemented for the Docker sandbox yet');
+    },
 
     async run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
       if (closed) throw new SandboxClosedError();
