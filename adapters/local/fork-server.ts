@@ -157,7 +157,7 @@ export class ForkServerPool {
     const recycle = anomaly !== undefined || z.dead || (z.calls >= this.opts.recycleAfter && z.sessions === 0);
     if (!recycle || this.#closed) return;
     z.kill(anomaly ?? 'recycled');
-    if (anomaly !== undefined && anomaly !== 'abort') this.#warn({ code: 'ZYGOTE_RECYCLED', message: `zygote replaced after: ${anomaly}` });
+    if (anomaly !== undefined) this.#warn({ code: 'ZYGOTE_RECYCLED', message: `zygote replaced after: ${anomaly}` });
     const i = this.#slots.indexOf(z);
     if (i >= 0) this.#slots[i] = this.#start();
   }

@@ -7,11 +7,20 @@ import { SandboxClosedError } from '../../src/errors/index.js';
 import { sandboxErrorResult } from '../../src/sandbox/index.js';
 import { BACKSTOP_GRACE_MS, abortError, cpuSecondsFor, replyResult, type ForkServerPool } from './fork-server.js';
 import type { SessionOpenReply, ZygoteReply, ZygoteServer } from './zygote-server.js';
-import { hostPidIn } from './cgroup.js';
+import { hostPidIn, type MemoryCgroups } from './cgroup.js';
 
 const MIB = 1024 * 1024;
 /** Longest a session process may take to start (it is forked ahead of time, so this is rare), ms. */
 const OPEN_TIMEOUT_MS = 30_000;
+
+/**
+ * Removes a session's cgroup leaf; the processes of a killed session's PID namespace die just after
+ * it, so a busy leaf is retried a few times (the sandbox's `close()` removes any left).
+ */
+function removeLeafSoon(cg: MemoryCgroups, leaf: string, tries = 10): void {
+  if (cg.removeLeaf(leaf) || tries <= 0) return;
+  setTimeout(() => removeLeafSoon(cg, leaf, tries - 1), 100).unref();
+}
 
 /** Where a session's interpreter lives now. */
 interface Live {
@@ -197,7 +206,7 @@ export class LocalSession implements SandboxSession {
       await (inLock ? close() : live.z.exclusive(close)).catch(() => {});
     }
     live.z.sessions = Math.max(0, live.z.sessions - 1);
-    if (live.leaf !== undefined) pool.cgroups?.removeLeaf(live.leaf);
+    if (live.leaf !== undefined && pool.cgroups) removeLeafSoon(pool.cgroups, live.leaf);
     if (live.workdir) await rm(live.workdir, { recursive: true, force: true }).catch(() => {});
   }
 }
