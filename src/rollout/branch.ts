@@ -45,6 +45,22 @@ export async function runBranch(
   ctx: RolloutContext,
   init: { example: Example; groupIndex: number; messages: readonly Message[]; promptTokens: readonly number[]; first: SampledSequence },
 ): Promise<Trajectory> {
+  let toolCtx: ToolContext | undefined;
+  try {
+    return await advance(ctx, init, (c) => (toolCtx = c));
+  } finally {
+    // Per-trajectory resources of the environment (e.g. an interpreter session) end with it,
+    // whatever the stop reason, an abort or a throw.
+    if (toolCtx) await ctx.env.endTrajectory?.(toolCtx).catch(() => {});
+  }
+}
+
+/** The body of {@link runBranch}; hands its tool context to `expose` as soon as it exists. */
+async function advance(
+  ctx: RolloutContext,
+  init: { example: Example; groupIndex: number; messages: readonly Message[]; promptTokens: readonly number[]; first: SampledSequence },
+  expose: (toolCtx: ToolContext) => void,
+): Promise<Trajectory> {
   const { renderer, env, budgets, sampler } = ctx;
   const signal = ctx.signal ?? new AbortController().signal;
   const s: BranchState = {
@@ -67,95 +83,90 @@ export async function runBranch(
     signal,
     state: new Map(),
   };
-  try {
-    let prompt = init.promptTokens;
-    let seq = init.first;
-    // True when the current turn's maxTokens was cut to the room left in the trajectory budget.
-    let limitedByRoom = budgets.maxTrajectoryTokens - prompt.length < budgets.maxTurnTokens;
-    for (;;) {
-      const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
-      const truncated = seq.stopReason === 'length';
-      const parsed = renderer.parseAssistant(text, env.tools);
-      const action = truncated && parsed.kind === 'tool' ? { kind: 'invalid' as const, reason: 'truncated' as const, content: text, raw: text } : parsed;
-      const turnIndex = s.turns.length;
-      const base: Turn = { promptTokens: prompt, completionTokens: seq.tokens, logprobs: seq.logprobs, text, stopReason: seq.stopReason, action };
-      const assistant: Message =
-        action.kind === 'tool'
-          ? { role: 'assistant', content: action.content, toolCalls: [action.call as ToolCall] }
-          : { role: 'assistant', content: text };
-      const emit = (extra: Partial<Turn> = {}) =>
-        ctx.onTurn?.({
-          trajectoryId: s.id,
-          groupIndex: s.groupIndex,
-          turnIndex,
-          action: action.kind,
-          ...(action.kind === 'invalid' ? { invalidReason: action.reason } : {}),
-          completionTokens: seq.tokens.length,
-          ...(extra.exec ? { execStatus: extra.exec.status } : {}),
-          toolMs: extra.toolMs ?? 0,
-        });
+  expose(toolCtx);
+  let prompt = init.promptTokens;
+  let seq = init.first;
+  // True when the current turn's maxTokens was cut to the room left in the trajectory budget.
+  let limitedByRoom = budgets.maxTrajectoryTokens - prompt.length < budgets.maxTurnTokens;
+  for (;;) {
+    const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
+    const truncated = seq.stopReason === 'length';
+    const parsed = renderer.parseAssistant(text, env.tools);
+    const action = truncated && parsed.kind === 'tool' ? { kind: 'invalid' as const, reason: 'truncated' as const, content: text, raw: text } : parsed;
+    const turnIndex = s.turns.length;
+    const base: Turn = { promptTokens: prompt, completionTokens: seq.tokens, logprobs: seq.logprobs, text, stopReason: seq.stopReason, action };
+    const assistant: Message =
+      action.kind === 'tool'
+        ? { role: 'assistant', content: action.content, toolCalls: [action.call as ToolCall] }
+        : { role: 'assistant', content: text };
+    const emit = (extra: Partial<Turn> = {}) =>
+      ctx.onTurn?.({
+        trajectoryId: s.id,
+        groupIndex: s.groupIndex,
+        turnIndex,
+        action: action.kind,
+        ...(action.kind === 'invalid' ? { invalidReason: action.reason } : {}),
+        completionTokens: seq.tokens.length,
+        ...(extra.exec ? { execStatus: extra.exec.status } : {}),
+        toolMs: extra.toolMs ?? 0,
+      });
 
-      if (action.kind === 'invalid') {
-        s.turns.push(base);
-        s.messages.push(assistant);
-        emit();
-        return finish(s, truncated ? (limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens') : 'invalid');
-      }
-      if (action.kind === 'tool' && s.toolCalls >= budgets.maxToolCalls) {
-        s.turns.push(base);
-        s.messages.push(assistant);
-        emit();
-        return finish(s, 'max_tool_calls');
-      }
-      if (action.kind === 'tool' && s.turns.length + 1 >= budgets.maxTurns) {
-        s.turns.push(base);
-        s.messages.push(assistant);
-        emit();
-        return finish(s, 'max_turns');
-      }
-      const t0 = performance.now();
-      const outcome = await env.step(action, toolCtx);
-      const toolMs = action.kind === 'tool' ? performance.now() - t0 : 0;
-      if (action.kind === 'tool') s.toolCalls++;
-      if (outcome.done) {
-        s.turns.push({ ...base, toolMs });
-        s.messages.push(assistant);
-        emit({ toolMs });
-        if (action.kind === 'answer' && truncated) return finish(s, limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens');
-        return finish(s, action.kind === 'answer' ? 'answer' : (outcome.reason ?? 'env_done'));
-      }
-      const turn: Turn = { ...base, observation: outcome.observation, toolMs, ...(outcome.exec ? { exec: outcome.exec } : {}) };
-      s.turns.push(turn);
-      emit(turn);
-      const next = renderer.nextPrompt({
-        messagesBeforeAssistant: s.messages,
-        prevPromptTokens: prompt,
-        completionTokens: seq.tokens,
-        observation: outcome.observation,
-        tools: env.tools,
-        ...(ctx.templateKwargs ? { templateKwargs: ctx.templateKwargs } : {}),
-      });
-      s.messages.push(assistant, ...outcome.observation);
-      const room = budgets.maxTrajectoryTokens - next.length;
-      if (room < 1) return finish(s, 'max_trajectory_tokens');
-      if (signal.aborted) return finish(s, 'aborted');
-      prompt = next;
-      limitedByRoom = room < budgets.maxTurnTokens;
-      const [sampled] = await sampler.sample(prompt, {
-        numSamples: 1,
-        maxTokens: Math.min(budgets.maxTurnTokens, room),
-        temperature: ctx.sampling?.temperature ?? 1,
-        topP: ctx.sampling?.topP ?? 1,
-        ...(ctx.sampling?.topK !== undefined ? { topK: ctx.sampling.topK } : {}),
-        stop: renderer.stopTokens,
-        ...(ctx.sampling?.seed !== undefined ? { seed: deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length)! } : {}),
-      });
-      seq = sampled!;
+    if (action.kind === 'invalid') {
+      s.turns.push(base);
+      s.messages.push(assistant);
+      emit();
+      return finish(s, truncated ? (limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens') : 'invalid');
     }
-  } finally {
-    // Per-trajectory resources of the environment (e.g. an interpreter session) end with it,
-    // whatever the stop reason, an abort or a throw.
-    await env.endTrajectory?.(toolCtx).catch(() => {});
+    if (action.kind === 'tool' && s.toolCalls >= budgets.maxToolCalls) {
+      s.turns.push(base);
+      s.messages.push(assistant);
+      emit();
+      return finish(s, 'max_tool_calls');
+    }
+    if (action.kind === 'tool' && s.turns.length + 1 >= budgets.maxTurns) {
+      s.turns.push(base);
+      s.messages.push(assistant);
+      emit();
+      return finish(s, 'max_turns');
+    }
+    const t0 = performance.now();
+    const outcome = await env.step(action, toolCtx);
+    const toolMs = action.kind === 'tool' ? performance.now() - t0 : 0;
+    if (action.kind === 'tool') s.toolCalls++;
+    if (outcome.done) {
+      s.turns.push({ ...base, toolMs });
+      s.messages.push(assistant);
+      emit({ toolMs });
+      if (action.kind === 'answer' && truncated) return finish(s, limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens');
+      return finish(s, action.kind === 'answer' ? 'answer' : (outcome.reason ?? 'env_done'));
+    }
+    const turn: Turn = { ...base, observation: outcome.observation, toolMs, ...(outcome.exec ? { exec: outcome.exec } : {}) };
+    s.turns.push(turn);
+    emit(turn);
+    const next = renderer.nextPrompt({
+      messagesBeforeAssistant: s.messages,
+      prevPromptTokens: prompt,
+      completionTokens: seq.tokens,
+      observation: outcome.observation,
+      tools: env.tools,
+      ...(ctx.templateKwargs ? { templateKwargs: ctx.templateKwargs } : {}),
+    });
+    s.messages.push(assistant, ...outcome.observation);
+    const room = budgets.maxTrajectoryTokens - next.length;
+    if (room < 1) return finish(s, 'max_trajectory_tokens');
+    if (signal.aborted) return finish(s, 'aborted');
+    prompt = next;
+    limitedByRoom = room < budgets.maxTurnTokens;
+    const [sampled] = await sampler.sample(prompt, {
+      numSamples: 1,
+      maxTokens: Math.min(budgets.maxTurnTokens, room),
+      temperature: ctx.sampling?.temperature ?? 1,
+      topP: ctx.sampling?.topP ?? 1,
+      ...(ctx.sampling?.topK !== undefined ? { topK: ctx.sampling.topK } : {}),
+      stop: renderer.stopTokens,
+      ...(ctx.sampling?.seed !== undefined ? { seed: deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length)! } : {}),
+    });
+    seq = sampled!;
   }
 }
 

@@ -47,26 +47,26 @@ export async function demonstrationDatum(
     state: new Map(),
   };
   try {
-  for (const turn of turns) {
-    const completion = [...renderer.encode(turn.text), stop];
-    tokens.push(...completion);
-    mask.push(...completion.map(() => 1));
-    let observation = turn.observation;
-    if (observation === undefined) {
-      const action = renderer.parseAssistant(turn.text, env.tools);
-      if (action.kind !== 'tool') break;
-      const outcome = await env.step(action, toolCtx);
-      toolCalls++;
-      if (outcome.done) break;
-      observation = outcome.observation;
+    for (const turn of turns) {
+      const completion = [...renderer.encode(turn.text), stop];
+      tokens.push(...completion);
+      mask.push(...completion.map(() => 1));
+      let observation = turn.observation;
+      if (observation === undefined) {
+        const action = renderer.parseAssistant(turn.text, env.tools);
+        if (action.kind !== 'tool') break;
+        const outcome = await env.step(action, toolCtx);
+        toolCalls++;
+        if (outcome.done) break;
+        observation = outcome.observation;
+      }
+      const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation, tools: env.tools });
+      const delta = next.slice(tokens.length);
+      tokens.push(...delta);
+      mask.push(...delta.map(() => 0));
+      messages = [...messages, { role: 'assistant', content: turn.text }, ...observation];
+      prompt = next;
     }
-    const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation, tools: env.tools });
-    const delta = next.slice(tokens.length);
-    tokens.push(...delta);
-    mask.push(...delta.map(() => 0));
-    messages = [...messages, { role: 'assistant', content: turn.text }, ...observation];
-    prompt = next;
-  }
   } finally {
     await env.endTrajectory?.(toolCtx).catch(() => {});
   }
