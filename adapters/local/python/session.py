@@ -228,17 +228,40 @@ def _session_run(req):
     }
 
 
+_REAP = []  # pids of closed sessions, killed but not waited for yet
+
+
+def _reap_closed():
+    """Waits (without blocking) for killed sessions: tearing down a big address space takes a while,
+    and the worker need not wait for it before answering."""
+    for pid in list(_REAP):
+        try:
+            done = os.waitpid(pid, os.WNOHANG)[0] == pid
+        except ChildProcessError:
+            done = True
+        if done:
+            _REAP.remove(pid)
+
+
 def _session_close(req):
     s = _SESSIONS.pop(req["sid"], None)
     if s is not None:
-        _kill_spare(s.sp)
-        s.sp.close()
+        sp = s.sp
+        for kill in ((os.kill,) if ISOLATE else (os.kill, os.killpg)):
+            try:
+                kill(sp.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        sp.close()
+        _REAP.append(sp.pid)
+    _reap_closed()
     return {"id": req["id"], "closed": s is not None}
 
 
 def _session_op(srv, req):
     """Handles one session request; returns (reply, zygote to refill or None)."""
     op = req["op"]
+    _reap_closed()
     if op == "sopen":
         return _session_open(srv, req)
     if op == "srun":
