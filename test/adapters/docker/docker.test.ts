@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, SandboxClosedError, SandboxUnavailableError, SessionsNotSupportedError } from '../../../src/errors/index.js';
+import { ConfigError, SandboxClosedError, SandboxUnavailableError } from '../../../src/errors/index.js';
 import { containerSpec, dockerSandbox, SANDBOX_LABEL } from '../../../adapters/docker/index.js';
 import { resolveDockerOptions } from '../../../adapters/docker/options.js';
 import { replyToResult } from '../../../adapters/docker/protocol.js';
@@ -72,10 +72,12 @@ describe('dockerSandbox without a daemon', () => {
     await expect(sb.run({ code: 'print(1)' })).rejects.toBeInstanceOf(SandboxClosedError);
   });
 
-  it('has no sessions yet: supportsSessions false and a typed rejection', async () => {
+  it('offers sessions; a session call without a daemon fails with SandboxUnavailableError', async () => {
     const sb = dockerSandbox({ image: 'x', poolSize: 1, docker: new Docker({ socketPath: '/nonexistent/docker.sock' }) });
-    expect(sb.supportsSessions).toBe(false);
-    await expect(sb.openSession()).rejects.toBeInstanceOf(SessionsNotSupportedError);
+    expect(sb.supportsSessions).toBe(true);
+    const s = await sb.openSession();
+    await expect(s.run({ code: 'print(1)' })).rejects.toBeInstanceOf(SandboxUnavailableError);
+    await s.close();
     await sb.close();
     await expect(sb.openSession()).rejects.toBeInstanceOf(SandboxClosedError);
   });
