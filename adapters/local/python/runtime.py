@@ -624,6 +624,8 @@ def server():
         # set-up and tear-down contend), for no gain in throughput.
         if z is not None:
             srv.refill(z)
+        if _REAP:
+            _reap_closed()  # closed sessions (session.py)
 
 
 def once():
