@@ -85,6 +85,7 @@ export class LocalSession implements SandboxSession {
     const z = this.#live?.z ?? this.#pool.pick();
     let aborted = false;
     const task = z.exclusive(async () => {
+      if (aborted) throw abortError(signal!); // aborted while waiting for the worker: nothing ran
       const failed = await this.#pool.ready(z);
       if (failed) return failed;
       if (!this.#live) {
