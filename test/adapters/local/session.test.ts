@@ -31,6 +31,21 @@ describe('localSandbox sessions', () => {
     await expect(s.run({ code: 'print(1)' })).rejects.toBeInstanceOf(SandboxClosedError);
   }, 60_000);
 
+  it('a call aborted while it waits for the worker never runs, and its session goes on', async () => {
+    const [a, b] = [await sb.openSession(), await sb.openSession()];
+    await b.run({ code: 'b = 1' });
+    const busy = a.run({ code: 'import time\ntime.sleep(1.5)' }); // holds the only worker
+    const ctl = new AbortController();
+    const queued = b.run({ code: 'y = 99' }, ctl.signal);
+    setTimeout(() => ctl.abort(new Error('cancelled')), 200);
+    await expect(queued).rejects.toThrow('cancelled');
+    await busy;
+    const r = await b.run({ code: 'print(globals().get("y"), b)' });
+    expect(r.stdout).toBe('None 1\n');
+    expect(r.sessionReset ?? false).toBe(false);
+    await Promise.all([a.close(), b.close()]);
+  }, 60_000);
+
   it('one-off calls and other sessions run between a session’s calls on the same worker', async () => {
     const [a, b] = [await sb.openSession(), await sb.openSession()];
     await Promise.all([a.run({ code: 'v = "a"' }), b.run({ code: 'v = "b"' }), sb.run({ code: 'v = "x"' })]);
