@@ -2,7 +2,10 @@
  * Sandbox benchmark: a fixed mix of ReTool-like snippets through several sandboxes side by side,
  * at the same concurrency, plus a timeout-enforcement check.
  *
- *   npm run bench:sandbox -- [--rounds 5] [--concurrency 2] [--json out.json]
+ *   npm run bench:sandbox -- [--rounds 5] [--concurrency 2] [--trajectories 24] [--sessions-only] [--json out.json]
+ *
+ * Session mode (issue 20): trajectories of 4 calls, each in one session of the local fork-server,
+ * vs the same trajectories through the seed's fresh `python` per call (see session-mode.ts).
  *
  * Other backends (docker, remote, isolated-vm) are appended by calling {@link benchSandboxes}
  * with more entries.
@@ -17,6 +20,7 @@ import pLimit from 'p-limit';
 import type { ExecResult, RunRequest, Sandbox } from '../src/types/exec-result.js';
 import { classifyOutcome, readCappedFile, renderCapped } from '../src/sandbox/index.js';
 import { localSandbox } from '../adapters/local/index.js';
+import { benchTrajectories, printSessionRows } from './session-mode.js';
 
 /** One snippet of the mix. */
 export interface Snippet {
@@ -251,7 +255,28 @@ async function main(): Promise<void> {
   const isolation = list.map((l) => `${l.name}: ${(l.sandbox as { isolation?: string }).isolation ?? 'none'}`).join(', ');
   console.log(`load average: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
   console.log(`sandbox bench: rounds=${rounds} (${rounds * RETOOL_MIX.length} calls each) concurrency=${concurrency} isolation: ${isolation}`);
+  const sessionsOnly = process.argv.includes('--sessions-only');
   try {
+    if (!sessionsOnly) await mainMix(list, { rounds, concurrency, jsonAt });
+    const trajectories = arg('trajectories', 24);
+    const t = { trajectories, callsPerTrajectory: 4, concurrency, mix: RETOOL_MIX };
+    console.log(`
+session mode: ${trajectories} trajectories × 4 calls, ${concurrency} trajectories at a time`);
+    const sessionRows = [
+      await benchTrajectories('seed (fresh python per call)', list[0]!.sandbox, { ...t, useSessions: false }),
+      await benchTrajectories('local fork-server, per call', list[2]!.sandbox, { ...t, useSessions: false }),
+      await benchTrajectories('local fork-server, session', list[2]!.sandbox, { ...t, useSessions: true }),
+    ];
+    printSessionRows(sessionRows, 'seed (fresh python per call)', 'local fork-server, session');
+    console.log(`  memory control of the local sandbox: ${(list[2]!.sandbox as { memoryControl?: string }).memoryControl ?? '?'}`);
+  } finally {
+    await Promise.all(list.map((l) => l.sandbox.close()));
+  }
+}
+
+async function mainMix(list: NamedSandbox[], o: { rounds: number; concurrency: number; jsonAt: number }): Promise<void> {
+  const { rounds, concurrency, jsonAt } = o;
+  {
     const rows = await benchSandboxes(list, { rounds, concurrency });
     printRows(rows, 'seed (fresh python)');
     const fs = rows.find((r) => r.name === 'local fork-server');
@@ -277,8 +302,6 @@ async function main(): Promise<void> {
       );
     }
     if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1]!, JSON.stringify(rows, null, 2));
-  } finally {
-    await Promise.all(list.map((l) => l.sandbox.close()));
   }
 }
 

@@ -1,10 +1,11 @@
 import Docker from 'dockerode';
 import type { ContainerCreateOptions } from 'dockerode';
-import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
+import type { ExecResult, RunRequest, Sandbox, SandboxSession, SessionOptions } from '../../src/types/exec-result.js';
 import { SandboxClosedError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 import { ContainerSlot, type SlotFailure } from './container-slot.js';
 import { replyToResult, type RunnerReply } from './protocol.js';
 import { RUNNER_SOURCE } from './runner-source.js';
+import { DockerSession } from './docker-session.js';
 import { resolveDockerOptions, type DockerSandboxOptions, type ResolvedDockerOptions } from './options.js';
 
 /** Label put on every container this adapter creates (`docker ps --filter label=agentrl.sandbox`). */
@@ -16,6 +17,13 @@ export interface DockerSandbox extends Sandbox {
   readonly poolId: string;
   /** Resolves when `poolSize` containers are up (or rejects with the first start failure). */
   ready(): Promise<void>;
+  readonly supportsSessions: true;
+  /**
+   * Opens a session: a container of the pool held for the session's life (see {@link DockerSession});
+   * at most `poolSize` sessions and calls at once, the rest wait for a container.
+   * @throws SandboxClosedError after `close()`.
+   */
+  openSession(options?: SessionOptions): Promise<SandboxSession>;
   /** Live pool counters, for tests and metrics. */
   stats(): { readonly idle: number; readonly busy: number; readonly starting: number; readonly retired: number; readonly waiting: number };
 }
@@ -205,6 +213,29 @@ export function dockerSandbox(options: DockerSandboxOptions): DockerSandbox {
   const sandbox: DockerSandbox = {
     name: 'docker',
     poolId,
+    supportsSessions: true,
+
+    async openSession(so: SessionOptions = {}): Promise<SandboxSession> {
+      if (closed) throw new SandboxClosedError();
+      return new DockerSession({
+        acquire: (signal) => {
+          if (!firstFill) firstFill = refill();
+          return acquire(signal);
+        },
+        release: (slot) => {
+          busy.delete(slot);
+          handOut(slot);
+        },
+        retire,
+        failureResult,
+        nextId: () => nextId++,
+        closed: () => closed,
+        timeoutMs: so.timeoutMs ?? o.timeoutMs,
+        maxOutputBytes: o.maxOutputBytes,
+        killAfterOutputBytes: o.killAfterOutputBytes,
+        backstopGraceMs: o.backstopGraceMs,
+      });
+    },
 
     async run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
       if (closed) throw new SandboxClosedError();

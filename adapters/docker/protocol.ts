@@ -13,6 +13,8 @@ export interface RunnerRequest {
   readonly max_output_bytes: number;
   /** Total bytes (both streams) after which the runner kills the call as `output_limit`. */
   readonly kill_after_bytes: number;
+  /** Run in the container's session interpreter (started by the first such call). */
+  readonly session?: boolean;
 }
 
 /** One reply line from the runner. */
@@ -32,6 +34,10 @@ export interface RunnerReply {
   readonly stderr_bytes: number;
   readonly wall_ms: number;
   readonly cpu_ms: number | null;
+  /** Session calls: a new session interpreter ran this call. */
+  readonly session_fresh?: boolean;
+  /** Session calls: the session ended with this call (timeout, flood, crash). */
+  readonly session_ended?: boolean;
 }
 
 const STATUSES: ReadonlySet<string> = new Set(['ok', 'error', 'timeout', 'memory', 'output_limit', 'sandbox_error']);

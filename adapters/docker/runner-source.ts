@@ -18,9 +18,15 @@
  * The runner marks itself non-dumpable so code running as the same uid cannot open its
  * `/proc/<pid>/fd` to forge replies. Statuses: ok | error | timeout | memory | output_limit |
  * sandbox_error (OOM is read from the container cgroup's `oom_kill` counter, v1 or v2).
+ *
+ * Sessions (`"session": true` on a request; the container then serves one session): the first call
+ * forks a session interpreter that keeps one `__main__` and cwd `/tmp/work` (not wiped) for every
+ * later call; each call hands it fresh stdin/stdout/stderr pipes. Its reply adds `session_fresh`
+ * (a new interpreter ran it) and `session_ended` (a timeout, flood or crash killed the session and
+ * everything in the container). `{"id", "op": "session_close"}` kills and wipes the session.
  */
 export const RUNNER_SOURCE = String.raw`
-import os, sys, json, base64, select, signal, time, resource, builtins, traceback, io, types, errno
+import os, sys, json, base64, select, signal, time, resource, builtins, traceback, io, types, errno, socket
 
 def _write_line(obj):
     data = (json.dumps(obj, separators=(',', ':')) + '\n').encode()
@@ -149,14 +155,121 @@ def _child(req, stdin_fd, out_w, err_w, cwd):
         except BaseException: rc = rc or 120
     os._exit(rc)
 
+_SESSION = None  # the live session interpreter of this container: {'pid', 'sock'}
+
+def _session_child(sock, cwd):
+    # The session interpreter: one __main__ for every call; per call it receives stdin, stdout,
+    # stderr and the request (a memfd) over its socket, runs the code, answers {exit, cpu_ms}.
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.setsid()
+        os.chdir(cwd)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        keep = sock.fileno()
+        null = os.open('/dev/null', os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        if null > 2: os.close(null)
+        os.closerange(3, keep)
+        os.closerange(keep + 1, 4096)
+        sys.argv = ['-c']
+        main = types.ModuleType('__main__')
+        main.__dict__['__builtins__'] = builtins
+        sys.modules['__main__'] = main
+    except BaseException:
+        os._exit(70)
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 16, 4)
+        except BaseException:
+            os._exit(0)
+        if not msg or len(fds) != 4:
+            os._exit(0)
+        for i in range(3):
+            os.dup2(fds[i], i)
+            os.close(fds[i])
+        with os.fdopen(fds[3], 'rb') as f:
+            req = json.loads(f.read())
+        sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, 'r', closefd=False), encoding='utf-8')
+        sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, 'w', closefd=False)), encoding='utf-8')
+        sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, 'w', closefd=False)), encoding='utf-8', errors='backslashreplace', line_buffering=True)
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        c0 = ru.ru_utime + ru.ru_stime
+        rc = 0
+        try:
+            exec(compile(req['code'], '<string>', 'exec'), main.__dict__)
+        except SystemExit as e:
+            c = e.code
+            rc = 0 if c is None else (c & 0xff if isinstance(c, int) else 1)
+            if not isinstance(c, (int, type(None))):
+                try: print(c, file=sys.stderr)
+                except BaseException: pass
+        except BaseException:
+            t, v, tb = sys.exc_info()
+            try: traceback.print_exception(t, v, tb.tb_next if tb is not None else None)
+            except BaseException: pass
+            rc = 1
+        for st in (sys.stdout, sys.stderr):
+            try: st.flush()
+            except BaseException: rc = rc or 120
+        null = os.open('/dev/null', os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        try:
+            sock.send(json.dumps({'exit': rc, 'cpu_ms': (ru.ru_utime + ru.ru_stime - c0) * 1000.0}).encode())
+        except BaseException:
+            os._exit(rc)
+
+def _session_send(req, stdin_fd, out_w, err_w, cwd):
+    # Starts the session interpreter if none is alive; hands it this call. Returns (pid, fresh).
+    global _SESSION
+    fresh = _SESSION is None
+    if fresh:
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            a.close()
+            _session_child(b, cwd)
+        b.close()
+        _SESSION = {'pid': pid, 'sock': a}
+    req_fd = os.memfd_create('req')
+    os.write(req_fd, json.dumps({'code': req['code']}).encode())
+    os.lseek(req_fd, 0, 0)
+    try:
+        socket.send_fds(_SESSION['sock'], [b'R'], [stdin_fd, out_w, err_w, req_fd])
+    except OSError:
+        pass  # it died; wait4 reports it
+    os.close(req_fd)
+    return _SESSION['pid'], fresh
+
+def _session_end(me):
+    # Kills the session interpreter and everything it started, and wipes its files.
+    global _SESSION
+    if _SESSION is not None:
+        _SESSION['sock'].close()
+        _SESSION = None
+    _sweep(me)
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0: break
+        except ChildProcessError:
+            break
+    _wipe('/tmp')
+    _wipe('/dev/shm')
+
 def _run(req, me, wake_r):
     cap = int(req.get('max_output_bytes', 65536))
     kill_after = int(req.get('kill_after_bytes', cap * 4))
     timeout_s = max(0.001, float(req.get('timeout_ms', 10000)) / 1000.0)
-    _wipe('/tmp')
-    _wipe('/dev/shm')
+    session = bool(req.get('session'))
     cwd = '/tmp/work'
-    os.mkdir(cwd, 0o700)
+    if not (session and _SESSION is not None):
+        _wipe('/tmp')
+        _wipe('/dev/shm')
+        os.mkdir(cwd, 0o700)
     stdin_path = '/tmp/.stdin'
     with open(stdin_path, 'wb') as f:
         f.write((req.get('stdin') or '').encode('utf-8'))
@@ -166,10 +279,17 @@ def _run(req, me, wake_r):
     err_r, err_w = os.pipe()
     oom0 = _oom_kills()
     t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        _child(req, stdin_fd, out_w, err_w, cwd)
+    fresh = False
+    ctl = None
+    if session:
+        pid, fresh = _session_send(req, stdin_fd, out_w, err_w, cwd)
+        ctl = _SESSION['sock']
+    else:
+        pid = os.fork()
+        if pid == 0:
+            _child(req, stdin_fd, out_w, err_w, cwd)
     os.close(out_w); os.close(err_w); os.close(stdin_fd)
+    ended = False
     deadline = t0 + timeout_s
     head_cap = cap // 2
     tail_cap = cap - head_cap
@@ -191,6 +311,7 @@ def _run(req, me, wake_r):
                 wpid, wst, ru = pid, 0, None
             if wpid == pid:
                 child_done = True
+                ended = session
                 t_end = time.monotonic()
                 if ru is not None:
                     cpu_ms = (ru.ru_utime + ru.ru_stime) * 1000.0
@@ -208,11 +329,29 @@ def _run(req, me, wake_r):
             continue
         wait = 0.05 if child_done else max(0.0, min(deadline - now, 0.25))
         try:
-            ready, _, _ = select.select(open_fds + [wake_r], [], [], wait)
+            ready, _, _ = select.select(open_fds + [wake_r] + ([ctl] if ctl is not None and not child_done else []), [], [], wait)
         except InterruptedError:
             continue
-        if child_done and not ready:
+        if child_done and not ready and not (session and not ended):
             _sweep(me)
+        if ctl is not None and ctl in ready:
+            # The session interpreter finished the call: keep what its streams hold now, not the
+            # output of anything it left running (that stays, as the session's own business).
+            try:
+                done = json.loads(ctl.recv(4096) or b'null')
+            except (OSError, ValueError):
+                done = None
+            ready.remove(ctl)
+            if isinstance(done, dict) and isinstance(done.get('exit'), int):
+                child_done = True
+                t_end = time.monotonic()
+                exit_code = done['exit']
+                cpu_ms = done.get('cpu_ms')
+                for fd in open_fds:
+                    os.set_blocking(fd, False)
+                ready = list(open_fds)
+            else:
+                ctl = None  # closed or garbled: the process ends; wait4 reports it
         for fd in ready:
             if fd == wake_r:
                 try: os.read(wake_r, 4096)
@@ -220,12 +359,16 @@ def _run(req, me, wake_r):
                 continue
             try:
                 data = os.read(fd, 65536)
+            except BlockingIOError:
+                data = b''  # a finished session call: its stream is drained
             except OSError:
                 data = b''
             if not data:
                 open_fds.remove(fd)
                 os.close(fd)
                 continue
+            if session and child_done and not ended:
+                ready.append(fd)  # keep draining this stream now
             seen[fd] += len(data)
             room = head_cap - len(bufs[fd])
             if room > 0:
@@ -241,6 +384,9 @@ def _run(req, me, wake_r):
                 _sweep(me)
     if t_end is None:
         t_end = time.monotonic()
+    if session and (ended or status is not None):
+        _session_end(me)
+        ended = True
     if status is None:
         if sig is not None and _oom_kills() > oom0 >= 0:
             status = 'memory'
@@ -257,6 +403,7 @@ def _run(req, me, wake_r):
         'stdout_tail': base64.b64encode(bytes(tails[out_r])).decode(), 'stderr_tail': base64.b64encode(bytes(tails[err_r])).decode(),
         'stdout_bytes': seen[out_r], 'stderr_bytes': seen[err_r],
         'wall_ms': (t_end - t0) * 1000.0, 'cpu_ms': cpu_ms,
+        'session_fresh': fresh, 'session_ended': ended,
     }
 
 def main():
@@ -297,6 +444,11 @@ def main():
         try:
             req = json.loads(line)
         except ValueError:
+            continue
+        if req.get('op') == 'session_close':
+            _session_end(me)
+            _write_line({'id': req.get('id'), 'status': 'ok', 'exit_code': 0, 'signal': None, 'stdout': '', 'stderr': '',
+                         'stdout_bytes': 0, 'stderr_bytes': 0, 'wall_ms': 0.0, 'cpu_ms': None})
             continue
         try:
             res = _run(req, me, wake_r)

@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
+import type { ExecResult, RunRequest, Sandbox, SandboxSession, SessionOptions } from '../../src/types/exec-result.js';
 import { ConfigError } from '../../src/errors/config-error.js';
 import { SandboxClosedError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 import { IvmWorker, wireToResult, type IvmFailure } from './ivm-worker.js';
+import { IvmSession } from './ivm-session.js';
 
 /** Options of {@link isolatedVmSandbox}. Sizes in MiB/bytes, times in ms. */
 export interface IsolatedVmSandboxOptions {
@@ -37,8 +38,11 @@ const schema = z.strictObject({
 export interface IsolatedVmSandbox extends Sandbox {
   /** Unique id; it appears in every worker's argv (`agentrl-ivm-<id>`), for process listings. */
   readonly instanceId: string;
-  /** Pids of live worker processes. */
+  /** Pids of live worker processes (sessions' workers included). */
   workerPids(): number[];
+  readonly supportsSessions: true;
+  /** Opens a session: a worker process of its own whose context persists (see {@link IvmSession}). */
+  openSession(options?: SessionOptions): Promise<SandboxSession>;
 }
 
 /**
@@ -49,6 +53,8 @@ export interface IsolatedVmSandbox extends Sandbox {
  * async function, `console.*` is captured (log/info/debug → stdout, error/warn → stderr), a thrown
  * error or rejected promise → its stack on stderr and exit code 1. No `require`, no Node APIs, no
  * network, no filesystem inside; `stdin` is not supported (ignored).
+ *
+ * Sessions (`openSession`): a worker process per session, one context kept between its calls.
  *
  * Statuses: `ok`, `error`, `timeout` (sync loop via isolated-vm's `timeout`; pending promises via
  * an outer deadline that disposes the isolate; a silent worker via a SIGKILL backstop),
@@ -78,6 +84,7 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
   let ivmPath: string | undefined;
   const idle: IvmWorker[] = [];
   const all = new Set<IvmWorker>();
+  const sessionWorkers = new Set<IvmWorker>();
   const waiters: { resolve: (w: IvmWorker) => void; reject: (e: unknown) => void }[] = [];
   let closed = false;
   let nextId = 1;
@@ -188,8 +195,29 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
       return wireToResult(out);
     },
 
+    supportsSessions: true,
+
+    async openSession(o: SessionOptions = {}): Promise<SandboxSession> {
+      if (closed) throw new SandboxClosedError();
+      return new IvmSession({
+        ivmPath: resolveIvm,
+        memoryMb,
+        marker: `agentrl-ivm-${instanceId}`,
+        timeoutMs: o.timeoutMs ?? timeoutMsDefault,
+        maxOutputBytes,
+        killAfterBytes,
+        graceMs,
+        failure,
+        closed: () => closed,
+        track: (w) => {
+          sessionWorkers.add(w);
+          return () => sessionWorkers.delete(w);
+        },
+      });
+    },
+
     workerPids(): number[] {
-      return [...all].filter((w) => w.alive).map((w) => w.pid ?? -1);
+      return [...all, ...sessionWorkers].filter((w) => w.alive).map((w) => w.pid ?? -1);
     },
 
     async close(): Promise<void> {
@@ -198,8 +226,9 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
       idle.length = 0;
       const err = new SandboxClosedError();
       for (const w of waiters.splice(0)) w.reject(err);
-      await Promise.all([...all].map((w) => w.destroy()));
+      await Promise.all([...all, ...sessionWorkers].map((w) => w.destroy()));
       all.clear();
+      sessionWorkers.clear();
     },
   };
 }

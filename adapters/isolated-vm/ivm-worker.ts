@@ -11,6 +11,8 @@ export interface IvmCall {
   readonly timeoutMs: number;
   readonly maxOutputBytes: number;
   readonly killAfterBytes: number;
+  /** Session mode: keep the context between calls (the worker serves one session). */
+  readonly session?: boolean;
 }
 
 interface WireStream {
@@ -19,7 +21,7 @@ interface WireStream {
   readonly total: number;
 }
 
-interface WireResult {
+export interface WireResult {
   readonly type: 'result';
   readonly id: number;
   readonly status: ExecStatus;
@@ -28,6 +30,10 @@ interface WireResult {
   readonly stderr: WireStream;
   readonly wallMs: number;
   readonly cpuMs?: number;
+  /** Session mode: a new context was made for this call. */
+  readonly fresh?: boolean;
+  /** Session mode: the isolate was disposed (timeout, flood, memory): the session's state is gone. */
+  readonly ended?: boolean;
 }
 
 /** Why a call got no reply from the child. */

@@ -4,7 +4,7 @@
  * `AGENTRL_IVM_PATH` (resolved path of the `isolated-vm` package) and `AGENTRL_IVM_MEMORY_MB` are
  * passed in its environment.
  *
- * Messages: parent → child `{ id, code, timeoutMs, maxOutputBytes, killAfterBytes }`;
+ * Messages: parent → child `{ id, code, timeoutMs, maxOutputBytes, killAfterBytes, session? }`;
  * child → parent `{ type: 'ready' }` once, then per call `{ type: 'result', id, status, exitCode,
  * stdout: {head, tail, total}, stderr: {head, tail, total}, wallMs, cpuMs }` (head/tail are
  * base64), and `{ type: 'catastrophic', message }` right before it kills itself.
@@ -15,6 +15,10 @@
  * by isolated-vm's `timeout`; promises are not, so an outer deadline disposes the isolate (a new
  * one is made for the next call). Output is capped in the child (head + rolling tail, bytes);
  * past `killAfterBytes` the isolate is disposed and the call is `output_limit`.
+ *
+ * Session mode (`session: true`, a worker that serves one session): one context kept from call to
+ * call, the code run as a script (top-level declarations persist; no top-level `await`); replies
+ * add `fresh` (a new context was made for this call) and `ended` (the isolate was disposed).
  */
 export const WORKER_SOURCE = String.raw`
 'use strict';
@@ -87,9 +91,17 @@ function pack(s) {
   return { head: Buffer.concat(s.head).toString('base64'), tail: s.tail.toString('base64'), total: s.total };
 }
 
+// Session mode (msg.session): this worker serves one session; its context lives until the isolate is
+// disposed (timeout, flood, memory), and the code runs as a script so its declarations persist.
+let sessionCtx = null;
+let curWrite = null;
+const sessionWrite = (fd, text) => (curWrite ? curWrite(fd, text) : true);
+
 async function runCall(msg) {
-  if (!isolate || isolate.isDisposed) newIsolate();
+  if (!isolate || isolate.isDisposed) { newIsolate(); sessionCtx = null; }
   const iso = isolate;
+  const session = msg.session === true;
+  let fresh = false;
   const streams = { 1: capped(msg.maxOutputBytes), 2: capped(msg.maxOutputBytes) };
   let flooded = false;
   let stopFlood;
@@ -113,19 +125,29 @@ async function runCall(msg) {
   let timer;
   const deadlineP = new Promise((r) => { timer = setTimeout(() => r('deadline'), msg.timeoutMs); });
   try {
-    context = await iso.createContext();
-    await context.global.set('__agentrl_write', new ivm.Callback(write));
-    await context.eval(SHIM);
+    if (session && sessionCtx) {
+      context = sessionCtx;
+    } else {
+      context = await iso.createContext();
+      await context.global.set('__agentrl_write', new ivm.Callback(session ? sessionWrite : write));
+      await context.eval(SHIM);
+      if (session) { sessionCtx = context; fresh = true; }
+    }
+    curWrite = write;
     let script;
     try {
-      script = await iso.compileScript('(async () => {\n' + msg.code + '\n})().then(() => 0, (e) => { __agentrl_report(e); return 1; })', { filename: 'main.js', lineOffset: -1 });
+      script = session
+        ? await iso.compileScript(msg.code, { filename: 'main.js' })
+        : await iso.compileScript('(async () => {\n' + msg.code + '\n})().then(() => 0, (e) => { __agentrl_report(e); return 1; })', { filename: 'main.js', lineOffset: -1 });
     } catch (e) {
       push(streams[2], String(e && e.name ? e.name + ': ' + e.message : e) + '\n');
       status = 'error';
       exitCode = 1;
     }
     if (script) {
-      const runP = script.run(context, { timeout: msg.timeoutMs, promise: true, copy: true }).then((v) => ({ v }), (e) => ({ e }));
+      // A session's completion value can be anything (a function): kept as a reference and released.
+      const runOpts = session ? { timeout: msg.timeoutMs, promise: true, reference: true } : { timeout: msg.timeoutMs, promise: true, copy: true };
+      const runP = script.run(context, runOpts).then((v) => { if (session) { try { v.release(); } catch (e) {} return { v: 0 }; } return { v }; }, (e) => ({ e }));
       const r = await Promise.race([runP, deadlineP, floodP]);
       if (r === 'deadline') {
         status = 'timeout'; exitCode = null; disposeIsolate();
@@ -133,6 +155,10 @@ async function runCall(msg) {
         status = 'output_limit'; exitCode = null; disposeIsolate();
       } else if (flooded) {
         status = 'output_limit'; exitCode = null;
+      } else if ('e' in r && session && !/timed out|memory limit|out of memory|allocation failed|isolate (is )?disposed/i.test(String(r.e && r.e.message || r.e))) {
+        // the session's own code threw: report it like the wrapped form does; the session goes on
+        push(streams[2], String((r.e && r.e.stack) || (r.e && r.e.name ? r.e.name + ': ' + r.e.message : 'Uncaught ' + r.e)) + '\n');
+        status = 'error'; exitCode = 1;
       } else if ('e' in r) {
         const m = String(r.e && r.e.message || r.e);
         exitCode = null;
@@ -141,7 +167,7 @@ async function runCall(msg) {
         else { status = 'sandbox_error'; push(streams[2], 'isolate error: ' + m + '\n'); }
         disposeIsolate();
       } else {
-        exitCode = typeof r.v === 'number' ? r.v : 0;
+        exitCode = session ? 0 : typeof r.v === 'number' ? r.v : 0;
         status = exitCode === 0 ? 'ok' : 'error';
       }
     }
@@ -153,18 +179,21 @@ async function runCall(msg) {
     disposeIsolate();
   } finally {
     clearTimeout(timer);
+    curWrite = null;
   }
   const wallMs = performance.now() - t0;
   let cpuMs;
   try { cpuMs = Number(iso.cpuTime - cpu0) / 1e6; } catch (e) { cpuMs = undefined; }
-  if (context && isolate && !isolate.isDisposed) {
+  if (context && isolate && !isolate.isDisposed && !session) {
     try { context.release(); } catch (e) {}
     try {
       const h = isolate.getHeapStatisticsSync();
       if (h.used_heap_size > 0.7 * MEMORY_MB * 1024 * 1024) disposeIsolate();
     } catch (e) { disposeIsolate(); }
   }
-  return { type: 'result', id: msg.id, status, exitCode, stdout: pack(streams[1]), stderr: pack(streams[2]), wallMs, cpuMs };
+  const ended = session && (!isolate || isolate.isDisposed);
+  if (ended) sessionCtx = null;
+  return { type: 'result', id: msg.id, status, exitCode, stdout: pack(streams[1]), stderr: pack(streams[2]), wallMs, cpuMs, fresh, ended };
 }
 
 let chain = Promise.resolve();

@@ -2,12 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecResult, RunRequest } from '../../src/types/exec-result.js';
-import { classifyOutcome, renderCapped, sandboxErrorResult } from '../../src/sandbox/index.js';
+import { classifyOutcome, renderCapped, sandboxErrorResult, type CappedText } from '../../src/sandbox/index.js';
 import type { ResolvedLocalOptions, LocalSandboxWarning } from './options.js';
-import { ZygoteServer, signalName, type ZygoteConfig } from './zygote-server.js';
+import { ZygoteServer, signalName, type ZygoteConfig, type ZygoteReply } from './zygote-server.js';
+import type { MemoryCgroups } from './cgroup.js';
 
 /** Extra time the Node side waits for a zygote's own deadline before killing the whole zygote, ms. */
-const BACKSTOP_GRACE_MS = 2000;
+export const BACKSTOP_GRACE_MS = 2000;
 /** Longest a zygote may take to import `preload` and run `warmup`, ms. */
 const START_TIMEOUT_MS = 120_000;
 
@@ -16,78 +17,167 @@ export function cpuSecondsFor(timeoutMs: number): number {
   return Math.ceil(timeoutMs / 1000) + 1;
 }
 
-function abortError(signal: AbortSignal): Error {
+const MIB = 1024 * 1024;
+
+/** Decodes one captured stream of a reply. */
+export function replyText(part: [string, string, number]): CappedText {
+  return renderCapped({ head: Buffer.from(part[0], 'base64'), tail: Buffer.from(part[1], 'base64'), totalBytes: part[2] });
+}
+
+/** The {@link ExecResult} of a call the server ran (`setupOk`). */
+export function replyResult(reply: ZygoteReply, maxFileBytes: number): ExecResult {
+  return classifyOutcome({
+    timedOut: reply.timedOut,
+    outputLimited: reply.outputKilled || Math.max(reply.stdout[2], reply.stderr[2]) >= maxFileBytes,
+    exitCode: reply.exitCode,
+    signal: signalName(reply.signal),
+    stdout: replyText(reply.stdout),
+    stderr: replyText(reply.stderr),
+    wallMs: reply.wallMs,
+    cpuMs: reply.cpuMs,
+  });
+}
+
+/** The error an aborted call rejects with: the signal's reason, or an `AbortError`. */
+export function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('The operation was aborted', 'AbortError');
 }
 
 /**
- * Pool of zygote servers, one per worker slot (each with a full and a light zygote). The caller
- * bounds concurrency to `workers`, so a free server always exists. Each call: take a server, send
- * the request, wait for the reply with a Node-side backstop (`timeoutMs + 2 s`) that kills the
- * server's whole sandbox; recycle the server after `recycleAfter` calls or any anomaly.
+ * Pool of zygote servers, one per worker slot (each with a full and a light zygote). Each worker
+ * takes one request at a time ({@link ZygoteServer.exclusive}); a call goes to an idle worker (the
+ * caller bounds concurrency to `workers`, so one exists unless session calls wait on theirs), a
+ * session's calls to the worker its process lives on. Each call: send the request, wait for the
+ * reply with a Node-side backstop (`timeoutMs + 2 s`) that kills the worker's whole sandbox; a
+ * worker is replaced after any anomaly, and after `recycleAfter` calls once no session lives on it.
+ * With memory cgroups, each worker is a leaf limited to its footprint when ready plus `memoryMb`.
  */
 export class ForkServerPool {
-  readonly #opts: ResolvedLocalOptions;
-  readonly #cfg: ZygoteConfig;
+  readonly opts: ResolvedLocalOptions;
+  readonly cfg: ZygoteConfig;
+  /** The sandbox's memory cgroups (undefined: RLIMIT_AS only). */
+  readonly cgroups: MemoryCgroups | undefined;
   readonly #warn: (w: LocalSandboxWarning) => void;
-  readonly #idle: ZygoteServer[] = [];
+  readonly #slots: ZygoteServer[] = [];
   readonly #all = new Set<ZygoteServer>();
+  readonly #leaves = new Map<ZygoteServer, string>();
+  #started = 0;
   #closed = false;
 
-  constructor(opts: ResolvedLocalOptions, cfg: ZygoteConfig, warn: (w: LocalSandboxWarning) => void) {
-    this.#opts = opts;
-    this.#cfg = cfg;
+  constructor(opts: ResolvedLocalOptions, cfg: ZygoteConfig, warn: (w: LocalSandboxWarning) => void, cgroups?: MemoryCgroups) {
+    this.opts = opts;
+    this.cfg = cfg;
     this.#warn = warn;
-    for (let i = 0; i < opts.workers; i++) this.#idle.push(this.#start());
+    this.cgroups = cgroups;
+    for (let i = 0; i < opts.workers; i++) this.#slots.push(this.#start());
+  }
+
+  get closed(): boolean {
+    return this.#closed;
   }
 
   #start(): ZygoteServer {
-    const z = new ZygoteServer(this.#cfg);
+    const cg = this.cgroups;
+    let leaf: string | undefined;
+    if (cg) {
+      try {
+        leaf = cg.leaf(`w${this.#started++}`, 0);
+      } catch (e) {
+        this.#warn({ code: 'MEMORY_NOT_BOUNDED', message: `worker memory cgroup not created: ${(e as Error).message}` });
+      }
+    }
+    const z = new ZygoteServer({ ...this.cfg, ...(leaf === undefined ? {} : { cgroupProcs: join(leaf, 'cgroup.procs') }) });
     this.#all.add(z);
-    void z.exited().then(() => this.#all.delete(z));
+    if (leaf !== undefined) this.#leaves.set(z, leaf);
+    if (z.cgroupError !== undefined) this.#warn({ code: 'MEMORY_NOT_BOUNDED', message: `worker not put in its memory cgroup: ${z.cgroupError}` });
+    void z.exited().then(() => {
+      this.#all.delete(z);
+      if (leaf !== undefined) {
+        this.#leaves.delete(z);
+        cg!.removeLeaf(leaf);
+      }
+    });
     z.ready.then(
       ({ preloadFailed }) => {
         if (preloadFailed.length) this.#warn({ code: 'PRELOAD_FAILED', message: `preload failed: ${preloadFailed.join('; ')}` });
+        // The worker's own footprint (server, zygotes, page cache they read) plus one call's memoryMb.
+        if (leaf !== undefined && this.opts.memoryMb > 0) {
+          try {
+            cg!.setLimit(leaf, cg!.usage(leaf) + this.opts.memoryMb * MIB);
+          } catch (e) {
+            this.#warn({ code: 'MEMORY_NOT_BOUNDED', message: `worker memory limit not set: ${(e as Error).message}` });
+          }
+        }
       },
       () => {},
     );
     return z;
   }
 
-  #take(): ZygoteServer {
-    let z = this.#idle.pop();
-    if (!z || z.dead) z = this.#start();
-    return z;
+  /** The cgroup leaf of worker `z`, if any. */
+  leafOf(z: ZygoteServer): string | undefined {
+    return this.#leaves.get(z);
   }
 
-  #give(z: ZygoteServer, anomaly: string | undefined): void {
-    if (anomaly !== undefined || z.calls >= this.#opts.recycleAfter || z.dead || this.#closed) {
-      z.kill(anomaly ?? 'recycled');
-      if (anomaly !== undefined) this.#warn({ code: 'ZYGOTE_RECYCLED', message: `zygote replaced after: ${anomaly}` });
-      if (!this.#closed) this.#idle.push(this.#start());
-    } else this.#idle.push(z);
+  /** True while `z` still serves its slot (not killed or replaced). */
+  isCurrent(z: ZygoteServer): boolean {
+    return !z.dead && this.#slots.includes(z);
   }
 
-  /** Runs one call on a free zygote. Resolves with a result; rejects only on abort. */
-  async run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
-    const o = this.#opts;
+  /**
+   * A worker for a new call (`forSession` false) or session: an idle one if any (fewest sessions
+   * first), else the one with the shortest queue. Dead workers are replaced first.
+   */
+  pick(): ZygoteServer {
+    for (let i = 0; i < this.#slots.length; i++) if (this.#slots[i]!.dead && !this.#closed) this.#slots[i] = this.#start();
+    let best = this.#slots[0]!;
+    for (const z of this.#slots) {
+      if (z.queued < best.queued || (z.queued === best.queued && z.sessions < best.sessions)) best = z;
+    }
+    return best;
+  }
+
+  /** Waits (bounded) for worker `z` to be ready; a `sandbox_error` result when it failed to start. */
+  async ready(z: ZygoteServer): Promise<ExecResult | undefined> {
+    // Ref'd timer: keeps Node alive while the (unref'd) zygote starts, and bounds the start.
+    const startGuard = setTimeout(() => z.kill(`zygote not ready after ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    try {
+      await z.ready;
+      return undefined;
+    } catch (e) {
+      this.retire(z, 'start failure');
+      return sandboxErrorResult(`sandbox zygote failed to start: ${(e as Error).message}`);
+    } finally {
+      clearTimeout(startGuard);
+    }
+  }
+
+  /** After a request on `z`: replaces it after an anomaly, or when due for recycling and no session lives on it. */
+  retire(z: ZygoteServer, anomaly: string | undefined): void {
+    const recycle = anomaly !== undefined || z.dead || (z.calls >= this.opts.recycleAfter && z.sessions === 0);
+    if (!recycle || this.#closed) return;
+    z.kill(anomaly ?? 'recycled');
+    if (anomaly !== undefined) this.#warn({ code: 'ZYGOTE_RECYCLED', message: `zygote replaced after: ${anomaly}` });
+    const i = this.#slots.indexOf(z);
+    if (i >= 0) this.#slots[i] = this.#start();
+  }
+
+  /** Runs one call on a free worker. Resolves with a result; rejects only on abort. */
+  run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
+    const z = this.pick();
+    return z.exclusive(() => this.#call(z, req, signal));
+  }
+
+  async #call(z: ZygoteServer, req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
+    const o = this.opts;
     const timeoutMs = req.timeoutMs ?? o.timeoutMs;
-    const z = this.#take();
     let anomaly: string | undefined;
     let workdir: string | undefined;
     try {
-      // Ref'd timer: keeps Node alive while the (unref'd) zygote starts, and bounds the start.
-      const startGuard = setTimeout(() => z.kill(`zygote not ready after ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
-      try {
-        await z.ready;
-      } catch (e) {
-        anomaly = 'start failure';
-        return sandboxErrorResult(`sandbox zygote failed to start: ${(e as Error).message}`);
-      } finally {
-        clearTimeout(startGuard);
-      }
+      const failed = await this.ready(z);
+      if (failed) return failed;
       if (signal?.aborted) throw abortError(signal);
-      if (this.#cfg.bwrap === undefined) workdir = await mkdtemp(join(tmpdir(), 'agentrl-call-'));
+      if (this.cfg.bwrap === undefined) workdir = await mkdtemp(join(tmpdir(), 'agentrl-call-'));
       const started = performance.now();
       let backstop: NodeJS.Timeout | undefined;
       let onAbort: (() => void) | undefined;
@@ -139,28 +229,15 @@ export class ForkServerPool {
         anomaly = reply.fatal;
         return sandboxErrorResult(`sandbox zygote failed: ${reply.fatal}`, wallMs);
       }
-      const text = (part: [string, string, number]) =>
-        renderCapped({ head: Buffer.from(part[0], 'base64'), tail: Buffer.from(part[1], 'base64'), totalBytes: part[2] });
-      const stdout = text(reply.stdout);
-      const stderr = text(reply.stderr);
       // A deadline shorter than the call's set-up kills the call before it reports ready: a timeout, not a broken worker.
       if (!reply.setupOk && reply.timedOut) return { ...sandboxErrorResult(''), status: 'timeout', wallMs: reply.wallMs };
       if (!reply.setupOk) {
         anomaly = 'call setup failed';
-        return sandboxErrorResult(`sandbox setup failed: ${stderr.text}`, reply.wallMs);
+        return sandboxErrorResult(`sandbox setup failed: ${replyText(reply.stderr).text}`, reply.wallMs);
       }
-      return classifyOutcome({
-        timedOut: reply.timedOut,
-        outputLimited: reply.outputKilled || Math.max(reply.stdout[2], reply.stderr[2]) >= o.maxFileBytes,
-        exitCode: reply.exitCode,
-        signal: signalName(reply.signal),
-        stdout,
-        stderr,
-        wallMs: reply.wallMs,
-        cpuMs: reply.cpuMs,
-      });
+      return replyResult(reply, o.maxFileBytes);
     } finally {
-      this.#give(z, anomaly);
+      this.retire(z, anomaly);
       if (workdir) void rm(workdir, { recursive: true, force: true }).catch(() => {});
     }
   }
@@ -170,7 +247,6 @@ export class ForkServerPool {
     this.#closed = true;
     const all = [...this.#all];
     for (const z of all) z.kill('sandbox closed');
-    this.#idle.length = 0;
     await Promise.all(all.map((z) => z.exited()));
   }
 }

@@ -3,13 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { EventEmitter } from 'eventemitter3';
 import pLimit from 'p-limit';
-import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
-import { SandboxClosedError } from '../../src/errors/index.js';
+import type { ExecResult, RunRequest, Sandbox, SandboxSession, SessionOptions } from '../../src/types/exec-result.js';
+import { SandboxClosedError, SessionsNotSupportedError } from '../../src/errors/index.js';
 import { ConfigError } from '../../src/errors/index.js';
 import { resolveLocalOptions, type LocalSandboxOptions, type LocalSandboxWarning } from './options.js';
 import { PROTECTIONS_OFF_WITHOUT_BWRAP, SANDBOX_HOST_ID, pathsToHide, probeBwrap, type RunAs } from './isolation.js';
 import { ForkServerPool } from './fork-server.js';
 import { runSpawned } from './spawn-runner.js';
+import { LocalSession } from './local-session.js';
+import { openMemoryCgroups, type MemoryCgroups, type MemoryControl } from './cgroup.js';
 
 /** Events of a {@link LocalSandbox}. */
 export interface LocalSandboxEvents {
@@ -26,6 +28,18 @@ export interface LocalSandbox extends Sandbox {
   readonly instanceId: string;
   /** Calls waiting for a worker slot. */
   readonly pending: number;
+  /**
+   * How memory is bounded as a whole: `cgroup-v2` / `cgroup-v1` (each worker's calls and each session,
+   * forks and shared memory included), or `rlimit` (RLIMIT_AS per process; memfd_create denied).
+   */
+  readonly memoryControl: MemoryControl;
+  /** `true` in `fork-server` mode (sessions fork from the warm zygotes); `false` in `spawn` mode. */
+  readonly supportsSessions: boolean;
+  /**
+   * Opens a stateful session (fork-server mode): see {@link LocalSession}.
+   * @throws SessionsNotSupportedError (rejects) in `spawn` mode; SandboxClosedError after `close()`.
+   */
+  openSession(options?: SessionOptions): Promise<SandboxSession>;
   on<E extends keyof LocalSandboxEvents>(event: E, fn: LocalSandboxEvents[E]): this;
   off<E extends keyof LocalSandboxEvents>(event: E, fn: LocalSandboxEvents[E]): this;
 }
@@ -38,6 +52,10 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
   readonly #limit: ReturnType<typeof pLimit>;
   readonly #pool: ForkServerPool | undefined;
   readonly #runOne: (req: RunRequest, signal?: AbortSignal) => Promise<ExecResult>;
+  readonly #timeoutMs: number;
+  readonly #cgroups: MemoryCgroups | undefined;
+  readonly memoryControl: MemoryControl;
+  readonly supportsSessions: boolean;
   #closed = false;
 
   constructor(options: LocalSandboxOptions) {
@@ -75,6 +93,18 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
     }
     this.isolation = bwrap ? 'bwrap' : 'none';
     this.#limit = pLimit(o.workers);
+    this.#timeoutMs = o.timeoutMs;
+    this.supportsSessions = o.mode === 'fork-server';
+    if (o.mode === 'fork-server' && o.memoryMb > 0 && o.memoryControl === 'auto') {
+      const cg = openMemoryCgroups(this.instanceId);
+      if ('reason' in cg) {
+        warn({
+          code: 'MEMORY_NOT_BOUNDED',
+          message: `no memory cgroup (${cg.reason}): memory is bounded per process (RLIMIT_AS), memfd_create is denied, /tmp and /dev/shm by tmpfsMb; forks of a call each get their own limit`,
+        });
+      } else this.#cgroups = cg;
+    }
+    this.memoryControl = this.#cgroups?.kind ?? 'rlimit';
     if (o.mode === 'fork-server') {
       const pool = new ForkServerPool(
         o,
@@ -93,8 +123,10 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
           tmpfsMb: o.tmpfsMb,
           cwd: tmpdir(),
           instanceId: this.instanceId,
+          denyMemfd: this.#cgroups === undefined && o.memoryMb > 0,
         },
         warn,
+        this.#cgroups,
       );
       this.#pool = pool;
       this.#runOne = (req, signal) => pool.run(req, signal);
@@ -116,6 +148,13 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
     });
   }
 
+  openSession(options: SessionOptions = {}): Promise<SandboxSession> {
+    if (this.#closed) return Promise.reject(new SandboxClosedError());
+    const pool = this.#pool;
+    if (!pool) return Promise.reject(new SessionsNotSupportedError('local', "sessions need mode 'fork-server'"));
+    return Promise.resolve(new LocalSession(pool, (fn) => this.#limit(fn), options.timeoutMs ?? this.#timeoutMs));
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true; // queued calls start, see the flag and reject with SandboxClosedError
@@ -124,6 +163,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
     // promises that nothing of this sandbox is left running, so wait (bounded) until none carries its marker.
     const end = Date.now() + 5_000;
     while (processesWithMarker(this.instanceId).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    while (this.#cgroups && !this.#cgroups.removeAll() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   }
 }
 

@@ -4,7 +4,7 @@ import { ConfigError } from '../../src/errors/index.js';
 
 /** A warning from the local sandbox (isolation missing, preload failed, zygote recycled after an anomaly). */
 export interface LocalSandboxWarning {
-  readonly code: 'ISOLATION_UNAVAILABLE' | 'PRELOAD_FAILED' | 'ZYGOTE_RECYCLED' | 'PATH_NOT_HIDDEN' | 'SANDBOX_RUNS_AS_ROOT';
+  readonly code: 'ISOLATION_UNAVAILABLE' | 'PRELOAD_FAILED' | 'ZYGOTE_RECYCLED' | 'PATH_NOT_HIDDEN' | 'SANDBOX_RUNS_AS_ROOT' | 'MEMORY_NOT_BOUNDED';
   readonly message: string;
 }
 
@@ -20,8 +20,25 @@ export interface LocalSandboxOptions {
   readonly mode?: 'fork-server' | 'spawn';
   /** Network access for model code. Only `false` is supported. @default false */
   readonly network?: false;
-  /** Address space the code may add over the interpreter's start-up footprint (RLIMIT_AS), MiB; 0 = no limit. @default 2048 */
+  /**
+   * Memory of one call, MiB; 0 = no limit. Always: RLIMIT_AS of each process (address space over the
+   * interpreter's start-up footprint). With a memory cgroup (see `memoryControl`), also the call as a
+   * whole (fork-server: each worker's footprint + `memoryMb`; each session: `memoryMb` over what it shares with its zygote),
+   * its forks, tmpfs files, memfds and shared memory included; exceeding it ends in `status: 'memory'`.
+   * @default 2048
+   */
   readonly memoryMb?: number;
+  /**
+   * How memory is bounded as a whole. `auto`: a cgroup (v2, else v1's memory controller) below the
+   * trainer's own when one can be created, else `rlimit` with a `MEMORY_NOT_BOUNDED` warning.
+   * `rlimit`: RLIMIT_AS per process only; `memfd_create` is then denied (its pages escape RLIMIT_AS),
+   * `/tmp` and `/dev/shm` are bounded by `tmpfsMb` each and System V shared memory by the call's own
+   * IPC namespace, but forks each get their own RLIMIT_AS. Fork-server mode only (spawn mode: `rlimit`).
+   * @default 'auto'
+   */
+  readonly memoryControl?: 'auto' | 'rlimit';
+  /** Total CPU seconds one session may use over all its calls (hard RLIMIT_CPU); each call still gets the per-call CPU limit. @default 600 */
+  readonly sessionCpuSeconds?: number;
   /** Modules the full zygote of each worker imports before forking (fork-server only); missing ones are skipped with a warning. @default ['math','itertools','fractions','numpy','sympy'] */
   readonly preload?: readonly string[];
   /**
@@ -100,6 +117,8 @@ const schema = z.strictObject({
   mode: z.enum(['fork-server', 'spawn']).optional(),
   network: z.literal(false).optional(),
   memoryMb: z.number().int().min(0).optional(),
+  memoryControl: z.enum(['auto', 'rlimit']).optional(),
+  sessionCpuSeconds: z.number().int().min(1).optional(),
   warmup: z.string().optional(),
   lightPreload: z.union([z.literal(false), z.array(z.string().regex(/^[A-Za-z_][\w.]*$/, 'expected a module name'))]).optional(),
   preload: z.array(z.string().regex(/^[A-Za-z_][\w.]*$/, 'expected a module name')).optional(),
@@ -134,6 +153,8 @@ export function resolveLocalOptions(opts: LocalSandboxOptions = {}): ResolvedLoc
     mode: o.mode ?? 'fork-server',
     network: false,
     memoryMb: o.memoryMb ?? 2048,
+    memoryControl: o.memoryControl ?? 'auto',
+    sessionCpuSeconds: o.sessionCpuSeconds ?? 600,
     preload: o.preload ?? ['math', 'itertools', 'fractions', 'numpy', 'sympy'],
     lightPreload: o.lightPreload ?? ['math', 'itertools', 'fractions', 'functools', 'collections', 'decimal', 're'],
     warmup: o.warmup ?? DEFAULT_WARMUP,

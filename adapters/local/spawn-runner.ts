@@ -62,6 +62,7 @@ export async function runSpawned(
       maxProcesses: opts.maxProcesses,
       env: CHILD_ENV,
       instance: iso.instanceId,
+      denyMemfd: opts.memoryMb > 0,
     });
     const py = [opts.python, '-I', '-c', PYTHON_RUNTIME_SOURCE, pyCfg];
     const [cmd, args] = iso.bwrap ? [iso.bwrap, [...bwrapArgs('spawn', iso.hide, sandboxRoots(opts.python)), ...py]] : [py[0]!, py.slice(1)];

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
 import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
@@ -18,6 +19,20 @@ export interface ZygoteReply {
   /** `[headBase64, tailBase64, totalBytes]` */
   readonly stdout: [string, string, number];
   readonly stderr: [string, string, number];
+  readonly fatal?: string;
+  /** Session calls: the session's process ended with this call (timeout, crash, flood, broken frame). */
+  readonly ended?: boolean;
+  /** Session calls: the server holds no such session (it was lost). */
+  readonly gone?: boolean;
+}
+
+/** Reply of the server to `sopen` (see python/session.py). */
+export interface SessionOpenReply {
+  readonly id: number;
+  readonly opened: boolean;
+  /** The session process's pid in the worker's PID namespace. */
+  readonly pid?: number;
+  readonly error?: string;
   readonly fatal?: string;
 }
 
@@ -51,6 +66,10 @@ export interface ZygoteConfig {
   readonly cwd: string;
   /** Tag put in the argv (see `LocalSandbox.instanceId`). */
   readonly instanceId: string;
+  /** seccomp denies memfd_create (no memory cgroup bounds a call's memfds). */
+  readonly denyMemfd: boolean;
+  /** Memory cgroup leaf (its `cgroup.procs` path) the worker's processes are put in before they run. */
+  readonly cgroupProcs?: string;
 }
 
 const signalNames = new Map<number, string>(Object.entries(constants.signals).map(([k, v]) => [v, k]));
@@ -72,7 +91,14 @@ export class ZygoteServer {
   #buf = '';
   #stderrTail = '';
   #nextId = 1;
-  #pending: { id: number; resolve: (r: ZygoteReply) => void; reject: (e: Error) => void } | undefined;
+  #pending: { id: number; resolve: (r: never) => void; reject: (e: Error) => void } | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
+  /** Holders of and waiters for {@link ZygoteServer.exclusive}. */
+  queued = 0;
+  /** Sessions living on this worker. */
+  sessions = 0;
+  /** Set when `cgroupProcs` was given but the worker could not be put in it. */
+  cgroupError: string | undefined;
   #readyResolve!: (v: { preloadFailed: string[] }) => void;
   #readyReject!: (e: Error) => void;
   /** Resolves once preloading finished (with the modules that failed to import). */
@@ -99,11 +125,15 @@ export class ZygoteServer {
       tmpfsKb: cfg.tmpfsMb * 1024,
       env: CHILD_ENV,
       instance: cfg.instanceId,
+      denyMemfd: cfg.denyMemfd,
     });
     const py = [cfg.python, '-I', '-c', PYTHON_RUNTIME_SOURCE, pyCfg];
-    const [cmd, args] = cfg.bwrap ? [cfg.bwrap, [...bwrapArgs('zygote', cfg.hide, sandboxRoots(cfg.python)), ...py]] : [py[0]!, py.slice(1)];
+    let [cmd, args] = cfg.bwrap ? [cfg.bwrap, [...bwrapArgs('zygote', cfg.hide, sandboxRoots(cfg.python)), ...py]] : [py[0]!, py.slice(1)];
+    // Into its memory cgroup before it runs anything: a shell waits on fd 3 until Node has moved it,
+    // then execs the worker (so everything the worker forks starts inside the cgroup).
+    if (cfg.cgroupProcs !== undefined) [cmd, args] = ['/bin/sh', ['-c', 'read _ <&3; exec 3<&-; exec "$@"', 'agentrl-sandbox', cmd, ...args]];
     this.#proc = spawn(cmd, args, {
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: cfg.cgroupProcs !== undefined ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
       detached: true,
       env: cfg.bwrap ? {} : { ...CHILD_ENV },
       cwd: cfg.cwd,
@@ -116,6 +146,18 @@ export class ZygoteServer {
       this.#stderrTail = (this.#stderrTail + d).slice(-2000);
     });
     this.#proc.stdin!.on('error', () => {});
+    if (cfg.cgroupProcs !== undefined) {
+      const gate = this.#proc.stdio[3] as import('node:stream').Writable | null;
+      gate?.on('error', () => {});
+      if (this.#proc.pid !== undefined) {
+        try {
+          writeFileSync(cfg.cgroupProcs, String(this.#proc.pid));
+        } catch (e) {
+          this.cgroupError = (e as Error).message;
+        }
+      }
+      gate?.end('\n');
+    }
     // An idle pool must not keep the trainer's process alive; pending calls hold ref'd timers.
     this.#proc.unref();
     for (const s of [this.#proc.stdin, this.#proc.stdout, this.#proc.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
@@ -148,7 +190,7 @@ export class ZygoteServer {
       const p = this.#pending;
       if (p && msg.id === p.id) {
         this.#pending = undefined;
-        p.resolve(msg as unknown as ZygoteReply);
+        p.resolve(msg as never);
       }
     }
   }
@@ -163,12 +205,17 @@ export class ZygoteServer {
 
   /** Sends one call; rejects if the zygote dies before answering. */
   run(req: ZygoteRequest): Promise<ZygoteReply> {
+    this.calls++;
+    return this.request<ZygoteReply>(req);
+  }
+
+  /** Sends one request (a call or a session operation) and resolves with its reply; rejects if the zygote dies first or is busy. */
+  request<T>(req: object): Promise<T> {
     if (this.dead) return Promise.reject(new Error('zygote is dead'));
     if (this.#pending) return Promise.reject(new Error('zygote is busy'));
     const id = this.#nextId++;
-    this.calls++;
-    return new Promise((resolve, reject) => {
-      this.#pending = { id, resolve, reject };
+    return new Promise<T>((resolve, reject) => {
+      this.#pending = { id, resolve: resolve as (r: never) => void, reject };
       this.#proc.stdin!.write(`${JSON.stringify({ id, ...req })}\n`);
     });
   }
@@ -180,6 +227,16 @@ export class ZygoteServer {
   cancel(): void {
     if (this.dead || !this.#pending) return;
     this.#proc.stdin!.write('cancel\n');
+  }
+
+  /** Runs `fn` once every earlier `exclusive` task of this worker has settled (one request at a time). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.queued++;
+    const run = this.#tail.then(fn).finally(() => {
+      this.queued--;
+    });
+    this.#tail = run.catch(() => {});
+    return run;
   }
 
   /** SIGKILLs the zygote's process group (bubblewrap then takes the whole sandbox down with it). */

@@ -1,5 +1,5 @@
-import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
-import { SandboxClosedError, SandboxTimeoutError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
+import type { ExecResult, RunRequest, Sandbox, SandboxSession } from '../../src/types/exec-result.js';
+import { SandboxClosedError, SandboxTimeoutError, SandboxUnavailableError, SessionsNotSupportedError } from '../../src/errors/sandbox-errors.js';
 import { Admission } from './admission.js';
 import { Endpoint, type AttemptOutcome } from './endpoint.js';
 import { resolveRemoteOptions, type RemoteSandboxOptions } from './options.js';
@@ -19,6 +19,10 @@ export interface RemoteSandboxStats {
 
 /** A {@link Sandbox} that talks to SandboxFusion-compatible servers. */
 export interface RemoteSandbox extends Sandbox {
+  /** `false`: SandboxFusion's API (`/run_code`) has no sessions, and neither has `sandbox-serve` yet. */
+  readonly supportsSessions: false;
+  /** Always rejects: @throws SessionsNotSupportedError (SandboxClosedError after `close()`). */
+  openSession(): Promise<SandboxSession>;
   stats(): RemoteSandboxStats;
   /** Pings every server now (`GET /v1/ping`) and updates health; resolves to the healthy count. */
   checkHealth(): Promise<number>;
@@ -163,6 +167,12 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
 
   return {
     name: 'remote',
+    supportsSessions: false,
+
+    async openSession(): Promise<SandboxSession> {
+      if (closed) throw new SandboxClosedError();
+      throw new SessionsNotSupportedError('remote', "the server's API (SandboxFusion /run_code) has no stateful sessions");
+    },
 
     async run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
       if (closed) throw new SandboxClosedError();

@@ -2,7 +2,7 @@
  * eval: text-only mode vs tool mode on the same held-out problems and sampling settings
  * (Average@N, Pass@N, format rate, valid tool-call rate, mean tool calls, mean turns).
  *
- *   node --import tsx examples/retool/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out runs/retool/eval]
+ *   node --import tsx examples/retool/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out runs/retool/eval] [--session]
  */
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
@@ -17,13 +17,16 @@ export interface EvalRun {
 }
 
 /** Evaluates the backend's current weights in tool mode (and text-only mode unless `toolOnly`). */
-export async function runEval(backend: TrainingBackend, opts: { n: number; problems: number; seed: number; outDir?: string; toolOnly?: boolean }): Promise<EvalRun> {
+export async function runEval(
+  backend: TrainingBackend,
+  opts: { n: number; problems: number; seed: number; outDir?: string; toolOnly?: boolean; session?: boolean },
+): Promise<EvalRun> {
   const dev = await loadMathDataset(PATHS.dev, { limit: opts.problems });
   const sampler = await backend.saveWeightsForSampler();
   const renderer = await backend.renderer();
   const reward = mathReward();
   const common = { sampler, renderer, reward, examples: dev, n: opts.n, budgets: BUDGETS, sampling: { ...SAMPLING, seed: opts.seed } };
-  const env = toolEnv();
+  const env = toolEnv(4, { session: opts.session ?? false });
   try {
     const tool = await evaluate({ ...common, env, ...(opts.outDir ? { outPath: join(opts.outDir, 'tool.jsonl') } : {}) });
     if (opts.toolOnly) return { tool };
@@ -49,10 +52,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       problems: { type: 'string', default: '64' },
       seed: { type: 'string', default: '1234' },
       out: { type: 'string', default: join(PATHS.runs, 'eval') },
+      session: { type: 'boolean', default: false },
     },
   });
   const backend = localBackend({ ...MODEL, checkpoint: values.checkpoint! });
-  const r = await runEval(backend, { n: Number(values.n), problems: Number(values.problems), seed: Number(values.seed), outDir: values.out! });
+  const r = await runEval(backend, { n: Number(values.n), problems: Number(values.problems), seed: Number(values.seed), outDir: values.out!, session: values.session! });
   console.log(evalHeader(Number(values.n)));
   console.log(formatEvalRow('tool mode', r.tool));
   if (r.text) console.log(formatEvalRow('text-only mode', r.text));

@@ -7,6 +7,7 @@
  *
  *   npm run retool            (≈ 5 minutes on 2 cores)
  *   npm run retool -- --steps 5 --problems 16     (a quick look)
+ *   npm run retool -- --session                   (one interpreter session per trajectory: state persists between tool calls)
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     problems: { type: 'string', default: '32' },
     seed: { type: 'string', default: '1' },
     'eval-every': { type: 'string', default: '10' },
+    session: { type: 'boolean', default: false },
   },
 });
 const n = Number(values.n);
@@ -43,7 +45,7 @@ if (!existsSync(join(PATHS.sftCheckpoint, 'config.json'))) {
 }
 const runDir = join(PATHS.runs, new Date().toISOString().replace(/[:.]/g, '-'));
 const backend = localBackend({ ...MODEL, checkpoint: PATHS.sftCheckpoint });
-const evalOpts = { n, problems: Number(values.problems), seed: 1234 };
+const evalOpts = { n, problems: Number(values.problems), seed: 1234, session: values.session! };
 
 console.log(`[${elapsed()}] evaluating the SFT checkpoint on ${evalOpts.problems} held-out problems × ${n} samples …`);
 const before = await runEval(backend, { ...evalOpts, outDir: join(runDir, 'eval-sft') });
@@ -57,7 +59,7 @@ await runRl(backend, {
   seed: Number(values.seed),
   // A held-out curve during training: 16 dev problems × 2 samples every `--eval-every` steps (0: off).
   ...(Number(values['eval-every']) > 0 ? { eval: { dataset: await loadMathDataset(PATHS.dev, { limit: 16 }), every: Number(values['eval-every']), samples: 2 } } : {}),
-});
+}, { session: values.session! });
 await backend.saveState(join(runDir, 'final'));
 console.log(`[${elapsed()}] evaluating the RL policy …`);
 const after = await runEval(backend, { ...evalOpts, outDir: join(runDir, 'eval-rl') });

@@ -2,8 +2,10 @@
  * train: ReTool RL (stage 2) on the embedded backend with the seed's settings scaled down:
  * PPO with asymmetric clipping 0.8/1.28, groups of 8, ±1 outcome reward, interpreter output masked.
  *
- *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4]
+ *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4] [--session]
  *     [--log-dir DIR] [--checkpoint-every 5] [--resume DIR|latest]   (resume: weights, Adam, step, data order)
+ *
+ * `--session`: one interpreter session per trajectory (state persists between tool calls).
  */
 import { parseArgs } from 'node:util';
 import { loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
@@ -14,8 +16,8 @@ import { trainWithRecipe, type RlOptions } from '../shared/rl.js';
 export type { RlOptions };
 
 /** Runs RL on `backend` (already holding the SFT weights); progress bar on by default. */
-export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<TrainSummary> {
-  const env = toolEnv();
+export async function runRl(backend: TrainingBackend, opts: RlOptions, envOpts: { session?: boolean } = {}): Promise<TrainSummary> {
+  const env = toolEnv(4, envOpts);
   const reward = mathReward();
   try {
     const dataset = await loadMathDataset(PATHS.train);
@@ -38,6 +40,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       'log-dir': { type: 'string', default: PATHS.runs },
       resume: { type: 'string' },
       'checkpoint-every': { type: 'string', default: '5' },
+      session: { type: 'boolean', default: false },
     },
   });
   const backend = localBackend({ ...MODEL, checkpoint: values.checkpoint! });
@@ -50,7 +53,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     seed: Number(values.seed),
     checkpointEvery: Number(values['checkpoint-every']),
     ...(values.resume ? { resume: values.resume } : {}),
-  });
+  }, { session: values.session! });
   await backend.saveState(`${values['log-dir']}/final`);
   console.log(`trained ${summary.steps} steps in ${summary.wallS.toFixed(0)}s; reward/mean per step: ${summary.rewardHistory.map((r) => r.toFixed(2)).join(' ')}`);
   await backend.close();

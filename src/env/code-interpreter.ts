@@ -1,5 +1,6 @@
 import type { Environment, StepOutcome, ToolContext } from './types.js';
-import type { ExecResult, Sandbox } from '../types/exec-result.js';
+import type { ExecResult, Sandbox, SandboxSession } from '../types/exec-result.js';
+import { ConfigError } from '../errors/index.js';
 import type { Example } from '../types/example.js';
 import type { Message, ToolDefinition } from '../types/message.js';
 import type { ParsedAction } from '../types/action.js';
@@ -11,6 +12,17 @@ export const CODE_INTERPRETER_TOOL: ToolDefinition = {
   function: {
     name: 'code_interpreter',
     description: 'Run Python code and return what it prints. Each execution starts fresh.',
+    parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+  },
+};
+
+/** The `code_interpreter` tool of session mode (`session: 'trajectory'`): state persists between runs. */
+export const CODE_INTERPRETER_SESSION_TOOL: ToolDefinition = {
+  type: 'function',
+  function: {
+    name: 'code_interpreter',
+    description:
+      'Run Python code and return what it prints. Like a notebook: variables, imports and files from earlier runs in this conversation are kept.',
     parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
   },
 };
@@ -28,6 +40,12 @@ export const CODE_INTERPRETER_SYSTEM_PROMPT = [
   'Finish with exactly one line \\boxed{<final answer>}, and never call the tool in the same turn as the final answer.',
 ].join('\n');
 
+/** {@link CODE_INTERPRETER_SYSTEM_PROMPT} for session mode: state persists between runs (a timeout or crash resets it). */
+export const CODE_INTERPRETER_SESSION_SYSTEM_PROMPT = CODE_INTERPRETER_SYSTEM_PROMPT.replace(
+  'Every run starts from scratch: no variables or files survive\nbetween runs.',
+  'Runs share one Python session, like a notebook: variables, functions,\nimports and files from earlier runs are still there (a run that times out or crashes resets the session, and says so).',
+);
+
 /** Options of {@link codeInterpreter}. */
 export interface CodeInterpreterOptions {
   /** Where the model's code runs. Required: agentrl never runs model code outside a sandbox. */
@@ -38,7 +56,20 @@ export interface CodeInterpreterOptions {
   readonly systemPrompt?: string | null;
   /** Builds the user message from an example. @default the question as is */
   readonly formatQuestion?: (example: Example) => string;
+  /**
+   * `call`: every tool call runs in a fresh interpreter (the ReTool seed). `trajectory`: one
+   * interpreter session per trajectory (`sandbox.openSession`), opened by its first tool call and
+   * closed when the trajectory ends, is aborted or errors; the default system prompt and the tool's
+   * description then say that state persists.
+   * @default 'call'
+   */
+  readonly session?: 'call' | 'trajectory';
 }
+
+const SESSION_KEY = 'code-interpreter/session';
+
+/** Text added to the observation of a call that ran in a fresh session because the previous one ended. */
+export const SESSION_RESET_NOTE = 'Note: the previous session ended (timeout or crash); this run started a fresh one, so earlier variables are gone.\n';
 
 /**
  * Formats a sandbox result as the observation text the model sees (ReTool seed `format_tool_content`):
@@ -78,11 +109,28 @@ export function formatExecObservation(r: ExecResult, timeoutMs: number): string 
  */
 export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const systemPrompt = opts.systemPrompt === undefined ? CODE_INTERPRETER_SYSTEM_PROMPT : opts.systemPrompt;
+  const perTrajectory = opts.session === 'trajectory';
+  if (perTrajectory && (typeof opts.sandbox.openSession !== 'function' || opts.sandbox.supportsSessions === false)) {
+    throw new ConfigError('codeInterpreter options', [{ path: 'session', message: `sandbox '${opts.sandbox.name}' offers no sessions` }]);
+  }
+  const systemPrompt =
+    opts.systemPrompt === undefined ? (perTrajectory ? CODE_INTERPRETER_SESSION_SYSTEM_PROMPT : CODE_INTERPRETER_SYSTEM_PROMPT) : opts.systemPrompt;
   const formatQuestion = opts.formatQuestion ?? ((e: Example) => e.question);
+  /** The trajectory's session, opened by its first call (kept in `ctx.state`). */
+  const sessionOf = (ctx: ToolContext): Promise<SandboxSession> => {
+    let s = ctx.state.get(SESSION_KEY) as Promise<SandboxSession> | undefined;
+    if (!s) {
+      s = opts.sandbox.openSession!({ timeoutMs });
+      s.catch(() => {});
+      ctx.state.set(SESSION_KEY, s);
+    }
+    return s;
+  };
+  const run = async (code: string, ctx: ToolContext): Promise<ExecResult> =>
+    perTrajectory ? (await sessionOf(ctx)).run({ code, timeoutMs }, ctx.signal) : opts.sandbox.run({ code, timeoutMs }, ctx.signal);
   return {
     name: 'code-interpreter',
-    tools: [CODE_INTERPRETER_TOOL],
+    tools: [perTrajectory ? CODE_INTERPRETER_SESSION_TOOL : CODE_INTERPRETER_TOOL],
     initialMessages(example: Example): Message[] {
       const msgs: Message[] = [];
       if (systemPrompt) msgs.push({ role: 'system', content: systemPrompt });
@@ -94,7 +142,7 @@ export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
       const code = String(action.call.function.arguments['code'] ?? '');
       let exec: ExecResult;
       try {
-        exec = await opts.sandbox.run({ code, timeoutMs }, ctx.signal);
+        exec = await run(code, ctx);
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         exec = {
@@ -106,9 +154,15 @@ export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
           wallMs: 0,
         };
       }
-      const full = formatExecObservation(exec, timeoutMs);
+      const full = (exec.sessionReset ? SESSION_RESET_NOTE : '') + formatExecObservation(exec, timeoutMs);
       const text = truncateTail(full, ctx.maxToolResponseTokens, ctx.countTokens);
       return { done: false, observation: [{ role: 'tool', name: 'code_interpreter', content: text }], exec, rawBytes: utf8Bytes(full) };
+    },
+    async endTrajectory(ctx: ToolContext): Promise<void> {
+      const s = ctx.state.get(SESSION_KEY) as Promise<SandboxSession> | undefined;
+      if (!s) return;
+      ctx.state.delete(SESSION_KEY);
+      await (await s.catch(() => undefined))?.close().catch(() => {});
     },
     close: () => opts.sandbox.close(),
   };

@@ -4,6 +4,9 @@ export {
   formatExecObservation,
   CODE_INTERPRETER_TOOL,
   CODE_INTERPRETER_SYSTEM_PROMPT,
+  CODE_INTERPRETER_SESSION_TOOL,
+  CODE_INTERPRETER_SESSION_SYSTEM_PROMPT,
+  SESSION_RESET_NOTE,
   type CodeInterpreterOptions,
 } from './code-interpreter.js';
 export { truncateTail, tailBytes, headBytes, utf8Bytes, TRUNCATION_MARKER, MAX_BYTES_PER_TOKEN, type TruncateOptions } from './truncate.js';

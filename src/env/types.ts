@@ -60,6 +60,12 @@ export interface Environment<E extends Example = Example> {
   initialMessages(example: E): Message[];
   /** Handles one parsed assistant turn. Only called for `tool` actions unless `handlesAllActions`. */
   step(action: ParsedAction, ctx: ToolContext<E>): Promise<StepOutcome>;
+  /**
+   * Called once when a trajectory ends (any stop reason), is aborted or its rollout throws, with the
+   * same context its `step` calls got; releases per-trajectory resources (e.g. an interpreter
+   * session kept in `ctx.state`). Must not throw (a rejection is ignored).
+   */
+  endTrajectory?(ctx: ToolContext<E>): Promise<void>;
   /** Releases resources (sandboxes, databases). */
   close?(): Promise<void>;
 }

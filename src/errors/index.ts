@@ -10,7 +10,7 @@ export {
   BackendRequestError,
   type BackendErrorCategory,
 } from './backend-errors.js';
-export { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError } from './sandbox-errors.js';
+export { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError, SessionsNotSupportedError } from './sandbox-errors.js';
 export { RetrieverError, SqlDatabaseError } from './env-errors.js';
 export { ChatTemplateError } from './chat-template-error.js';
 export { MathWorkerError } from './math-errors.js';

@@ -31,3 +31,15 @@ export class SandboxClosedError extends AgentRLError {
     this.name = 'SandboxClosedError';
   }
 }
+
+/** The sandbox (or, for a remote one, its server) offers no stateful sessions (`Sandbox.openSession`). */
+export class SessionsNotSupportedError extends AgentRLError {
+  readonly code = 'SANDBOX_SESSIONS_UNSUPPORTED' as const;
+  constructor(
+    readonly backend: string,
+    reason = 'this sandbox offers no stateful sessions',
+  ) {
+    super(`${backend}: ${reason}`);
+    this.name = 'SessionsNotSupportedError';
+  }
+}

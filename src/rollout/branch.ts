@@ -70,15 +70,21 @@ export async function runBranch(ctx: RolloutContext, init: BranchInit): Promise<
     stage: 'parse',
   };
   const signal = ctx.signal ?? new AbortController().signal;
+  let toolCtx: ToolContext | undefined;
   try {
-    return await advance(ctx, init, s, signal);
+    return await advance(ctx, init, s, signal, (c) => (toolCtx = c));
   } catch (e) {
     if (userAborted(signal)) return finish(s, 'aborted');
     return finish(s, 'error', trajectoryError(signal.aborted ? 'timeout' : s.stage, signal.aborted ? signal.reason : e));
+  } finally {
+    // Per-trajectory resources of the environment (e.g. an interpreter session) end with it,
+    // whatever the stop reason, an abort or a throw.
+    if (toolCtx) await ctx.env.endTrajectory?.(toolCtx).catch(() => {});
   }
 }
 
-async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, signal: AbortSignal): Promise<Trajectory> {
+/** The body of {@link runBranch}; hands its tool context to `expose` as soon as it exists. */
+async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, signal: AbortSignal, expose: (toolCtx: ToolContext) => void): Promise<Trajectory> {
   const { renderer, env, budgets, sampler } = ctx;
   const toolCtx: ToolContext = {
     trajectoryId: s.id,
@@ -96,6 +102,7 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
   function countToolTokens(text: string): number {
     return renderer.countObservationTokens?.(text) ?? renderer.encode(text).length;
   }
+  expose(toolCtx);
   let prompt = init.promptTokens;
   let seq = init.first;
   // True when the current turn's maxTokens was cut to the room left in the trajectory budget.

@@ -1,5 +1,5 @@
 import type { Renderer } from '../chat/types.js';
-import type { Environment } from '../env/types.js';
+import type { Environment, ToolContext } from '../env/types.js';
 import type { Datum } from '../types/datum.js';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
@@ -33,34 +33,42 @@ export async function demonstrationDatum(
   const mask: number[] = prompt.map(() => 0);
   const stop = renderer.stopTokens[0]!;
   let toolCalls = 0;
-  for (const turn of turns) {
-    const completion = [...renderer.encode(turn.text), stop];
-    tokens.push(...completion);
-    mask.push(...completion.map(() => 1));
-    let observation = turn.observation;
-    if (observation === undefined) {
-      const action = renderer.parseAssistant(turn.text, env.tools);
-      if (action.kind !== 'tool') break;
-      const outcome = await env.step(action, {
-        trajectoryId: `${example.id}/demo`,
-        groupIndex: 0,
-        example,
-        toolCalls,
-        maxToolResponseTokens: opts.maxToolResponseTokens,
-        countTokens: (s) => renderer.encode(s).length,
-        signal: new AbortController().signal,
-        state: new Map(),
-      });
-      toolCalls++;
-      if (outcome.done) break;
-      observation = outcome.observation;
+  // One context for the whole demonstration: per-trajectory state (an interpreter session) persists across its turns.
+  const toolCtx: ToolContext = {
+    trajectoryId: `${example.id}/demo`,
+    groupIndex: 0,
+    example,
+    get toolCalls() {
+      return toolCalls;
+    },
+    maxToolResponseTokens: opts.maxToolResponseTokens,
+    countTokens: (s) => renderer.encode(s).length,
+    signal: new AbortController().signal,
+    state: new Map(),
+  };
+  try {
+    for (const turn of turns) {
+      const completion = [...renderer.encode(turn.text), stop];
+      tokens.push(...completion);
+      mask.push(...completion.map(() => 1));
+      let observation = turn.observation;
+      if (observation === undefined) {
+        const action = renderer.parseAssistant(turn.text, env.tools);
+        if (action.kind !== 'tool') break;
+        const outcome = await env.step(action, toolCtx);
+        toolCalls++;
+        if (outcome.done) break;
+        observation = outcome.observation;
+      }
+      const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation, tools: env.tools });
+      const delta = next.slice(tokens.length);
+      tokens.push(...delta);
+      mask.push(...delta.map(() => 0));
+      messages = [...messages, { role: 'assistant', content: turn.text }, ...observation];
+      prompt = next;
     }
-    const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation, tools: env.tools });
-    const delta = next.slice(tokens.length);
-    tokens.push(...delta);
-    mask.push(...delta.map(() => 0));
-    messages = [...messages, { role: 'assistant', content: turn.text }, ...observation];
-    prompt = next;
+  } finally {
+    await env.endTrajectory?.(toolCtx).catch(() => {});
   }
   return supervisedDatum({ tokens, mask, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
 }

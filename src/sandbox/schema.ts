@@ -14,6 +14,7 @@ export const execResultSchema = z.strictObject({
   truncated: z.boolean(),
   wallMs: z.number().nonnegative(),
   cpuMs: z.number().nonnegative().optional(),
+  sessionReset: z.boolean().optional(),
 });
 
 // Compile-time check that the schema and the shared type stay in step.

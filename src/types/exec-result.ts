@@ -23,6 +23,12 @@ export interface ExecResult {
   readonly wallMs: number;
   /** CPU time of the child in milliseconds, when the backend can measure it. */
   readonly cpuMs?: number;
+  /**
+   * Session calls only: `true` when this call ran in a fresh interpreter because the session's
+   * previous one ended (a timeout, crash, output flood or sandbox fault); the state built by
+   * earlier calls is gone. Absent (or `false`) for the first call of a session and for plain calls.
+   */
+  readonly sessionReset?: boolean;
 }
 
 /** One execution request. */
@@ -47,6 +53,39 @@ export interface Sandbox {
   /** Human-readable backend name, e.g. `'local'`, `'docker'`. */
   readonly name: string;
   run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult>;
-  /** Stops workers and kills anything still running. Idempotent. */
+  /** Stops workers and kills anything still running (open sessions included). Idempotent. */
+  close(): Promise<void>;
+  /**
+   * Capability flag: `true` when {@link Sandbox.openSession} is implemented and usable. A remote
+   * sandbox may only learn it from its server (its `openSession` then rejects with
+   * `SessionsNotSupportedError` where the server lacks them).
+   */
+  readonly supportsSessions?: boolean;
+  /**
+   * Opens a stateful interpreter session (see {@link SandboxSession}). Optional per backend; check
+   * {@link Sandbox.supportsSessions}.
+   * @throws SessionsNotSupportedError (rejects) when the backend or its server has no sessions;
+   *   SandboxClosedError after `close()`.
+   */
+  openSession?(options?: SessionOptions): Promise<SandboxSession>;
+}
+
+/** Options of {@link Sandbox.openSession}. */
+export interface SessionOptions {
+  /** Default wall-clock limit of each call of the session, ms; defaults to the sandbox's `timeoutMs`. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * A stateful interpreter, like a notebook: globals, imports and files in the working directory
+ * persist from one `run` to the next of this session and are invisible to every other session.
+ * Each call keeps its own stdout/stderr, status, timeout and output cap. A call that times out,
+ * crashes the interpreter or floods its output ends the session: the next call starts a fresh one
+ * and its result says so (`sessionReset: true`). Calls of one session run one at a time, in order.
+ */
+export interface SandboxSession {
+  /** Runs one call in the session. Rejects like {@link Sandbox.run} (abort, closed sandbox or session). */
+  run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult>;
+  /** Ends the session and kills every process it started. Idempotent; later `run`s reject with `SandboxClosedError`. */
   close(): Promise<void>;
 }

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { codeInterpreter, formatExecObservation, truncateTail, TRUNCATION_MARKER, type ExecResult, type ToolContext } from 'agentrl';
+import {
+  codeInterpreter,
+  formatExecObservation,
+  truncateTail,
+  TRUNCATION_MARKER,
+  CODE_INTERPRETER_SESSION_SYSTEM_PROMPT,
+  SESSION_RESET_NOTE,
+  ConfigError,
+  type ExecResult,
+  type Sandbox,
+  type ToolContext,
+} from 'agentrl';
 import { fakeSandbox } from 'agentrl/testing';
 
 const base: ExecResult = { status: 'ok', exitCode: 0, stdout: '', stderr: '', truncated: false, wallMs: 1 };
@@ -76,5 +87,72 @@ describe('codeInterpreter', () => {
     expect(msgs.map((m) => m.role)).toEqual(['system', 'user']);
     expect(msgs[1]!.content).toBe('What is 6*7?');
     expect(codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null }).initialMessages({ id: 'a', question: 'q', answer: '' }).length).toBe(1);
+  });
+});
+
+/** A sandbox whose sessions keep a counter (state) and record opens and closes. */
+function countingSessions() {
+  const log: string[] = [];
+  let n = 0;
+  const sandbox: Sandbox = {
+    name: 'counting',
+    supportsSessions: true,
+    run: async () => base,
+    close: async () => {},
+    openSession: async () => {
+      const id = ++n;
+      let calls = 0;
+      log.push(`open ${id}`);
+      return {
+        run: async (req) => {
+          calls++;
+          log.push(`run ${id} ${req.code}`);
+          return { ...base, stdout: `${id}:${calls}`, ...(req.code === 'reset' ? { sessionReset: true } : {}) };
+        },
+        close: async () => {
+          log.push(`close ${id}`);
+        },
+      };
+    },
+  };
+  return { sandbox, log };
+}
+
+describe("codeInterpreter({ session: 'trajectory' })", () => {
+  it('keeps one session per trajectory and closes it when the trajectory ends', async () => {
+    const { sandbox, log } = countingSessions();
+    const env = codeInterpreter({ sandbox, session: 'trajectory' });
+    const a = ctx();
+    const b = ctx({ trajectoryId: 'e/1', groupIndex: 1 });
+    const outs = [await env.step(toolAction('x=1'), a), await env.step(toolAction('y=1'), b), await env.step(toolAction('x+=1'), a)];
+    expect(outs.map((o) => (o.done ? '' : o.observation[0]!.content))).toEqual(['1:1', '2:1', '1:2']);
+    await env.endTrajectory!(a);
+    await env.endTrajectory!(b);
+    await env.endTrajectory!(b); // idempotent
+    expect(log).toEqual(['open 1', 'run 1 x=1', 'open 2', 'run 2 y=1', 'run 1 x+=1', 'close 1', 'close 2']);
+  });
+  it('says that state persists, and notes a reset session in the observation', async () => {
+    const { sandbox } = countingSessions();
+    const env = codeInterpreter({ sandbox, session: 'trajectory' });
+    const sys = env.initialMessages({ id: 'a', question: 'q', answer: '' })[0]!.content;
+    expect(sys).toBe(CODE_INTERPRETER_SESSION_SYSTEM_PROMPT);
+    expect(sys).toMatch(/notebook/);
+    expect(sys).not.toMatch(/starts from scratch/);
+    expect(env.tools[0]!.function.description).toMatch(/kept/);
+    const out = await env.step(toolAction('reset'), ctx());
+    expect(out.done ? '' : out.observation[0]!.content).toBe(`${SESSION_RESET_NOTE}1:1`);
+  });
+  it('refuses a sandbox without sessions, and stays per call by default', () => {
+    expect(() => codeInterpreter({ sandbox: fakeSandbox(), session: 'trajectory' })).toThrow(ConfigError);
+    const env = codeInterpreter({ sandbox: fakeSandbox() });
+    expect(env.tools[0]!.function.description).toMatch(/starts fresh/);
+  });
+  it('turns a failed session open into a sandbox_error observation', async () => {
+    const sandbox: Sandbox = { name: 'x', supportsSessions: true, run: async () => base, close: async () => {}, openSession: async () => Promise.reject(new Error('no room')) };
+    const env = codeInterpreter({ sandbox, session: 'trajectory' });
+    const c = ctx();
+    const out = await env.step(toolAction('print(1)'), c);
+    expect(out).toMatchObject({ done: false, exec: { status: 'sandbox_error', stderr: 'no room' } });
+    await env.endTrajectory!(c);
   });
 });

@@ -8,9 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/types/exec-result.js';
 import { CONFORMANCE_CASES, checked, type ConformanceContext } from './cases.js';
 import { processesWithMarker, waitFor } from './proc-scan.js';
+import { SESSION_CASES, checkedSession, type SessionContext } from './session-cases.js';
 
 export { CONFORMANCE_CASES, type ConformanceCase, type ConformanceContext } from './cases.js';
 export { processesWithMarker } from './proc-scan.js';
+export { SESSION_CASES, type SessionCase, type SessionContext } from './session-cases.js';
 
 /** Options of {@link sandboxConformance}. */
 export interface ConformanceOptions {
@@ -28,6 +30,11 @@ export interface ConformanceOptions {
    * own marker, which the snippets put into the argv of processes they leave behind.
    */
   readonly leftoverMarker?: string | ((sandbox: Sandbox) => string | undefined);
+  /**
+   * Run the session cases too (the backend must say `supportsSessions: true`). `memoryMb`: the
+   * sandbox's memory limit, for the case that grows a session across calls (omitted: skipped).
+   */
+  readonly sessions?: { readonly memoryMb?: number };
 }
 
 /**
@@ -92,6 +99,29 @@ export function sandboxConformance(name: string, make: () => Promise<Sandbox>, o
       const reason = opts.skip?.[c.name];
       if (reason !== undefined) it.skip(`${c.name} — not applicable: ${reason}`, () => {});
       else it(c.name, () => c.check(ctx()), (c.testTimeoutMs ?? 30_000) * timeScale);
+    }
+
+    if (opts.sessions) {
+      const sessionCtx = (): SessionContext => {
+        const m = typeof opts.leftoverMarker === 'function' ? opts.leftoverMarker(sandbox!) : opts.leftoverMarker;
+        return {
+          sandbox: sandbox!,
+          open: async () => checkedSession(await sandbox!.openSession!()),
+          marker,
+          sandboxMarker: m,
+          memoryMb: opts.sessions?.memoryMb ?? 0,
+          timeScale,
+        };
+      };
+      it('offers sessions (supportsSessions)', () => {
+        expect(sandbox!.supportsSessions).toBe(true);
+        expect(typeof sandbox!.openSession).toBe('function');
+      });
+      for (const c of SESSION_CASES.filter((k) => k.language === language)) {
+        const reason = opts.skip?.[c.name] ?? (c.name === 'session-memory-bounded-across-calls' && !opts.sessions.memoryMb ? 'no memory limit given' : undefined);
+        if (reason !== undefined) it.skip(`${c.name} — not applicable: ${reason}`, () => {});
+        else it(c.name, () => c.check(sessionCtx()), (c.testTimeoutMs ?? 30_000) * timeScale);
+      }
     }
 
     it('leaves no process behind after close()', async () => {

@@ -43,7 +43,8 @@ def _drop_caps():
     _check(libc.capset(_CAP_HDR, _CAP_ZERO), "capset")
 
 
-_TMPFS_OPTS = ("size=%dk,mode=1777" % max(1024, CFG.get("tmpfsKb", 1024))).encode()
+_TMPFS_KB = max(1024, CFG.get("tmpfsKb", 1024))
+_TMPFS_OPTS = ("size=%dk,mode=1777" % _TMPFS_KB).encode()
 _HAS_DEV_SHM = os.path.isdir("/dev/shm")
 
 
@@ -54,13 +55,18 @@ _HAS_DEV_SHM = os.path.isdir("/dev/shm")
 # (which can open sockets without the socket syscall), clone3 (its flags cannot be inspected; libc
 # falls back to clone) and syscalls of another ABI (x32, i386) fail with ENOSYS; clone and unshare
 # with CLONE_NEWUSER fail with EPERM (no nested user namespaces: their capabilities are kernel attack
-# surface, the same rule as Docker's default profile).
+# surface, the same rule as Docker's default profile). inotify fails with ENOSYS: a watch on the shared,
+# read-only Python installation (__pycache__) would show which modules other workers' calls import.
+# memfd_create fails with ENOSYS when no memory cgroup bounds the call (CFG "denyMemfd"): its pages are
+# not counted by RLIMIT_AS; the runtime makes its own memfds before the filter is installed.
 _SECCOMP_ARCH = {
     # machine: (AUDIT_ARCH, {name: nr})
     "x86_64": (0xC000003E, dict(socket=41, clone=56, unshare=272, add_key=248, request_key=249, keyctl=250,
-                                io_uring_setup=425, io_uring_enter=426, io_uring_register=427, clone3=435)),
+                                io_uring_setup=425, io_uring_enter=426, io_uring_register=427, clone3=435,
+                                inotify_init=253, inotify_init1=294, memfd_create=319)),
     "aarch64": (0xC00000B7, dict(socket=198, clone=220, unshare=97, add_key=217, request_key=218, keyctl=219,
-                                 io_uring_setup=425, io_uring_enter=426, io_uring_register=427, clone3=435)),
+                                 io_uring_setup=425, io_uring_enter=426, io_uring_register=427, clone3=435,
+                                 inotify_init1=26, memfd_create=279)),
 }.get(os.uname().machine)
 CLONE_NEWUSER = 0x10000000
 
@@ -74,7 +80,10 @@ def _seccomp_filter():
         (LD, None, None, 4), (JEQ, None, "enosys", arch),
         (LD, None, None, 0), (JGE, "enosys", None, 0x40000000),
     ]
-    code += [(JEQ, "enosys", None, nr[n]) for n in ("add_key", "request_key", "keyctl", "io_uring_setup", "io_uring_enter", "io_uring_register", "clone3")]
+    denied = ["add_key", "request_key", "keyctl", "io_uring_setup", "io_uring_enter", "io_uring_register", "clone3", "inotify_init", "inotify_init1"]
+    if CFG.get("denyMemfd"):
+        denied.append("memfd_create")
+    code += [(JEQ, "enosys", None, nr[n]) for n in denied if n in nr]
     code += [(JEQ, "socket", None, nr["socket"]), (JEQ, "newns", None, nr["clone"]), (JEQ, "newns", None, nr["unshare"]), (RET, None, None, 0x7FFF0000)]
     code += ["socket", (LD, None, None, 16), (JEQ, "allow", None, 2), (JEQ, "allow", "eacces", 10)]
     code += ["newns", (LD, None, None, 16), (JSET, "eperm", "allow", CLONE_NEWUSER)]
@@ -118,6 +127,14 @@ def _isolate_fs():
     if _HAS_DEV_SHM:
         libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, _TMPFS_OPTS)
     _check(libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
+    # System V shared memory of this call's IPC namespace: at most the tmpfs size in all (its pages
+    # are not counted by RLIMIT_AS once detached).
+    for name, value in (("shmall", _TMPFS_KB // 4), ("shmmax", _TMPFS_KB * 1024)):
+        try:
+            with open("/proc/sys/kernel/" + name, "w") as f:
+                f.write(str(value))
+        except OSError:
+            pass
     # The worker's namespaces are shared by its calls: their sysctls (net.*, kernel.shm*) must not be
     # writable from one call to the next.
     _check(libc.mount(b"/proc/sys", b"/proc/sys", None, MS_BIND, None), "bind /proc/sys")
@@ -166,21 +183,23 @@ def _make_stdio():
 _STDIO = None  # made once in a zygote, unused (so still empty) in each call process forked from it
 
 
-def _exec_user(code):
-    """Runs model code as a fresh __main__ and returns the process exit status."""
+def _exec_user(code, main=None, stdio=None, name="<sandbox>"):
+    """Runs model code in `main` (a fresh __main__ when None) and returns its exit status. A session
+    passes its own `main` and `stdio` (fresh text streams per call), and runs atexit only at its end."""
     status = 0
-    inp, out, err = _STDIO or _make_stdio()
+    inp, out, err = stdio or _STDIO or _make_stdio()
     sys.stdout, sys.stderr = out, err
     sys.__stdout__, sys.__stderr__ = out, err
     sys.stdin = sys.__stdin__ = inp
     sys.argv = ["<sandbox>"]
-    main = types.ModuleType("__main__")
-    main.__dict__["__builtins__"] = builtins
+    if main is None:
+        main = types.ModuleType("__main__")
+        main.__dict__["__builtins__"] = builtins
     sys.modules["__main__"] = main
     import linecache
-    linecache.cache["<sandbox>"] = (len(code), None, code.splitlines(True), "<sandbox>")
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     try:
-        exec(compile(code, "<sandbox>", "exec"), main.__dict__)
+        exec(compile(code, name, "exec"), main.__dict__)
     except SystemExit as e:
         if e.code is None:
             status = 0
@@ -199,11 +218,12 @@ def _exec_user(code):
         except BaseException:
             pass
         status = 1
-    try:
-        import atexit
-        atexit._run_exitfuncs()
-    except BaseException:
-        pass
+    if stdio is None:
+        try:
+            import atexit
+            atexit._run_exitfuncs()
+        except BaseException:
+            pass
     for s in (sys.stdout, sys.stderr):
         try:
             s.flush()
@@ -227,6 +247,29 @@ def _memfd(name, data=b""):
         os.write(fd, data)
         os.lseek(fd, 0, 0)
     return fd
+
+
+def _oom_first():
+    """Under a memory cgroup the kernel's OOM killer then picks this call (or session), not the
+    worker's server, zygotes or idle spare (their score stays 0): set once the spare is in use."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
+def _set_stdin(inp, data):
+    """Points fd 0 at `data` (held in the memfd `inp`, rewritten) or at /dev/null."""
+    if data:
+        os.ftruncate(inp, 0)
+        os.pwrite(inp, data.encode("utf-8", "replace"), 0)
+        os.lseek(inp, 0, 0)
+        os.dup2(inp, 0)
+    else:
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
 
 
 def _read_all(read):
@@ -261,8 +304,9 @@ def _spare(tag, hello_fd):
             _drop_caps()
         else:
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the server died: do not linger
+        # Before the filter, which may deny memfd_create (see _seccomp_filter).
+        out, err, inp = _memfd("stdout"), _memfd("stderr"), _memfd("stdin")
         _install_seccomp()
-        out, err = _memfd("stdout"), _memfd("stderr")
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         hello = socket.socket(fileno=hello_fd)
         try:
@@ -276,14 +320,16 @@ def _spare(tag, hello_fd):
         os.dup2(err, 2)
         os.close(out)
         os.close(err)
-        raw = _read_all(mine.recv)
-        if not raw:
+        first = mine.recv(1)
+        if not first:
             os._exit(0)  # spare discarded
-        req = json.loads(raw)
+        _oom_first()
+        if first == b"S":  # a session: framed requests until EOF (session.py); never returns
+            announce = -2
+            _session_main(mine, inp)
+        req = json.loads(first + _read_all(mine.recv))
         setup_cpu_s = _set_cpu_limit(req["cpuS"])
-        stdin_data = req.get("stdin")
-        in_fd = _memfd("stdin", stdin_data.encode("utf-8", "replace")) if stdin_data else os.open("/dev/null", os.O_RDONLY)
-        os.dup2(in_fd, 0)
+        _set_stdin(inp, req.get("stdin"))
         if not ISOLATE:  # with isolation the zygote's environment is already the call's
             work = req["workdir"]
             os.makedirs(work, exist_ok=True)
@@ -295,6 +341,8 @@ def _spare(tag, hello_fd):
         if "random" in sys.modules:
             sys.modules["random"].seed()
     except BaseException as e:
+        if announce == -2:
+            os._exit(125)  # a session's own failures are reported by its loop
         try:
             os.write(2, ("agentrl sandbox setup failed: %r\n" % (e,)).encode())
             if announce >= 0:
@@ -607,10 +655,15 @@ def server():
         if line.strip() == b"cancel":
             continue  # a cancel that crossed its call's answer
         req = json.loads(line)
+        z = None
         try:
-            z, sp = srv.take(req["code"])
-            _dispatch(req, sp)
-            res = _finish(req, sp, time.monotonic(), reader)
+            op = req.get("op")
+            if op is not None:
+                res, z = _session_op(srv, req)
+            else:
+                z, sp = srv.take(req["code"])
+                _dispatch(req, sp)
+                res = _finish(req, sp, time.monotonic(), reader)
         except BaseException as e:
             res = {"id": req.get("id"), "fatal": repr(e)}
         data = (json.dumps(res) + "\n").encode()
@@ -621,7 +674,10 @@ def server():
         # The next call's process is forked now, after answering: forking while the call runs, on the
         # other CPU, measured twice the CPU per call on this 2-vCPU VM (concurrent address-space
         # set-up and tear-down contend), for no gain in throughput.
-        srv.refill(z)
+        if z is not None:
+            srv.refill(z)
+        if _REAP:
+            _reap_closed()  # closed sessions (session.py)
 
 
 def once():
@@ -636,8 +692,3 @@ def once():
     _set_env(CFG["workdir"])
     os._exit(_exec_user(code.decode("utf-8", "replace")))
 
-
-if CFG["mode"] == "server":
-    server()
-else:
-    once()

@@ -15,7 +15,7 @@ if (probe.ok) {
       await made.ready();
       return made;
     },
-    { language: 'python', timeScale: 2 },
+    { language: 'python', timeScale: 2, sessions: { memoryMb: 512 } },
   );
   describe('docker conformance cleanup', () => {
     afterAll(async () => {

@@ -71,6 +71,16 @@ describe('dockerSandbox without a daemon', () => {
     }
     await expect(sb.run({ code: 'print(1)' })).rejects.toBeInstanceOf(SandboxClosedError);
   });
+
+  it('offers sessions; a session call without a daemon fails with SandboxUnavailableError', async () => {
+    const sb = dockerSandbox({ image: 'x', poolSize: 1, docker: new Docker({ socketPath: '/nonexistent/docker.sock' }) });
+    expect(sb.supportsSessions).toBe(true);
+    const s = await sb.openSession();
+    await expect(s.run({ code: 'print(1)' })).rejects.toBeInstanceOf(SandboxUnavailableError);
+    await s.close();
+    await sb.close();
+    await expect(sb.openSession()).rejects.toBeInstanceOf(SandboxClosedError);
+  });
 });
 
 const probe = await probeDocker();

@@ -7,4 +7,5 @@ import { sandboxConformance } from '../../sandbox-conformance/conformance.js';
 sandboxConformance('isolated-vm', async () => isolatedVmSandbox({ workers: 2, timeoutMs: 5000 }), {
   language: 'javascript',
   leftoverMarker: (sb: Sandbox) => `agentrl-ivm-${(sb as ReturnType<typeof isolatedVmSandbox>).instanceId}`,
+  sessions: {},
 });

@@ -20,5 +20,9 @@ const skip: Record<string, string> = probe.ok
     );
 
 for (const mode of ['fork-server', 'spawn'] as const) {
-  sandboxConformance(`local ${mode} (${isolation})`, async () => localSandbox({ ...common, mode, isolation }), { leftoverMarker, skip });
+  sandboxConformance(`local ${mode} (${isolation})`, async () => localSandbox({ ...common, mode, isolation }), {
+    leftoverMarker,
+    skip,
+    ...(mode === 'fork-server' ? { sessions: { memoryMb: common.memoryMb } } : {}),
+  });
 }

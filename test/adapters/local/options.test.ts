@@ -15,6 +15,14 @@ describe('resolveLocalOptions', () => {
     expect(resolveLocalOptions({ lightPreload: false }).lightPreload).toBe(false);
   });
 
+  it('fills and checks the memory-control and session options', () => {
+    const o = resolveLocalOptions();
+    expect([o.memoryControl, o.sessionCpuSeconds]).toEqual(['auto', 600]);
+    expect(resolveLocalOptions({ memoryControl: 'rlimit', sessionCpuSeconds: 5 })).toMatchObject({ memoryControl: 'rlimit', sessionCpuSeconds: 5 });
+    expect(() => resolveLocalOptions({ memoryControl: 'cgroup' } as never)).toThrow(/memoryControl/);
+    expect(() => resolveLocalOptions({ sessionCpuSeconds: 0 })).toThrow(/sessionCpuSeconds/);
+  });
+
   it('rejects a light preload that is not a list of module names', () => {
     expect(() => resolveLocalOptions({ lightPreload: ['os; import x'] })).toThrow(ConfigError);
     expect(() => resolveLocalOptions({ lightPreload: true } as never)).toThrow(/lightPreload/);
@@ -36,8 +44,10 @@ describe('resolveLocalOptions', () => {
 });
 
 describe('python runtime', () => {
-  it('ships exactly python/runtime.py (regenerate with gen-runtime.mjs)', () => {
-    const src = readFileSync(new URL('../../../adapters/local/python/runtime.py', import.meta.url), 'utf8');
+  it('ships exactly python/runtime.py + session.py + main.py (regenerate with gen-runtime.mjs)', () => {
+    const src = ['runtime.py', 'session.py', 'main.py']
+      .map((f) => readFileSync(new URL(`../../../adapters/local/python/${f}`, import.meta.url), 'utf8'))
+      .join('');
     expect(PYTHON_RUNTIME_SOURCE).toBe(src);
   });
 });

@@ -1,0 +1,5 @@
+
+if CFG["mode"] == "server":
+    server()
+else:
+    once()

@@ -1,0 +1,271 @@
+
+# ---- Sessions (appended to runtime.py by gen-runtime.mjs) ------------------------------------------
+# A session is a spare that, instead of one request, receives a "S" byte and then length-prefixed JSON
+# frames on its private socket: one per call, each answered with a frame once the code has run. Its
+# __main__, imports, threads and /tmp/work persist from call to call; everything else is as for a
+# one-call process (same namespaces, seccomp, rlimits). The server keeps each session's handle, sends
+# its calls and enforces each call's deadline and output cap; a timeout, a flood or a crash ends the
+# session (the process is PID 1 of its own PID namespace, so killing it kills all it started).
+
+_FRAME_MAX = 1 << 20  # a reply frame is tiny; anything larger is a broken (or forged) session
+_SESSIONS = {}  # sid -> _Session (server side)
+
+
+def _frame(obj):
+    data = json.dumps(obj).encode()
+    return struct.pack("!I", len(data)) + data
+
+
+def _recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        b = sock.recv(n - len(buf))
+        if not b:
+            return None
+        buf += b
+    return buf
+
+
+def _recv_frame(sock):
+    """One frame from `sock` (blocking, or bounded by its timeout); None on EOF."""
+    head = _recv_exact(sock, 4)
+    if head is None:
+        return None
+    n = struct.unpack("!I", head)[0]
+    if n > _FRAME_MAX:
+        raise ValueError("frame too large")
+    body = _recv_exact(sock, n)
+    if body is None:
+        return None
+    return json.loads(body)
+
+
+def _cpu_s():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _session_main(sock, inp):
+    """The session process's loop (inside a spare, after its isolation). Never returns."""
+    try:
+        opened = _recv_frame(sock)
+        if opened is None:
+            os._exit(0)
+        if not ISOLATE:
+            work = opened["workdir"]
+            os.makedirs(work, exist_ok=True)
+            os.chdir(work)
+            _set_env(work)
+        if "random" in sys.modules:
+            sys.modules["random"].seed()
+        # CPU: each call may use `cpuS` more (soft limit); the whole session at most `sessionCpuS`
+        # (hard limit, which cannot be raised again once the capabilities are gone).
+        hard = int(_cpu_s() + opened["sessionCpuS"]) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+        _close_except((sock.fileno(), inp))
+        main = types.ModuleType("__main__")
+        main.__dict__["__builtins__"] = builtins
+        sock.sendall(_frame({"ready": True, "cpuS": _cpu_s()}))
+    except BaseException as e:
+        try:
+            os.write(2, ("agentrl sandbox session setup failed: %r\n" % (e,)).encode())
+        finally:
+            os._exit(125)
+    n = 0
+    while True:
+        try:
+            req = _recv_frame(sock)
+        except BaseException:
+            req = None
+        if req is None:
+            try:
+                import atexit
+                atexit._run_exitfuncs()
+            except BaseException:
+                pass
+            os._exit(0)
+        n += 1
+        for fd in (1, 2):
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, 0)
+        _set_stdin(inp, req.get("stdin"))
+        c0 = _cpu_s()
+        soft = min(hard, int(c0 + req["cpuS"]) + 1)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        status = _exec_user(req["code"], main, _make_stdio(), "<sandbox>" if n == 1 else "<sandbox %d>" % n)
+        try:
+            sock.sendall(_frame({"exit": status, "cpuS": _cpu_s() - c0}))
+        except BaseException:
+            os._exit(status)
+
+
+class _Session:
+    __slots__ = ("sp", "cpu_seen")
+
+    def __init__(self, sp, cpu_seen):
+        self.sp, self.cpu_seen = sp, cpu_seen
+
+
+def _await_frame(sp, deadline, watch_output):
+    """Waits for the session's next frame. Returns (kind, frame): kind is "frame", "exit" (the
+    process ended), "timeout", "flood" (an output file reached fileBytes) or "bad" (a broken frame)."""
+    poller = select.poll()
+    poller.register(sp.pidfd, select.POLLIN)
+    poller.register(sp.sock, select.POLLIN)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "timeout", None
+        ready = dict(poller.poll(min(left, 0.05) * 1000))
+        if sp.sock.fileno() in ready:
+            sp.sock.settimeout(max(0.001, deadline - time.monotonic()))
+            try:
+                got = _recv_frame(sp.sock)
+            except socket.timeout:
+                return "timeout", None
+            except (OSError, ValueError):
+                return "bad", None
+            finally:
+                sp.sock.settimeout(None)
+            if got is None:
+                return "exit", None
+            if not isinstance(got, dict):
+                return "bad", None
+            return "frame", got
+        if sp.pidfd in ready:
+            return "exit", None
+        if watch_output and max(os.fstat(sp.out).st_size, os.fstat(sp.err).st_size) >= CFG["fileBytes"]:
+            return "flood", None
+
+
+def _kill_spare(sp):
+    """SIGKILLs a session's process (and, without a PID namespace, its process group); returns its wait4."""
+    try:
+        os.kill(sp.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if not ISOLATE:
+        try:
+            os.killpg(sp.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        return os.wait4(sp.pid, 0)
+    except ChildProcessError:
+        return sp.pid, 0, None
+
+
+def _session_open(srv, req):
+    """Turns the full zygote's spare into a session. A spare that died while waiting is replaced
+    once. Returns (reply, zygote to refill, or None when a spare was already asked for)."""
+    z = srv.zygotes[b"h"]
+    for attempt in (1, 2):
+        while z.spare is None:
+            srv._pump()
+        sp, z.spare = z.spare, None
+        try:
+            sp.sock.sendall(b"S" + _frame({"workdir": req.get("workdir"), "sessionCpuS": req["sessionCpuS"]}))
+            kind, got = _await_frame(sp, time.monotonic() + 30, False)
+        except OSError:
+            kind, got = "exit", None
+        if kind == "frame" and got.get("ready"):
+            _SESSIONS[req["sid"]] = _Session(sp, float(got.get("cpuS", 0)))
+            return {"id": req["id"], "opened": True, "pid": sp.pid}, z
+        _kill_spare(sp)
+        err = os.pread(sp.err, 2000, 0).decode("utf-8", "replace")
+        sp.close()
+        srv.refill(z)
+    return {"id": req["id"], "opened": False, "error": "session did not start (%s): %s" % (kind, err)}, None
+
+
+def _session_run(req):
+    s = _SESSIONS.get(req["sid"])
+    if s is None:
+        return {"id": req["id"], "gone": True}
+    sp = s.sp
+    t0 = time.monotonic()
+    try:
+        sp.sock.sendall(_frame({"code": req["code"], "cpuS": req["cpuS"], "stdin": req.get("stdin")}))
+        kind, got = _await_frame(sp, t0 + req["timeoutMs"] / 1000.0, True)
+    except OSError:
+        kind, got = "exit", None
+    if kind == "frame" and not (isinstance(got.get("exit"), int) and isinstance(got.get("cpuS"), (int, float))):
+        kind = "bad"
+    exit_code = sig = None
+    if kind == "frame":
+        ended = False
+        exit_code = got["exit"]
+        cpu_s = max(0.0, float(got["cpuS"]))
+        s.cpu_seen += cpu_s
+    else:
+        ended = True
+        _, wstatus, ru = _kill_spare(sp)
+        if kind == "exit" and os.WIFEXITED(wstatus):
+            exit_code = os.WEXITSTATUS(wstatus)
+        elif os.WIFSIGNALED(wstatus):
+            sig = os.WTERMSIG(wstatus)
+        cpu_s = max(0.0, ru.ru_utime + ru.ru_stime - s.cpu_seen) if ru is not None else 0.0
+    wall_ms = (time.monotonic() - t0) * 1000.0
+    cap = req["capBytes"]
+    oh, ot, osz = _head_tail(sp.out, cap)
+    eh, et, esz = _head_tail(sp.err, cap)
+    if ended:
+        sp.close()
+        del _SESSIONS[req["sid"]]
+    return {
+        "id": req["id"],
+        "setupOk": True,
+        "exitCode": exit_code,
+        "signal": sig,
+        "timedOut": kind == "timeout",
+        "outputKilled": kind == "flood",
+        "wallMs": wall_ms,
+        "cpuMs": cpu_s * 1000.0,
+        "stdout": [base64.b64encode(oh).decode(), base64.b64encode(ot).decode(), osz],
+        "stderr": [base64.b64encode(eh).decode(), base64.b64encode(et).decode(), esz],
+        "ended": ended,
+        "broken": kind == "bad",
+    }
+
+
+_REAP = []  # pids of closed sessions, killed but not waited for yet
+
+
+def _reap_closed():
+    """Waits (without blocking) for killed sessions: tearing down a big address space takes a while,
+    and the worker need not wait for it before answering."""
+    for pid in list(_REAP):
+        try:
+            done = os.waitpid(pid, os.WNOHANG)[0] == pid
+        except ChildProcessError:
+            done = True
+        if done:
+            _REAP.remove(pid)
+
+
+def _session_close(req):
+    s = _SESSIONS.pop(req["sid"], None)
+    if s is not None:
+        sp = s.sp
+        for kill in ((os.kill,) if ISOLATE else (os.kill, os.killpg)):
+            try:
+                kill(sp.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        sp.close()
+        _REAP.append(sp.pid)
+    _reap_closed()
+    return {"id": req["id"], "closed": s is not None}
+
+
+def _session_op(srv, req):
+    """Handles one session request; returns (reply, zygote to refill or None)."""
+    op = req["op"]
+    _reap_closed()
+    if op == "sopen":
+        return _session_open(srv, req)
+    if op == "srun":
+        return _session_run(req), None
+    if op == "sclose":
+        return _session_close(req), None
+    raise ValueError("unknown op %r" % (op,))

@@ -1,0 +1,138 @@
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localSandbox, type LocalSandbox } from '../../../adapters/local/index.js';
+import { pathsToHide, probeBwrap } from '../../../adapters/local/isolation.js';
+import { openMemoryCgroups } from '../../../adapters/local/cgroup.js';
+
+// Issue 14 §6-7: memory outside RLIMIT_AS (memfds, shared memory, forks) and inotify on shared mounts.
+const probe = probeBwrap('/usr/bin/python3', pathsToHide('/usr/bin/python3', undefined).hide);
+
+/** 40 memfds of 16 MiB each (640 MiB), none mapped, so none counted by RLIMIT_AS. */
+const MEMFD_BOMB = 'import os\nfds = []\nfor i in range(40):\n    fd = os.memfd_create("x")\n    os.write(fd, b"a" * (16 << 20))\n    fds.append(fd)\nprint("held", len(fds) * 16, "MiB")';
+/** System V segments of 32 MiB, each attached, filled and detached (pages stay, no longer in the address space). */
+const SYSV_BOMB = [
+  'import ctypes',
+  'libc = ctypes.CDLL(None, use_errno=True)',
+  'libc.shmat.restype = ctypes.c_void_p',
+  'held = 0',
+  'for i in range(20):',
+  '    sid = libc.shmget(0, 32 << 20, 0o1600)',
+  '    if sid < 0: raise OSError(ctypes.get_errno(), "shmget")',
+  '    addr = libc.shmat(sid, None, 0)',
+  '    ctypes.memset(addr, 1, 32 << 20)',
+  '    libc.shmdt(ctypes.c_void_p(addr))',
+  '    held += 32',
+  'print("held", held, "MiB")',
+].join('\n');
+/** Forks that each touch 100 MiB (each under its own RLIMIT_AS); prints how many the kernel killed. */
+const FORK_BOMB = [
+  'import os, time, signal',
+  'kids = []',
+  'for i in range(8):',
+  '    pid = os.fork()',
+  '    if pid == 0:',
+  '        b = bytearray(100 << 20)',
+  '        for j in range(0, len(b), 4096): b[j] = 1',
+  '        time.sleep(30)',
+  '        os._exit(0)',
+  '    kids.append(pid)',
+  'time.sleep(4)',
+  'killed = 0',
+  'for pid in kids:',
+  '    p, st = os.waitpid(pid, os.WNOHANG)',
+  '    if p == pid and os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGKILL: killed += 1',
+  'print("killed", killed)',
+].join('\n');
+
+describe.skipIf(!probe.ok).each(['auto', 'rlimit'] as const)('local sandbox memory as a whole (memoryMb 256, memoryControl %s)', (memoryControl) => {
+  let sb: LocalSandbox;
+
+  beforeAll(() => {
+    sb = localSandbox({ workers: 1, timeoutMs: 20_000, memoryMb: 256, memoryControl, onWarning: () => {} });
+  });
+  afterAll(async () => {
+    await sb.close();
+  });
+
+  const bounded = (status: string, stderr: string): void => {
+    // With a cgroup the kernel kills the call (`memory`); without one the allocation fails (`error`).
+    if (sb.memoryControl === 'rlimit') expect([status, stderr]).toEqual(['error', expect.stringMatching(/OSError|PermissionError|MemoryError/)]);
+    else expect(status).toBe('memory');
+  };
+
+  it('a call cannot hold memfds beyond its limit', async () => {
+    const r = await sb.run({ code: MEMFD_BOMB });
+    expect(r.stdout).not.toContain('held');
+    bounded(r.status, r.stderr);
+  }, 60_000);
+
+  it('a call cannot hold System V shared memory beyond its limit', async () => {
+    const r = await sb.run({ code: SYSV_BOMB });
+    expect(r.stdout).not.toContain('held');
+    bounded(r.status, r.stderr);
+  }, 60_000);
+
+  it('forks of a call share its limit (cgroup only)', async (t) => {
+    if (sb.memoryControl === 'rlimit') t.skip();
+    const r = await sb.run({ code: FORK_BOMB });
+    // 8 × 100 MiB against 256 MiB: the kernel kills forks (or the call itself) until it fits.
+    if (r.status === 'memory') return;
+    const killed = Number(/killed (\d+)/.exec(r.stdout)?.[1] ?? -1);
+    expect(killed).toBeGreaterThanOrEqual(6);
+  }, 60_000);
+
+  it('a session cannot hold memfds beyond its limit, and the next call starts afresh', async () => {
+    const s = await sb.openSession();
+    try {
+      const first = await s.run({ code: "x = 1" });
+      expect(first.stderr).toBe("");
+      expect(first.status).toBe("ok");
+      const r = await s.run({ code: MEMFD_BOMB });
+      expect(r.stdout).not.toContain('held');
+      bounded(r.status, r.stderr);
+      const after = await s.run({ code: 'print("alive")' });
+      expect(after.status).toBe('ok');
+    } finally {
+      await s.close();
+    }
+  }, 60_000);
+
+  it('after the sandbox closes, its memory cgroups are gone', async () => {
+    const other = localSandbox({ workers: 1, memoryMb: 128, onWarning: () => {} });
+    const s = await other.openSession();
+    await s.run({ code: 'print(1)' });
+    const group = (other as unknown as { memoryControl: string }).memoryControl;
+    await other.close();
+    if (group === 'rlimit') return;
+    const cg = openMemoryCgroups(other.instanceId);
+    // Creating it again succeeds only if close() removed it; remove our probe right away.
+    expect('reason' in cg).toBe(false);
+    if (!('reason' in cg)) {
+      expect(existsSync(cg.group)).toBe(true);
+      cg.removeAll();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!probe.ok)('local sandbox: no inotify on the shared, read-only installation', () => {
+  let sb: LocalSandbox;
+  beforeAll(() => {
+    sb = localSandbox({ workers: 1, onWarning: () => {} });
+  });
+  afterAll(async () => {
+    await sb.close();
+  });
+
+  it('inotify_init and inotify_init1 fail (ENOSYS), in calls and in sessions', async () => {
+    // Hazard: a watch on the Python installation's __pycache__ shows what other workers' calls import.
+    const code = 'import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.inotify_init1(0), ctypes.get_errno(), libc.inotify_init(), ctypes.get_errno())';
+    const r = await sb.run({ code });
+    expect(r.stdout).toBe('-1 38 -1 38\n');
+    const s = await sb.openSession();
+    try {
+      expect((await s.run({ code })).stdout).toBe('-1 38 -1 38\n');
+    } finally {
+      await s.close();
+    }
+  });
+});
