@@ -42,7 +42,7 @@ describe("rollout engine × local sandbox, session: 'trajectory'", () => {
     expect(open.size).toBe(0);
   }, 60_000);
 
-  it('closes the session when the rollout throws', async () => {
+  it('closes the session when the trajectory fails (a throwing sampler ends it with stopReason error)', async () => {
     const { sandbox, open } = tracked(local);
     const renderer = await localRenderer();
     const sampler = scriptedSampler({
@@ -53,7 +53,10 @@ describe("rollout engine × local sandbox, session: 'trajectory'", () => {
       },
     });
     const env = codeInterpreter({ sandbox, session: 'trajectory', systemPrompt: null });
-    await expect(runRollouts({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, [{ id: 'q', question: 'go', answer: '1' }], 1)).rejects.toThrow(/sampler died/);
+    const groups = await runRollouts({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, [{ id: 'q', question: 'go', answer: '1' }], 1);
+    const t = groups[0]![0]!;
+    expect(t.stopReason).toBe('error');
+    expect(t.error?.message).toMatch(/sampler died/);
     expect(open.size).toBe(0);
   }, 60_000);
 });
