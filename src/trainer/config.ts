@@ -67,11 +67,11 @@ export const trainerOptionsSchema = z
             z.strictObject({ kind: z.literal('fail_fast') }),
           ])
           .default({ kind: 'drop' }),
-        prefixMismatch: z.enum(['drop', 'fail']).default('drop'),
         trajectoryTimeoutMs: z.number().positive().optional(),
         maxConcurrentGroups: posInt.optional(),
       })
-      .default({ failure: { kind: 'drop' }, prefixMismatch: 'drop' }),
+      .default({ failure: { kind: 'drop' } }),
+    onPrefixMismatch: z.enum(['drop', 'split', 'fail']).default('drop'),
     rewardTimeoutMs: z.number().positive().default(60_000),
     skipDegenerateGroups: z.boolean().default(true),
     seed: z.number().int().min(0).default(0),
