@@ -83,6 +83,10 @@ export const trainerOptionsSchema = z
   })
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
+    const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? undefined : o.rollout.failure.minSurvivors;
+    if (minSurvivors !== undefined && minSurvivors > o.groupSize) {
+      ctx.addIssue({ code: 'custom', path: ['rollout', 'failure', 'minSurvivors'], message: `${minSurvivors} exceeds groupSize ${o.groupSize}: every group would be dropped` });
+    }
     if (o.groupSize === 1) {
       ctx.addIssue({
         code: 'custom',

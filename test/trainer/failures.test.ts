@@ -257,6 +257,11 @@ describe('Trainer: settings that cannot train are refused', () => {
     }
   });
 
+  it('minSurvivors above groupSize is a ConfigError (every group would be dropped)', async () => {
+    const { renderer, backend } = await setup();
+    expect(() => trainer(renderer, backend, { groupSize: 3, rollout: { failure: { kind: 'drop', minSurvivors: 4 } } })).toThrow(/rollout\.failure\.minSurvivors: 4 exceeds groupSize 3/);
+  });
+
   it('a backend that cannot reproduce temperature or truncation in its learner is refused; T = 1 (and greedy) are fine', async () => {
     const { renderer, backend } = await setup();
     const { samplingSupport: _ignored, ...plain } = backend;
