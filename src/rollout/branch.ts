@@ -6,6 +6,7 @@ import type { ToolContext } from '../env/types.js';
 import type { RolloutContext } from './types.js';
 import { deriveSeed } from './seed.js';
 import { boundObservation } from '../env/bound-observation.js';
+import { TemplateRewriteError } from '../errors/chat-errors.js';
 import { trajectoryError, untilAborted, userAborted } from './abortable.js';
 
 /** Mutable state of one branch while it is rolled out; frozen into a {@link Trajectory} at the end. */
@@ -172,14 +173,7 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
     s.turns.push(turn);
     emit(turn);
     s.stage = 'next_prompt';
-    const next = renderer.nextPrompt({
-      messagesBeforeAssistant: s.messages,
-      prevPromptTokens: prompt,
-      completionTokens: seq.tokens,
-      observation: bounded.observation,
-      tools: env.tools,
-      ...(ctx.templateKwargs ? { templateKwargs: ctx.templateKwargs } : {}),
-    });
+    const next = nextPromptOrRerender(ctx, s.messages, assistant, prompt, seq.tokens, bounded.observation);
     s.messages.push(assistant, ...bounded.observation);
     const room = budgets.maxTrajectoryTokens - next.length;
     if (room < 1) return finish(s, 'max_trajectory_tokens');
@@ -199,6 +193,27 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
     }), signal);
     if (!sampled) throw new Error('the sampler returned no sequence');
     seq = sampled;
+  }
+}
+
+/**
+ * The next prompt by extension (`renderer.nextPrompt`); under `prefixMismatch: 'split'`, a template that rewrites
+ * history gets the whole conversation re-rendered instead (the new prompt no longer extends the sampled tokens).
+ */
+function nextPromptOrRerender(
+  ctx: RolloutContext,
+  before: readonly Message[],
+  assistant: Message,
+  prevPromptTokens: readonly number[],
+  completionTokens: readonly number[],
+  observation: readonly Message[],
+): number[] {
+  const kwargs = ctx.templateKwargs ? { templateKwargs: ctx.templateKwargs } : {};
+  try {
+    return ctx.renderer.nextPrompt({ messagesBeforeAssistant: before, prevPromptTokens, completionTokens, observation, tools: ctx.env.tools, ...kwargs });
+  } catch (e) {
+    if (ctx.prefixMismatch !== 'split' || !(e instanceof TemplateRewriteError)) throw e;
+    return ctx.renderer.renderPrompt([...before, assistant, ...observation], { tools: ctx.env.tools, addGenerationPrompt: true, ...kwargs });
   }
 }
 

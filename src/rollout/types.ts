@@ -82,10 +82,16 @@ export interface RolloutContext {
   /** What to do when a trajectory fails. @default `{ kind: 'drop' }` */
   readonly failure?: RolloutFailureStrategy;
   /**
-   * A chat template that rewrites earlier history when an observation is appended (`TemplateRewriteError`):
-   * `'drop'` ends that trajectory as an `error` (default), `'fail'` fails the call like `fail_fast`.
+   * What to do when the chat template rewrites earlier history once an observation is appended, so the next prompt
+   * cannot extend the sampled tokens (`TemplateRewriteError` from `renderer.nextPrompt`, e.g. Qwen3 dropping
+   * `<think>` blocks):
+   * - `'drop'` (default): that trajectory ends as an `error` and is not trained on;
+   * - `'split'`: the next prompt is re-rendered from the messages (`renderPrompt`) and the trajectory goes on; its
+   *   next turn does not extend the previous tokens, so datums must be built with `onPrefixMismatch: 'split'`
+   *   (one datum per extending run of turns, tinker-cookbook behaviour);
+   * - `'fail'`: the call fails like `fail_fast`.
    */
-  readonly prefixMismatch?: 'drop' | 'fail';
+  readonly prefixMismatch?: 'drop' | 'split' | 'fail';
   /**
    * Wall-clock limit of one trajectory in ms, from its group's first sample to its end; past it the trajectory's
    * signal is aborted (sampler and tool call) and it ends as an `error` with stage `timeout`. Omit for none.

@@ -67,11 +67,11 @@ export const trainerOptionsSchema = z
             z.strictObject({ kind: z.literal('fail_fast') }),
           ])
           .default({ kind: 'drop' }),
-        prefixMismatch: z.enum(['drop', 'fail']).default('drop'),
         trajectoryTimeoutMs: z.number().positive().optional(),
         maxConcurrentGroups: posInt.optional(),
       })
-      .default({ failure: { kind: 'drop' }, prefixMismatch: 'drop' }),
+      .default({ failure: { kind: 'drop' } }),
+    onPrefixMismatch: z.enum(['drop', 'split', 'fail']).default('drop'),
     rewardTimeoutMs: z.number().positive().default(60_000),
     skipDegenerateGroups: z.boolean().default(true),
     seed: z.number().int().min(0).default(0),
@@ -95,6 +95,10 @@ export const trainerOptionsSchema = z
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
     if (o.resume === 'latest' && !o.logDir) ctx.addIssue({ code: 'custom', path: ['resume'], message: "'latest' resumes from logDir/checkpoints: set logDir" });
+    const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? undefined : o.rollout.failure.minSurvivors;
+    if (minSurvivors !== undefined && minSurvivors > o.groupSize) {
+      ctx.addIssue({ code: 'custom', path: ['rollout', 'failure', 'minSurvivors'], message: `${minSurvivors} exceeds groupSize ${o.groupSize}: every group would be dropped` });
+    }
     if (o.groupSize === 1) {
       ctx.addIssue({
         code: 'custom',

@@ -73,7 +73,9 @@ export type WarningCode =
   /** Trajectories failed (`stopReason: 'error'`) and were dropped; the message names the first and its cause. */
   | 'rollout_error'
   /** Groups with fewer than `rollout.failure.minSurvivors` surviving trajectories were dropped whole. */
-  | 'dropped_groups';
+  | 'dropped_groups'
+  /** Trajectories whose turns do not extend each other were left out of the update (`onPrefixMismatch: 'drop'`). */
+  | 'prefix_mismatch';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {

@@ -7,7 +7,8 @@ import type { Trajectory } from '../types/trajectory.js';
 import type { SamplingClient } from '../backend/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import { runRollouts, type RolloutBudgets } from '../rollout/index.js';
-import { buildDatums, groupAdvantages, isDegenerateGroup } from '../loss/index.js';
+import { groupAdvantages, isDegenerateGroup } from '../loss/index.js';
+import { trainerDatums } from './datums.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
 import { samplingConsistencyIssues } from './sampling-consistency.js';
 import { scoreGroups } from './score.js';
@@ -61,8 +62,11 @@ interface ScoredGroup {
  * One bad trajectory never ends a run: a trajectory that fails (`stopReason: 'error'`), a reward that throws or
  * runs past `rewardTimeoutMs` drop that sample with its cause (a `warning` event, `rollout/error_rate`,
  * `reward/dropped`); a group with fewer than `rollout.failure.minSurvivors` survivors is dropped whole. Only
- * `rollout.failure: { kind: 'fail_fast' }` (or `rollout.prefixMismatch: 'fail'`) makes `train()` reject, with
+ * `rollout.failure: { kind: 'fail_fast' }` (or `onPrefixMismatch: 'fail'`) makes `train()` reject, with
  * `RolloutFailedError`, after every rollout of the step has ended.
+ * `onPrefixMismatch` is the policy for a chat template that rewrites history (the next prompt cannot extend the
+ * sampled tokens): `'drop'` the trajectory (default, warned and counted), `'split'` it into one datum per extending
+ * run of turns (the prompt is re-rendered), or `'fail'`.
  *
  * @throws ConfigError from the constructor, listing every invalid option with its dotted path.
  * @example
@@ -246,7 +250,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         budgets,
         sampling: { ...o.sampling, seed: o.seed * 1_000_003 + step },
         failure: o.rollout.failure,
-        prefixMismatch: o.rollout.prefixMismatch,
+        prefixMismatch: o.onPrefixMismatch,
         ...(o.rollout.trajectoryTimeoutMs !== undefined ? { trajectoryTimeoutMs: o.rollout.trajectoryTimeoutMs } : {}),
         ...(o.rollout.maxConcurrentGroups !== undefined ? { maxConcurrentGroups: o.rollout.maxConcurrentGroups } : {}),
         signal: this.#abort.signal,
@@ -314,7 +318,10 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const trainable = (g: ScoredGroup, i: number) => !g.rewards[i]!.drop && g.trajectories[i]!.turns.length > 0;
     const trajs = train.flatMap((g) => g.trajectories.filter((_, i) => trainable(g, i)));
     const advs = train.flatMap((g) => g.advantages.filter((_, i) => trainable(g, i)));
-    const { datums } = buildDatums(trajs, advs, { skipZeroAdvantage: o.skipDegenerateGroups });
+    const { datums, dropped } = trainerDatums(trajs, advs, { policy: o.onPrefixMismatch, skipZeroAdvantage: o.skipDegenerateGroups });
+    if (dropped.length > 0) {
+      this.emit('warning', { step, code: 'prefix_mismatch', message: `${dropped.length} trajectory(ies) dropped: a prompt does not extend the tokens before it; first: ${dropped[0]!.id}: ${dropped[0]!.message}` });
+    }
     if (datums.length === 0) this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
     return trainOnDatums(o.backend, datums, {
       loss: o.loss,

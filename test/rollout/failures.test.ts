@@ -58,7 +58,7 @@ describe('rollout failures end one trajectory, not the call', () => {
     expect(group[0]!.error?.code).toBe('SANDBOX_UNAVAILABLE');
   });
 
-  it('a chat-template rewrite is an error at next_prompt; prefixMismatch "fail" fails the call instead', async () => {
+  it('a chat-template rewrite is an error at next_prompt; prefixMismatch fail fails the call instead', async () => {
     const { renderer, sampler } = await toolThenAnswer();
     let n = 0;
     const rewriting: Renderer = {

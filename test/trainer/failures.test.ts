@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
+  PromptPrefixError,
   RolloutFailedError,
+  TemplateRewriteError,
   Trainer,
   codeInterpreter,
   type Environment,
@@ -10,11 +12,13 @@ import {
   type Reward,
   type RewardResult,
   type TrainerOptions,
+  type Trajectory,
   type TrajectoryEvent,
   type WarningEvent,
 } from 'agentrl';
 import { fakeSandbox, mockBackend, scriptedSampler } from 'agentrl/testing';
 import { localRenderer, toolCall } from '../helpers/local-renderer.js';
+import { trainerDatums } from '../../src/trainer/datums.js';
 
 const dataset: Example[] = ['a', 'b'].map((id) => ({ id, question: `question ${id}`, answer: '1' }));
 
@@ -191,6 +195,52 @@ describe('Trainer: one bad trajectory never ends a run', () => {
   });
 });
 
+describe('Trainer: the prefix-mismatch policy', () => {
+  /** A renderer whose template "rewrites history": every nextPrompt throws TemplateRewriteError. */
+  const rewriting = (r: Renderer): Renderer => ({
+    ...r,
+    nextPrompt: () => {
+      throw new TemplateRewriteError('history rewritten');
+    },
+  });
+
+  it("'drop' (default) drops every rewritten trajectory with a warning; 'fail' rejects; 'split' re-renders and trains on them", async () => {
+    const r = rewriting(await localRenderer());
+    // A fresh scripted sampler per run (its script counts calls).
+    const backend = async () => mockBackend({ renderer: r, sampler: (await setup()).sampler });
+
+    const b1 = await backend();
+    const dropT = trainer(r, b1, {});
+    const rec = record(dropT);
+    await dropT.train();
+    expect(rec.trajectories.every((e) => e.trajectory.stopReason === 'error' && e.trajectory.error?.code === 'TEMPLATE_REWRITES_HISTORY')).toBe(true);
+    expect(rec.metrics()['rollout/error_rate']).toBe(1);
+    expect(b1.forwardBackwardCalls).toHaveLength(0);
+
+    await expect(trainer(r, await backend(), { onPrefixMismatch: 'fail' }).train()).rejects.toBeInstanceOf(RolloutFailedError);
+
+    const b3 = await backend();
+    const splitT = trainer(r, b3, { onPrefixMismatch: 'split' });
+    const rec3 = record(splitT);
+    await splitT.train();
+    expect(rec3.trajectories.map((e) => e.trajectory.stopReason)).toEqual(Array(6).fill('answer'));
+    expect(rec3.trajectories.every((e) => e.trajectory.turns.length === 2)).toBe(true);
+    expect(b3.forwardBackwardCalls.flatMap((c) => c.datums).length).toBeGreaterThanOrEqual(6);
+  });
+
+  it("trainerDatums 'drop' leaves out a trajectory whose turns do not extend each other and names it", () => {
+    const turn = (prompt: number[], completion: number[]) => ({ promptTokens: prompt, completionTokens: completion, logprobs: completion.map(() => -1), text: '', stopReason: 'stop' as const, action: { kind: 'answer' as const, content: '' } });
+    const base = { example: dataset[0]!, groupIndex: 0, messages: [], stopReason: 'answer' as const, toolCalls: 0, finalText: '' };
+    const good = { ...base, id: 'good', turns: [turn([1, 2], [3]), turn([1, 2, 3, 4], [5])] } as unknown as Trajectory;
+    const bad = { ...base, id: 'bad', turns: [turn([1, 2], [3]), turn([9, 9, 9, 9], [5])] } as unknown as Trajectory;
+    const out = trainerDatums([good, bad], [1, -1], { policy: 'drop', skipZeroAdvantage: true });
+    expect(out.datums).toHaveLength(1);
+    expect(out.dropped.map((d) => d.id)).toEqual(['bad']);
+    expect(trainerDatums([good, bad], [1, -1], { policy: 'split', skipZeroAdvantage: true }).datums).toHaveLength(3);
+    expect(() => trainerDatums([good, bad], [1, -1], { policy: 'fail', skipZeroAdvantage: true })).toThrow(PromptPrefixError);
+  });
+});
+
 describe('Trainer: settings that cannot train are refused', () => {
   it('groupSize 1 with group-centred advantages is a ConfigError saying why', async () => {
     const { renderer, backend } = await setup();
@@ -205,6 +255,11 @@ describe('Trainer: settings that cannot train are refused', () => {
       expect((err as ConfigError).issues[0]).toMatchObject({ path: 'groupSize' });
       expect((err as ConfigError).issues[0]!.message).toMatch(/advantage 0/);
     }
+  });
+
+  it('minSurvivors above groupSize is a ConfigError (every group would be dropped)', async () => {
+    const { renderer, backend } = await setup();
+    expect(() => trainer(renderer, backend, { groupSize: 3, rollout: { failure: { kind: 'drop', minSurvivors: 4 } } })).toThrow(/rollout\.failure\.minSurvivors: 4 exceeds groupSize 3/);
   });
 
   it('a backend that cannot reproduce temperature or truncation in its learner is refused; T = 1 (and greedy) are fine', async () => {
