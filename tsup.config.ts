@@ -4,6 +4,8 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
+    internal: 'src/internal.ts',
+    'testing/conformance': 'src/testing/conformance/index.ts',
     cli: 'src/cli/main.ts',
     // Loaded by the math-equivalence worker pool (src/reward/math/pool.ts) inside worker threads.
     'reward-math-worker': 'src/reward/math/equivalent.ts',
@@ -21,5 +23,5 @@ export default defineConfig({
   shims: true,
   splitting: true,
   // Optional native/heavy dependencies stay external: loaded only by the adapters and environments that use them.
-  external: ['dockerode', 'isolated-vm', 'better-sqlite3'],
+  external: ['dockerode', 'isolated-vm', 'better-sqlite3', 'vitest'],
 });

@@ -7,7 +7,9 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^agentrl\/adapters\/(.*)$/, replacement: r('./adapters/$1/index.ts') },
+      { find: /^agentrl\/testing\/conformance$/, replacement: r('./src/testing/conformance/index.ts') },
       { find: /^agentrl\/testing$/, replacement: r('./src/testing/index.ts') },
+      { find: /^agentrl\/internal$/, replacement: r('./src/internal.ts') },
       { find: /^agentrl$/, replacement: r('./src/index.ts') },
     ],
   },

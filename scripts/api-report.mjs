@@ -10,6 +10,7 @@ const local = process.argv.includes('--local');
 const entries = {
   agentrl: 'dist/index.d.ts',
   'agentrl-testing': 'dist/testing.d.ts',
+  'agentrl-testing-conformance': 'dist/testing/conformance.d.ts',
   'agentrl-adapters-local': 'dist/adapters/local.d.ts',
   'agentrl-adapters-docker': 'dist/adapters/docker.d.ts',
   'agentrl-adapters-remote': 'dist/adapters/remote.d.ts',

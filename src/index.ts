@@ -1,22 +1,123 @@
 /**
  * agentrl — reinforcement learning for LLM agents in environments with tools.
  *
- * Layers, in the order data flows: data → env → chat → rollout → reward → loss → backend → trainer → eval → report.
- * Sandbox backends live in their own entry points (`agentrl/adapters/local`, `…/docker`, `…/remote`, `…/isolated-vm`);
- * test doubles in `agentrl/testing`.
+ * The public API, in the order data flows: data → env → chat → rollout → reward → loss → backend → trainer → eval →
+ * report (see docs/concepts.md). What a program composes: a `Trainer` with a backend, an environment, a reward, a loss
+ * and a dataset; the types it implements (`Environment`, `Reward`, `Sandbox`, `TrainingBackend`); the errors it may
+ * catch. Sandbox backends live in their own entry points (`agentrl/adapters/local`, `…/docker`, `…/remote`,
+ * `…/isolated-vm`); test doubles and the sandbox conformance suite in `agentrl/testing`; every other building block in
+ * `agentrl/internal` (not covered by semver).
  *
  * @packageDocumentation
  */
 
-export type * from './types/index.js';
-export * from './errors/index.js';
-export * from './data/index.js';
-export * from './env/index.js';
-export * from './chat/index.js';
-export * from './rollout/index.js';
-export * from './reward/index.js';
-export * from './loss/index.js';
-export * from './backend/index.js';
-export * from './trainer/index.js';
-export * from './eval/index.js';
-export * from './report/index.js';
+// Vocabulary shared by every layer.
+export type {
+  Example,
+  Message,
+  ToolCall,
+  ToolDefinition,
+  JsonSchema,
+  ParsedAction,
+  InvalidReason,
+  Trajectory,
+  Turn,
+  TrajectoryStopReason,
+  TrajectoryError,
+  Sandbox,
+  SandboxSession,
+  SessionOptions,
+  RunRequest,
+  ExecResult,
+  ExecStatus,
+  SamplingParams,
+  SampledSequence,
+  StopReason,
+  Datum,
+  LossConfig,
+  Reward,
+  RewardResult,
+  RewardFailure,
+} from './internal.js';
+
+// data
+export { loadMathDataset, readJsonl, readParquet, dapoRowToExample } from './data/index.js';
+
+// env
+export type { Environment, ToolContext, StepOutcome } from './env/index.js';
+export { codeInterpreter, type CodeInterpreterOptions } from './env/index.js';
+export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type ToolEnvironmentOptions } from './env/index.js';
+export { truncateTail } from './env/index.js';
+export { search, type SearchEnvOptions, bm25Retriever, type Bm25RetrieverOptions, httpRetriever, type HttpRetrieverOptions } from './env/index.js';
+export { createRetrievalServer, type RetrievalServer, type RetrievalServerOptions, type Retriever, type Passage, loadCorpus, type CorpusDoc } from './env/index.js';
+export { sqlAgent, type SqlAgentOptions } from './env/index.js';
+
+// chat
+export { loadRenderer, type Renderer, type LoadRendererOptions } from './chat/index.js';
+
+// rollout
+export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent } from './rollout/index.js';
+export { demonstrationDatum, type DemonstrationTurn } from './rollout/index.js';
+
+// reward
+export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions } from './reward/index.js';
+export { exactMatch, type ExactMatchOptions, sqlExecutionMatch, type SqlExecutionMatchOptions } from './reward/index.js';
+export { withValidEnding, type WithValidEndingOptions } from './reward/index.js';
+
+// loss
+export { groupAdvantages, buildDatums, packMicroBatches, type AdvantageOptions } from './loss/index.js';
+
+// backend
+export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';
+export { localBackend, type LocalBackendOptions } from './backend/index.js';
+export { tinkerBackend, type TinkerBackend, type TinkerBackendOptions } from './backend/index.js';
+
+// trainer
+export { Trainer, type TrainSummary, type TrainerOptions, type ResolvedTrainerOptions } from './trainer/index.js';
+export type {
+  TrainerEvents,
+  TrainerEventName,
+  StepEvent,
+  TrajectoryEvent,
+  GroupEvent,
+  RolloutStartEvent,
+  RolloutEndEvent,
+  CheckpointEvent,
+  EvalEvent,
+  WarningEvent,
+  WarningCode,
+} from './trainer/index.js';
+export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
+
+// eval
+export { evaluate, type EvaluateOptions, type EvalResult, type EvalRecord } from './eval/index.js';
+
+// report
+export { plotRuns, type PlotResult, startDashboard, type Dashboard, type DashboardOptions } from './report/index.js';
+export type { TrajectoryRecord, TokenSegment } from './trainer/index.js';
+
+// errors
+export {
+  AgentRLError,
+  ConfigError,
+  type ConfigIssue,
+  DatasetError,
+  DatumShapeError,
+  PromptPrefixError,
+  TemplateRewriteError,
+  TokenizerError,
+  ChatTemplateError,
+  RolloutFailedError,
+  BackendInputError,
+  BackendUnavailableError,
+  BackendAuthError,
+  BackendRequestError,
+  CheckpointError,
+  SandboxTimeoutError,
+  SandboxUnavailableError,
+  SandboxClosedError,
+  SessionsNotSupportedError,
+  RetrieverError,
+  SqlDatabaseError,
+  MathWorkerError,
+} from './errors/index.js';

@@ -1,4 +1,4 @@
-import { processesWithMarker } from './proc-scan.js';
+import { processesWithMarker } from '../../src/sandbox/proc-scan.js';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { EventEmitter } from 'eventemitter3';

@@ -5,7 +5,8 @@
  *   node --import tsx examples/custom-env/reverse-words.ts [--steps 10]
  */
 import { parseArgs } from 'node:util';
-import { Trainer, exactMatch, localBackend, mulberry32, type Environment, type Example } from 'agentrl';
+import { Trainer, exactMatch, localBackend, type Environment, type Example } from 'agentrl';
+import { mulberry32 } from 'agentrl/internal';
 
 const reverseWords: Environment = {
   name: 'reverse-words',

@@ -3,7 +3,8 @@
  * paper's cold start: most use the interpreter correctly, some compute in the head (and often err),
  * some forget `print` (then retry or guess), some emit a malformed tool call. RL then has something to fix.
  */
-import { codeInterpreter, demonstrationDatum, mulberry32, type Datum, type Environment, type Example, type Renderer, type Sandbox } from 'agentrl';
+import { codeInterpreter, demonstrationDatum, type Datum, type Environment, type Example, type Renderer, type Sandbox } from 'agentrl';
+import { mulberry32 } from 'agentrl/internal';
 
 /** One demonstrated assistant turn and, for tool turns, the observation that followed it. */
 export interface DemoTurn {

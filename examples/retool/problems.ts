@@ -4,7 +4,7 @@
  * so they go through the same `prepare-data` path as the real DAPO-Math-17k.
  * Deterministic for a given seed.
  */
-import { mulberry32 } from 'agentrl';
+import { mulberry32 } from 'agentrl/internal';
 
 export interface WordProblem {
   readonly question: string;

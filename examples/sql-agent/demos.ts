@@ -5,7 +5,8 @@
  * emit a malformed tool call. Observations come from the real environment (`env.step` on the real database), and
  * every turn is rendered with `renderPrompt` + `nextPrompt` exactly as a rollout renders it.
  */
-import { demonstrationDatum, mulberry32, type Datum, type Environment, type Example, type Renderer } from 'agentrl';
+import { demonstrationDatum, type Datum, type Environment, type Example, type Renderer } from 'agentrl';
+import { mulberry32 } from 'agentrl/internal';
 
 export type DemoStyle = 'query' | 'guess' | 'error-fix' | 'error-guess' | 'malformed';
 

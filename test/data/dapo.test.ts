@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatasetError, dapoRowToExample, loadMathDataset, stripDapoTemplate } from 'agentrl';
+import { DatasetError, dapoRowToExample, loadMathDataset, stripDapoTemplate } from 'agentrl/internal';
 
 const WRAPPED =
   'Solve the following math problem step by step. The last line of your response should be of the form Answer: $Answer (without quotes) where $Answer is the answer to the problem.\n\nWhat is 2+3?\n\nRemember to put your answer on its own line after "Answer:".';

@@ -10,7 +10,7 @@ import {
   type ExecResult,
   type Sandbox,
   type ToolContext,
-} from 'agentrl';
+} from 'agentrl/internal';
 import { fakeSandbox } from 'agentrl/testing';
 
 const base: ExecResult = { status: 'ok', exitCode: 0, stdout: '', stderr: '', truncated: false, wallMs: 1 };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Example } from 'agentrl';
+import type { Example } from 'agentrl/internal';
 import { canonicalKeys, overlappingPairs } from '../../examples/shared/overlap.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bm25Retriever, loadCorpus, loadMathDataset, localBackend, mulberry32 } from 'agentrl';
+import { bm25Retriever, loadCorpus, loadMathDataset, localBackend, mulberry32 } from 'agentrl/internal';
 import { BUDGETS, MODEL, PATHS } from '../../examples/search-agent/config.js';
 import { buildDemoDatums, demoTexts, goodQuery, pickStyle } from '../../examples/search-agent/demos.js';
 import { makeRetriever, searchEnv } from '../../examples/search-agent/env.js';

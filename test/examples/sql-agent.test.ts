@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Example } from 'agentrl';
+import type { Example } from 'agentrl/internal';
 import { canonicalKeys, overlappingPairs } from '../../examples/shared/overlap.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { extractFinalSql, loadMathDataset, localBackend } from 'agentrl';
+import { extractFinalSql, loadMathDataset, localBackend } from 'agentrl/internal';
 import { BUDGETS, MODEL, PATHS } from '../../examples/sql-agent/config.js';
 import { buildDemoDatums, demoTexts, wrongTable } from '../../examples/sql-agent/demos.js';
 import { loadDatabase, sqlEnv } from '../../examples/sql-agent/env.js';

@@ -1,7 +1,7 @@
 import { appendFile, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { plotRuns, chartSpec, RUN_CHARTS, readRun } from 'agentrl';
+import { plotRuns, chartSpec, RUN_CHARTS, readRun } from 'agentrl/internal';
 import { runCli } from '../../src/cli/run-cli.js';
 import { registerBuiltinCommands } from '../../src/cli/commands.js';
 import { scriptedRun } from '../helpers/scripted-run.js';

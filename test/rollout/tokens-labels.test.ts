@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeInterpreter, runGroup, DEFAULT_BUDGETS, rolloutMetrics, MAX_BYTES_PER_TOKEN, type Environment, type Trajectory, type Turn } from 'agentrl';
+import { codeInterpreter, runGroup, DEFAULT_BUDGETS, rolloutMetrics, MAX_BYTES_PER_TOKEN, type Environment, type Trajectory, type Turn } from 'agentrl/internal';
 import { fakeSandbox, scriptedSampler } from 'agentrl/testing';
 import { localRenderer, toolCall } from '../helpers/local-renderer.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from 'agentrl';
+import { mulberry32 } from 'agentrl/internal';
 
 const SCRIPT = fileURLToPath(new URL('./fixtures/resumable-run.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

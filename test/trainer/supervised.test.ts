@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lengthBucketedBatches, supervisedDatum, trainSupervised } from 'agentrl';
+import { lengthBucketedBatches, supervisedDatum, trainSupervised } from 'agentrl/internal';
 import { mockBackend, scriptedSampler } from 'agentrl/testing';
 import { localRenderer } from '../helpers/local-renderer.js';
 

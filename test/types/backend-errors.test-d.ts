@@ -8,7 +8,7 @@ import type {
   BackendUnavailableError,
   TinkerBackend,
   TrainingBackend,
-} from 'agentrl';
+} from 'agentrl/internal';
 
 test('backend error codes narrow', () => {
   const e = {} as BackendUnavailableError | BackendAuthError | BackendRequestError | BackendInputError;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { mulberry32 } from 'agentrl';
+import { mulberry32 } from 'agentrl/internal';
 
 export interface Country {
   name: string;

@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dockerSandbox, type DockerSandbox } from '../../../adapters/docker/index.js';
-import { sandboxConformance } from '../../sandbox-conformance/conformance.js';
+import { sandboxConformance } from 'agentrl/testing/conformance';
 import { TEST_BINDS, TEST_IMAGE, probeDocker, sandboxContainers } from './docker-env.js';
 
 const probe = await probeDocker();

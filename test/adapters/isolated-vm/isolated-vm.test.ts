@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { isolatedVmSandbox } from '../../../adapters/isolated-vm/index.js';
 import { ConfigError, SandboxClosedError } from '../../../src/errors/index.js';
-import { processesWithMarker } from '../../sandbox-conformance/conformance.js';
+import { processesWithMarker } from 'agentrl/testing/conformance';
 
 const sb = isolatedVmSandbox({ workers: 1, timeoutMs: 2000, memoryMb: 32, maxOutputBytes: 4096, killAfterOutputBytes: 1 << 20 });
 afterAll(async () => {

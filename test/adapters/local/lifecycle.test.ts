@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SandboxClosedError } from '../../../src/errors/index.js';
 import { localSandbox, type LocalSandboxWarning } from '../../../adapters/local/index.js';
-import { processesWithMarker } from '../../sandbox-conformance/conformance.js';
+import { processesWithMarker } from 'agentrl/testing/conformance';
 import { pathsToHide, probeBwrap } from '../../../adapters/local/isolation.js';
 
 describe('localSandbox lifecycle', () => {

@@ -1,7 +1,7 @@
 import type { Sandbox } from '../../../src/types/exec-result.js';
 import { localSandbox, type LocalSandbox } from '../../../adapters/local/index.js';
 import { pathsToHide, probeBwrap } from '../../../adapters/local/isolation.js';
-import { sandboxConformance } from '../../sandbox-conformance/conformance.js';
+import { sandboxConformance } from 'agentrl/testing/conformance';
 
 // Every zygote / call process of a LocalSandbox carries its instanceId in its argv.
 const leftoverMarker = (sb: Sandbox): string => (sb as LocalSandbox).instanceId;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localSandbox } from '../../../adapters/local/index.js';
-import { processesWithMarker } from '../../sandbox-conformance/conformance.js';
+import { processesWithMarker } from 'agentrl/testing/conformance';
 
 // Without naming sympy, so that routing alone decides which zygote forks the call.
 const sympyPreloaded = 'import sys\nprint(any(m.startswith("sym" + "py") for m in sys.modules))';

@@ -2,7 +2,7 @@ import { localSandbox } from '../../../adapters/local/index.js';
 import { isolatedVmSandbox } from '../../../adapters/isolated-vm/index.js';
 import { createSandboxServer, remoteSandbox } from '../../../adapters/remote/index.js';
 import type { Sandbox } from '../../../src/types/exec-result.js';
-import { sandboxConformance } from '../../sandbox-conformance/conformance.js';
+import { sandboxConformance } from 'agentrl/testing/conformance';
 
 /**
  * Wraps a remote client so that closing it also stops the loopback server and the backend

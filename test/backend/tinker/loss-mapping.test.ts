@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BackendInputError, ConfigError, referenceLoss, type Aggregation, type Datum, type LossConfig } from 'agentrl';
+import { BackendInputError, ConfigError, referenceLoss, type Aggregation, type Datum, type LossConfig } from 'agentrl/internal';
 import { planForwardBackward } from '../../../src/backend/tinker/loss-mapping.js';
 import type { WireDatum } from '../../../src/backend/tinker/wire.js';
 

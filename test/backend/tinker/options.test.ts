@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadModelFolderRenderer, TINKER_HOSTED_URL } from 'agentrl';
+import { ConfigError, loadModelFolderRenderer, TINKER_HOSTED_URL } from 'agentrl/internal';
 import { resolveTinkerOptions } from '../../../src/backend/tinker/options.js';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { tinkerBackend, tinkerProto, type TinkerBackend } from 'agentrl';
+import { tinkerBackend, tinkerProto, type TinkerBackend } from 'agentrl/internal';
 import { decodeForwardBackwardProto, decodeNumbers, decodeSampleProto, encodeForwardBackwardRequest } from '../../../src/backend/tinker/proto.js';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 import { FakeTinker, type Reply, type SeenRequest } from './fake-tinker-server.js';

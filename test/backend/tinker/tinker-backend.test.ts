@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CheckpointError, ConfigError, referenceLoss, tinkerBackend, type Datum, type TinkerBackend } from 'agentrl';
+import { CheckpointError, ConfigError, referenceLoss, tinkerBackend, type Datum, type TinkerBackend } from 'agentrl/internal';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 import { FakeTinker } from './fake-tinker-server.js';
 

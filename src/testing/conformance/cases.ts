@@ -1,8 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
-import { execResultSchema } from '../../src/sandbox/index.js';
+import type { ExecResult, RunRequest, Sandbox } from '../../types/exec-result.js';
+import { execResultSchema } from '../../sandbox/index.js';
 import { processesWithMarker, waitFor } from './proc-scan.js';
 
 /** What every case gets: the sandbox and the host-side fixtures planted by the suite. */

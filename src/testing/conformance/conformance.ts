@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/types/exec-result.js';
+import type { Sandbox } from '../../types/exec-result.js';
 import { CONFORMANCE_CASES, checked, type ConformanceContext } from './cases.js';
 import { processesWithMarker, waitFor } from './proc-scan.js';
 import { SESSION_CASES, checkedSession, type SessionContext } from './session-cases.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { ExecResult, RunRequest, Sandbox, SandboxSession } from '../../src/types/exec-result.js';
+import type { ExecResult, RunRequest, Sandbox, SandboxSession } from '../../types/exec-result.js';
 import { checked } from './cases.js';
 import { processesWithMarker, waitFor } from './proc-scan.js';
 

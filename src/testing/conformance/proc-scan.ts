@@ -1,4 +1,4 @@
-export { processesWithMarker } from '../../adapters/local/proc-scan.js';
+export { processesWithMarker } from '../../sandbox/proc-scan.js';
 
 /** Polls `cond` every 50 ms until it holds or `ms` pass; returns the last value. */
 export async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
