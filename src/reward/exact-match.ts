@@ -2,6 +2,7 @@ import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import type { Reward } from './types.js';
+import { removeTagBlocks, tagBlocks } from '../util/tag-blocks.js';
 
 /**
  * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols
@@ -37,9 +38,9 @@ function lastBoxed(text: string): string | undefined {
  * seen, so one suffices.
  */
 export function extractTaggedAnswer(text: string): string | undefined {
-  const tags = [...text.matchAll(/<answer>([\s\S]*?)<\/answer>/gi)];
-  const last = tags[tags.length - 1];
-  if (last) return (last[1] ?? '').trim();
+  let last: string | undefined;
+  for (const b of tagBlocks(text, '<answer>', '</answer>', { ignoreCase: true })) last = text.slice(b.contentStart, b.contentEnd);
+  if (last !== undefined) return last.trim();
   const boxed = lastBoxed(text);
   return boxed === undefined ? undefined : boxed.trim();
 }
@@ -75,7 +76,7 @@ export function exactMatch(opts: ExactMatchOptions = {}): Reward {
     if (golds.length === 0) return { reward: wrong, correct: false, validFormat: false, failure: 'gold_unparseable', drop: true };
     if (trajectory.stopReason === 'invalid') return { reward: wrong, correct: false, validFormat: false, failure: 'invalid_format' };
     const tagged = extractTaggedAnswer(trajectory.finalText);
-    const answer = tagged ?? trajectory.finalText.replace(/<think>[\s\S]*?<\/think>/g, '').trim();
+    const answer = tagged ?? removeTagBlocks(trajectory.finalText, '<think>', '</think>').trim();
     const validFormat = tagged !== undefined;
     const pred = normalizeAnswer(answer);
     if (pred === '') return { reward: wrong, correct: false, validFormat, answer, failure: 'no_answer' };

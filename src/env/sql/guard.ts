@@ -1,4 +1,4 @@
-import { sqlTokens, type SqlToken } from './sql-lexer.js';
+import { scanSql, tokenText, type SqlToken } from './sql-lexer.js';
 
 /**
  * PRAGMAs that only read schema information; any other PRAGMA, and any PRAGMA with `=`, is refused. The same names
@@ -73,30 +73,48 @@ export interface CheckSqlOptions {
 export function checkSql(sql: string, opts: CheckSqlOptions = {}): string | undefined {
   const maxChars = opts.maxChars ?? MAX_SQL_CHARS;
   if (sql.length > maxChars) return `the query is too long (${sql.length} characters; at most ${maxChars})`;
-  const stmts: SqlToken[][] = [[]];
-  for (const t of sqlTokens(sql)) {
-    if (t.kind === 'semicolon') {
-      if (stmts[stmts.length - 1]!.length > 0) stmts.push([]);
-      continue;
+  // One pass: keep the first statement's first HEAD tokens (enough to read its keyword or a whole allowed PRAGMA),
+  // count its tokens, look at every name for pragma_ functions, stop at a second statement.
+  const HEAD = 16;
+  const head: SqlToken[] = [];
+  let count = 0;
+  let ended = false;
+  let refusal: string | undefined;
+  scanSql(sql, (kind, start, end, unterminated) => {
+    if (kind === 'semicolon') {
+      ended = count > 0;
+      return true;
     }
-    if (t.kind !== 'punct' && t.text.length > 7 && asciiUpper(t.text.slice(0, 7)) === 'PRAGMA_') {
-      if (!READ_ONLY_PRAGMAS.has(asciiLower(t.text.slice(7)))) {
-        return `the table-valued function ${t.text} is not allowed (only pragma_${[...READ_ONLY_PRAGMAS].join(', pragma_')})`;
+    if (ended) {
+      refusal = 'only one statement per query is allowed';
+      return false;
+    }
+    count++;
+    if (kind !== 'punct') {
+      const from = kind === 'word' ? start : start + 1;
+      if (end - from > 7 && asciiUpper(sql.slice(from, from + 7)) === 'PRAGMA_') {
+        const text = tokenText(sql, kind, start, end, unterminated);
+        if (!READ_ONLY_PRAGMAS.has(asciiLower(text.slice(7)))) {
+          refusal = `the table-valued function ${text.slice(0, 64)} is not allowed (only pragma_${[...READ_ONLY_PRAGMAS].join(', pragma_')})`;
+          return false;
+        }
       }
     }
-    stmts[stmts.length - 1]!.push(t);
-  }
-  if (stmts[stmts.length - 1]!.length === 0) stmts.pop();
-  const stmt = stmts[0];
-  if (stmt === undefined) return 'empty query';
-  if (stmts.length > 1) return 'only one statement per query is allowed';
+    if (head.length < HEAD) {
+      const text = kind === 'word' || kind === 'punct' ? sql.slice(start, end) : tokenText(sql, kind, start, end, unterminated);
+      head.push(unterminated ? { kind, text, start, unterminated } : { kind, text, start });
+    }
+    return true;
+  });
+  if (refusal !== undefined) return refusal;
+  if (count === 0) return 'empty query';
   let i = 0;
-  if (keyword(stmt[0]) === 'EXPLAIN') {
+  if (keyword(head[0]) === 'EXPLAIN') {
     i = 1;
-    if (keyword(stmt[1]) === 'QUERY' && keyword(stmt[2]) === 'PLAN') i = 3;
+    if (keyword(head[1]) === 'QUERY' && keyword(head[2]) === 'PLAN') i = 3;
   }
-  const word = keyword(stmt[i]);
+  const word = keyword(head[i]);
   if (word === 'ATTACH' || word === 'DETACH') return `${word} is not allowed: query the given database only`;
-  if (word === 'PRAGMA') return isReadOnlyPragma(stmt.slice(i + 1)) ? undefined : PRAGMA_REFUSAL;
+  if (word === 'PRAGMA') return count <= HEAD && isReadOnlyPragma(head.slice(i + 1)) ? undefined : PRAGMA_REFUSAL;
   return undefined;
 }

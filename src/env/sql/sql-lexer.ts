@@ -40,50 +40,70 @@ function quotedEnd(sql: string, i: number, quote: string): number {
 }
 
 /**
- * The tokens of `sql`, comments and whitespace dropped. Linear time: every character is looked at a bounded number
- * of times (`indexOf` scans resume where the previous one stopped).
+ * Calls `visit(kind, start, end, unterminated)` for each token of `sql` in order (comments and whitespace skipped),
+ * until `visit` returns `false`. `start`/`end` delimit the token as written, quotes included. Linear time and no
+ * allocation per token: every character is looked at a bounded number of times (`indexOf` scans resume where the
+ * previous one stopped).
  */
-export function* sqlTokens(sql: string): Generator<SqlToken> {
+export function scanSql(sql: string, visit: (kind: SqlTokenKind, start: number, end: number, unterminated: boolean) => boolean): void {
   const n = sql.length;
   let i = 0;
   while (i < n) {
     const c = sql.charCodeAt(i);
     if (SPACE.has(c)) {
       i++;
-    } else if (c === 0x2d && sql.charCodeAt(i + 1) === 0x2d) {
+      continue;
+    }
+    let kind: SqlTokenKind;
+    let end: number;
+    let open = false;
+    if (c === 0x2d && sql.charCodeAt(i + 1) === 0x2d) {
       const nl = sql.indexOf('\n', i + 2);
       i = nl === -1 ? n : nl + 1;
+      continue;
     } else if (c === 0x2f && sql.charCodeAt(i + 1) === 0x2a) {
-      const end = sql.indexOf('*/', i + 2);
-      i = end === -1 ? n : end + 2;
+      const close = sql.indexOf('*/', i + 2);
+      i = close === -1 ? n : close + 2;
+      continue;
     } else if (c === 0x27 || c === 0x22 || c === 0x60) {
-      const q = sql[i] as string;
-      const end = quotedEnd(sql, i, q);
-      const kind: SqlTokenKind = c === 0x27 ? 'string' : 'ident';
-      if (end === -1) {
-        yield { kind, text: sql.slice(i + 1).split(q + q).join(q), start: i, unterminated: true };
-        i = n;
-      } else {
-        yield { kind, text: sql.slice(i + 1, end - 1).split(q + q).join(q), start: i };
-        i = end;
-      }
+      kind = c === 0x27 ? 'string' : 'ident';
+      end = quotedEnd(sql, i, sql[i] as string);
     } else if (c === 0x5b) {
-      const end = sql.indexOf(']', i + 1);
-      if (end === -1) {
-        yield { kind: 'ident', text: sql.slice(i + 1), start: i, unterminated: true };
-        i = n;
-      } else {
-        yield { kind: 'ident', text: sql.slice(i + 1, end), start: i };
-        i = end + 1;
-      }
+      kind = 'ident';
+      end = sql.indexOf(']', i + 1);
+      if (end !== -1) end++;
     } else if (isIdChar(c)) {
-      let j = i + 1;
-      while (j < n && isIdChar(sql.charCodeAt(j))) j++;
-      yield { kind: 'word', text: sql.slice(i, j), start: i };
-      i = j;
+      kind = 'word';
+      end = i + 1;
+      while (end < n && isIdChar(sql.charCodeAt(end))) end++;
     } else {
-      yield { kind: c === 0x3b ? 'semicolon' : 'punct', text: sql[i] as string, start: i };
-      i++;
+      kind = c === 0x3b ? 'semicolon' : 'punct';
+      end = i + 1;
     }
+    if (end === -1) {
+      end = n;
+      open = true;
+    }
+    if (!visit(kind, i, end, open)) return;
+    i = end;
   }
+}
+
+/** The text of a token found by {@link scanSql}: a word as written, or the unquoted content of a quoted token. */
+export function tokenText(sql: string, kind: SqlTokenKind, start: number, end: number, unterminated: boolean): string {
+  if (kind === 'word' || kind === 'punct' || kind === 'semicolon') return sql.slice(start, end);
+  const q = sql[start] as string;
+  const inner = sql.slice(start + 1, unterminated ? end : end - 1);
+  return q === '[' ? inner : inner.split(q + q).join(q);
+}
+
+/** The tokens of `sql`, comments and whitespace dropped (see {@link scanSql}). */
+export function sqlTokens(sql: string): SqlToken[] {
+  const out: SqlToken[] = [];
+  scanSql(sql, (kind, start, end, unterminated) => {
+    const text = tokenText(sql, kind, start, end, unterminated);
+    out.push(unterminated ? { kind, text, start, unterminated } : { kind, text, start });
+    return true;
+  });
+  return out;
 }
