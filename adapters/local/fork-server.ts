@@ -5,6 +5,7 @@ import type { ExecResult, RunRequest } from '../../src/types/exec-result.js';
 import { classifyOutcome, renderCapped, sandboxErrorResult } from '../../src/sandbox/index.js';
 import type { ResolvedLocalOptions, LocalSandboxWarning } from './options.js';
 import { ZygoteServer, signalName, type ZygoteConfig } from './zygote-server.js';
+import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 
 /** Extra time the Node side waits for a zygote's own deadline before killing the whole zygote, ms. */
 const BACKSTOP_GRACE_MS = 2000;
@@ -90,13 +91,10 @@ export class ForkServerPool {
       if (this.#cfg.bwrap === undefined) workdir = await mkdtemp(join(tmpdir(), 'agentrl-call-'));
       const started = performance.now();
       let backstop: NodeJS.Timeout | undefined;
-      let onAbort: (() => void) | undefined;
+      let unwatch = (): void => undefined;
       const reply = await new Promise<Awaited<ReturnType<ZygoteServer['run']>> | 'backstop' | Error>((resolve, reject) => {
         backstop = setTimeout(() => resolve('backstop'), timeoutMs + BACKSTOP_GRACE_MS);
-        if (signal) {
-          onAbort = () => reject(abortError(signal));
-          signal.addEventListener('abort', onAbort, { once: true });
-        }
+        if (signal) unwatch = watchAbort(signal, () => reject(abortError(signal)));
         z.run({
           code: req.code,
           timeoutMs,
@@ -107,7 +105,7 @@ export class ForkServerPool {
         }).then(resolve, (e: Error) => resolve(e));
       }).finally(() => {
         clearTimeout(backstop);
-        if (onAbort) signal?.removeEventListener('abort', onAbort);
+        unwatch();
       }).catch((e: unknown) => {
         anomaly = 'abort';
         throw e;
