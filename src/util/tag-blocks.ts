@@ -29,6 +29,19 @@ export interface TagBlockOptions {
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
+ * `indexOf(tag, i)`, case-insensitively if asked (a literal pattern: the match has the tag's length, since tags are
+ * ASCII in practice and a case-insensitive literal only matches strings of its own length).
+ */
+function finder(text: string, tag: string, ignoreCase: boolean): (from: number) => number {
+  if (!ignoreCase || tag.toLowerCase() === tag.toUpperCase()) return (from) => text.indexOf(tag, from);
+  const re = new RegExp(escape(tag), 'gi');
+  return (from) => {
+    re.lastIndex = from;
+    return re.exec(text)?.index ?? -1;
+  };
+}
+
+/**
  * The blocks of `text` from left to right, as the global lazy pattern `open([\s\S]*?)close` finds them (each block
  * opens at the first `open` after the previous block's end and closes at the first `close` after that), without its
  * cost: when an `open` has no `close` after it, no later one has either, so the search stops there (or, with
@@ -38,23 +51,20 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 export function* tagBlocks(text: string, open: string, close: string, opts: TagBlockOptions = {}): Generator<TagBlock> {
   if (open === '' || close === '') throw new RangeError('tagBlocks: empty tag');
-  const flags = opts.ignoreCase === true ? 'gi' : 'g';
-  const openRe = new RegExp(escape(open), flags);
-  const closeRe = new RegExp(escape(close), flags);
+  const findOpen = finder(text, open, opts.ignoreCase === true);
+  const findClose = finder(text, close, opts.ignoreCase === true);
   let from = 0;
   while (from <= text.length) {
-    openRe.lastIndex = from;
-    const o = openRe.exec(text);
-    if (o === null) return;
-    const contentStart = o.index + o[0].length;
-    closeRe.lastIndex = contentStart;
-    const c = closeRe.exec(text);
-    if (c === null) {
-      if (opts.unclosed === 'to-end') yield { start: o.index, contentStart, contentEnd: text.length, end: text.length };
+    const start = findOpen(from);
+    if (start === -1) return;
+    const contentStart = start + open.length;
+    const contentEnd = findClose(contentStart);
+    if (contentEnd === -1) {
+      if (opts.unclosed === 'to-end') yield { start, contentStart, contentEnd: text.length, end: text.length };
       return;
     }
-    const end = c.index + c[0].length;
-    yield { start: o.index, contentStart, contentEnd: c.index, end };
+    const end = contentEnd + close.length;
+    yield { start, contentStart, contentEnd, end };
     from = end;
   }
 }

@@ -15,7 +15,13 @@ const NUMBER = /(?<![A-Za-z\d.])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:[.,]\d+)?(?:\s*\/
  * Longest candidate answer considered, in characters: a longer one is prose or a runaway box, never a final answer,
  * and normalising and parsing it would cost time on the caller's thread.
  */
-const MAX_CANDIDATE_CHARS = 1_000;
+const MAX_CANDIDATE_CHARS = 300;
+
+/**
+ * Fallback candidates (math environments and bare numbers) tried, rightmost first. Each costs a normalisation and a
+ * parse, so a reply of thousands of `$$` must not try them all; an answer is near the end of a reply.
+ */
+const MAX_FALLBACK_CANDIDATES = 16;
 
 /**
  * Cuts a sentence-final tail such as `. I hope it is correct.` and trailing punctuation. Linear: what
@@ -195,7 +201,7 @@ function formulaLike(text: string): boolean {
  * 2. the content after the last "answer is" / "answer:" (also `réponse:`, `答案：`, …);
  * 3. the whole text, when it reads as a formula (`1 - \sqrt{2}`, `2 1/4`, `28 pct`);
  * 4. the rightmost `$…$`, `$$…$$`, `\[…\]`, `\(…\)` environment or bare number (`2,74`, `1/3`,
- *    `100%`) that parses; numbers glued to Latin letters (`AZYUK2A`) are ignored.
+ *    `100%`) that parses, among the 16 rightmost; numbers glued to Latin letters (`AZYUK2A`) are ignored.
  * Candidates that do not parse are skipped. Answers taken from a box or a math environment are
  * returned wrapped in `$…$` so the normaliser reads `2,3` there as a list (LaTeX), while a bare
  * `1,22` in prose stays a decimal comma.
@@ -219,6 +225,6 @@ export function extractAnswer(text: string): string | null {
   for (const m of mathEnvs(text)) candidates.push({ answer: `$${m.content}$`, end: m.end });
   for (const m of text.matchAll(NUMBER)) candidates.push({ answer: m[0], end: (m.index ?? 0) + m[0].length });
   candidates.sort((a, b) => b.end - a.end);
-  for (const c of candidates) if (plausible(c.answer)) return c.answer.trim();
+  for (const c of candidates.slice(0, MAX_FALLBACK_CANDIDATES)) if (plausible(c.answer)) return c.answer.trim();
   return null;
 }
