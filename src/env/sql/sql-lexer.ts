@@ -96,14 +96,3 @@ export function tokenText(sql: string, kind: SqlTokenKind, start: number, end: n
   const inner = sql.slice(start + 1, unterminated ? end : end - 1);
   return q === '[' ? inner : inner.split(q + q).join(q);
 }
-
-/** The tokens of `sql`, comments and whitespace dropped (see {@link scanSql}). */
-export function sqlTokens(sql: string): SqlToken[] {
-  const out: SqlToken[] = [];
-  scanSql(sql, (kind, start, end, unterminated) => {
-    const text = tokenText(sql, kind, start, end, unterminated);
-    out.push(unterminated ? { kind, text, start, unterminated } : { kind, text, start });
-    return true;
-  });
-  return out;
-}
