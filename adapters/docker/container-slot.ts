@@ -2,6 +2,7 @@ import { PassThrough, type Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { ContainerCreateOptions } from 'dockerode';
 import { parseRunnerReply, type RunnerReply, type RunnerRequest } from './protocol.js';
+import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 
 /** How a call on a slot ended when the runner did not reply. */
 export type SlotFailure =
@@ -165,16 +166,17 @@ export class ContainerSlot {
     this.calls += 1;
     return new Promise<RunnerReply | SlotFailure>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
+      let unwatch = (): void => undefined;
       const onAbort = (): void => settle({ kind: 'aborted', reason: signal?.reason });
       const settle = (v: RunnerReply | SlotFailure): void => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        unwatch();
         if (this.#pending?.id === req.id) this.#pending = undefined;
         resolve(v);
       };
       this.#pending = { id: req.id, resolve: settle };
       timer = setTimeout(() => settle({ kind: 'backstop' }), backstopMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      unwatch = watchAbort(signal, onAbort);
       this.#stream.write(`${JSON.stringify(req)}\n`);
     });
   }

@@ -7,6 +7,7 @@ import { replyToResult, type RunnerReply } from './protocol.js';
 import { RUNNER_SOURCE } from './runner-source.js';
 import { DockerSession } from './docker-session.js';
 import { resolveDockerOptions, type DockerSandboxOptions, type ResolvedDockerOptions } from './options.js';
+import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 
 /** Label put on every container this adapter creates (`docker ps --filter label=agentrl.sandbox`). */
 export const SANDBOX_LABEL = 'agentrl.sandbox';
@@ -184,15 +185,15 @@ export function dockerSandbox(options: DockerSandboxOptions): DockerSandbox {
       };
       const w: Waiter = {
         resolve: (s) => {
-          signal?.removeEventListener('abort', onAbort);
+          unwatch();
           resolve(s);
         },
         reject: (e) => {
-          signal?.removeEventListener('abort', onAbort);
+          unwatch();
           reject(e);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unwatch = watchAbort(signal, onAbort);
       waiters.push(w);
       if (live() < o.poolSize) void refill();
     });

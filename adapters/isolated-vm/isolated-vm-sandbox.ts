@@ -5,6 +5,7 @@ import { ConfigError } from '../../src/errors/config-error.js';
 import { SandboxClosedError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 import { IvmWorker, wireToResult, type IvmFailure } from './ivm-worker.js';
 import { IvmSession } from './ivm-session.js';
+import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 
 /** Options of {@link isolatedVmSandbox}. Sizes in MiB/bytes, times in ms. */
 export interface IsolatedVmSandboxOptions {
@@ -139,15 +140,15 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
       };
       const entry = {
         resolve: (x: IvmWorker) => {
-          signal?.removeEventListener('abort', onAbort);
+          unwatch();
           resolve(x);
         },
         reject: (e: unknown) => {
-          signal?.removeEventListener('abort', onAbort);
+          unwatch();
           reject(e);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unwatch = watchAbort(signal, onAbort);
       waiters.push(entry);
     });
   }
@@ -180,10 +181,13 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
         if (w.alive) void w.destroy();
         throw new SandboxUnavailableError(`isolated-vm worker failed to start: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
-      const onAbort = (): void => w.kill();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const out = await w.call({ id: nextId++, code: req.code, timeoutMs, maxOutputBytes, killAfterBytes }, timeoutMs + graceMs);
-      signal?.removeEventListener('abort', onAbort);
+      const unwatch = watchAbort(signal, () => w.kill());
+      let out: Awaited<ReturnType<typeof w.call>>;
+      try {
+        out = await w.call({ id: nextId++, code: req.code, timeoutMs, maxOutputBytes, killAfterBytes }, timeoutMs + graceMs);
+      } finally {
+        unwatch();
+      }
       if (signal?.aborted) throw signal.reason;
       if (closed) throw new SandboxClosedError();
       if ('kind' in out) return failure(out, timeoutMs, performance.now() - t0);

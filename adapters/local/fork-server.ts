@@ -6,6 +6,7 @@ import { classifyOutcome, renderCapped, sandboxErrorResult, type CappedText } fr
 import type { ResolvedLocalOptions, LocalSandboxWarning } from './options.js';
 import { ZygoteServer, signalName, type ZygoteConfig, type ZygoteReply } from './zygote-server.js';
 import type { MemoryCgroups } from './cgroup.js';
+import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 
 /** Extra time the Node side waits for a zygote's own deadline before killing the whole zygote, ms. */
 export const BACKSTOP_GRACE_MS = 2000;
@@ -182,6 +183,7 @@ export class ForkServerPool {
       let backstop: NodeJS.Timeout | undefined;
       let onAbort: (() => void) | undefined;
       let aborted = false;
+      let unwatch = (): void => undefined;
       const reply = await new Promise<Awaited<ReturnType<ZygoteServer['run']>> | 'backstop' | Error>((resolve, reject) => {
         backstop = setTimeout(() => resolve('backstop'), timeoutMs + BACKSTOP_GRACE_MS);
         if (signal) {
@@ -194,7 +196,7 @@ export class ForkServerPool {
             clearTimeout(backstop);
             backstop = setTimeout(() => reject(abortError(signal)), BACKSTOP_GRACE_MS);
           };
-          signal.addEventListener('abort', onAbort, { once: true });
+          unwatch = watchAbort(signal, onAbort);
         }
         z.run({
           code: req.code,
@@ -207,7 +209,7 @@ export class ForkServerPool {
         if (signal?.aborted) onAbort?.();
       }).finally(() => {
         clearTimeout(backstop);
-        if (onAbort) signal?.removeEventListener('abort', onAbort);
+        unwatch();
       }).catch((e: unknown) => {
         anomaly = 'abort';
         throw e;

@@ -9,6 +9,7 @@ import type { ResolvedLocalOptions } from './options.js';
 import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
 import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
 import { cpuSecondsFor } from './fork-server.js';
+import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 
 /** How often the parent checks the output files for a flood, ms. */
 const FLOOD_POLL_MS = 50;
@@ -99,7 +100,7 @@ export async function runSpawned(
       aborted = true;
       killGroup();
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const unwatch = watchAbort(signal, onAbort);
     const exit = await new Promise<{ code: number | null; sig: string | null } | Error>((resolve) => {
       child.once('error', (e) => resolve(e));
       child.once('exit', (code, sig) => resolve({ code, sig }));
@@ -107,7 +108,7 @@ export async function runSpawned(
     const wallMs = performance.now() - started;
     clearTimeout(timer);
     clearInterval(poll);
-    signal?.removeEventListener('abort', onAbort);
+    unwatch();
     killGroup(); // leftovers of the group (without bwrap) die with the call
     if (aborted && signal) throw abortError(signal);
     if (exit instanceof Error) return sandboxErrorResult(`failed to start ${cmd}: ${exit.message}`, wallMs);

@@ -1,4 +1,5 @@
 import { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError } from '../../src/errors/sandbox-errors.js';
+import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 
 interface Waiter {
   readonly resolve: () => void;
@@ -49,9 +50,10 @@ export class Admission {
       return Promise.reject(new SandboxUnavailableError(`remote sandbox queue is full (${this.maxQueue} calls waiting)`));
     }
     return new Promise<() => void>((resolve, reject) => {
+      let unwatch = (): void => undefined;
       const cleanup = (): void => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        unwatch();
         const i = this.#queue.indexOf(w);
         if (i >= 0) this.#queue.splice(i, 1);
       };
@@ -73,7 +75,7 @@ export class Admission {
           reject(e);
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      unwatch = watchAbort(signal, onAbort);
       this.#queue.push(w);
     });
   }

@@ -1,3 +1,4 @@
+import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 /**
  * Full-jitter exponential back-off: a uniform delay in `[0, min(capMs, baseMs × 2^attempt))`.
  * @param attempt - 0 for the first retry.
@@ -53,14 +54,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(signal.reason);
       return;
     }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      unwatch();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const unwatch = watchAbort(signal, (reason) => {
+      clearTimeout(timer);
+      reject(reason);
+    });
   });
 }

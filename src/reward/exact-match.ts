@@ -3,6 +3,7 @@ import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import type { Reward } from './types.js';
 import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
+import { tagBlocks } from '../util/tag-blocks.js';
 
 /**
  * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols
@@ -38,9 +39,9 @@ function lastBoxed(text: string): string | undefined {
  * seen, so one suffices.
  */
 export function extractTaggedAnswer(text: string): string | undefined {
-  const tags = [...text.matchAll(/<answer>([\s\S]*?)<\/answer>/gi)];
-  const last = tags[tags.length - 1];
-  if (last) return (last[1] ?? '').trim();
+  let last: string | undefined;
+  for (const b of tagBlocks(text, '<answer>', '</answer>', { ignoreCase: true })) last = text.slice(b.contentStart, b.contentEnd);
+  if (last !== undefined) return last.trim();
   const boxed = lastBoxed(text);
   return boxed === undefined ? undefined : boxed.trim();
 }

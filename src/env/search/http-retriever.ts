@@ -2,6 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import { RetrieverError } from '../../errors/index.js';
 import { splitTitledContents } from './corpus.js';
 import type { Passage, Retriever } from './types.js';
+import { onAbort } from '../../util/on-abort.js';
 
 /** Options of {@link httpRetriever}. */
 export interface HttpRetrieverOptions {
@@ -46,10 +47,17 @@ function parseAnswer(body: unknown, nQueries: number): Passage[][] {
   });
 }
 
+/** Resolves after `ms`, or rejects with the abort reason; its abort registration ends with it (no leak per retry). */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
+    const t = setTimeout(() => {
+      unwatch();
+      resolve();
+    }, ms);
+    const unwatch = onAbort(signal, (reason) => {
+      clearTimeout(t);
+      reject(reason);
+    });
   });
 
 /**

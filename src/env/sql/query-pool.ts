@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ConfigError, SqlDatabaseError, type ConfigIssue } from '../../errors/index.js';
-import { checkSql } from './guard.js';
+import { onAbort } from '../../util/on-abort.js';
+import { checkSql, MAX_SQL_CHARS } from './guard.js';
 import { resolveSqliteModule } from './native.js';
 import { QUERY_WORKER_SOURCE } from './worker-source.js';
 import type { SqlExecutor, SqlQueryRequest, SqlQueryResult, SqlSource } from './types.js';
@@ -21,8 +22,17 @@ export interface SqlQueryPoolOptions {
   readonly maxRows?: number;
   /** Approximate size cap of one result in bytes (UTF-16 strings, blob bytes, 8 per number); rows past it are cut. @default 16_777_216 */
   readonly maxResultBytes?: number;
-  /** SQLite heap limit per query process in bytes (`PRAGMA hard_heap_limit`); 0 for none. @default 268_435_456 */
+  /**
+   * Memory a query may use, in bytes; 0 for no limit. Enforced by the operating system on Linux: each query process
+   * runs under `RLIMIT_DATA` (heap and private writable mappings) = this + {@link SQL_RUNTIME_ALLOWANCE_BYTES} for
+   * the Node.js runtime + twice the database's size when it is given as bytes (the received copy and SQLite's).
+   * A query past it gets the `memory` status (SQLite's allocation fails, or the process dies and is replaced).
+   * SQLite's own `hard_heap_limit` is set too, but the bundled build does not enforce it (memory statistics are
+   * compiled off), so on other systems there is no limit. @default 268_435_456
+   */
   readonly memoryLimitBytes?: number;
+  /** Longest statement accepted, in characters; longer ones are `refused` unread. @default MAX_SQL_CHARS (100_000) */
+  readonly maxSqlChars?: number;
   /** How long a new process may take to open the database, in ms. @default 15_000 */
   readonly startTimeoutMs?: number;
 }
@@ -34,7 +44,23 @@ export interface SqlQueryPoolStats {
   readonly timeouts: number;
   /** ms from each deadline kill (SIGKILL sent) until the process was gone, most recent last (≤ 100 kept). */
   readonly killLatenciesMs: readonly number[];
+  /** Queries that ran out of memory (`memory` status). */
+  readonly outOfMemory: number;
+  /**
+   * The data-size limit (`RLIMIT_DATA`, bytes) the most recently started query process reported for itself;
+   * `null` when it runs without one (no `memoryLimitBytes`, not Linux) or none has started yet.
+   */
+  readonly dataLimitBytes: number | null;
 }
+
+/**
+ * Memory granted to a query process beyond `memoryLimitBytes` for the Node.js runtime itself (its data size is
+ * ~50 MiB after opening a database; the rest is room for result rows and their serialisation), in bytes.
+ */
+export const SQL_RUNTIME_ALLOWANCE_BYTES = 128 * 1024 * 1024;
+
+/** What a query process's stderr says when it died for lack of memory (V8 or the C allocator). */
+const OOM_TEXT = /out of memory|allocation failed|cannot allocate memory|bad_alloc/i;
 
 /** A {@link SqlExecutor} backed by child processes; see {@link sqlQueryPool}. */
 export interface SqlQueryPool extends SqlExecutor {
@@ -44,8 +70,8 @@ export interface SqlQueryPool extends SqlExecutor {
 interface Job {
   readonly req: SqlQueryRequest;
   readonly signal: AbortSignal | undefined;
-  /** Removes the job from the queue if the signal aborts before a process takes it. */
-  dequeueOnAbort?: () => void;
+  /** Cancels the current abort watch (dequeue while queued, kill while running); set while there is one. */
+  unwatch: () => void;
   resolve(r: SqlQueryResult): void;
   reject(e: unknown): void;
 }
@@ -74,6 +100,7 @@ function validate(o: SqlQueryPoolOptions): void {
   int('memoryLimitBytes', o.memoryLimitBytes, 0);
   int('maxResultBytes', o.maxResultBytes, 1);
   int('startTimeoutMs', o.startTimeoutMs, 1);
+  int('maxSqlChars', o.maxSqlChars, 1);
   if (issues.length) throw new ConfigError('SQL query pool options', issues);
 }
 
@@ -114,17 +141,28 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
   const memoryLimitBytes = opts.memoryLimitBytes ?? 268_435_456;
   const maxBytes = opts.maxResultBytes ?? 16_777_216;
   const startTimeoutMs = opts.startTimeoutMs ?? 15_000;
+  const maxSqlChars = opts.maxSqlChars ?? MAX_SQL_CHARS;
   const source = typeof opts.database === 'string' ? opts.database : new Uint8Array(opts.database);
+  const dataLimitBytes =
+    memoryLimitBytes > 0 && process.platform === 'linux'
+      ? memoryLimitBytes + SQL_RUNTIME_ALLOWANCE_BYTES + (typeof source === 'string' ? 0 : 2 * source.byteLength)
+      : undefined;
   let modulePath: string | undefined;
   const workers = new Set<Worker>();
   const queue: Job[] = [];
   let closed = false;
   let nextId = 0;
-  const stats = { spawned: 0, queries: 0, timeouts: 0, killLatenciesMs: [] as number[] };
+  const stats = { spawned: 0, queries: 0, timeouts: 0, outOfMemory: 0, killLatenciesMs: [] as number[], dataLimitBytes: null as number | null };
 
   function spawnWorker(): Worker {
     modulePath ??= resolveSqliteModule();
-    const child = spawn(process.execPath, ['-e', QUERY_WORKER_SOURCE], {
+    // With a limit, /bin/sh sets RLIMIT_DATA (soft and hard) and execs node in its place (same pid). If the hard
+    // limit is already lower, `ulimit` fails and the lower one stays: the process is limited either way.
+    const [cmd, args] =
+      dataLimitBytes === undefined
+        ? [process.execPath, ['-e', QUERY_WORKER_SOURCE]]
+        : ['/bin/sh', ['-c', `ulimit -d ${Math.ceil(dataLimitBytes / 1024)} 2>/dev/null; exec "$0" -e "$1"`, process.execPath, QUERY_WORKER_SOURCE]];
+    const child = spawn(cmd, args, {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
       env: { AGENTRL_SQLITE_MODULE: modulePath },
@@ -147,7 +185,10 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
         if (typeof m['error'] === 'string') {
           readyReject(new SqlDatabaseError(`cannot open SQLite database: ${m['error']}`));
           child.kill('SIGKILL');
-        } else readyResolve();
+        } else {
+          stats.dataLimitBytes = typeof m['dataLimitBytes'] === 'number' ? m['dataLimitBytes'] : null;
+          readyResolve();
+        }
       } else if (m['type'] === 'result') w.onResult?.(m);
     });
     child.on('error', (err) => readyReject(new SqlDatabaseError(`query process failed: ${err.message}`, { cause: err })));
@@ -194,13 +235,13 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
   }
 
   function run(w: Worker, job: Job): void {
-    if (job.dequeueOnAbort) job.signal?.removeEventListener('abort', job.dequeueOnAbort);
+    job.unwatch();
     w.busy = true;
     busy(w);
     const finish = () => {
       w.onResult = undefined;
       w.onExit = undefined;
-      job.signal?.removeEventListener('abort', onAbort);
+      job.unwatch();
       if (!w.dead) {
         w.busy = false;
         idle(w);
@@ -225,14 +266,14 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
       w.child.kill('SIGKILL');
     };
     let timer: NodeJS.Timeout | undefined;
-    const onAbort = () => {
+    const aborted = () => {
       clearTimeout(timer);
       kill();
       finish();
       job.reject(job.signal?.reason);
     };
-    if (job.signal?.aborted) return onAbort();
-    job.signal?.addEventListener('abort', onAbort, { once: true });
+    if (job.signal?.aborted) return aborted();
+    job.unwatch = onAbort(job.signal, aborted);
     w.ready.then(
       () => {
         if (w.dead) return;
@@ -244,12 +285,18 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
           if (m['id'] !== id) return;
           clearTimeout(timer);
           finish();
-          job.resolve(toResult(m));
+          const r = toResult(m);
+          if (r.status === 'memory') stats.outOfMemory++;
+          job.resolve(r);
         };
         w.onExit = () => {
           clearTimeout(timer);
           finish();
-          job.resolve(failed('worker_error', `the query process died: ${w.stderr.trim().slice(-300) || 'no output'}`, performance.now() - t0));
+          const detail = w.stderr.trim().slice(-300) || 'no output';
+          if (OOM_TEXT.test(detail)) {
+            stats.outOfMemory++;
+            job.resolve(failed('memory', `the query ran out of memory (the query process died: ${detail})`, performance.now() - t0));
+          } else job.resolve(failed('worker_error', `the query process died: ${detail}`, performance.now() - t0));
         };
         timer = setTimeout(() => {
           stats.timeouts++;
@@ -271,20 +318,27 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
     query(req: SqlQueryRequest, signal?: AbortSignal): Promise<SqlQueryResult> {
       if (closed) return Promise.reject(new SqlDatabaseError('the SQL query pool is closed'));
       if (signal?.aborted) return Promise.reject(signal.reason);
-      const refusal = checkSql(req.sql);
+      const refusal = checkSql(req.sql, { maxChars: maxSqlChars });
       if (refusal) return Promise.resolve(failed('refused', refusal));
       return new Promise<SqlQueryResult>((resolve, reject) => {
-        const job: Job = { req, signal, resolve, reject };
-        if (signal) {
-          job.dequeueOnAbort = () => {
-            const i = queue.indexOf(job);
-            if (i !== -1) {
-              queue.splice(i, 1);
-              reject(signal.reason);
-            }
-          };
-          signal.addEventListener('abort', job.dequeueOnAbort, { once: true });
-        }
+        // Every way out of the queue or out of run() calls `unwatch`, so no abort registration outlives its query.
+        const job: Job = {
+          req,
+          signal,
+          unwatch: () => undefined,
+          resolve,
+          reject: (e) => {
+            job.unwatch();
+            reject(e);
+          },
+        };
+        job.unwatch = onAbort(signal, (reason) => {
+          const i = queue.indexOf(job);
+          if (i !== -1) {
+            queue.splice(i, 1);
+            reject(reason);
+          }
+        });
         queue.push(job);
         pump();
       });

@@ -7,7 +7,7 @@ import { ConfigError, type ConfigIssue } from '../../errors/index.js';
 import { truncateHead } from '../search/fit-budget.js';
 import { formatTable } from './format-table.js';
 import { readSchema } from './native.js';
-import { sqlQueryPool, type SqlQueryPool } from './query-pool.js';
+import { sqlQueryPool, type SqlQueryPool, type SqlQueryPoolOptions } from './query-pool.js';
 import type { SqlQueryResult, SqlSource } from './types.js';
 
 /** The `execute_sql` tool: one string argument, a single read-only SQLite statement. */
@@ -48,6 +48,8 @@ export interface SqlAgentOptions {
   readonly timeoutMs?: number;
   /** Query processes. @default 2 */
   readonly workers?: number;
+  /** Memory one query may use, in bytes (see {@link SqlQueryPoolOptions.memoryLimitBytes}); 0 for no limit. @default 268_435_456 */
+  readonly memoryLimitBytes?: number;
   /** Schema text shown to the model. @default the database's CREATE statements ({@link readSchema}) */
   readonly schema?: string;
   /** System prompt; `null` for none. @default SQL_SYSTEM_PROMPT */
@@ -68,11 +70,12 @@ function validate(o: SqlAgentOptions): void {
   int('rowLimit', o.rowLimit, 1);
   int('timeoutMs', o.timeoutMs, 1);
   int('workers', o.workers, 1);
+  int('memoryLimitBytes', o.memoryLimitBytes, 0);
   if (issues.length) throw new ConfigError('sqlAgent options', issues);
 }
 
 const toExec = (r: SqlQueryResult, text: string): ExecResult => ({
-  status: r.status === 'ok' ? 'ok' : r.status === 'timeout' ? 'timeout' : r.status === 'worker_error' ? 'sandbox_error' : 'error',
+  status: r.status === 'ok' || r.status === 'timeout' || r.status === 'memory' ? r.status : r.status === 'worker_error' ? 'sandbox_error' : 'error',
   exitCode: r.status === 'ok' ? 0 : null,
   stdout: r.status === 'ok' ? text : '',
   stderr: r.status === 'ok' ? '' : text,
@@ -104,7 +107,13 @@ export function sqlAgent(opts: SqlAgentOptions): Environment & { readonly schema
     opts.formatQuestion ?? ((e: Example, s: string) => `Database schema:\n\`\`\`sql\n${s}\n\`\`\`\n\nQuestion: ${e.question}`);
   let pool: SqlQueryPool | undefined;
   const getPool = () =>
-    (pool ??= sqlQueryPool({ database: opts.database, workers: opts.workers ?? 2, timeoutMs, maxRows: rowLimit }));
+    (pool ??= sqlQueryPool({
+      database: opts.database,
+      workers: opts.workers ?? 2,
+      timeoutMs,
+      maxRows: rowLimit,
+      ...(opts.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: opts.memoryLimitBytes }),
+    }));
 
   return {
     name: 'sql',
@@ -149,6 +158,8 @@ export function sqlAgent(opts: SqlAgentOptions): Environment & { readonly schema
         }
         case 'timeout':
           return reply(r, `Error: the query did not finish within ${timeoutMs} ms and was stopped.`);
+        case 'memory':
+          return reply(r, 'Error: the query ran out of memory and was stopped.');
         case 'refused':
           return reply(r, `Error: query refused: ${r.error ?? 'not allowed'}.`);
         case 'worker_error':

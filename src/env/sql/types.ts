@@ -9,9 +9,10 @@ export type SqlSource = Uint8Array | string;
  * Outcome class of one query.
  * - `ok`: rows returned. `error`: SQLite rejected or failed the query (syntax, unknown column …).
  * - `refused`: not allowed here (a write, several statements, ATTACH/DETACH, a PRAGMA that is not a plain read).
- * - `timeout`: killed at its deadline. `worker_error`: the query process died for another reason.
+ * - `timeout`: killed at its deadline. `memory`: ran out of the executor's memory limit (the allocation failed, or the
+ *   query process died of it and was replaced). `worker_error`: the query process died for another reason.
  */
-export type SqlStatus = 'ok' | 'error' | 'refused' | 'timeout' | 'worker_error';
+export type SqlStatus = 'ok' | 'error' | 'refused' | 'timeout' | 'memory' | 'worker_error';
 
 /** Result of one query. Values are JS numbers (INTEGER and REAL alike; `1` equals `1.0`), strings, `null` or `Uint8Array` (BLOB). */
 export interface SqlQueryResult {

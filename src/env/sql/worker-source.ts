@@ -1,10 +1,12 @@
 /**
  * Source of one query process (CommonJS, run with `node -e`; no file to ship or resolve at run time).
  * Protocol over the IPC channel (advanced serialization):
- * - parent → `{ type: 'init', source, memoryLimitBytes }`; child → `{ type: 'ready', error? }`.
+ * - parent → `{ type: 'init', source, memoryLimitBytes }`; child → `{ type: 'ready', error?, dataLimitBytes }`
+ *   (`dataLimitBytes`: its own soft `RLIMIT_DATA` from `/proc/self/limits`, `null` when unlimited or unknown).
  * - parent → `{ type: 'query', id, sql, maxRows, maxBytes }`; child → `{ type: 'result', id, status, columns, rows, truncated, error?, wallMs }`.
  *   Rows stop at `maxRows` or when their approximate size passes `maxBytes` (`truncated`); a first row alone over
- *   `maxBytes` is an `error`, so a giant value never crosses the IPC channel.
+ *   `maxBytes` is an `error`, so a giant value never crosses the IPC channel. A failed allocation (SQLite's
+ *   `SQLITE_NOMEM`, or V8 refusing a huge string or buffer) is status `memory`.
  * The database is opened read-only (bytes → private in-memory copy; path → `readonly`, `fileMustExist`); only
  * statements that return rows and that SQLite reports read-only run. The child exits when the parent goes away.
  * `AGENTRL_SQLITE_MODULE` holds the resolved path of `better-sqlite3`.
@@ -14,6 +16,17 @@ export const QUERY_WORKER_SOURCE = String.raw`'use strict';
 const Database = require(process.env.AGENTRL_SQLITE_MODULE);
 let db;
 const message = (e) => String((e && e.message) || e);
+const dataLimit = () => {
+  try {
+    const line = require('fs').readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max data size'));
+    const soft = line && line.slice('Max data size'.length).trim().split(' ')[0];
+    return soft && soft !== 'unlimited' ? Number(soft) : null;
+  } catch {
+    return null;
+  }
+};
+const outOfMemory = (e) =>
+  (e && e.code === 'SQLITE_NOMEM') || (e instanceof RangeError && /allocation failed|invalid string length|invalid array length/i.test(message(e)));
 process.on('disconnect', () => process.exit(0));
 process.on('message', (m) => {
   if (m.type === 'init') {
@@ -22,7 +35,7 @@ process.on('message', (m) => {
       else db = new Database(Buffer.from(m.source.buffer, m.source.byteOffset, m.source.byteLength), { readonly: true });
       if (m.memoryLimitBytes > 0) db.pragma('hard_heap_limit = ' + Math.floor(m.memoryLimitBytes));
       db.prepare('SELECT count(*) FROM sqlite_master').get();
-      process.send({ type: 'ready' });
+      process.send({ type: 'ready', dataLimitBytes: dataLimit() });
     } catch (e) {
       process.send({ type: 'ready', error: message(e) });
     }
@@ -56,7 +69,9 @@ process.on('message', (m) => {
     const msg = message(e);
     out = /more than one statement/.test(msg)
       ? { status: 'refused', error: 'only one statement per query is allowed' }
-      : { status: 'error', error: msg };
+      : outOfMemory(e)
+        ? { status: 'memory', error: 'the query ran out of memory (' + msg + ')' }
+        : { status: 'error', error: msg };
   }
   out.type = 'result';
   out.id = m.id;

@@ -23,33 +23,36 @@ export interface BoxMatch {
 const OPENER = /\\(?:boxed|fbox)\s*\{/g;
 
 /**
- * Scans from the `{` at `braceIndex` to its matching `}`.
- * @returns index of the matching `}` or -1 when the text ends first.
+ * For every `{` of `text`, the index of its matching `}` (−1 when the text ends first), in one pass with a stack:
+ * linear, where scanning from each box opener separately is quadratic on thousands of unclosed `\boxed{`.
+ * `\{` and `\}` are literal braces inside math; they do not change the depth. Indices that are not `{` hold −1.
  */
-function matchBrace(text: string, braceIndex: number): number {
-  let depth = 0;
-  for (let i = braceIndex; i < text.length; i++) {
+function matchBraces(text: string): Int32Array {
+  const close = new Int32Array(text.length).fill(-1);
+  const open: number[] = [];
+  for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (ch === '\\') {
-      // `\{` and `\}` are literal braces inside math; they do not change the depth.
       const next = text[i + 1];
-      if (next === '{' || next === '}') { i++; continue; }
-    } else if (ch === '{') depth++;
+      if (next === '{' || next === '}') i++;
+    } else if (ch === '{') open.push(i);
     else if (ch === '}') {
-      depth--;
-      if (depth === 0) return i;
+      const o = open.pop();
+      if (o !== undefined) close[o] = i;
     }
   }
-  return -1;
+  return close;
 }
 
 /** Every box opener in `text`, in order, with its content (outer boxes contain inner ones). */
 export function findBoxes(text: string): BoxMatch[] {
   const out: BoxMatch[] = [];
+  let closeOf: Int32Array | undefined;
   OPENER.lastIndex = 0;
   for (let m = OPENER.exec(text); m !== null; m = OPENER.exec(text)) {
     const brace = m.index + m[0].length - 1;
-    const close = matchBrace(text, brace);
+    closeOf ??= matchBraces(text);
+    const close = closeOf[brace] ?? -1;
     out.push(close < 0
       ? { content: text.slice(brace + 1), start: m.index, end: text.length, closed: false }
       : { content: text.slice(brace + 1, close), start: m.index, end: close + 1, closed: true });
