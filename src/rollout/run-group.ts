@@ -2,27 +2,14 @@ import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
-import type { SampledSequence, SamplingParams } from '../types/sampling.js';
+import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
 import { RolloutFailedError } from '../errors/rollout-errors.js';
 import type { RolloutContext } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
+import { samplingParams } from './sampling-params.js';
 import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
-
-/** Sampling parameters of one call from `ctx` (temperature, truncation, stop tokens, signal). */
-function samplingParams(ctx: RolloutContext, numSamples: number, maxTokens: number, seed: number | undefined, signal: AbortSignal): SamplingParams {
-  return {
-    numSamples,
-    maxTokens,
-    temperature: ctx.sampling?.temperature ?? 1,
-    topP: ctx.sampling?.topP ?? 1,
-    ...(ctx.sampling?.topK !== undefined ? { topK: ctx.sampling.topK } : {}),
-    stop: ctx.renderer.stopTokens,
-    ...(seed !== undefined ? { seed } : {}),
-    signal,
-  };
-}
 
 /** A trajectory that ended before its first turn (error, abort or no room for a completion). */
 function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
@@ -87,7 +74,7 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
       let first: SampledSequence[];
       try {
         const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
-        first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, indices.length, maxTokens, forkSeed, forkSignal)), forkSignal);
+        first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, { numSamples: indices.length, maxTokens, seed: forkSeed, signal: forkSignal })), forkSignal);
         if (first.length !== indices.length) throw new Error(`the sampler returned ${first.length} sequences for ${indices.length}`);
       } catch (e) {
         const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';

@@ -1,0 +1,28 @@
+import type { Datum } from '../types/datum.js';
+import type { LossConfig } from '../types/loss-config.js';
+import { microBatchWeight } from './pack.js';
+
+/** Masked (sampled) tokens of `datums_D`: the tokens a `token-mean` loss averages over. */
+export function maskedTokens(datums_D: readonly Pick<Datum, 'mask'>[]): number {
+  let n = 0;
+  for (const d of datums_D) for (const m of d.mask) n += m;
+  return n;
+}
+
+/**
+ * Weight of one micro-batch so that accumulating per-call losses reproduces the loss of the whole
+ * batch under `aggregation` (seed §8.4.7 generalised): `token-mean` → masked tokens_k / tokens_total,
+ * `sequence-mean` → n_k / N (= {@link microBatchWeight}), `token-sum` → 1. Pure.
+ * @param batch_D - the micro-batch.
+ * @param all - the whole step: its datum count and masked token count.
+ */
+export function microBatchLossWeight(aggregation: LossConfig['aggregation'], batch_D: readonly Pick<Datum, 'mask'>[], all: { readonly datums: number; readonly tokens: number }): number {
+  switch (aggregation ?? 'token-mean') {
+    case 'token-sum':
+      return 1;
+    case 'sequence-mean':
+      return microBatchWeight(batch_D.length, all.datums);
+    case 'token-mean':
+      return maskedTokens(batch_D) / Math.max(1, all.tokens);
+  }
+}

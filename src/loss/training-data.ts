@@ -1,0 +1,46 @@
+import type { Datum } from '../types/datum.js';
+import { buildDatums } from './datum.js';
+import type { GroupOutcome } from './group-outcome.js';
+import type { DatumSource } from './types.js';
+
+/** One group as {@link assembleTrainingData} reads it: its trajectories and its {@link groupOutcome}. */
+export interface TrainingGroup<T extends DatumSource = DatumSource> {
+  readonly trajectories_G: readonly T[];
+  readonly outcome: GroupOutcome;
+}
+
+/** Options of {@link assembleTrainingData}. */
+export interface AssembleOptions {
+  /** Leave out degenerate groups and zero-advantage samples (ReTool seed §8.4.7). @default true */
+  readonly skipDegenerateGroups?: boolean;
+}
+
+/** The training batch of one step. */
+export interface TrainingData<T extends DatumSource = DatumSource> {
+  /** Datums in group order, then member order. */
+  readonly datums_D: readonly Datum[];
+  /** Per datum, the trajectory it came from. */
+  readonly sources_D: readonly T[];
+}
+
+/**
+ * Builds a step's datums from its scored groups: drops dropped groups (and degenerate ones when
+ * `skipDegenerateGroups`), dropped members and members without turns, then merges each remaining trajectory into
+ * datums with its advantage (`buildDatums`). Pure. Cf. tinker-cookbook `assemble_training_data`.
+ * @throws PromptPrefixError / DatumShapeError as `buildDatums`.
+ */
+export function assembleTrainingData<T extends DatumSource>(groups_P: readonly TrainingGroup<T>[], opts: AssembleOptions = {}): TrainingData<T> {
+  const skipDegenerate = opts.skipDegenerateGroups ?? true;
+  const trajectories: T[] = [];
+  const advantages: number[] = [];
+  for (const g of groups_P) {
+    if (g.outcome.droppedGroup || (skipDegenerate && g.outcome.degenerate)) continue;
+    g.trajectories_G.forEach((t, i) => {
+      if (!g.outcome.kept_G[i] || t.turns.length === 0) return;
+      trajectories.push(t);
+      advantages.push(g.outcome.advantages_G[i]!);
+    });
+  }
+  const { datums, trajectoryIndex } = buildDatums(trajectories, advantages, { skipZeroAdvantage: skipDegenerate });
+  return { datums_D: datums, sources_D: trajectoryIndex.map((i) => trajectories[i]!) };
+}
