@@ -22,7 +22,7 @@ function wholeGroup(key: string, example: Example, groupSize: number, messages: 
 }
 
 /** True when `t` must fail the whole call: any failure under `fail_fast`, a template rewrite under `prefixMismatch: 'fail'`. */
-export function isFatal(ctx: RolloutContext, t: Trajectory): boolean {
+export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'prefixMismatch'>, t: Trajectory): boolean {
   if (t.stopReason !== 'error') return false;
   if (ctx.failure?.kind === 'fail_fast') return true;
   return ctx.prefixMismatch === 'fail' && t.error?.code === 'TEMPLATE_REWRITES_HISTORY';
@@ -85,7 +85,7 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
           runBranch(
             { ...ctx, ...(children[i] ? { signal: children[i].signal } : {}) },
             { example, groupIndex: g, messages: structuredClone(messages), promptTokens: [...promptTokens], first: first[i]!, id: `${groupKey}/${g}` },
-          ),
+          ).then((t) => reportIfFinal(t, attempt)),
         ),
       );
     } finally {
@@ -93,11 +93,16 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
     }
   };
 
+  const retries = ctx.failure?.kind === 'retry' ? ctx.failure.maxRetries : 0;
+  /** Hands a branch's trajectory to `ctx.onTrajectoryEnd` as soon as it is final (not going to be retried). */
+  const reportIfFinal = (t: Trajectory, attempt: number): Trajectory => {
+    if (t.stopReason !== 'error' || attempt >= retries || isFatal(ctx, t)) ctx.onTrajectoryEnd?.(t);
+    return t;
+  };
   const out = await forkAndRun(
     Array.from({ length: groupSize }, (_, g) => g),
     0,
   );
-  const retries = ctx.failure?.kind === 'retry' ? ctx.failure.maxRetries : 0;
   for (let attempt = 1; attempt <= retries; attempt++) {
     const failed = out.flatMap((t, g) => (t.stopReason === 'error' && !isFatal(ctx, t) ? [g] : []));
     if (failed.length === 0 || ctx.signal?.aborted) break;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.js';
 import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
-import type { Reward } from '../reward/types.js';
+import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
@@ -70,8 +70,12 @@ export const trainerOptionsSchema = z
         prefixMismatch: z.enum(['drop', 'fail']).default('drop'),
         trajectoryTimeoutMs: z.number().positive().optional(),
         maxConcurrentGroups: posInt.optional(),
+        streaming: z.boolean().default(true),
+        maxConcurrentTrajectories: posInt.optional(),
       })
-      .default({ failure: { kind: 'drop' }, prefixMismatch: 'drop' }),
+      .default({ failure: { kind: 'drop' }, prefixMismatch: 'drop', streaming: true }),
+    async: z.strictObject({ maxStaleness: z.number().int('expected an integer').min(0, 'expected an integer ≥ 0').default(0) }).default({ maxStaleness: 0 }),
+    groupReward: z.custom<GroupReward>((v) => typeof v === 'function', { message: 'expected a group reward function' }).optional(),
     rewardTimeoutMs: z.number().positive().default(60_000),
     skipDegenerateGroups: z.boolean().default(true),
     seed: z.number().int().min(0).default(0),
@@ -95,6 +99,9 @@ export const trainerOptionsSchema = z
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
     if (o.resume === 'latest' && !o.logDir) ctx.addIssue({ code: 'custom', path: ['resume'], message: "'latest' resumes from logDir/checkpoints: set logDir" });
+    if (o.async.maxStaleness > 0 && !o.rollout.streaming) {
+      ctx.addIssue({ code: 'custom', path: ['async', 'maxStaleness'], message: `maxStaleness ${o.async.maxStaleness} overlaps rollouts with learning, which needs rollout.streaming: true` });
+    }
     if (o.groupSize === 1) {
       ctx.addIssue({
         code: 'custom',
