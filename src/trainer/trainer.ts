@@ -1,4 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { Renderer } from '../chat/types.js';
 import type { Example } from '../types/example.js';
@@ -78,6 +79,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   constructor(opts: TrainerOptions) {
     super();
     this.options = resolveTrainerOptions(opts);
+    setMaxListeners(0, this.#abort.signal); // every rollout and reward in flight listens to it
     const issues = samplingConsistencyIssues(this.options.backend, this.options.sampling);
     if (issues.length > 0) throw new ConfigError('Trainer options', issues);
   }
