@@ -46,9 +46,15 @@ interface ScoredGroup extends ReadyGroup {
 }
 
 /**
- * The RL loop (ReTool seed §8.4.7): per step, refresh the sampler from the current weights, roll out
- * `questionsPerBatch × groupSize` trajectories, score them, compute group advantages, skip degenerate
- * groups, build datums, run micro-batched `forwardBackward` and one `optimStep`.
+ * The RL loop (ReTool seed §8.4.7): per step, take `questionsPerBatch` scored groups, compute group advantages, skip
+ * degenerate groups, build datums, run micro-batched `forwardBackward` and one `optimStep`, then sample later groups
+ * from the new weights.
+ *
+ * Where the groups come from: by default they stream (`rollout.streaming`): each trajectory is scored as soon as it
+ * ends and a step trains on the first ready groups, with at most `rollout.maxConcurrentTrajectories` in flight; with
+ * `async.maxStaleness: k > 0` rollouts for the next k steps continue while the learner trains, and groups sampled more
+ * than k weights versions ago are dropped (`rollout/stale_dropped`). `rollout.streaming: false` is the
+ * round-synchronous loop. See docs/metrics.md, "Rollout pipeline".
  *
  * The whole configuration is validated in the constructor (zod), before any rollout, including whether the
  * backend's learner can reproduce the sampling settings (`TrainingBackend.samplingSupport`).
