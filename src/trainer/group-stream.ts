@@ -18,6 +18,8 @@ export interface GroupStreamOptions extends BatchSourceOptions {
   readonly maxStaleness: number;
   /** Trajectories in flight at once (a group starts when `groupSize` slots are free). @default unbounded */
   readonly maxConcurrentTrajectories?: number;
+  /** The run's last step: no group is started for a step after it. @default unbounded */
+  readonly maxSteps?: number;
 }
 
 /** Abort reason of the rollouts still in flight when the stream closes. */
@@ -139,7 +141,7 @@ export class GroupStream implements BatchSource {
     while (
       !this.#stop.signal.aborted &&
       this.#sampler !== undefined &&
-      this.#launched - this.#staleDropped < (this.#stepsDone + 1 + o.maxStaleness) * o.questionsPerBatch &&
+      this.#launched - this.#staleDropped < Math.min(this.#stepsDone + 1 + o.maxStaleness, o.maxSteps ?? Infinity) * o.questionsPerBatch &&
       (this.#inFlight + G <= max || this.#inFlight === 0)
     ) {
       const run = this.#runGroup(this.#launched++, this.#sampler, this.#version).finally(() => this.#running.delete(run));

@@ -256,6 +256,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     return new GroupStream({
       ...common,
       maxStaleness: o.async.maxStaleness,
+      maxSteps: o.maxSteps,
       ...(o.rollout.maxConcurrentTrajectories !== undefined ? { maxConcurrentTrajectories: o.rollout.maxConcurrentTrajectories } : {}),
     });
   }
