@@ -2,9 +2,6 @@ import { EventEmitter } from 'eventemitter3';
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { Renderer } from '../chat/types.js';
-import type { Example } from '../types/example.js';
-import type { RewardResult } from '../types/reward.js';
-import type { Trajectory } from '../types/trajectory.js';
 import { ConfigError } from '../errors/config-error.js';
 import type { RolloutBudgets } from '../rollout/index.js';
 import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
@@ -13,14 +10,12 @@ import { samplingConsistencyIssues } from './sampling-consistency.js';
 import type { TrainerEvents } from './events.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
-import { batchIterator } from './batches.js';
 import { trainOnDatums } from './train-step.js';
 import { startRunLog } from './trajectory-log.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { findResumePoint, truncateRunLogs } from './resume.js';
 import type { BatchSource, ReadyGroup, StepBatch } from './batch-source.js';
-import { syncBatchSource } from './sync-batches.js';
-import { GroupStream } from './group-stream.js';
+import { batchSourceFor } from './batch-source-for.js';
 import { evaluate } from '../eval/evaluate.js';
 
 /** What `trainer.train()` resolves with. */
@@ -150,7 +145,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       const renderer = await o.backend.renderer();
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
-      source = this.#batchSource(renderer, budgets, startAt, step);
+      source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e) });
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, source);
         if (metrics === undefined) break; // aborted: the step is not counted
@@ -221,44 +216,6 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       message: `budgets.maxTrajectoryTokens ${b.maxTrajectoryTokens} exceeds the backend's context of ${context} tokens; using ${context}`,
     });
     return { ...b, maxTrajectoryTokens: context };
-  }
-
-  /** The groups' source for this run's mode: streaming (with `async.maxStaleness`) or round-synchronous. */
-  #batchSource(renderer: Renderer, budgets: RolloutBudgets, startAt: number, weightsVersion: number): BatchSource {
-    const o = this.options;
-    const examples = exampleStream(o.dataset, o.questionsPerBatch, { shuffle: o.shuffle, seed: o.seed }, startAt);
-    const common = {
-      rollout: {
-        renderer,
-        env: o.env,
-        budgets,
-        failure: o.rollout.failure,
-        prefixMismatch: o.rollout.prefixMismatch,
-        ...(o.rollout.trajectoryTimeoutMs !== undefined ? { trajectoryTimeoutMs: o.rollout.trajectoryTimeoutMs } : {}),
-        ...(o.rollout.maxConcurrentGroups !== undefined ? { maxConcurrentGroups: o.rollout.maxConcurrentGroups } : {}),
-        ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),
-      },
-      sampling: { temperature: o.sampling.temperature, topP: o.sampling.topP, ...(o.sampling.topK !== undefined ? { topK: o.sampling.topK } : {}) },
-      seed: o.seed,
-      groupSize: o.groupSize,
-      questionsPerBatch: o.questionsPerBatch,
-      reward: o.reward,
-      ...(o.groupReward ? { groupReward: o.groupReward } : {}),
-      rewardTimeoutMs: o.rewardTimeoutMs,
-      examples,
-      startAt,
-      newSampler: () => o.backend.saveWeightsForSampler(),
-      weightsVersion,
-      signal: this.#abort.signal,
-      onTurn: (e: Parameters<TrainerEvents['turn']>[0]) => this.emit('turn', e),
-    };
-    if (!o.rollout.streaming) return syncBatchSource(common);
-    return new GroupStream({
-      ...common,
-      maxStaleness: o.async.maxStaleness,
-      maxSteps: o.maxSteps,
-      ...(o.rollout.maxConcurrentTrajectories !== undefined ? { maxConcurrentTrajectories: o.rollout.maxConcurrentTrajectories } : {}),
-    });
   }
 
   /** One step: take a batch of scored groups → group outcomes → datums → update. `undefined` when aborted (no update). */
@@ -344,15 +301,6 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       sampling: o.sampling,
     });
   }
-}
-
-/** Endless examples in data order (the batch iterator's order, flattened), advanced past the first `startAt`. */
-function exampleStream(dataset: readonly Example[], size: number, opts: { shuffle: boolean; seed: number }, startAt: number): Iterator<Example> {
-  const flat = (function* () {
-    for (const batch of batchIterator(dataset, size, opts)) yield* batch;
-  })();
-  for (let i = 0; i < startAt; i++) flat.next();
-  return flat;
 }
 
 const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);
