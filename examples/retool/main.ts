@@ -7,6 +7,7 @@
  *
  *   npm run retool            (≈ 5 minutes on 2 cores)
  *   npm run retool -- --steps 5 --problems 16     (a quick look)
+ *   npm run retool -- --rollout sync               (round-synchronous rollouts; streaming groups are the default)
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,8 @@ const { values } = parseArgs({
     problems: { type: 'string', default: '32' },
     seed: { type: 'string', default: '1' },
     'eval-every': { type: 'string', default: '10' },
+    rollout: { type: 'string', default: 'streaming' },
+    'max-staleness': { type: 'string', default: '0' },
   },
 });
 const n = Number(values.n);
@@ -55,6 +58,8 @@ await runRl(backend, {
   learningRate: Number(values.lr),
   logDir: runDir,
   seed: Number(values.seed),
+  rollout: values.rollout === 'sync' ? 'sync' : 'streaming',
+  maxStaleness: Number(values['max-staleness']),
   // A held-out curve during training: 16 dev problems × 2 samples every `--eval-every` steps (0: off).
   ...(Number(values['eval-every']) > 0 ? { eval: { dataset: await loadMathDataset(PATHS.dev, { limit: 16 }), every: Number(values['eval-every']), samples: 2 } } : {}),
 });

@@ -35,7 +35,10 @@ export interface StepBatch {
  * staleness ({@link GroupStream}). One mode per file; the Trainer's step is the same for both.
  */
 export interface BatchSource {
-  /** The groups of step `step` (1-based); `undefined` when the run was aborted. @throws RolloutFailedError under fail-fast. */
+  /**
+   * The groups of step `step` (1-based); `undefined` when the run was aborted.
+   * @throws RolloutFailedError under fail-fast; whatever scoring threw (after every rollout in flight has ended).
+   */
   nextBatch(step: number): Promise<StepBatch | undefined>;
   /** The learner applied step `step`'s update: later rollouts sample from the new weights (version `step`). */
   weightsUpdated(step: number): Promise<void>;

@@ -64,7 +64,8 @@ export class GroupStream implements BatchSource {
   readonly #running = new Set<Promise<void>>();
   readonly #groupKeys = new Map<string, number>();
   #wake: (() => void) | undefined;
-  #fatal: RolloutFailedError | undefined;
+  /** What ends the stream: a fatal trajectory under fail-fast, or an error thrown while scoring (e.g. a reward bug). */
+  #fatal: Error | undefined;
   #lastBatchIdleMs = 0;
 
   constructor(o: GroupStreamOptions) {
@@ -191,6 +192,12 @@ export class GroupStream implements BatchSource {
       const rewards_G = await scoreFinishedGroup({ reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), ...scoreOpts }, example, ts, scoring);
       if (this.#stop.signal.aborted) return;
       this.#ready.push({ seq, example, trajectories_G: ts.map((t) => ({ ...t, weightsVersion: version })), rewards_G, weightsVersion: version });
+    } catch (e) {
+      // Not a trajectory's failure (those end as values): surface it from nextBatch() after the rest has ended.
+      if (!this.#fatal) {
+        this.#fatal = e instanceof Error ? e : new Error(String(e));
+        this.#stop.abort(this.#fatal);
+      }
     } finally {
       if (slots > 0) release(slots);
       this.#wake?.();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, Trainer, type Environment, type Example, type GroupEvent, type Reward, type TrainerOptions, type TrajectoryEvent } from 'agentrl';
+import { ConfigError, Trainer, type Environment, type Example, type GroupEvent, type Reward, type TrainerOptions, type TrajectoryEvent, type WarningEvent } from 'agentrl';
 import { mockBackend, scriptedSampler } from 'agentrl/testing';
 import { localRenderer } from '../helpers/local-renderer.js';
 
@@ -133,5 +133,22 @@ describe('streaming groups', () => {
     expect(summary.resumedFromStep).toBe(2);
     const steps = (await readFile(join(dir, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as { step: number }).step);
     expect(steps).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('group rewards that fail', () => {
+  it('a group reward that throws, or returns a non-finite value, drops the members with the cause; training goes on', async () => {
+    const s = await setup();
+    const groups: GroupEvent[] = [];
+    const t = new Trainer(options(s, { questionsPerBatch: 1, groupReward: () => { throw new Error('pairwise judge down'); } }));
+    t.on('group', (e) => groups.push(e));
+    await t.train();
+    expect(groups[0]!.dropped).toBe(2);
+
+    const bad = new Trainer(options(s, { questionsPerBatch: 1, groupReward: () => [Number.NaN, 0] }));
+    const seen: WarningEvent[] = [];
+    bad.on('warning', (w) => seen.push(w));
+    await bad.train();
+    expect(seen.some((w) => w.code === 'dropped_samples' && /not a finite/.test(w.message))).toBe(true);
   });
 });
