@@ -36,6 +36,7 @@ export type {
   Datum,
   LossConfig,
   Reward,
+  GroupReward,
   RewardResult,
   RewardFailure,
 } from './internal.js';
@@ -65,7 +66,7 @@ export { exactMatch, type ExactMatchOptions, sqlExecutionMatch, type SqlExecutio
 export { withValidEnding, type WithValidEndingOptions } from './reward/index.js';
 
 // loss
-export { groupAdvantages, buildDatums, packMicroBatches, type AdvantageOptions } from './loss/index.js';
+export { groupAdvantages, groupOutcome, assembleTrainingData, buildDatums, packMicroBatches, type AdvantageOptions, type GroupOutcome } from './loss/index.js';
 
 // backend
 export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';

@@ -8,6 +8,7 @@
  *   npm run retool            (≈ 5 minutes on 2 cores)
  *   npm run retool -- --steps 5 --problems 16     (a quick look)
  *   npm run retool -- --session                   (one interpreter session per trajectory: state persists between tool calls)
+ *   npm run retool -- --rollout sync               (round-synchronous rollouts; streaming groups are the default)
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +30,8 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     'eval-every': { type: 'string', default: '10' },
     session: { type: 'boolean', default: false },
+    rollout: { type: 'string', default: 'streaming' },
+    'max-staleness': { type: 'string', default: '0' },
   },
 });
 const n = Number(values.n);
@@ -57,6 +60,8 @@ await runRl(backend, {
   learningRate: Number(values.lr),
   logDir: runDir,
   seed: Number(values.seed),
+  rollout: values.rollout === 'sync' ? 'sync' : 'streaming',
+  maxStaleness: Number(values['max-staleness']),
   // A held-out curve during training: 16 dev problems × 2 samples every `--eval-every` steps (0: off).
   ...(Number(values['eval-every']) > 0 ? { eval: { dataset: await loadMathDataset(PATHS.dev, { limit: 16 }), every: Number(values['eval-every']), samples: 2 } } : {}),
 }, { session: values.session! });

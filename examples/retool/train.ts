@@ -4,6 +4,7 @@
  *
  *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4] [--session]
  *     [--log-dir DIR] [--checkpoint-every 5] [--resume DIR|latest]   (resume: weights, Adam, step, data order)
+ *     [--rollout streaming|sync] [--max-staleness 0]   (streaming groups by default; >0 overlaps rollouts with learning)
  *
  * `--session`: one interpreter session per trajectory (state persists between tool calls).
  */
@@ -41,6 +42,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       resume: { type: 'string' },
       'checkpoint-every': { type: 'string', default: '5' },
       session: { type: 'boolean', default: false },
+      rollout: { type: 'string', default: 'streaming' },
+      'max-staleness': { type: 'string', default: '0' },
     },
   });
   const backend = localBackend({ ...MODEL, checkpoint: values.checkpoint! });
@@ -53,6 +56,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     seed: Number(values.seed),
     checkpointEvery: Number(values['checkpoint-every']),
     ...(values.resume ? { resume: values.resume } : {}),
+    rollout: values.rollout === 'sync' ? 'sync' : 'streaming',
+    maxStaleness: Number(values['max-staleness']),
   }, { session: values.session! });
   await backend.saveState(`${values['log-dir']}/final`);
   console.log(`trained ${summary.steps} steps in ${summary.wallS.toFixed(0)}s; reward/mean per step: ${summary.rewardHistory.map((r) => r.toFixed(2)).join(' ')}`);

@@ -19,6 +19,13 @@ export interface RlOptions {
   readonly resume?: string;
   /** Held-out evaluation during training (`eval/*` metrics in metrics.jsonl and the charts). */
   readonly eval?: { readonly dataset: TrainerOptions['dataset']; readonly every: number; readonly samples: number };
+  /**
+   * Rollout pipeline: `'streaming'` (default: each trajectory scored as it ends, a step trains on the first ready
+   * groups) or `'sync'` (round-synchronous, the step waits for its slowest trajectory).
+   */
+  readonly rollout?: 'streaming' | 'sync';
+  /** Weights versions a group may lag behind the update (rollouts overlap learning when > 0; streaming only). @default 0 */
+  readonly maxStaleness?: number;
   /** Progress bar on a terminal. @default false */
   readonly progress?: boolean;
   /** Called after each step with its number and metrics (`reward/mean`, `rollout/tool_calls`, …). */
@@ -56,6 +63,8 @@ export async function trainWithRecipe(backend: TrainingBackend, task: RlTask, op
     checkpointEvery: opts.checkpointEvery ?? 0,
     ...(opts.resume ? { resume: opts.resume } : {}),
     ...(opts.eval ? { eval: opts.eval } : {}),
+    rollout: { streaming: (opts.rollout ?? 'streaming') === 'streaming' },
+    async: { maxStaleness: opts.maxStaleness ?? 0 },
     progress: opts.progress ?? false,
   });
   trainer.on('warning', (w) => console.warn(`warning [${w.code}] ${w.message}`));

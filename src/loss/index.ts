@@ -22,3 +22,6 @@ export { perTokenLoss, perTokenLossGrad, isClipped, ratioBounds, CISPO_DEFAULT_C
 export { aggregateLoss, DEFAULT_AGGREGATION } from './aggregate.js';
 export { referenceLoss } from './reference-loss.js';
 export { lossConfigSchema, aggregationSchema, parseLossConfig, describeLoss } from './loss-config-schema.js';
+export { groupOutcome, type GroupOutcome, type GroupOutcomeOptions } from './group-outcome.js';
+export { assembleTrainingData, type TrainingGroup, type AssembleOptions, type TrainingData } from './training-data.js';
+export { microBatchLossWeight, maskedTokens, activeDatums } from './micro-batch-weight.js';

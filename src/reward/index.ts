@@ -1,4 +1,5 @@
-export type { Reward } from './types.js';
+export type { Reward, GroupReward } from './types.js';
+export { addGroupRewards } from './group-reward.js';
 export * from './math/index.js';
 export { exactMatch, normalizeAnswer, extractTaggedAnswer, goldAliases, type ExactMatchOptions } from './exact-match.js';
 export { sqlExecutionMatch, type SqlExecutionMatchOptions } from './sql-execution-match.js';

@@ -4,7 +4,9 @@ import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError, TrajectoryErrorStage, TrajectoryStopReason, Turn } from '../types/trajectory.js';
 import type { ToolContext } from '../env/types.js';
 import type { RolloutContext } from './types.js';
+import type { ParsedAction } from '../types/action.js';
 import { deriveSeed } from './seed.js';
+import { samplingParams } from './sampling-params.js';
 import { boundObservation } from '../env/bound-observation.js';
 import { TemplateRewriteError } from '../errors/chat-errors.js';
 import { trajectoryError, untilAborted, userAborted } from './abortable.js';
@@ -84,9 +86,90 @@ export async function runBranch(ctx: RolloutContext, init: BranchInit): Promise<
   }
 }
 
-/** The body of {@link runBranch}; hands its tool context to `expose` as soon as it exists. */
+/** The current turn: its sampled sequence, parsed action, and the turn record so far. */
+interface TurnInProgress {
+  readonly index: number;
+  readonly seq: SampledSequence;
+  readonly action: ParsedAction;
+  /** The sequence stopped at the token limit. */
+  readonly truncated: boolean;
+  readonly base: Turn;
+  readonly assistant: Message;
+}
+
+/** Decodes and parses the sampled sequence of the turn about to be played (a truncated tool call is `invalid`). */
+function parseTurn(ctx: RolloutContext, s: BranchState, prompt: readonly number[], seq: SampledSequence): TurnInProgress {
+  s.stage = 'parse';
+  const { renderer, env } = ctx;
+  const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
+  const truncated = seq.stopReason === 'length';
+  const parsed = renderer.parseAssistant(text, env.tools);
+  // A reply cut by the token limit is `truncated` whatever its half-written tool call looks like (an unclosed
+  // block would otherwise read as `stray_tool_tag`, a malformed call); a cut plain answer stays an answer here and
+  // the trajectory ends with the budget's stop reason.
+  const action: ParsedAction = truncated && parsed.kind !== 'answer' ? { kind: 'invalid', reason: 'truncated', content: text, raw: text } : parsed;
+  const assistant: Message =
+    action.kind === 'tool' ? { role: 'assistant', content: action.content, toolCalls: [action.call as ToolCall] } : { role: 'assistant', content: text };
+  return {
+    index: s.turns.length,
+    seq,
+    action,
+    truncated,
+    base: { promptTokens: prompt, completionTokens: seq.tokens, logprobs: seq.logprobs, text, stopReason: seq.stopReason, action },
+    assistant,
+  };
+}
+
+/**
+ * Why the trajectory must end before the environment sees this turn: a malformed (or truncated) action, or a tool
+ * call past `maxToolCalls` / `maxTurns`. `undefined` when the turn may go on to `env.step`.
+ */
+function budgetStopReason(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, limitedByRoom: boolean): TrajectoryStopReason | undefined {
+  const { budgets } = ctx;
+  if (turn.action.kind === 'invalid') return turn.truncated ? (limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens') : 'invalid';
+  if (turn.action.kind === 'tool' && s.toolCalls >= budgets.maxToolCalls) return 'max_tool_calls';
+  if (turn.action.kind === 'tool' && s.turns.length + 1 >= budgets.maxTurns) return 'max_turns';
+  return undefined;
+}
+
+/** Records a turn in the branch (and its assistant message unless already recorded) and emits its `turn` event. */
+function recordTurn(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, record: Turn, pushAssistant: boolean): void {
+  s.turns.push(record);
+  if (pushAssistant) s.messages.push(turn.assistant);
+  ctx.onTurn?.({
+    trajectoryId: s.id,
+    groupIndex: s.groupIndex,
+    turnIndex: turn.index,
+    action: turn.action.kind,
+    ...(turn.action.kind === 'invalid' ? { invalidReason: turn.action.reason } : {}),
+    completionTokens: turn.seq.tokens.length,
+    ...(record.exec ? { execStatus: record.exec.status } : {}),
+    toolMs: record.toolMs ?? 0,
+  });
+}
+
+/** Ends the trajectory after the environment said `done` on this turn. */
+function endTurn(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, outcome: { reason?: TrajectoryStopReason }, toolMs: number, limitedByRoom: boolean): Trajectory {
+  recordTurn(ctx, s, turn, { ...turn.base, toolMs }, true);
+  if (turn.action.kind === 'answer' && turn.truncated) return finish(s, limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens');
+  return finish(s, turn.action.kind === 'answer' ? 'answer' : (outcome.reason ?? 'env_done'));
+}
+
+/** Samples the next turn from `prompt` with at most `maxTokens` new tokens (seed derived from the branch and turn). */
+async function sampleTurn(ctx: RolloutContext, s: BranchState, prompt: readonly number[], maxTokens: number, signal: AbortSignal): Promise<SampledSequence> {
+  s.stage = 'sample';
+  const seed = ctx.sampling?.seed !== undefined ? deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length) : undefined;
+  const [sampled] = await untilAborted(ctx.sampler.sample(prompt, samplingParams(ctx, { numSamples: 1, maxTokens, seed, signal })), signal);
+  if (!sampled) throw new Error('the sampler returned no sequence');
+  return sampled;
+}
+
+/**
+ * The branch loop: parse → budget check → env.step → (end | observation → next prompt → sample). Hands its tool
+ * context to `expose` as soon as it exists (so `runBranch` can end the environment's per-trajectory resources).
+ */
 async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, signal: AbortSignal, expose: (toolCtx: ToolContext) => void): Promise<Trajectory> {
-  const { renderer, env, budgets, sampler } = ctx;
+  const { renderer, env, budgets } = ctx;
   const toolCtx: ToolContext = {
     trajectoryId: s.id,
     groupIndex: init.groupIndex,
@@ -109,90 +192,32 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
   // True when the current turn's maxTokens was cut to the room left in the trajectory budget.
   let limitedByRoom = budgets.maxTrajectoryTokens - prompt.length < budgets.maxTurnTokens;
   for (;;) {
-    s.stage = 'parse';
-    const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
-    const truncated = seq.stopReason === 'length';
-    const parsed = renderer.parseAssistant(text, env.tools);
-    // A reply cut by the token limit is `truncated` whatever its half-written tool call looks like (an unclosed
-    // block would otherwise read as `stray_tool_tag`, a malformed call); a cut plain answer stays an answer here and
-    // the trajectory ends with the budget's stop reason below.
-    const action = truncated && parsed.kind !== 'answer' ? { kind: 'invalid' as const, reason: 'truncated' as const, content: text, raw: text } : parsed;
-    const turnIndex = s.turns.length;
-    const base: Turn = { promptTokens: prompt, completionTokens: seq.tokens, logprobs: seq.logprobs, text, stopReason: seq.stopReason, action };
-    const assistant: Message =
-      action.kind === 'tool'
-        ? { role: 'assistant', content: action.content, toolCalls: [action.call as ToolCall] }
-        : { role: 'assistant', content: text };
-    const emit = (extra: Partial<Turn> = {}) =>
-      ctx.onTurn?.({
-        trajectoryId: s.id,
-        groupIndex: s.groupIndex,
-        turnIndex,
-        action: action.kind,
-        ...(action.kind === 'invalid' ? { invalidReason: action.reason } : {}),
-        completionTokens: seq.tokens.length,
-        ...(extra.exec ? { execStatus: extra.exec.status } : {}),
-        toolMs: extra.toolMs ?? 0,
-      });
-
-    if (action.kind === 'invalid') {
-      s.turns.push(base);
-      s.messages.push(assistant);
-      emit();
-      return finish(s, truncated ? (limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens') : 'invalid');
-    }
-    if (action.kind === 'tool' && s.toolCalls >= budgets.maxToolCalls) {
-      s.turns.push(base);
-      s.messages.push(assistant);
-      emit();
-      return finish(s, 'max_tool_calls');
-    }
-    if (action.kind === 'tool' && s.turns.length + 1 >= budgets.maxTurns) {
-      s.turns.push(base);
-      s.messages.push(assistant);
-      emit();
-      return finish(s, 'max_turns');
+    const turn = parseTurn(ctx, s, prompt, seq);
+    const budgetStop = budgetStopReason(ctx, s, turn, limitedByRoom);
+    if (budgetStop) {
+      recordTurn(ctx, s, turn, turn.base, true);
+      return finish(s, budgetStop);
     }
     if (signal.aborted) throw signal.reason; // never start a tool call for a trajectory that has ended
     const t0 = performance.now();
     s.stage = 'env_step';
-    const outcome = await untilAborted(env.step(action, toolCtx), signal);
-    const toolMs = action.kind === 'tool' ? performance.now() - t0 : 0;
-    if (action.kind === 'tool') s.toolCalls++;
-    if (outcome.done) {
-      s.turns.push({ ...base, toolMs });
-      s.messages.push(assistant);
-      emit({ toolMs });
-      if (action.kind === 'answer' && truncated) return finish(s, limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens');
-      return finish(s, action.kind === 'answer' ? 'answer' : (outcome.reason ?? 'env_done'));
-    }
+    const outcome = await untilAborted(env.step(turn.action, toolCtx), signal);
+    const toolMs = turn.action.kind === 'tool' ? performance.now() - t0 : 0;
+    if (turn.action.kind === 'tool') s.toolCalls++;
+    if (outcome.done) return endTurn(ctx, s, turn, outcome, toolMs, limitedByRoom);
     // Every environment's output, built-in or custom, is bounded before it is rendered; the trajectory keeps only
     // what the model saw plus the original size.
     const bounded = boundObservation(outcome, budgets.maxToolResponseTokens, (text, role) => (role === 'tool' ? countToolTokens(text) : renderer.encode(text).length));
-    const turn: Turn = { ...base, observation: bounded.observation, observationBytes: bounded.bytes, toolMs, ...(bounded.exec ? { exec: bounded.exec } : {}) };
-    s.turns.push(turn);
-    emit(turn);
+    recordTurn(ctx, s, turn, { ...turn.base, observation: bounded.observation, observationBytes: bounded.bytes, toolMs, ...(bounded.exec ? { exec: bounded.exec } : {}) }, false);
     s.stage = 'next_prompt';
-    const next = nextPromptOrRerender(ctx, s.messages, assistant, prompt, seq.tokens, bounded.observation);
-    s.messages.push(assistant, ...bounded.observation);
+    const next = nextPromptOrRerender(ctx, s.messages, turn.assistant, prompt, seq.tokens, bounded.observation);
+    s.messages.push(turn.assistant, ...bounded.observation);
     const room = budgets.maxTrajectoryTokens - next.length;
     if (room < 1) return finish(s, 'max_trajectory_tokens');
     if (signal.aborted) throw signal.reason;
     prompt = next;
     limitedByRoom = room < budgets.maxTurnTokens;
-    s.stage = 'sample';
-    const [sampled] = await untilAborted(sampler.sample(prompt, {
-      numSamples: 1,
-      maxTokens: Math.min(budgets.maxTurnTokens, room),
-      temperature: ctx.sampling?.temperature ?? 1,
-      topP: ctx.sampling?.topP ?? 1,
-      ...(ctx.sampling?.topK !== undefined ? { topK: ctx.sampling.topK } : {}),
-      stop: renderer.stopTokens,
-      ...(ctx.sampling?.seed !== undefined ? { seed: deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length)! } : {}),
-      signal,
-    }), signal);
-    if (!sampled) throw new Error('the sampler returned no sequence');
-    seq = sampled;
+    seq = await sampleTurn(ctx, s, prompt, Math.min(budgets.maxTurnTokens, room), signal);
   }
 }
 

@@ -2,27 +2,14 @@ import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
-import type { SampledSequence, SamplingParams } from '../types/sampling.js';
+import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
 import { RolloutFailedError } from '../errors/rollout-errors.js';
 import type { RolloutContext } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
+import { samplingParams } from './sampling-params.js';
 import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
-
-/** Sampling parameters of one call from `ctx` (temperature, truncation, stop tokens, signal). */
-function samplingParams(ctx: RolloutContext, numSamples: number, maxTokens: number, seed: number | undefined, signal: AbortSignal): SamplingParams {
-  return {
-    numSamples,
-    maxTokens,
-    temperature: ctx.sampling?.temperature ?? 1,
-    topP: ctx.sampling?.topP ?? 1,
-    ...(ctx.sampling?.topK !== undefined ? { topK: ctx.sampling.topK } : {}),
-    stop: ctx.renderer.stopTokens,
-    ...(seed !== undefined ? { seed } : {}),
-    signal,
-  };
-}
 
 /** A trajectory that ended before its first turn (error, abort or no room for a completion). */
 function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
@@ -35,7 +22,7 @@ function wholeGroup(key: string, example: Example, groupSize: number, messages: 
 }
 
 /** True when `t` must fail the whole call: any failure under `fail_fast`, a template rewrite under `prefixMismatch: 'fail'`. */
-export function isFatal(ctx: RolloutContext, t: Trajectory): boolean {
+export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'prefixMismatch'>, t: Trajectory): boolean {
   if (t.stopReason !== 'error') return false;
   if (ctx.failure?.kind === 'fail_fast') return true;
   return ctx.prefixMismatch === 'fail' && t.error?.code === 'TEMPLATE_REWRITES_HISTORY';
@@ -87,7 +74,7 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
       let first: SampledSequence[];
       try {
         const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
-        first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, indices.length, maxTokens, forkSeed, forkSignal)), forkSignal);
+        first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, { numSamples: indices.length, maxTokens, seed: forkSeed, signal: forkSignal })), forkSignal);
         if (first.length !== indices.length) throw new Error(`the sampler returned ${first.length} sequences for ${indices.length}`);
       } catch (e) {
         const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
@@ -98,7 +85,7 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
           runBranch(
             { ...ctx, ...(children[i] ? { signal: children[i].signal } : {}) },
             { example, groupIndex: g, messages: structuredClone(messages), promptTokens: [...promptTokens], first: first[i]!, id: `${groupKey}/${g}` },
-          ),
+          ).then((t) => reportIfFinal(t, attempt)),
         ),
       );
     } finally {
@@ -106,11 +93,16 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
     }
   };
 
+  const retries = ctx.failure?.kind === 'retry' ? ctx.failure.maxRetries : 0;
+  /** Hands a branch's trajectory to `ctx.onTrajectoryEnd` as soon as it is final (not going to be retried). */
+  const reportIfFinal = (t: Trajectory, attempt: number): Trajectory => {
+    if (t.stopReason !== 'error' || attempt >= retries || isFatal(ctx, t)) ctx.onTrajectoryEnd?.(t);
+    return t;
+  };
   const out = await forkAndRun(
     Array.from({ length: groupSize }, (_, g) => g),
     0,
   );
-  const retries = ctx.failure?.kind === 'retry' ? ctx.failure.maxRetries : 0;
   for (let attempt = 1; attempt <= retries; attempt++) {
     const failed = out.flatMap((t, g) => (t.stopReason === 'error' && !isFatal(ctx, t) ? [g] : []));
     if (failed.length === 0 || ctx.signal?.aborted) break;

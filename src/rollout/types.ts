@@ -3,6 +3,7 @@ import type { Renderer } from '../chat/types.js';
 import type { SamplingClient } from '../backend/types.js';
 import type { ExecStatus } from '../types/exec-result.js';
 import type { ParsedAction } from '../types/action.js';
+import type { Trajectory } from '../types/trajectory.js';
 
 /**
  * Per-trajectory budgets (ReTool seed §8.4.2). All token counts are in tokens of the model's tokenizer.
@@ -103,4 +104,10 @@ export interface RolloutContext {
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
   readonly signal?: AbortSignal;
   readonly onTurn?: (e: TurnEvent) => void;
+  /**
+   * Called with each trajectory of `runGroup` as soon as it is final (ended, and not going to be retried), before
+   * the rest of its group has ended, so a caller can score it at once. A failed trajectory whose retries were cut
+   * short by an abort is not reported here; it is still in `runGroup`'s result.
+   */
+  readonly onTrajectoryEnd?: (t: Trajectory) => void;
 }

@@ -34,3 +34,15 @@ function nextEpoch(dataset: readonly Example[], shuffle: boolean, rng: () => num
   const taken = new Set(inBatch);
   return [...order.filter((e) => !taken.has(e)), ...order.filter((e) => taken.has(e))];
 }
+
+/**
+ * Endless examples in data order: {@link batchIterator}'s batches of `size`, flattened, advanced past the first
+ * `startAt` (a resumed run's data position). A streaming run takes one example per group from it.
+ */
+export function exampleStream(dataset: readonly Example[], size: number, opts: { shuffle: boolean; seed: number }, startAt: number): Iterator<Example> {
+  const flat = (function* () {
+    for (const batch of batchIterator(dataset, size, opts)) yield* batch;
+  })();
+  for (let i = 0; i < startAt; i++) flat.next();
+  return flat;
+}

@@ -10,6 +10,12 @@ export interface TrainerState {
   readonly step: number;
   /** Batches taken from the data iterator (the data order position; equals `step`). */
   readonly batchesConsumed: number;
+  /**
+   * Examples consumed in data order (every one before it trained on or dropped); a streaming run resumes its data
+   * there (groups in flight at the checkpoint are rolled out again). Absent in older checkpoints: `batchesConsumed ×
+   * questionsPerBatch`.
+   */
+  readonly examplesConsumed?: number;
   /** The run's seed (data order and per-step sampling seeds derive from it). */
   readonly seed: number;
   /** Weights version: optimizer steps applied (= `step`); samplers record the version they were made from. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.js';
 import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
-import type { Reward } from '../reward/types.js';
+import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
@@ -69,9 +69,13 @@ export const trainerOptionsSchema = z
           .default({ kind: 'drop' }),
         trajectoryTimeoutMs: z.number().positive().optional(),
         maxConcurrentGroups: posInt.optional(),
+        streaming: z.boolean().default(true),
+        maxConcurrentTrajectories: posInt.optional(),
       })
-      .default({ failure: { kind: 'drop' } }),
+      .default({ failure: { kind: 'drop' }, streaming: true }),
     onPrefixMismatch: z.enum(['drop', 'split', 'fail']).default('drop'),
+    async: z.strictObject({ maxStaleness: z.number().int('expected an integer').min(0, 'expected an integer ≥ 0').default(0) }).default({ maxStaleness: 0 }),
+    groupReward: z.custom<GroupReward>((v) => typeof v === 'function', { message: 'expected a group reward function' }).optional(),
     rewardTimeoutMs: z.number().positive().default(60_000),
     skipDegenerateGroups: z.boolean().default(true),
     seed: z.number().int().min(0).default(0),
@@ -98,6 +102,9 @@ export const trainerOptionsSchema = z
     const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? undefined : o.rollout.failure.minSurvivors;
     if (minSurvivors !== undefined && minSurvivors > o.groupSize) {
       ctx.addIssue({ code: 'custom', path: ['rollout', 'failure', 'minSurvivors'], message: `${minSurvivors} exceeds groupSize ${o.groupSize}: every group would be dropped` });
+    }
+    if (o.async.maxStaleness > 0 && !o.rollout.streaming) {
+      ctx.addIssue({ code: 'custom', path: ['async', 'maxStaleness'], message: `maxStaleness ${o.async.maxStaleness} overlaps rollouts with learning, which needs rollout.streaming: true` });
     }
     if (o.groupSize === 1) {
       ctx.addIssue({

@@ -42,7 +42,8 @@ export interface RolloutEndEvent {
  * `rollout/valid_tool_call_rate`, `rollout/tool_calls`, `rollout/turns`, `rollout/trajectory_tokens`,
  * `rollout/degenerate_group_rate`, `sandbox/success_rate`, `sandbox/error_rate`, `sandbox/timeout_rate`,
  * `sandbox/latency_ms`, `optim/loss`, `optim/clip_frac`, `optim/kl_sample_train`, `optim/grad_norm`,
- * `time/rollout_s`, `time/train_s` (see docs/metrics.md).
+ * `rollout/staleness_mean`, `rollout/stale_dropped`, `time/rollout_s`, `time/train_s`, `time/learner_idle_s`,
+ * `time/sampler_idle_s` (see docs/metrics.md).
  */
 export interface StepEvent {
   /** 1-based step number. */

@@ -1,38 +1,9 @@
 import type { LearnerSampling, TrainingBackend } from '../backend/types.js';
 import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
-import { packMicroBatches } from '../loss/index.js';
+import { activeDatums, maskedTokens, microBatchLossWeight, packMicroBatches } from '../loss/index.js';
 
-/**
- * Weight of one micro-batch so that accumulating per-call losses reproduces the loss of the whole
- * batch under `aggregation` (seed §8.4.7 generalised): `token-mean` → masked tokens_k / tokens_total,
- * `sequence-mean` → n_k / N counting only datums with at least one masked token (a backend's sequence mean leaves
- * the others out, so counting them would make the gradient depend on how datums were split), `token-sum` → 1.
- * @param all - `datums`: datums with at least one masked token in the whole step; `tokens`: masked tokens.
- */
-export function microBatchLossWeight(aggregation: LossConfig['aggregation'], batch: readonly Datum[], all: { datums: number; tokens: number }): number {
-  switch (aggregation ?? 'token-mean') {
-    case 'token-sum':
-      return 1;
-    case 'sequence-mean':
-      return activeDatums(batch) / Math.max(1, all.datums);
-    case 'token-mean':
-      return maskedTokens(batch) / Math.max(1, all.tokens);
-  }
-}
-
-/** Datums with at least one masked token (the sequences a sequence mean averages over). */
-function activeDatums(datums: readonly Datum[]): number {
-  let n = 0;
-  for (const d of datums) if (d.mask.some((m) => m !== 0)) n++;
-  return n;
-}
-
-function maskedTokens(datums: readonly Datum[]): number {
-  let n = 0;
-  for (const d of datums) for (const m of d.mask) n += m;
-  return n;
-}
+export { microBatchLossWeight };
 
 /**
  * One optimisation step over `datums`: packs them into micro-batches, runs `forwardBackward` on each

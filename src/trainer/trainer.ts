@@ -1,25 +1,21 @@
 import { EventEmitter } from 'eventemitter3';
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { Renderer } from '../chat/types.js';
-import type { Example } from '../types/example.js';
-import type { RewardResult } from '../types/reward.js';
-import type { Trajectory } from '../types/trajectory.js';
-import type { SamplingClient } from '../backend/types.js';
 import { ConfigError } from '../errors/config-error.js';
-import { runRollouts, type RolloutBudgets } from '../rollout/index.js';
-import { groupAdvantages, isDegenerateGroup } from '../loss/index.js';
-import { trainerDatums } from './datums.js';
+import type { RolloutBudgets } from '../rollout/index.js';
+import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
 import { samplingConsistencyIssues } from './sampling-consistency.js';
-import { scoreGroups } from './score.js';
 import type { TrainerEvents } from './events.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
-import { batchIterator } from './batches.js';
 import { trainOnDatums } from './train-step.js';
 import { startRunLog } from './trajectory-log.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { findResumePoint, truncateRunLogs } from './resume.js';
+import type { BatchSource, ReadyGroup, StepBatch } from './batch-source.js';
+import { batchSourceFor } from './batch-source-for.js';
 import { evaluate } from '../eval/evaluate.js';
 
 /** What `trainer.train()` resolves with. */
@@ -39,20 +35,21 @@ export interface TrainSummary {
   readonly resumedFromStep?: number;
 }
 
-interface ScoredGroup {
-  example: Example;
-  trajectories: Trajectory[];
-  rewards: RewardResult[];
-  advantages: number[];
-  degenerate: boolean;
-  /** The whole group is left out of training (too few survivors). */
-  droppedGroup: boolean;
+/** A group of the step with its outcome (survivors, advantages, degenerate, dropped). */
+interface ScoredGroup extends ReadyGroup {
+  readonly outcome: GroupOutcome;
 }
 
 /**
- * The RL loop (ReTool seed §8.4.7): per step, refresh the sampler from the current weights, roll out
- * `questionsPerBatch × groupSize` trajectories, score them, compute group advantages, skip degenerate
- * groups, build datums, run micro-batched `forwardBackward` and one `optimStep`.
+ * The RL loop (ReTool seed §8.4.7): per step, take `questionsPerBatch` scored groups, compute group advantages, skip
+ * degenerate groups, build datums, run micro-batched `forwardBackward` and one `optimStep`, then sample later groups
+ * from the new weights.
+ *
+ * Where the groups come from: by default they stream (`rollout.streaming`): each trajectory is scored as soon as it
+ * ends and a step trains on the first ready groups, with at most `rollout.maxConcurrentTrajectories` in flight; with
+ * `async.maxStaleness: k > 0` rollouts for the next k steps continue while the learner trains, and groups sampled more
+ * than k weights versions ago are dropped (`rollout/stale_dropped`). `rollout.streaming: false` is the
+ * round-synchronous loop. See docs/metrics.md, "Rollout pipeline".
  *
  * The whole configuration is validated in the constructor (zod), before any rollout, including whether the
  * backend's learner can reproduce the sampling settings (`TrainingBackend.samplingSupport`).
@@ -86,6 +83,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   constructor(opts: TrainerOptions) {
     super();
     this.options = resolveTrainerOptions(opts);
+    setMaxListeners(0, this.#abort.signal); // every rollout and reward in flight listens to it
     const issues = samplingConsistencyIssues(this.options.backend, this.options.sampling);
     if (issues.length > 0) throw new ConfigError('Trainer options', issues);
   }
@@ -121,26 +119,28 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const sinks: MetricsSink[] = [];
     let stopTrajectoryLog: (() => Promise<void>) | undefined;
     const store = o.logDir && o.checkpointEvery > 0 ? new CheckpointStore(join(o.logDir, 'checkpoints'), o.checkpointKeepLast) : undefined;
-    const batches = batchIterator(o.dataset, o.questionsPerBatch, { shuffle: o.shuffle, seed: o.seed });
     let lastMetrics: Record<string, number> = {};
     const rewardHistory: number[] = [];
     let lastCheckpoint: string | undefined;
     let resumedFromStep: number | undefined;
     let step = 0;
     let savedStep = -1;
+    let source: BatchSource | undefined;
     const checkpoint = async () => {
       if (!store || savedStep === step) return;
-      const ref = await store.save({ step, batchesConsumed: step, seed: o.seed, weightsVersion: step }, (dir) => o.backend.saveState(dir));
+      const state = { step, batchesConsumed: step, examplesConsumed: source?.examplesConsumed() ?? step * o.questionsPerBatch, seed: o.seed, weightsVersion: step };
+      const ref = await store.save(state, (dir) => o.backend.saveState(dir));
       savedStep = step;
       lastCheckpoint = ref.dir;
       this.emit('checkpoint', { step, path: ref.dir });
     };
     try {
       const resumed = o.resume ? await findResumePoint(o.resume, o.logDir) : undefined;
+      let startAt = 0;
       if (resumed) {
         await o.backend.loadState(join(resumed.dir, 'backend'));
         step = savedStep = resumedFromStep = resumed.state.step;
-        for (let i = 0; i < resumed.state.batchesConsumed; i++) batches.next();
+        startAt = resumed.state.examplesConsumed ?? resumed.state.batchesConsumed * o.questionsPerBatch;
         if (o.logDir) await truncateRunLogs(o.logDir, step);
       }
       if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
@@ -148,8 +148,9 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       const renderer = await o.backend.renderer();
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
+      source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e) });
       while (step < o.maxSteps && !this.#stopRequested) {
-        const metrics = await this.#step(step + 1, batches.next().value as Example[], renderer, budgets);
+        const metrics = await this.#step(step + 1, source);
         if (metrics === undefined) break; // aborted: the step is not counted
         step++;
         lastMetrics = { ...metrics, ...(await this.#evalIfDue(step, renderer, budgets)) };
@@ -160,6 +161,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       }
       if (this.#stopRequested && !this.#abort.signal.aborted) await checkpoint();
     } finally {
+      await source?.close();
       for (const s of sinks) await s.close?.();
       await stopTrajectoryLog?.();
       this.#running = false;
@@ -219,70 +221,45 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     return { ...b, maxTrajectoryTokens: context };
   }
 
-  /** One step: rollout → score → advantages → update. `undefined` when the step was aborted (no update). */
-  async #step(step: number, examples: Example[], renderer: Renderer, budgets: RolloutBudgets): Promise<Record<string, number> | undefined> {
-    const tRollout = performance.now();
-    const sampler = await this.options.backend.saveWeightsForSampler();
-    const groups_P = await this.#rollout(step, sampler, examples, renderer, budgets);
-    if (this.#abort.signal.aborted) return undefined;
-    const rewards_P = await scoreGroups(this.options.reward, groups_P, { timeoutMs: this.options.rewardTimeoutMs, signal: this.#abort.signal });
-    if (this.#abort.signal.aborted) return undefined;
-    const scored = examples.map((example, p) => this.#scoreGroup(step, example, groups_P[p]!, rewards_P[p]!));
+  /** One step: take a batch of scored groups → group outcomes → datums → update. `undefined` when aborted (no update). */
+  async #step(step: number, source: BatchSource): Promise<Record<string, number> | undefined> {
+    this.emit('rollout:start', { step, groups: this.options.questionsPerBatch, groupSize: this.options.groupSize });
+    const batch = await source.nextBatch(step);
+    if (batch === undefined || this.#abort.signal.aborted) return undefined;
+    const scored = batch.groups.map((g) => this.#scoreGroup(step, g));
     this.#warnFailures(step, scored);
-    const rollMetrics = { ...rolloutMetrics(scored), 'rollout/dropped_group_rate': rate(scored.filter((g) => g.droppedGroup).length, scored.length) };
-    const rolloutS = (performance.now() - tRollout) / 1000;
-    this.emit('rollout:end', { step, trajectories: scored.reduce((n, g) => n + g.trajectories.length, 0), metrics: rollMetrics });
-
+    const rollMetrics = this.#rolloutEnd(step, scored, batch);
     const tTrain = performance.now();
     const optim = await this.#update(step, scored);
-    return { ...rollMetrics, ...optim, 'time/rollout_s': rolloutS, 'time/train_s': (performance.now() - tTrain) / 1000 };
+    await source.weightsUpdated(step);
+    return { ...rollMetrics, ...optim, 'time/rollout_s': batch.metrics['time/learner_idle_s'] ?? 0, 'time/train_s': (performance.now() - tTrain) / 1000 };
   }
 
-  /** Rolls out every group of the step with the configured failure strategy (rejects only under fail-fast). */
-  #rollout(step: number, sampler: SamplingClient, examples: Example[], renderer: Renderer, budgets: RolloutBudgets): Promise<Trajectory[][]> {
+  /** A group's outcome ({@link groupOutcome}); emits its `trajectory` and `group` events. */
+  #scoreGroup(step: number, g: ReadyGroup): ScoredGroup {
     const o = this.options;
-    this.emit('rollout:start', { step, groups: examples.length, groupSize: o.groupSize });
-    return runRollouts(
-      {
-        sampler,
-        renderer,
-        env: o.env,
-        budgets,
-        sampling: { ...o.sampling, seed: o.seed * 1_000_003 + step },
-        failure: o.rollout.failure,
-        prefixMismatch: o.onPrefixMismatch,
-        ...(o.rollout.trajectoryTimeoutMs !== undefined ? { trajectoryTimeoutMs: o.rollout.trajectoryTimeoutMs } : {}),
-        ...(o.rollout.maxConcurrentGroups !== undefined ? { maxConcurrentGroups: o.rollout.maxConcurrentGroups } : {}),
-        signal: this.#abort.signal,
-        onTurn: (e) => this.emit('turn', { ...e, step }),
-        ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),
-      },
-      examples,
-      o.groupSize,
-    );
-  }
-
-  /** Advantages of one group over its surviving samples; emits its `trajectory` and `group` events. */
-  #scoreGroup(step: number, example: Example, trajectories: Trajectory[], rewards: RewardResult[]): ScoredGroup {
-    const o = this.options;
-    trajectories.forEach((trajectory, g) => this.emit('trajectory', { step, trajectory, reward: rewards[g]! }));
-    const kept = rewards.map((r) => !r.drop);
-    const survivors = kept.filter(Boolean).length;
+    g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! }));
     const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? 1 : (o.rollout.failure.minSurvivors ?? 1);
-    const droppedGroup = survivors < minSurvivors || survivors === 0;
-    const keptRewards = rewards.filter((_, g) => kept[g]).map((r) => r.reward);
-    const degenerate = !droppedGroup && isDegenerateGroup(keptRewards);
-    const keptAdv = droppedGroup ? [] : groupAdvantages(keptRewards, { normalize: o.advantage.normalize });
-    let k = 0;
-    const advantages = kept.map((isKept) => (isKept && !droppedGroup ? keptAdv[k++]! : 0));
-    const dropped = kept.length - survivors;
-    this.emit('group', { step, exampleId: example.id, rewards: rewards.map((r) => r.reward), advantages, degenerate, dropped });
-    return { example, trajectories, rewards, advantages, degenerate, droppedGroup };
+    const outcome = groupOutcome(g.rewards_G, { minSurvivors, normalize: o.advantage.normalize });
+    const { advantages_G, degenerate, dropped } = outcome;
+    this.emit('group', { step, exampleId: g.example.id, rewards: g.rewards_G.map((r) => r.reward), advantages: advantages_G, degenerate, dropped });
+    return { ...g, outcome };
+  }
+
+  /** The step's rollout metrics (with the pipeline's); emits `rollout:end`. */
+  #rolloutEnd(step: number, scored: readonly ScoredGroup[], batch: StepBatch): Record<string, number> {
+    const metrics = {
+      ...rolloutMetrics(scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate }))),
+      'rollout/dropped_group_rate': rate(scored.filter((g) => g.outcome.droppedGroup).length, scored.length),
+      ...batch.metrics,
+    };
+    this.emit('rollout:end', { step, trajectories: scored.reduce((n, g) => n + g.trajectories_G.length, 0), metrics });
+    return metrics;
   }
 
   /** One `warning` per kind of failure of the step (failed rollouts, dropped samples, dropped groups). */
   #warnFailures(step: number, scored: readonly ScoredGroup[]): void {
-    const all = scored.flatMap((g) => g.trajectories.map((t, i) => ({ t, r: g.rewards[i]! })));
+    const all = scored.flatMap((g) => g.trajectories_G.map((t, i) => ({ t, r: g.rewards_G[i]! })));
     const errors = all.filter(({ t }) => t.stopReason === 'error');
     if (errors.length > 0) {
       const first = errors[0]!.t;
@@ -301,7 +278,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         message: `${rewardDrops.length} sample(s) dropped by the reward; first: ${first.t.id}: ${first.r.failure ?? 'drop'}${first.r.cause ? ` (${first.r.cause})` : ''}`,
       });
     }
-    const groups = scored.filter((g) => g.droppedGroup);
+    const groups = scored.filter((g) => g.outcome.droppedGroup);
     if (groups.length > 0) {
       this.emit('warning', {
         step,
@@ -311,19 +288,19 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     }
   }
 
-  /** Builds datums from the trainable samples and runs one optimizer step. */
+  /** Builds datums from the trainable samples ({@link assembleTrainingData}) and runs one optimizer step. */
   async #update(step: number, scored: readonly ScoredGroup[]): Promise<Record<string, number>> {
     const o = this.options;
-    const train = scored.filter((g) => !g.droppedGroup && !(o.skipDegenerateGroups && g.degenerate));
-    const trainable = (g: ScoredGroup, i: number) => !g.rewards[i]!.drop && g.trajectories[i]!.turns.length > 0;
-    const trajs = train.flatMap((g) => g.trajectories.filter((_, i) => trainable(g, i)));
-    const advs = train.flatMap((g) => g.advantages.filter((_, i) => trainable(g, i)));
-    const { datums, dropped } = trainerDatums(trajs, advs, { policy: o.onPrefixMismatch, skipZeroAdvantage: o.skipDegenerateGroups });
+    const { datums_D, dropped } = assembleTrainingData(
+      scored.map((g) => ({ trajectories_G: g.trajectories_G, outcome: g.outcome })),
+      { skipDegenerateGroups: o.skipDegenerateGroups, prefixMismatch: o.onPrefixMismatch },
+    );
     if (dropped.length > 0) {
-      this.emit('warning', { step, code: 'prefix_mismatch', message: `${dropped.length} trajectory(ies) dropped: a prompt does not extend the tokens before it; first: ${dropped[0]!.id}: ${dropped[0]!.message}` });
+      const first = dropped[0]!;
+      this.emit('warning', { step, code: 'prefix_mismatch', message: `${dropped.length} trajectory(ies) dropped: a prompt does not extend the tokens before it; first: ${first.source.id}: ${first.message}` });
     }
-    if (datums.length === 0) this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
-    return trainOnDatums(o.backend, datums, {
+    if (datums_D.length === 0) this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
+    return trainOnDatums(o.backend, datums_D, {
       loss: o.loss,
       optimizer: o.optimizer,
       maxTokensPerBatch: o.microBatch.maxTokens,

@@ -82,6 +82,11 @@ export interface Trajectory {
   readonly toolCalls: number;
   /** Final assistant text (what the reward scores). */
   readonly finalText: string;
+  /**
+   * Weights version of the sampler this trajectory was sampled with (optimizer steps applied before it), set by the
+   * Trainer; with `async.maxStaleness > 0` it may be older than the weights the update is applied to.
+   */
+  readonly weightsVersion?: number;
   /** Set when `stopReason` is `'error'`. */
   readonly error?: TrajectoryError;
 }

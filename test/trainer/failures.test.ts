@@ -18,7 +18,7 @@ import {
 } from 'agentrl';
 import { fakeSandbox, mockBackend, scriptedSampler } from 'agentrl/testing';
 import { localRenderer, toolCall } from '../helpers/local-renderer.js';
-import { trainerDatums } from '../../src/trainer/datums.js';
+import { assembleTrainingData, groupOutcome } from 'agentrl';
 
 const dataset: Example[] = ['a', 'b'].map((id) => ({ id, question: `question ${id}`, answer: '1' }));
 
@@ -228,16 +228,17 @@ describe('Trainer: the prefix-mismatch policy', () => {
     expect(b3.forwardBackwardCalls.flatMap((c) => c.datums).length).toBeGreaterThanOrEqual(6);
   });
 
-  it("trainerDatums 'drop' leaves out a trajectory whose turns do not extend each other and names it", () => {
+  it("assembleTrainingData prefixMismatch 'drop' leaves out a trajectory whose turns do not extend each other and names it", () => {
     const turn = (prompt: number[], completion: number[]) => ({ promptTokens: prompt, completionTokens: completion, logprobs: completion.map(() => -1), text: '', stopReason: 'stop' as const, action: { kind: 'answer' as const, content: '' } });
     const base = { example: dataset[0]!, groupIndex: 0, messages: [], stopReason: 'answer' as const, toolCalls: 0, finalText: '' };
     const good = { ...base, id: 'good', turns: [turn([1, 2], [3]), turn([1, 2, 3, 4], [5])] } as unknown as Trajectory;
     const bad = { ...base, id: 'bad', turns: [turn([1, 2], [3]), turn([9, 9, 9, 9], [5])] } as unknown as Trajectory;
-    const out = trainerDatums([good, bad], [1, -1], { policy: 'drop', skipZeroAdvantage: true });
-    expect(out.datums).toHaveLength(1);
-    expect(out.dropped.map((d) => d.id)).toEqual(['bad']);
-    expect(trainerDatums([good, bad], [1, -1], { policy: 'split', skipZeroAdvantage: true }).datums).toHaveLength(3);
-    expect(() => trainerDatums([good, bad], [1, -1], { policy: 'fail', skipZeroAdvantage: true })).toThrow(PromptPrefixError);
+    const group = [{ trajectories_G: [good, bad], outcome: groupOutcome([{ reward: 1 }, { reward: -1 }]) }];
+    const out = assembleTrainingData(group, { prefixMismatch: 'drop' });
+    expect(out.datums_D).toHaveLength(1);
+    expect(out.dropped.map((d) => d.source.id)).toEqual(['bad']);
+    expect(assembleTrainingData(group, { prefixMismatch: 'split' }).datums_D).toHaveLength(3);
+    expect(() => assembleTrainingData(group, { prefixMismatch: 'fail' })).toThrow(PromptPrefixError);
   });
 });
 
