@@ -11,7 +11,7 @@ import { buildDatums, groupAdvantages, isDegenerateGroup } from '../loss/index.j
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
 import { samplingConsistencyIssues } from './sampling-consistency.js';
 import { scoreGroups } from './score.js';
-import type { TrainerEvents } from './events.js';
+import type { TrainerEvents, WarningEvent } from './events.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { batchIterator } from './batches.js';
@@ -20,6 +20,7 @@ import { startRunLog } from './trajectory-log.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { findResumePoint, truncateRunLogs } from './resume.js';
 import { evaluate } from '../eval/evaluate.js';
+import { StepWarnings } from './step-warnings.js';
 
 /** What `trainer.train()` resolves with. */
 export interface TrainSummary {
@@ -41,7 +42,7 @@ export interface TrainSummary {
 interface ScoredGroup {
   example: Example;
   trajectories: Trajectory[];
-  rewards: RewardResult[];
+  rewards: (RewardResult & { shapeWarning?: string })[];
   advantages: number[];
   degenerate: boolean;
   /** The whole group is left out of training (too few survivors). */
@@ -78,6 +79,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   #stopRequested = false;
   #abort = new AbortController();
   #running = false;
+  #warnings: StepWarnings | undefined;
 
   constructor(opts: TrainerOptions) {
     super();
@@ -115,6 +117,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const t0 = performance.now();
     this.emit('config', o);
     const sinks: MetricsSink[] = [];
+    const detach: (() => void)[] = [];
     let stopTrajectoryLog: (() => Promise<void>) | undefined;
     const store = o.logDir && o.checkpointEvery > 0 ? new CheckpointStore(join(o.logDir, 'checkpoints'), o.checkpointKeepLast) : undefined;
     const batches = batchIterator(o.dataset, o.questionsPerBatch, { shuffle: o.shuffle, seed: o.seed });
@@ -140,10 +143,17 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         if (o.logDir) await truncateRunLogs(o.logDir, step);
       }
       if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
-      if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
+      if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) {
+        const sink = progressSink({ maxSteps: o.maxSteps });
+        sinks.push(sink);
+        const onWarning = (e: WarningEvent) => sink.warning?.(e);
+        this.on('warning', onWarning);
+        detach.push(() => this.off('warning', onWarning));
+      }
       const renderer = await o.backend.renderer();
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
+      this.#warnings = new StepWarnings({ envName: o.env.name, toolNames: o.env.tools.map((t) => t.function.name), budgets });
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, batches.next().value as Example[], renderer, budgets);
         if (metrics === undefined) break; // aborted: the step is not counted
@@ -156,6 +166,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       }
       if (this.#stopRequested && !this.#abort.signal.aborted) await checkpoint();
     } finally {
+      for (const d of detach) d();
       for (const s of sinks) await s.close?.();
       await stopTrajectoryLog?.();
       this.#running = false;
@@ -225,6 +236,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     if (this.#abort.signal.aborted) return undefined;
     const scored = examples.map((example, p) => this.#scoreGroup(step, example, groups_P[p]!, rewards_P[p]!));
     this.#warnFailures(step, scored);
+    for (const w of this.#warnings?.check(step, scored) ?? []) this.emit('warning', w);
     const rollMetrics = { ...rolloutMetrics(scored), 'rollout/dropped_group_rate': rate(scored.filter((g) => g.droppedGroup).length, scored.length) };
     const rolloutS = (performance.now() - tRollout) / 1000;
     this.emit('rollout:end', { step, trajectories: scored.reduce((n, g) => n + g.trajectories.length, 0), metrics: rollMetrics });
@@ -285,7 +297,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       this.emit('warning', {
         step,
         code: 'rollout_error',
-        message: `${errors.length} of ${all.length} trajectories failed and were dropped; first: ${first.id} at ${first.error?.stage}: ${first.error?.message}`,
+        message: `${errors.length} of ${all.length} trajectories failed and were dropped; first: ${first.id}${first.error?.env ? ` in env '${first.error.env}'` : ''}${first.error?.turn ? ` at turn ${first.error.turn}` : ''} (${first.error?.stage}): ${first.error?.message}`,
       });
     }
     const rewardDrops = all.filter(({ t, r }) => r.drop && t.stopReason !== 'error');

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  DemonstrationError,
+  RewardShapeError,
+  Trainer,
+  defineTool,
+  demonstrationDatum,
+  toolEnvironment,
+  type Example,
+  type Reward,
+  type TrainerOptions,
+  type WarningEvent,
+} from 'agentrl';
+import { mockBackend, scriptedSampler } from 'agentrl/testing';
+import { localRenderer } from '../helpers/local-renderer.js';
+
+const add = defineTool({
+  name: 'add',
+  description: 'Add two integers.',
+  inputSchema: z.object({ a: z.number().int(), b: z.number().int() }),
+  execute: ({ a, b }) => String(a + b),
+});
+const env = toolEnvironment({ name: 'calculator', tools: [add], initialMessages: (ex) => [{ role: 'user', content: ex.question }] });
+const call = (name: string, args: unknown) => `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
+const dataset: Example[] = [{ id: 'q1', question: 'What is 2 + 3?', answer: '5' }, { id: 'q2', question: 'What is 1 + 1?', answer: '2' }];
+
+describe('demonstrationDatum refuses demonstrations the environment cannot play', () => {
+  it('a call to a tool the env does not offer is a DemonstrationError naming the example, turn and the tools offered', async () => {
+    const renderer = await localRenderer();
+    const e = await demonstrationDatum(renderer, env, dataset[0]!, [{ text: call('sum', { a: 2, b: 3 }) }, { text: '5' }], { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    expect(DemonstrationError.isInstance(e)).toBe(true);
+    expect((e as DemonstrationError).exampleId).toBe('q1');
+    expect((e as DemonstrationError).turn).toBe(0);
+    expect((e as Error).message).toMatch(/'sum'.*does not offer.*tools: add/);
+  });
+
+  it('a call omitting a required argument names the argument', async () => {
+    const renderer = await localRenderer();
+    const e = await demonstrationDatum(renderer, env, dataset[0]!, [{ text: call('add', { a: 2 }) }, { text: '5' }], { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    expect(DemonstrationError.isInstance(e)).toBe(true);
+    expect((e as Error).message).toMatch(/omits required argument\(s\) 'b'/);
+  });
+
+  it('turns after the final answer are refused instead of silently dropped', async () => {
+    const renderer = await localRenderer();
+    const e = await demonstrationDatum(renderer, env, dataset[0]!, [{ text: '5' }, { text: call('add', { a: 2, b: 3 }) }], { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    expect(DemonstrationError.isInstance(e)).toBe(true);
+    expect((e as Error).message).toMatch(/1 more turn/);
+  });
+
+  it('a valid demonstration renders the tool result from the env and trains only on the assistant tokens', async () => {
+    const renderer = await localRenderer();
+    const d = await demonstrationDatum(renderer, env, dataset[0]!, [{ text: call('add', { a: 2, b: 3 }) }, { text: '5' }], { maxToolResponseTokens: 16 });
+    const all = renderer.decode([...d.modelInput, d.targetTokens.at(-1)!]);
+    expect(all).toContain('<tool_response>\n5\n</tool_response>');
+    const trained = renderer.decode(d.targetTokens.filter((_, i) => d.mask[i] === 1));
+    expect(trained).not.toContain('tool_response');
+    expect(trained).toContain('"name": "add"');
+  });
+});
+
+async function run(over: Partial<TrainerOptions>, script: (prompt: string) => string, steps = 1) {
+  const renderer = await localRenderer();
+  const sampler = scriptedSampler({ renderer, script: ({ prompt }) => script(prompt) });
+  const warnings: WarningEvent[] = [];
+  const trainer = new Trainer({
+    backend: mockBackend({ renderer, sampler }),
+    env,
+    reward: ((t, ex) => ({ reward: t.finalText.trim() === ex.answer ? 1 : 0, correct: t.finalText.trim() === ex.answer, validFormat: true })) as Reward,
+    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+    dataset,
+    groupSize: 2,
+    questionsPerBatch: 2,
+    maxSteps: steps,
+    shuffle: false,
+    progress: false,
+    ...over,
+  });
+  trainer.on('warning', (w) => warnings.push(w));
+  return { trainer, warnings };
+}
+
+describe('a reward of the wrong shape fails at its first call, naming the trajectory, the value and the shape', () => {
+  for (const [label, value, problem] of [
+    ['a bare number', 1, /expected an object, got number/],
+    ['{ score: 1 }', { score: 1 }, /no 'reward' field \(it has 'score'\)/],
+    ["{ reward: '1' }", { reward: '1' }, /'reward' is a string, expected a number/],
+  ] as const) {
+    it(label, async () => {
+      let calls = 0;
+      const { trainer } = await run({ reward: (() => (calls++, value)) as unknown as Reward }, () => '5');
+      const e = await trainer.train().catch((x: unknown) => x);
+      expect(RewardShapeError.isInstance(e)).toBe(true);
+      expect((e as RewardShapeError).trajectoryId).toMatch(/^q[12]\/\d$/);
+      expect((e as Error).message).toMatch(problem);
+      expect((e as Error).message).toContain(JSON.stringify(value));
+      expect((e as Error).message).toContain('Expected { reward: number, correct: boolean, validFormat: boolean }');
+      expect(calls).toBeLessThanOrEqual(4); // the first step's scoring, nothing trained after it
+    });
+  }
+
+  it('a result without booleans is used (correct = reward > 0) and warned about once as reward_shape', async () => {
+    const { trainer, warnings } = await run({ reward: ((t: { finalText: string }) => ({ reward: t.finalText.includes('5') ? 1 : 0 })) as unknown as Reward }, () => '5', 2);
+    const summary = await trainer.train();
+    expect(summary.steps).toBe(2);
+    const w = warnings.filter((x) => x.code === 'reward_shape');
+    expect(w).toHaveLength(1);
+    expect(w[0]!.count).toBe(4);
+    expect(w[0]!.message).toMatch(/'correct' and 'validFormat' are not a boolean/);
+  });
+});
+
+describe('warnings for silent failures', () => {
+  it('most tool calls naming an unknown tool → unknown_tool_calls with counts, the names used and the tools offered', async () => {
+    const { trainer, warnings } = await run({}, (p) => (p.includes('<tool_response>') ? '5' : call('calculate', { a: 2, b: 3 })));
+    await trainer.train();
+    const w = warnings.find((x) => x.code === 'unknown_tool_calls');
+    expect(w).toMatchObject({ count: 4, total: 4 });
+    expect(w!.message).toMatch(/'calculate'.*offers 'add'/);
+  });
+
+  it('no unknown_tool_calls warning when the calls name the offered tool', async () => {
+    const { trainer, warnings } = await run({}, (p) => (p.includes('<tool_response>') ? '5' : call('add', { a: 2, b: 3 })));
+    await trainer.train();
+    expect(warnings.map((w) => w.code)).not.toContain('unknown_tool_calls');
+  });
+
+  it('most turns cut by maxTurnTokens → turn_budget_exhausted naming the budget', async () => {
+    const { trainer, warnings } = await run({ budgets: { maxTurnTokens: 4 } }, () => 'the answer is certainly five, I am sure of it');
+    await trainer.train();
+    const w = warnings.find((x) => x.code === 'turn_budget_exhausted');
+    expect(w).toMatchObject({ count: 4, total: 4 });
+    expect(w!.message).toContain('budgets.maxTurnTokens (4 tokens)');
+  });
+
+  it('every group degenerate for 3 steps → one degenerate_groups warning naming the untrained model as the likely cause', async () => {
+    const { trainer, warnings } = await run({}, () => 'seven', 4);
+    await trainer.train();
+    const w = warnings.filter((x) => x.code === 'degenerate_groups');
+    expect(w).toHaveLength(1);
+    expect(w[0]!.step).toBe(3);
+    expect(w[0]!.message).toMatch(/every sample scored 0 and none was correct.*coldStart/);
+  });
+
+  it('no degenerate_groups warning while groups are mixed', async () => {
+    let n = 0;
+    const { trainer, warnings } = await run({}, () => (n++ % 2 === 0 ? '5' : '2'), 4);
+    await trainer.train();
+    expect(warnings.map((w) => w.code)).not.toContain('degenerate_groups');
+  });
+});
