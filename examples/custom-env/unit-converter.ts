@@ -48,12 +48,12 @@ export const converterEnv = toolEnvironment({
   initialMessages: (ex) => [{ role: 'user', content: ex.question }],
 });
 
-/** `n` questions `Convert <v> <unit>.` with v in 1..99; the answer is the converted number (no unit). */
+/** `n` questions `Convert <v> <unit>.` with v in 1..9; the answer is the converted number (no unit). */
 export function makeDataset(n: number, seed: number): Example[] {
   const r = mulberry32(seed);
   const units = Object.keys(UNITS) as Unit[];
   return Array.from({ length: n }, (_, i) => {
-    const value = 1 + Math.floor(r() * 99);
+    const value = 1 + Math.floor(r() * 9);
     const unit = units[Math.floor(r() * units.length)]!;
     return { id: `conv-${i}`, question: `Convert ${value} ${unit}.`, answer: String(value * UNITS[unit][1]), meta: { value, unit } };
   });
@@ -130,8 +130,8 @@ export async function runConverter(opts: ConverterRunOptions): Promise<Converter
     const sft = await coldStart(backend, converterEnv, demonstrations(train, seed), {
       steps: opts.sftSteps,
       batchSize: 16,
-      learningRate: 3e-3,
-      warmupSteps: 10,
+      learningRate: Number(process.env.CONV_LR ?? 5e-3),
+      warmupSteps: 20,
       seed,
       maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
       onStep: (e) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.js';
+import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/config-issues.js';
 import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
 import type { Reward } from '../reward/types.js';
@@ -110,26 +111,6 @@ export type TrainerOptions = z.input<typeof trainerOptionsSchema> & { loss: Loss
 /** Options after validation, with every default filled in (emitted as `config` at start-up). */
 export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { budgets: RolloutBudgets };
 
-function describeValue(v: unknown): string {
-  if (v === undefined) return 'undefined';
-  if (typeof v === 'function') return 'a function';
-  try {
-    const s = JSON.stringify(v);
-    return s && s.length > 60 ? s.slice(0, 57) + '…' : String(s);
-  } catch {
-    return typeof v;
-  }
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = root;
-  for (const k of path) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[k];
-  }
-  return cur;
-}
-
 /**
  * Validates and resolves Trainer options before any work starts.
  * @throws ConfigError listing every problem with its dotted path, e.g. `loss.clipHigh: expected a ratio bound > 1, got 0.28`.
@@ -137,15 +118,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
   const parsed = trainerOptionsSchema.safeParse(opts);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => {
-      const path = i.path.map(String).join('.');
-      if (i.code === 'unrecognized_keys') {
-        return { path: [path, ...i.keys].filter(Boolean).join('.'), message: 'unknown key' };
-      }
-      const got = valueAt(opts, i.path);
-      const message = /\bgot\b/.test(i.message) ? i.message : `${i.message}, got ${describeValue(got)}`;
-      return { path, message };
-    });
+    const issues = configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
     throw new ConfigError('Trainer options', issues);
   }
   const o = parsed.data;
