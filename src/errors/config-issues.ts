@@ -165,7 +165,7 @@ export function configIssuesFromZod(
       continue;
     }
     const base = isZodDefault(i.message) ? expectedText(i) : i.message;
-    out.push({ path, message: /\bgot\b/.test(base) ? base : `${base}, got ${describeValue(value)}` });
+    out.push({ path, message: /\bgot\b/.test(base) || /^rows? \d/.test(base) ? base : `${base}, got ${describeValue(value)}` });
   }
   return out;
 }

@@ -8,6 +8,7 @@ import type { Example } from '../types/example.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { lossConfigSchema } from '../loss/index.js';
+import { exampleIssues } from '../data/validate.js';
 
 const posInt = z.number().int('expected an integer').positive('expected an integer ≥ 1');
 
@@ -25,7 +26,7 @@ export const trainerOptionsSchema = z
     env: z.custom<Environment>(hasMethods('env', ['initialMessages', 'step']), { message: 'expected an Environment' }),
     reward: z.custom<Reward>((v) => typeof v === 'function', { message: 'expected a reward function' }),
     loss: lossConfigSchema,
-    dataset: z.array(z.custom<Example>((v) => typeof v === 'object' && v !== null && typeof (v as Example).question === 'string', { message: 'expected an Example { id, question, answer }' })).min(1, 'expected at least one example'),
+    dataset: z.array(z.custom<Example>(() => true)).min(1, 'expected at least one example'),
     groupSize: posInt.default(8),
     questionsPerBatch: posInt.default(8),
     maxSteps: posInt.default(100),
@@ -83,7 +84,7 @@ export const trainerOptionsSchema = z
     resume: z.string().min(1).optional(),
     eval: z
       .strictObject({
-        dataset: z.array(z.custom<Example>((v) => typeof v === 'object' && v !== null && typeof (v as Example).question === 'string', { message: 'expected an Example { id, question, answer }' })).min(1, 'expected at least one example'),
+        dataset: z.array(z.custom<Example>(() => true)).min(1, 'expected at least one example'),
         every: posInt,
         samples: posInt.default(4),
         concurrency: posInt.default(16),
@@ -94,6 +95,9 @@ export const trainerOptionsSchema = z
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((o, ctx) => {
+    // Rows are checked here (not per element) so that every problem names its 1-based row and duplicates are found.
+    for (const i of exampleIssues(o.dataset, 'dataset')) ctx.addIssue({ code: 'custom', path: ['dataset'], message: i.message });
+    if (o.eval) for (const i of exampleIssues(o.eval.dataset, 'eval.dataset')) ctx.addIssue({ code: 'custom', path: ['eval', 'dataset'], message: i.message });
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
     if (o.resume === 'latest' && !o.logDir) ctx.addIssue({ code: 'custom', path: ['resume'], message: "'latest' resumes from logDir/checkpoints: set logDir" });
     if (o.groupSize === 1) {
