@@ -80,9 +80,14 @@ export function demonstrations(examples: readonly Example[], seed: number): Demo
   });
 }
 
-/** Model shape and budgets: a demonstration is about 80 tokens of the embedded tokenizer. */
-export const MODEL = { layers: 2, dModel: 64, heads: 4, contextTokens: 128 } as const;
-export const BUDGETS = { maxToolCalls: 1, maxTurns: 2, maxTurnTokens: 40, maxTrajectoryTokens: 128, maxToolResponseTokens: 8 } as const;
+/**
+ * Model shape and budgets (tokens of the embedded tokenizer): the prompt is about 55 tokens, the tool call 40
+ * (with its stop token), the tool response 20 and the answer 3, so a whole demonstration is about 120.
+ * `maxTurnTokens` must leave room for the whole call: a call cut by the budget is `invalid` (the Trainer warns
+ * `turn_budget_exhausted` when that happens to most turns).
+ */
+export const MODEL = { layers: 2, dModel: 64, heads: 4, contextTokens: 160 } as const;
+export const BUDGETS = { maxToolCalls: 1, maxTurns: 2, maxTurnTokens: 64, maxTrajectoryTokens: 160, maxToolResponseTokens: 8 } as const;
 
 /** Options of {@link runConverter}. */
 export interface ConverterRunOptions {

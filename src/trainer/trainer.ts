@@ -83,7 +83,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
 
   constructor(opts: TrainerOptions) {
     super();
-    this.options = resolveTrainerOptions(opts);
+    this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
     const issues = samplingConsistencyIssues(this.options.backend, this.options.sampling);
     if (issues.length > 0) throw new ConfigError('Trainer options', issues);
   }
@@ -339,3 +339,17 @@ export class Trainer extends EventEmitter<TrainerEvents> {
 }
 
 const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);
+
+/**
+ * Budgets the user did not set default within the backend's context: `maxTrajectoryTokens` and `maxTurnTokens`
+ * to at most `backend.maxContextTokens`, `maxToolResponseTokens` to at most a quarter of it. Budgets the user set
+ * are kept as given (one over the context is capped with a `budget_capped` warning at the start of `train()`).
+ */
+function fitDefaultBudgets(o: ResolvedTrainerOptions, given: Partial<Record<keyof RolloutBudgets, unknown>>): ResolvedTrainerOptions {
+  const context = o.backend.maxContextTokens;
+  const b = { ...o.budgets };
+  if (given.maxTrajectoryTokens === undefined) b.maxTrajectoryTokens = Math.min(b.maxTrajectoryTokens, context);
+  if (given.maxTurnTokens === undefined) b.maxTurnTokens = Math.min(b.maxTurnTokens, b.maxTrajectoryTokens);
+  if (given.maxToolResponseTokens === undefined) b.maxToolResponseTokens = Math.min(b.maxToolResponseTokens, Math.max(1, Math.floor(context / 4)));
+  return { ...o, budgets: b };
+}

@@ -150,3 +150,33 @@ describe('warnings for silent failures', () => {
     expect(warnings.map((w) => w.code)).not.toContain('degenerate_groups');
   });
 });
+
+describe('budgets default within the backend context', () => {
+  it('unset budgets fit a 512-token backend silently; a budget set over the context is capped with a warning', async () => {
+    const renderer = await localRenderer();
+    const sampler = scriptedSampler({ renderer, script: () => '5' });
+    const common = {
+      backend: mockBackend({ renderer, sampler, maxContextTokens: 512 }),
+      env,
+      reward: (() => ({ reward: 1, correct: true, validFormat: true })) as Reward,
+      loss: { kind: 'ppo' as const, clipLow: 0.8, clipHigh: 1.28 },
+      dataset,
+      groupSize: 2,
+      questionsPerBatch: 1,
+      maxSteps: 1,
+      progress: false as const,
+    };
+    const fitted = new Trainer(common);
+    expect(fitted.options.budgets).toMatchObject({ maxTrajectoryTokens: 512, maxTurnTokens: 512, maxToolResponseTokens: 128 });
+    const warnings: WarningEvent[] = [];
+    fitted.on('warning', (w) => warnings.push(w));
+    await fitted.train();
+    expect(warnings.map((w) => w.code)).not.toContain('budget_capped');
+
+    const given = new Trainer({ ...common, budgets: { maxTrajectoryTokens: 4096, maxTurnTokens: 100 } });
+    expect(given.options.budgets).toMatchObject({ maxTrajectoryTokens: 4096, maxTurnTokens: 100 });
+    given.on('warning', (w) => warnings.push(w));
+    await given.train();
+    expect(warnings.map((w) => w.code)).toContain('budget_capped');
+  });
+});
