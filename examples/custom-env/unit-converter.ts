@@ -126,6 +126,7 @@ export async function runConverter(opts: ConverterRunOptions): Promise<Converter
       sampling: { temperature: 1, topP: 1, seed: 7 },
       budgets: BUDGETS,
       maxContextTokens: backend.maxContextTokens,
+      ...(process.env.CONV_DEBUG ? { outPath: process.env.CONV_DEBUG + `-${Date.now()}.jsonl` } : {}),
     });
     return res.metrics['eval/average_at_n'] ?? Number.NaN;
   };

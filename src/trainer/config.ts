@@ -5,7 +5,7 @@ import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
 import type { Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
-import type { LossConfig } from '../types/loss-config.js';
+import type { TrainerOptions } from './options.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { lossConfigSchema } from '../loss/index.js';
 import { exampleIssues } from '../data/validate.js';
@@ -109,8 +109,13 @@ export const trainerOptionsSchema = z
     }
   });
 
-/** Options accepted by `new Trainer(opts)` (input side: defaults may be omitted). */
-export type TrainerOptions = z.input<typeof trainerOptionsSchema> & { loss: LossConfig };
+export type { TrainerOptions } from './options.js';
+
+// The documented interface and the schema must describe the same keys (checked at compile time).
+type SchemaKeys = keyof z.input<typeof trainerOptionsSchema>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const keysMatch: Same<SchemaKeys, keyof TrainerOptions> = true;
+void keysMatch;
 
 /** Options after validation, with every default filled in (emitted as `config` at start-up). */
 export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { budgets: RolloutBudgets };

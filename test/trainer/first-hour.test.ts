@@ -180,3 +180,18 @@ describe('budgets default within the backend context', () => {
     expect(warnings.map((w) => w.code)).toContain('budget_capped');
   });
 });
+
+describe("Tinker's name for publishing weights", () => {
+  it('saveWeightsAndGetSamplingClient is the same call as saveWeightsForSampler on the built-in backends', async () => {
+    const { localBackend } = await import('agentrl');
+    const backend = localBackend({ layers: 1, dModel: 16, heads: 2, contextTokens: 16, seed: 3 });
+    try {
+      const a = await backend.saveWeightsAndGetSamplingClient!();
+      const b = await backend.saveWeightsForSampler();
+      const prompt = [1, 2, 3];
+      expect(await a.computeLogprobs(prompt)).toEqual(await b.computeLogprobs(prompt));
+    } finally {
+      await backend.close();
+    }
+  });
+});

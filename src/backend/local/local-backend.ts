@@ -164,6 +164,11 @@ class LocalBackend implements TrainingBackend {
     return engine.optimStep(params);
   }
 
+  /** Alias of {@link LocalBackend.saveWeightsForSampler} (Tinker's name). */
+  saveWeightsAndGetSamplingClient(): Promise<SamplingClient> {
+    return this.saveWeightsForSampler();
+  }
+
   async saveWeightsForSampler(): Promise<SamplingClient> {
     const { engine, kernels } = await this.#start();
     this.#samplerSeed = (Math.imul(this.#samplerSeed ^ 0x9e3779b9, 2654435761) + 1) >>> 0;
