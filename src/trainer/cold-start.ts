@@ -49,7 +49,7 @@ export interface ColdStartResult {
  * @example
  * ```ts
  * const demos = train.map((example) => ({ example, turns: [
- *   '<tool_call>\n{"name": "convert", "arguments": {"value": 7, "unit": "km"}}\n</tool_call>', example.answer] }));
+ *   '<tool_call>\n{"name": "price", "arguments": {"country": "Peru"}}\n</tool_call>', example.answer] }));
  * await coldStart(backend, env, demos, { steps: 150, batchSize: 16, learningRate: 3e-3, seed: 1, maxToolResponseTokens: 8 });
  * ```
  * @throws DemonstrationError when a demonstration calls a tool the environment does not offer, omits a required

@@ -195,3 +195,33 @@ describe("Tinker's name for publishing weights", () => {
     }
   });
 });
+
+describe('an environment that throws is named with the trajectory and turn, the cause kept', () => {
+  const boom = {
+    name: 'boom-env',
+    tools: env.tools,
+    initialMessages: env.initialMessages,
+    step: async () => {
+      throw new Error('database is locked');
+    },
+  };
+
+  it('drop: the warning names env, trajectory, turn and cause; the trajectory keeps env, turn and cause', async () => {
+    const { trainer, warnings } = await run({ env: boom }, (p) => (p.includes('<tool_response>') ? '5' : call('add', { a: 2, b: 3 })));
+    const errors: unknown[] = [];
+    trainer.on('trajectory', (e) => errors.push(e.trajectory.error));
+    await trainer.train();
+    expect(errors[0]).toMatchObject({ stage: 'env_step', env: 'boom-env', turn: 1, message: 'database is locked' });
+    expect((errors[0] as { cause: Error }).cause.message).toBe('database is locked');
+    const w = warnings.find((x) => x.code === 'rollout_error');
+    expect(w!.message).toMatch(/first: q1\/0 in env 'boom-env' at turn 1 \(env_step\): database is locked/);
+  });
+
+  it('fail_fast: RolloutFailedError names env and turn and keeps the cause', async () => {
+    const { trainer } = await run({ env: boom, rollout: { failure: { kind: 'fail_fast' } } }, () => call('add', { a: 2, b: 3 }));
+    const e = (await trainer.train().catch((x: unknown) => x)) as Error & { env?: string; turn?: number };
+    expect(e.message).toMatch(/rollout q\d\/\d \(in env 'boom-env', turn 1\) failed at env_step: database is locked/);
+    expect(e).toMatchObject({ env: 'boom-env', turn: 1 });
+    expect((e.cause as Error).message).toBe('database is locked');
+  });
+});

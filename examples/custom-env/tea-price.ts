@@ -1,14 +1,14 @@
 /**
  * A new tool environment that learns, end to end, on the embedded CPU model in a few minutes:
  *
- * 1. the task: "Convert 7 km." — the answer needs the `convert` tool (a 0.2M-parameter model cannot multiply);
+ * 1. the task: "What does tea cost in Peru today?" — prices change every day, so the answer needs the `price` tool;
  * 2. the environment: one typed tool (`defineTool` + `toolEnvironment`), exact-match reward on the final reply;
  * 3. cold start: fresh weights know nothing of the tool-call format, so every rollout scores 0 and every group is
  *    degenerate (nothing to learn from). `coldStart` fine-tunes on demonstrations rendered through the
- *    environment's own tools and chat template — imperfect on purpose: 1 in 3 answers without the tool;
+ *    environment's own tools and chat template — imperfect on purpose: half answer without the tool;
  * 4. RL (`Trainer`): rewarded rollouts make the model use the tool more often; the reward rises step by step.
  *
- *   node --import tsx examples/custom-env/unit-converter.ts [--sft-steps 150] [--rl-steps 12]
+ *   node --import tsx examples/custom-env/tea-price.ts [--sft-steps 150] [--rl-steps 12]
  *
  * Prints the reward before cold start, after it, and per RL step (see docs/custom-environment.md).
  */
@@ -29,33 +29,39 @@ import {
   type TrainingBackend,
 } from 'agentrl';
 
-/** Units the tool knows, with the unit each converts to and the factor. */
-export const UNITS = { km: ['m', 1000], kg: ['g', 1000], h: ['min', 60] } as const;
-type Unit = keyof typeof UNITS;
+/** Countries the tool knows (one token each in the embedded tokenizer). */
+export const COUNTRIES = ['Peru', 'Chile', 'Japan', 'Kenya', 'Spain', 'Egypt', 'India', 'Brazil'] as const;
+type Country = (typeof COUNTRIES)[number];
 
-/** The one tool: `convert({ value, unit })` → e.g. `7000 m`. */
-export const convert = defineTool({
-  name: 'convert',
-  description: 'Convert a quantity to the smaller unit (km to m, kg to g, h to min).',
-  inputSchema: z.object({ value: z.number(), unit: z.enum(['km', 'kg', 'h']) }),
-  execute: ({ value, unit }) => `${value * UNITS[unit][1]} ${UNITS[unit][0]}`,
+/**
+ * The one tool: `price({ country })` → today's price of tea there, e.g. `42`. Prices change every day (every
+ * example is a day), so the answer is only known through the tool: a model cannot memorise it.
+ */
+export const price = defineTool({
+  name: 'price',
+  description: "Today's price of a cup of tea in a country, in cents.",
+  inputSchema: z.object({ country: z.enum(COUNTRIES) }),
+  execute: ({ country }, ctx) => {
+    const prices = ctx.example.meta?.['prices'] as Record<Country, number> | undefined;
+    if (!prices) throw new Error('no prices for this day');
+    return String(prices[country]);
+  },
 });
 
 /** The environment: the question as the user turn; a reply without a tool call is the final answer. */
-export const converterEnv = toolEnvironment({
-  name: 'unit-converter',
-  tools: [convert],
+export const teaEnv = toolEnvironment({
+  name: 'tea-price',
+  tools: [price],
   initialMessages: (ex) => [{ role: 'user', content: ex.question }],
 });
 
-/** `n` questions `Convert <v> <unit>.` with v in 1..9; the answer is the converted number (no unit). */
+/** `n` days: `What does tea cost in <country> today?`; prices 10..99 per country per day; the answer is that price. */
 export function makeDataset(n: number, seed: number): Example[] {
   const r = mulberry32(seed);
-  const units = Object.keys(UNITS) as Unit[];
   return Array.from({ length: n }, (_, i) => {
-    const value = 1 + Math.floor(r() * 9);
-    const unit = units[Math.floor(r() * units.length)]!;
-    return { id: `conv-${i}`, question: `Convert ${value} ${unit}.`, answer: String(value * UNITS[unit][1]), meta: { value, unit } };
+    const prices = Object.fromEntries(COUNTRIES.map((c) => [c, 10 + Math.floor(r() * 90)])) as Record<Country, number>;
+    const country = COUNTRIES[Math.floor(r() * COUNTRIES.length)]!;
+    return { id: `day-${i}`, question: `What does tea cost in ${country} today?`, answer: String(prices[country]), meta: { country, prices } };
   });
 }
 
@@ -67,30 +73,30 @@ export const toolCallText = (name: string, args: Record<string, unknown>): strin
   `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
 
 /**
- * Cold-start demonstrations, imperfect on purpose so RL has something to fix: 2 in 3 call the tool and copy its
- * result; 1 in 3 answer at once with the unconverted number (wrong). The tool's reply is produced by the
- * environment itself when the demonstration is rendered.
+ * Cold-start demonstrations, imperfect on purpose so RL has something to fix: half call the tool and copy its
+ * result; half guess a price at once (almost always wrong). The tool's reply is produced by the environment itself
+ * when the demonstration is rendered.
  */
 export function demonstrations(examples: readonly Example[], seed: number): Demonstration[] {
   const r = mulberry32(seed);
   return examples.map((example) => {
-    const { value, unit } = example.meta as { value: number; unit: Unit };
-    const turns = r() < 2 / 3 ? [toolCallText('convert', { value, unit }), example.answer] : [String(value)];
+    const country = String(example.meta?.['country']);
+    const turns = r() < 0.5 ? [toolCallText('price', { country }), example.answer] : [String(10 + Math.floor(r() * 90))];
     return { example, turns };
   });
 }
 
 /**
- * Model shape and budgets (tokens of the embedded tokenizer): the prompt is about 55 tokens, the tool call 40
- * (with its stop token), the tool response 20 and the answer 3, so a whole demonstration is about 120.
+ * Model shape and budgets (tokens of the embedded tokenizer): the prompt is about 40 tokens, the tool call 30
+ * (with its stop token), the tool response 15 and the answer 2, so a whole demonstration is about 90.
  * `maxTurnTokens` must leave room for the whole call: a call cut by the budget is `invalid` (the Trainer warns
  * `turn_budget_exhausted` when that happens to most turns).
  */
-export const MODEL = { layers: 2, dModel: 64, heads: 4, contextTokens: 160 } as const;
-export const BUDGETS = { maxToolCalls: 1, maxTurns: 2, maxTurnTokens: 64, maxTrajectoryTokens: 160, maxToolResponseTokens: 8 } as const;
+export const MODEL = { layers: 2, dModel: 64, heads: 4, contextTokens: 128 } as const;
+export const BUDGETS = { maxToolCalls: 1, maxTurns: 2, maxTurnTokens: 48, maxTrajectoryTokens: 128, maxToolResponseTokens: 8 } as const;
 
-/** Options of {@link runConverter}. */
-export interface ConverterRunOptions {
+/** Options of {@link runTeaPrice}. */
+export interface TeaRunOptions {
   readonly sftSteps: number;
   readonly rlSteps: number;
   readonly seed?: number;
@@ -99,16 +105,16 @@ export interface ConverterRunOptions {
   readonly backend?: TrainingBackend;
 }
 
-/** What {@link runConverter} measured: mean reward (sampled at temperature 1) before and after cold start, and per RL step. */
-export interface ConverterRunResult {
+/** What {@link runTeaPrice} measured: mean reward (sampled at temperature 1) before and after cold start, and per RL step. */
+export interface TeaRunResult {
   readonly before: number;
   readonly afterColdStart: number;
   readonly rlRewards: readonly number[];
   readonly rlToolCalls: readonly number[];
 }
 
-/** Cold start then RL on the unit-converter task; logs every figure it returns. */
-export async function runConverter(opts: ConverterRunOptions): Promise<ConverterRunResult> {
+/** Cold start then RL on the tea-price task; logs every figure it returns. */
+export async function runTeaPrice(opts: TeaRunOptions): Promise<TeaRunResult> {
   const log = opts.log ?? console.log;
   const seed = opts.seed ?? 1;
   const backend = opts.backend ?? localBackend({ ...MODEL, seed });
@@ -119,7 +125,7 @@ export async function runConverter(opts: ConverterRunOptions): Promise<Converter
     const res = await evaluate({
       sampler: await backend.saveWeightsForSampler(),
       renderer: await backend.renderer(),
-      env: converterEnv,
+      env: teaEnv,
       reward,
       examples: probe,
       n: 2,
@@ -133,7 +139,7 @@ export async function runConverter(opts: ConverterRunOptions): Promise<Converter
   try {
     const before = await meanReward();
     log(`reward before cold start: ${before.toFixed(3)}`);
-    const sft = await coldStart(backend, converterEnv, demonstrations(train, seed), {
+    const sft = await coldStart(backend, teaEnv, demonstrations(train, seed), {
       steps: opts.sftSteps,
       batchSize: 16,
       learningRate: Number(process.env.CONV_LR ?? 5e-3),
@@ -148,7 +154,7 @@ export async function runConverter(opts: ConverterRunOptions): Promise<Converter
     log(`reward after cold start (${sft.datums} demonstrations): ${afterColdStart.toFixed(3)}`);
     const trainer = new Trainer({
       backend,
-      env: converterEnv,
+      env: teaEnv,
       reward,
       dataset: train,
       loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
@@ -178,7 +184,7 @@ export async function runConverter(opts: ConverterRunOptions): Promise<Converter
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({ options: { 'sft-steps': { type: 'string', default: '150' }, 'rl-steps': { type: 'string', default: '12' }, seed: { type: 'string', default: '1' } } });
   const t0 = performance.now();
-  const r = await runConverter({ sftSteps: Number(values['sft-steps']), rlSteps: Number(values['rl-steps']), seed: Number(values.seed) });
+  const r = await runTeaPrice({ sftSteps: Number(values['sft-steps']), rlSteps: Number(values['rl-steps']), seed: Number(values.seed) });
   const third = Math.max(1, Math.floor(r.rlRewards.length / 3));
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   console.log(
