@@ -5,7 +5,7 @@
  * 2. the environment: one typed tool (`defineTool` + `toolEnvironment`), exact-match reward on the final reply;
  * 3. cold start: fresh weights know nothing of the tool-call format, so every rollout scores 0 and every group is
  *    degenerate (nothing to learn from). `coldStart` fine-tunes on demonstrations rendered through the
- *    environment's own tools and chat template — imperfect on purpose: half answer without the tool;
+ *    environment's own tools and chat template — imperfect on purpose: 1 in 3 answer without the tool;
  * 4. RL (`Trainer`): rewarded rollouts make the model use the tool more often; the reward rises step by step.
  *
  *   node --import tsx examples/custom-env/tea-price.ts [--sft-steps 150] [--rl-steps 12]
@@ -73,15 +73,15 @@ export const toolCallText = (name: string, args: Record<string, unknown>): strin
   `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
 
 /**
- * Cold-start demonstrations, imperfect on purpose so RL has something to fix: half call the tool and copy its
- * result; half guess a price at once (almost always wrong). The tool's reply is produced by the environment itself
+ * Cold-start demonstrations, imperfect on purpose so RL has something to fix: 2 in 3 call the tool and copy
+ * its result; 1 in 3 guess a price at once (almost always wrong). The tool's reply is produced by the environment itself
  * when the demonstration is rendered.
  */
 export function demonstrations(examples: readonly Example[], seed: number): Demonstration[] {
   const r = mulberry32(seed);
   return examples.map((example) => {
     const country = String(example.meta?.['country']);
-    const turns = r() < 0.5 ? [toolCallText('price', { country }), example.answer] : [String(10 + Math.floor(r() * 90))];
+    const turns = r() < 2 / 3 ? [toolCallText('price', { country }), example.answer] : [String(10 + Math.floor(r() * 90))];
     return { example, turns };
   });
 }
@@ -182,7 +182,20 @@ export async function runTeaPrice(opts: TeaRunOptions): Promise<TeaRunResult> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { 'sft-steps': { type: 'string', default: '150' }, 'rl-steps': { type: 'string', default: '12' }, seed: { type: 'string', default: '1' } } });
+  const usage = 'Usage: node --import tsx examples/custom-env/tea-price.ts [--sft-steps 150] [--rl-steps 12] [--seed 1]';
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({ options: { 'sft-steps': { type: 'string', default: '150' }, 'rl-steps': { type: 'string', default: '12' }, seed: { type: 'string', default: '1' } } }));
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${usage}`);
+    process.exit(2); // usage error
+  }
+  for (const k of ['sft-steps', 'rl-steps', 'seed']) {
+    if (!/^\d+$/.test(values[k] ?? '')) {
+      console.error(`--${k} expects a whole number, got '${values[k]}'\n${usage}`);
+      process.exit(2);
+    }
+  }
   const t0 = performance.now();
   const r = await runTeaPrice({ sftSteps: Number(values['sft-steps']), rlSteps: Number(values['rl-steps']), seed: Number(values.seed) });
   const third = Math.max(1, Math.floor(r.rlRewards.length / 3));

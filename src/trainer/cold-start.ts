@@ -16,7 +16,7 @@ export interface Demonstration<E extends Example = Example> {
   readonly turns: readonly (string | DemonstrationTurn)[];
 }
 
-/** Options of {@link coldStart}: {@link SupervisedTrainOptions} plus how demonstrations are rendered. */
+/** Options of {@link coldStart}: {@link SupervisedTrainOptions} (with `lengthBuckets` off by default) plus how demonstrations are rendered. */
 export interface ColdStartOptions extends SupervisedTrainOptions {
   /** Observation budget handed to `env.step` while rendering (tokens); use the RL run's `budgets.maxToolResponseTokens`. */
   readonly maxToolResponseTokens: number;
@@ -77,6 +77,8 @@ export async function coldStart<E extends Example>(
   if (datums.length === 0) {
     throw new DatumShapeError('demonstrations', `none of ${demonstrations.length} fits in ${maxTokens} tokens (longest ${longest}); raise maxTokens or the backend's context`);
   }
-  const { lastLoss } = await trainSupervised(backend, datums, opts);
+  // Mixed-length batches by default: demonstrations of different kinds (a direct answer, a tool call) differ in
+  // length, and length buckets would make each batch one kind.
+  const { lastLoss } = await trainSupervised(backend, datums, { lengthBuckets: false, ...opts });
   return { datums: datums.length, skipped, longestTokens: longest, lastLoss };
 }

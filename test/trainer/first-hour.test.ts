@@ -225,3 +225,21 @@ describe('an environment that throws is named with the trajectory and turn, the 
     expect((e.cause as Error).message).toBe('database is locked');
   });
 });
+
+describe('coldStart', () => {
+  it('renders demonstrations through the env and trains on mixed-length batches (each batch mixes direct answers and tool calls)', async () => {
+    const { coldStart } = await import('agentrl');
+    const renderer = await localRenderer();
+    const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script: () => '' }), maxContextTokens: 4096 });
+    const examples: Example[] = Array.from({ length: 32 }, (_, i) => ({ id: `e${i}`, question: `What is ${i} + 1?`, answer: String(i + 1) }));
+    const demos = examples.map((example, i) => ({ example, turns: i % 2 === 0 ? [call('add', { a: i, b: 1 }), example.answer] : [example.answer] }));
+    const r = await coldStart(backend, env, demos, { steps: 4, batchSize: 8, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16 });
+    expect(r).toMatchObject({ datums: 32, skipped: 0 });
+    expect(backend.forwardBackwardCalls).toHaveLength(4);
+    const lengths = (b: (typeof backend.forwardBackwardCalls)[number]) => b.datums.map((d) => d.modelInput.length);
+    // Tool-call demonstrations are much longer than direct answers: a mixed batch holds both.
+    const mixed = backend.forwardBackwardCalls.filter((b) => Math.max(...lengths(b)) - Math.min(...lengths(b)) > 20).length;
+    expect(mixed).toBeGreaterThanOrEqual(3);
+    await expect(coldStart(backend, env, [{ example: examples[0]!, turns: [call('sub', { a: 1, b: 1 }), '0'] }], { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16 })).rejects.toThrow(/does not offer/);
+  });
+});
