@@ -2,7 +2,8 @@
  * A new tool environment that learns, end to end, on the embedded CPU model in a few minutes:
  *
  * 1. the task: "What does tea cost in Peru today?" — prices change every day, so the answer needs the `price` tool;
- * 2. the environment: one typed tool (`defineTool` + `toolEnvironment`), exact-match reward on the final reply;
+ * 2. the environment: one typed tool (`defineTool` + `toolEnvironment`); a reward of 0.5 for using the tool plus
+ *    0.5 for the exact price;
  * 3. cold start: fresh weights know nothing of the tool-call format, so every rollout scores 0 and every group is
  *    degenerate (nothing to learn from). `coldStart` fine-tunes on demonstrations rendered through the
  *    environment's own tools and chat template — imperfect on purpose: 1 in 3 answer without the tool;
@@ -26,6 +27,8 @@ import {
   toolEnvironment,
   type Demonstration,
   type Example,
+  type Reward,
+  type RewardResult,
   type TrainingBackend,
 } from 'agentrl';
 
@@ -87,6 +90,16 @@ export function demonstrations(examples: readonly Example[], seed: number): Demo
 }
 
 /**
+ * The reward: 0.5 for looking the price up (at least one tool call that ran) plus 0.5 for the right price
+ * (normalised exact match of the final reply). The tool-use half gives RL a signal while the tiny model is still
+ * learning to copy the tool's answer; `correct` stays the exact match alone.
+ */
+export const teaReward: Reward = (trajectory, example) => {
+  const match = exactMatch()(trajectory, example) as RewardResult;
+  return { ...match, reward: (trajectory.toolCalls > 0 ? 0.5 : 0) + (match.correct ? 0.5 : 0) };
+};
+
+/**
  * Model shape and budgets (tokens of the embedded tokenizer): the prompt is about 40 tokens, the tool call 30
  * (with its stop token), the tool response 15 and the answer 2, so a whole demonstration is about 90.
  * `maxTurnTokens` must leave room for the whole call: a call cut by the budget is `invalid` (the Trainer warns
@@ -118,7 +131,7 @@ export async function runTeaPrice(opts: TeaRunOptions): Promise<TeaRunResult> {
   const log = opts.log ?? console.log;
   const seed = opts.seed ?? 1;
   const backend = opts.backend ?? localBackend({ ...MODEL, seed });
-  const reward = exactMatch();
+  const reward = teaReward;
   const train = makeDataset(300, seed);
   const probe = makeDataset(24, seed + 1000);
   const meanReward = async () => {
@@ -162,7 +175,7 @@ export async function runTeaPrice(opts: TeaRunOptions): Promise<TeaRunResult> {
       questionsPerBatch: 4,
       maxSteps: opts.rlSteps,
       budgets: BUDGETS,
-      optimizer: { learningRate: 1e-3 },
+      optimizer: { learningRate: 3e-3 },
       seed,
       progress: false,
     });
