@@ -147,7 +147,8 @@ export async function runTeaPrice(opts: TeaRunOptions): Promise<TeaRunResult> {
       maxContextTokens: backend.maxContextTokens,
       ...(process.env.CONV_DEBUG ? { outPath: process.env.CONV_DEBUG + `-${Date.now()}.jsonl` } : {}),
     });
-    return res.metrics['eval/average_at_n'] ?? Number.NaN;
+    const rewards = res.records.flatMap((rec) => rec.rewards);
+    return rewards.reduce((a, b) => a + b, 0) / rewards.length;
   };
   try {
     const before = await meanReward();

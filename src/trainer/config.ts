@@ -95,9 +95,6 @@ export const trainerOptionsSchema = z
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((o, ctx) => {
-    // Rows are checked here (not per element) so that every problem names its 1-based row and duplicates are found.
-    for (const i of exampleIssues(o.dataset, 'dataset')) ctx.addIssue({ code: 'custom', path: ['dataset'], message: i.message });
-    if (o.eval) for (const i of exampleIssues(o.eval.dataset, 'eval.dataset')) ctx.addIssue({ code: 'custom', path: ['eval', 'dataset'], message: i.message });
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
     if (o.resume === 'latest' && !o.logDir) ctx.addIssue({ code: 'custom', path: ['resume'], message: "'latest' resumes from logDir/checkpoints: set logDir" });
     if (o.groupSize === 1) {
@@ -126,9 +123,16 @@ export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { b
  */
 export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
   const parsed = trainerOptionsSchema.safeParse(opts);
-  if (!parsed.success) {
-    const issues = configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
-    throw new ConfigError('Trainer options', issues);
+  // Dataset rows are checked outside the schema (zod skips refinements once another key failed), so that their
+  // problems are reported in the same pass, each with its 1-based row number, duplicates included.
+  const raw = (typeof opts === 'object' && opts !== null ? opts : {}) as { dataset?: unknown; eval?: { dataset?: unknown } };
+  const rowIssues = [
+    ...(Array.isArray(raw.dataset) ? exampleIssues(raw.dataset, 'dataset') : []),
+    ...(Array.isArray(raw.eval?.dataset) ? exampleIssues(raw.eval.dataset, 'eval.dataset') : []),
+  ];
+  if (!parsed.success || rowIssues.length > 0) {
+    const issues = parsed.success ? [] : configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
+    throw new ConfigError('Trainer options', [...issues, ...rowIssues]);
   }
   const o = parsed.data;
   return { ...o, budgets: { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets) } } as ResolvedTrainerOptions;

@@ -57,6 +57,7 @@ describe('Trainer dataset rows', () => {
         reward,
         loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
         dataset: [{ id: 'a', question: 'q', answer: '1' }, { id: 'b', question: 'q' } as never, { question: 'q', answer: '1' } as never, { id: 'a', question: 'q', answer: '2' }],
+        groupSize: 0, // another problem: the rows are still reported in the same pass
       });
     } catch (x) {
       e = x;
@@ -64,5 +65,6 @@ describe('Trainer dataset rows', () => {
     expect(ConfigError.isInstance(e)).toBe(true);
     const msgs = (e as ConfigError).issues.filter((i) => i.path === 'dataset').map((i) => i.message);
     expect(msgs).toEqual(["row 2 (id 'b'): missing 'answer'", "row 3: missing 'id'", "row 4: duplicate id 'a' (first used by row 1)"]);
+    expect((e as ConfigError).issues.map((i) => i.path)).toContain('groupSize');
   });
 });
