@@ -11,7 +11,9 @@
  *
  *   node --import tsx examples/custom-env/tea-price.ts [--sft-steps 150] [--rl-steps 12]
  *
- * Prints the reward before cold start, after it, and per RL step (see docs/custom-environment.md).
+ * Prints the reward before cold start, after it, and per RL step (see docs/custom-environment.md). Measured (2 shared
+ * cores, 135 s): 0.000 fresh → 0.302 after cold start → RL 0.313 … 0.438 (tool calls 0.63 → 0.84). In this budget
+ * the model learns to use the tool; copying the looked-up price into the answer needs a longer cold start.
  */
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
