@@ -59,6 +59,7 @@ function assertExamples(rows: readonly unknown[], path: string): void {
   if (issues.length === 0) return;
   const shown = issues.slice(0, 20).map((i) => `  - ${i.message}`);
   if (issues.length > 20) shown.push(`  - … and ${issues.length - 20} more`);
+  if (issues.some((i) => i.message.includes('duplicate id'))) shown.push('  (rows that repeat a problem exactly: loadMathDataset(path, { dedupe: true }) drops the repeats)');
   throw new DatasetError(`${issues.length} problem${issues.length === 1 ? '' : 's'} in ${path}:\n${shown.join('\n')}`);
 }
 
@@ -103,12 +104,21 @@ export async function loadDataset<E extends Example = Example>(path: string, opt
  * shape (`{ id, question, answer, ...meta }`) or DAPO-Math style (`prompt[0].content`,
  * `reward_model.ground_truth`; the DAPO answer template is stripped).
  * @param opts.limit - keep only the first `limit` examples.
+ * @param opts.dedupe - drop rows that repeat an earlier row exactly (same id, question and answer), as the published
+ *   DAPO-Math-17k parquet does (each problem many times); rows sharing an id but differing are still an error.
  * Rows without an `id` get their 0-based index as id (as before).
  * @throws DatasetError when the file cannot be read, a row has no question/answer, or two rows share an id (1-based row numbers).
  */
-export async function loadMathDataset(path: string, opts: { limit?: number } = {}): Promise<Example[]> {
+export async function loadMathDataset(path: string, opts: { limit?: number; dedupe?: boolean } = {}): Promise<Example[]> {
   const rows = path.endsWith('.parquet') ? await readParquet(path) : await readJsonl(path);
-  const out = rows.map((r, i) => toExample(r, i, path));
+  let out = rows.map((r, i) => toExample(r, i, path));
+  if (opts.dedupe) {
+    const seen = new Set<string>();
+    out = out.filter((e) => {
+      const key = JSON.stringify([e.id, e.question, e.answer]);
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+  }
   assertExamples(out, path);
   return opts.limit !== undefined ? out.slice(0, opts.limit) : out;
 }

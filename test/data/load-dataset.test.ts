@@ -68,3 +68,13 @@ describe('Trainer dataset rows', () => {
     expect((e as ConfigError).issues.map((i) => i.path)).toContain('groupSize');
   });
 });
+
+describe('loadMathDataset dedupe', () => {
+  it('drops exact repeats with dedupe (as in the published DAPO parquet), still rejects same id with different content', async () => {
+    const rep = await file([{ id: 'a', question: 'q', answer: '1' }, { id: 'a', question: 'q', answer: '1' }, { id: 'b', question: 'r', answer: '2' }]);
+    await expect(loadMathDataset(rep)).rejects.toThrow(/dedupe: true/);
+    expect((await loadMathDataset(rep, { dedupe: true })).map((e) => e.id)).toEqual(['a', 'b']);
+    const clash = await file([{ id: 'a', question: 'q', answer: '1' }, { id: 'a', question: 'q', answer: '2' }]);
+    await expect(loadMathDataset(clash, { dedupe: true })).rejects.toThrow("row 2: duplicate id 'a'");
+  });
+});
