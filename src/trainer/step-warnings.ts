@@ -98,6 +98,13 @@ export class StepWarnings {
     if (distinct.size === 1 && trajectories.length > 0) {
       const value = [...distinct][0]!;
       const correct = groups.flatMap((g) => g.rewards).filter((r) => r.correct).length;
+      const usedTools = trajectories.filter((t) => t.toolCalls > 0).length;
+      if (correct === 0 && usedTools * 2 > trajectories.length) {
+        return (
+          `every sample scored ${value} and none was correct although ${usedTools} of ${trajectories.length} called a tool: ` +
+          `check that the final reply can match what the reward expects (e.g. exactMatch compares it with example.answer), or train longer on demonstrations`
+        );
+      }
       if (correct === 0) {
         return (
           `every sample scored ${value} and none was correct (${invalid} of ${trajectories.length} malformed): the model likely cannot do the task yet ` +

@@ -243,3 +243,19 @@ describe('coldStart', () => {
     await expect(coldStart(backend, env, [{ example: examples[0]!, turns: [call('sub', { a: 1, b: 1 }), '0'] }], { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16 })).rejects.toThrow(/does not offer/);
   });
 });
+
+describe('the progress sink prints warnings', () => {
+  it('one line per warning with code, step and counts', async () => {
+    const { progressSink } = await import('agentrl');
+    let out = '';
+    const sink = progressSink({ maxSteps: 3, stream: { write: (t: string) => ((out += t), true) } as unknown as NodeJS.WriteStream });
+    sink.warning!({ code: 'unknown_tool_calls', step: 2, count: 5, total: 8, message: '5 of 8 tool calls name a tool …' });
+    expect(out).toBe('warning [unknown_tool_calls] step 2 (5/8): 5 of 8 tool calls name a tool …\n');
+  });
+
+  it('degenerate groups where the model calls tools but never answers right point at the answer format', async () => {
+    const { trainer, warnings } = await run({}, (p) => (p.includes('<tool_response>') ? 'five' : call('add', { a: 2, b: 3 })), 3);
+    await trainer.train();
+    expect(warnings.find((w) => w.code === 'degenerate_groups')!.message).toMatch(/called a tool: check that the final reply can match/);
+  });
+});
