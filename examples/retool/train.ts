@@ -5,7 +5,7 @@
  *   node --import tsx examples/retool/train.ts [--checkpoint DIR] [--steps 40] [--questions 8] [--group 8] [--lr 3e-4]
  *     [--log-dir DIR] [--checkpoint-every 5] [--resume DIR|latest]   (resume: weights, Adam, step, data order)
  */
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { toolEnv } from './env.js';
