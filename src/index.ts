@@ -42,7 +42,7 @@ export type {
 } from './internal.js';
 
 // data
-export { loadMathDataset, readJsonl, readParquet, dapoRowToExample } from './data/index.js';
+export { loadDataset, loadMathDataset, readJsonl, readParquet, dapoRowToExample, type LoadDatasetOptions } from './data/index.js';
 
 // env
 export type { Environment, ToolContext, StepOutcome } from './env/index.js';
@@ -88,7 +88,9 @@ export type {
   WarningEvent,
   WarningCode,
 } from './trainer/index.js';
+export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions } from './trainer/index.js';
 export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
+export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
 
 // eval
 export { evaluate, type EvaluateOptions, type EvalResult, type EvalRecord } from './eval/index.js';
@@ -104,6 +106,8 @@ export {
   type ConfigIssue,
   DatasetError,
   DatumShapeError,
+  DemonstrationError,
+  RewardShapeError,
   PromptPrefixError,
   TemplateRewriteError,
   TokenizerError,

@@ -4,7 +4,7 @@
  *
  *   node --import tsx examples/retool/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out runs/retool/eval] [--session]
  */
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { join } from 'node:path';
 import { evaluate, loadMathDataset, localBackend, mathReward, type EvalResult, type TrainingBackend } from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';

@@ -12,7 +12,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { loadMathDataset, localBackend, plotRuns } from 'agentrl';
 import { MODEL, PATHS } from './config.js';
 import { prepareData } from './prepare-data.js';

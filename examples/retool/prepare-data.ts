@@ -12,7 +12,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { dapoRowToExample, readJsonl, readParquet, type Example } from 'agentrl';
 import { generateDapoRows } from './problems.js';
 import { canonicalKeys } from '../shared/overlap.js';

@@ -4,7 +4,7 @@
  *
  *   node --import tsx examples/retool/sft.ts [--steps 700] [--batch 16] [--lr 1e-3] [--out examples/retool/checkpoints/sft] [--from CHECKPOINT]
  */
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { existsSync } from 'node:fs';
 import { loadMathDataset, localBackend, trainSupervised } from 'agentrl';
 import { MODEL, PATHS } from './config.js';

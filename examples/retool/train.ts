@@ -8,7 +8,7 @@
  *
  * `--session`: one interpreter session per trajectory (state persists between tool calls).
  */
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { toolEnv } from './env.js';

@@ -4,7 +4,7 @@
  *
  *   node --import tsx examples/search-agent/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out DIR]
  */
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { join } from 'node:path';
 import { evaluate, loadMathDataset, type EvalResult, type TrainingBackend } from 'agentrl';
 import { makeBackend } from './backend.js';

@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { makeBackend } from './backend.js';
 import { PATHS } from './config.js';
 import { evalHeader, formatEvalRow, runEval } from './eval.js';

@@ -4,7 +4,7 @@
  *
  *   node --import tsx examples/search-agent/sft.ts [--steps 500] [--batch 16] [--lr 1e-3] [--init DIR] [--out examples/search-agent/checkpoints/sft]
  */
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { loadMathDataset, trainSupervised } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS } from './config.js';

@@ -6,7 +6,7 @@
  *
  *   node --import tsx examples/search-agent/train.ts [--checkpoint DIR] [--steps 20] [--questions 8] [--group 8] [--lr 2e-4] [--retriever URL]
  */
-import { parseArgs } from 'node:util';
+import { parseArgs } from '../shared/cli.js';
 import { loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';

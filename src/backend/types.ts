@@ -106,8 +106,14 @@ export interface TrainingBackend {
   forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: LearnerSampling }): Promise<ForwardBackwardResult>;
   /** Applies accumulated gradients with Adam and clears them. */
   optimStep(params: AdamParams): Promise<OptimStepResult>;
-  /** Publishes the current weights to a sampler (on-policy sampling for the next rollout). */
+  /**
+   * Publishes the current weights to a sampler and returns it (on-policy sampling for the next rollout); call it
+   * again after `optimStep` to sample from the updated weights. Tinker: `save_weights_and_get_sampling_client`
+   * (see {@link TrainingBackend.saveWeightsAndGetSamplingClient}, the same call under that name).
+   */
   saveWeightsForSampler(): Promise<SamplingClient>;
+  /** The same as {@link TrainingBackend.saveWeightsForSampler}, under Tinker's name. Optional for custom backends (the built-in ones have it). */
+  saveWeightsAndGetSamplingClient?(): Promise<SamplingClient>;
   /** Saves weights + optimizer state to a directory. */
   saveState(path: string): Promise<void>;
   /** Loads weights (and optimizer state unless `optimizer: false`) from a directory made by `saveState`. */

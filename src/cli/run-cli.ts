@@ -1,19 +1,26 @@
 import { getCommand, listCommands, type CliIo } from './registry.js';
+import { agentrlVersion } from './version.js';
 
 function help(): string {
   const lines = listCommands().map((c) => `  ${c.name.padEnd(16)} ${c.summary}`);
-  return `Usage: agentrl <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun 'agentrl <command> --help' for a command's options.\n`;
+  return `Usage: agentrl <command> [options]\n       agentrl --version\n\nCommands:\n${lines.join('\n')}\n\nRun 'agentrl <command> --help' for a command's options.\n`;
 }
 
 /**
  * Dispatches `argv` (without `node` and the script path) to a registered command.
- * @returns the exit code: the command's, 0 for `--help`, 2 for an unknown command or bad usage.
+ * `--version` / `-V` prints the package version.
+ * @returns the exit code: the command's, 0 for `--help` and `--version`, 2 for an unknown command or bad usage
+ *   (every built-in command also returns 2 for bad usage, 1 for a failure while running).
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(help());
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout(`agentrl ${agentrlVersion()}\n`);
+    return 0;
   }
   const cmd = getCommand(name);
   if (!cmd) {

@@ -1,2 +1,3 @@
 export { stripDapoTemplate, dapoRowToExample } from './dapo.js';
-export { readJsonl, readParquet, loadMathDataset } from './loaders.js';
+export { readJsonl, readParquet, loadMathDataset, loadDataset, type LoadDatasetOptions } from './loaders.js';
+export { exampleIssues } from './validate.js';

@@ -3,6 +3,7 @@ import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
 import { DatasetError } from '../errors/data-errors.js';
 import type { Example } from '../types/example.js';
 import { dapoRowToExample } from './dapo.js';
+import { exampleIssues } from './validate.js';
 
 /**
  * Reads a JSONL file into an array of parsed rows. Blank lines are skipped.
@@ -49,7 +50,53 @@ function toExample(row: unknown, index: number, path: string): Example {
     const dapo = dapoRowToExample(row, index);
     if (dapo) return dapo;
   }
-  throw new DatasetError(`${path}: row ${index} has neither {question, answer} nor a DAPO prompt/reward_model`);
+  throw new DatasetError(`${path}: row ${index + 1} has neither {question, answer} nor a DAPO prompt/reward_model`);
+}
+
+/** Throws one DatasetError listing every row problem of `rows` (1-based row numbers). */
+function assertExamples(rows: readonly unknown[], path: string): void {
+  const issues = exampleIssues(rows, path);
+  if (issues.length === 0) return;
+  const shown = issues.slice(0, 20).map((i) => `  - ${i.message}`);
+  if (issues.length > 20) shown.push(`  - … and ${issues.length - 20} more`);
+  if (issues.some((i) => i.message.includes('duplicate id'))) shown.push('  (rows that repeat a problem exactly: loadMathDataset(path, { dedupe: true }) drops the repeats)');
+  throw new DatasetError(`${issues.length} problem${issues.length === 1 ? '' : 's'} in ${path}:\n${shown.join('\n')}`);
+}
+
+/** Options of {@link loadDataset}. */
+export interface LoadDatasetOptions<E extends Example = Example> {
+  /**
+   * Turns one parsed row into an Example (`rowNumber` is 1-based). @default the row itself, which must then be
+   * `{ id, question, answer, …meta }` (fields other than these three go to `meta`)
+   */
+  readonly map?: (row: Record<string, unknown>, rowNumber: number) => E;
+  /** Keep only the first `limit` examples. */
+  readonly limit?: number;
+}
+
+/**
+ * Loads any task's dataset as {@link Example}s from `.jsonl` (one JSON object per line) or `.parquet`. Each row
+ * must be `{ "id": "q1", "question": "…", "answer": "…" }` (other fields are kept in `meta`), or is turned into one
+ * by `opts.map`. For math sets in DAPO format use {@link loadMathDataset}.
+ * @example
+ * ```ts
+ * const train = await loadDataset('data/train.jsonl');
+ * const qa = await loadDataset('data/qa.parquet', { map: (r, n) => ({ id: `qa-${n}`, question: String(r.q), answer: String(r.a) }) });
+ * ```
+ * @throws DatasetError when the file cannot be read, a line is not JSON, or rows miss `id` / `question` / `answer`
+ *   (as strings) or share an id — listing every bad row by its 1-based number.
+ */
+export async function loadDataset<E extends Example = Example>(path: string, opts: LoadDatasetOptions<E> = {}): Promise<E[]> {
+  const rows = (path.endsWith('.parquet') ? await readParquet(path) : await readJsonl(path)) as Record<string, unknown>[];
+  const mapped = rows.map((row, i) => {
+    if (opts.map) return opts.map(row, i + 1);
+    if (typeof row !== 'object' || row === null) return row;
+    const { id, question, answer, ...meta } = row;
+    return { id, question, answer, ...(Object.keys(meta).length ? { meta } : {}) };
+  });
+  assertExamples(mapped, path);
+  const out = mapped as E[];
+  return opts.limit !== undefined ? out.slice(0, opts.limit) : out;
 }
 
 /**
@@ -57,10 +104,21 @@ function toExample(row: unknown, index: number, path: string): Example {
  * shape (`{ id, question, answer, ...meta }`) or DAPO-Math style (`prompt[0].content`,
  * `reward_model.ground_truth`; the DAPO answer template is stripped).
  * @param opts.limit - keep only the first `limit` examples.
- * @throws DatasetError when the file cannot be read or a row has no question/answer.
+ * @param opts.dedupe - drop rows that repeat an earlier row exactly (same id, question and answer), as the published
+ *   DAPO-Math-17k parquet does (each problem many times); rows sharing an id but differing are still an error.
+ * Rows without an `id` get their 0-based index as id (as before).
+ * @throws DatasetError when the file cannot be read, a row has no question/answer, or two rows share an id (1-based row numbers).
  */
-export async function loadMathDataset(path: string, opts: { limit?: number } = {}): Promise<Example[]> {
+export async function loadMathDataset(path: string, opts: { limit?: number; dedupe?: boolean } = {}): Promise<Example[]> {
   const rows = path.endsWith('.parquet') ? await readParquet(path) : await readJsonl(path);
-  const out = rows.map((r, i) => toExample(r, i, path));
+  let out = rows.map((r, i) => toExample(r, i, path));
+  if (opts.dedupe) {
+    const seen = new Set<string>();
+    out = out.filter((e) => {
+      const key = JSON.stringify([e.id, e.question, e.answer]);
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+  }
+  assertExamples(out, path);
   return opts.limit !== undefined ? out.slice(0, opts.limit) : out;
 }

@@ -36,3 +36,20 @@ export class DatasetError extends AgentRLError {
     this.name = 'DatasetError';
   }
 }
+
+/**
+ * A cold-start demonstration the environment cannot play: a turn calls a tool the environment does not offer or
+ * with arguments that do not fit its schema (a missing required argument, a wrong type), or turns follow one that
+ * ends the episode (they would be silently left out). `exampleId` and `turn` (0-based) name the place.
+ */
+export class DemonstrationError extends AgentRLError {
+  readonly code = 'DEMONSTRATION_INVALID' as const;
+  constructor(
+    readonly exampleId: string,
+    readonly turn: number,
+    message: string,
+  ) {
+    super(`demonstration for example '${exampleId}', turn ${turn + 1}: ${message}`);
+    this.name = 'DemonstrationError';
+  }
+}

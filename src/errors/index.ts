@@ -1,6 +1,6 @@
 export { AgentRLError } from './base.js';
 export { ConfigError, type ConfigIssue } from './config-error.js';
-export { DatumShapeError, PromptPrefixError, DatasetError } from './data-errors.js';
+export { DatumShapeError, PromptPrefixError, DatasetError, DemonstrationError } from './data-errors.js';
 export { TemplateRewriteError, TokenizerError } from './chat-errors.js';
 export {
   BackendInputError,
@@ -15,3 +15,4 @@ export { RetrieverError, SqlDatabaseError } from './env-errors.js';
 export { ChatTemplateError } from './chat-template-error.js';
 export { MathWorkerError } from './math-errors.js';
 export { RolloutFailedError } from './rollout-errors.js';
+export { RewardShapeError } from './reward-shape-error.js';

@@ -78,7 +78,11 @@ export async function runBranch(ctx: RolloutContext, init: BranchInit): Promise<
     return await advance(ctx, init, s, signal, (c) => (toolCtx = c));
   } catch (e) {
     if (userAborted(signal)) return finish(s, 'aborted');
-    return finish(s, 'error', trajectoryError(signal.aborted ? 'timeout' : s.stage, signal.aborted ? signal.reason : e));
+    const stage = signal.aborted ? 'timeout' : s.stage;
+    const base = trajectoryError(stage, signal.aborted ? signal.reason : e);
+    // The turn being played: env_step / next_prompt follow the turn already sampled (and pushed, for next_prompt).
+    const turn = stage === 'env_step' || stage === 'parse' ? s.turns.length + 1 : Math.max(1, s.turns.length + (stage === 'sample' ? 1 : 0));
+    return finish(s, 'error', { ...base, env: ctx.env.name, turn });
   } finally {
     // Per-trajectory resources of the environment (e.g. an interpreter session) end with it,
     // whatever the stop reason, an abort or a throw.

@@ -4,6 +4,7 @@ import type { Datum } from '../types/datum.js';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
 import { supervisedDatum } from '../loss/index.js';
+import { DemonstrationError } from '../errors/data-errors.js';
 
 /** One demonstrated assistant turn; `observation` fixes what followed it instead of running `env.step`. */
 export interface DemonstrationTurn {
@@ -16,7 +17,13 @@ export interface DemonstrationTurn {
  * `renderer.nextPrompt` with the observation (given, or from `env.step` for a parsed tool call) — and returns a
  * `cross_entropy` datum with mask 1 on the assistant tokens (and their stop token) only. Cold-start SFT on such
  * datums trains on the same token sequences RL later samples. The demonstration ends at the first turn that is not
- * followed by an observation.
+ * followed by an observation (an answer, or a deliberately malformed call): it must be the last turn.
+ *
+ * The tool-call text must be what the model would write, e.g. with the Qwen/Hermes-style templates
+ * `<tool_call>\n{"name": "add", "arguments": {"a": 1, "b": 2}}\n</tool_call>` (see `docs/custom-environment.md`).
+ * @throws DemonstrationError when a turn calls a tool `env.tools` does not list, omits a required argument or gives
+ *   one of the wrong type (the call would be `invalid` in a rollout, so the demonstration would teach a dead end),
+ *   or when turns follow the turn that ends the episode.
  * @param opts.maxToolResponseTokens - observation budget handed to `env.step` (tokens).
  * @param opts.maxTokens - cut the datum to this many positions (tokens); default unlimited.
  */
@@ -47,17 +54,27 @@ export async function demonstrationDatum(
     state: new Map(),
   };
   try {
-    for (const turn of turns) {
+    for (const [k, turn] of turns.entries()) {
       const completion = [...renderer.encode(turn.text), stop];
       tokens.push(...completion);
       mask.push(...completion.map(() => 1));
       let observation = turn.observation;
       if (observation === undefined) {
         const action = renderer.parseAssistant(turn.text, env.tools);
-        if (action.kind !== 'tool') break;
+        if (action.kind === 'invalid' && (action.reason === 'unknown_tool' || action.reason === 'bad_arguments')) {
+          throw new DemonstrationError(example.id, k, describeBadCall(action.reason, turn.text, env));
+        }
+        const ends = (why: string) => new DemonstrationError(example.id, k, `${why}, but ${turns.length - k - 1} more turn(s) follow; end the demonstration here or fix this turn`);
+        if (action.kind !== 'tool') {
+          if (k < turns.length - 1) throw ends(action.kind === 'answer' ? 'this turn is a final answer (no tool call)' : `this turn's tool call is malformed (${action.reason})`);
+          break;
+        }
         const outcome = await env.step(action, toolCtx);
         toolCalls++;
-        if (outcome.done) break;
+        if (outcome.done) {
+          if (k < turns.length - 1) throw ends(`the environment ended the episode after this tool call`);
+          break;
+        }
         observation = outcome.observation;
       }
       const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation, tools: env.tools });
@@ -71,4 +88,25 @@ export async function demonstrationDatum(
     await env.endTrajectory?.(toolCtx).catch(() => {});
   }
   return supervisedDatum({ tokens, mask, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
+}
+
+/** Names the tool or argument a demonstrated call gets wrong, and what the environment offers. */
+function describeBadCall(reason: 'unknown_tool' | 'bad_arguments', text: string, env: Environment): string {
+  const offered = env.tools.map((t) => t.function.name);
+  const name = /"name"\s*:\s*"([^"]*)"/.exec(text)?.[1] ?? '?';
+  if (reason === 'unknown_tool') {
+    return `calls tool '${name}', which environment '${env.name}' does not offer (tools: ${offered.join(', ') || 'none'})`;
+  }
+  const tool = env.tools.find((t) => t.function.name === name);
+  const required = tool?.function.parameters.required ?? [];
+  let args: Record<string, unknown> = {};
+  try {
+    const body = text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1);
+    args = (JSON.parse(body) as { arguments?: Record<string, unknown> }).arguments ?? {};
+  } catch {
+    // the exact problem is reported generically below
+  }
+  const missing = required.filter((r) => !(r in args));
+  if (missing.length > 0) return `call to '${name}' omits required argument(s) ${missing.map((m) => `'${m}'`).join(', ')} (schema: ${JSON.stringify(tool?.function.parameters ?? {})})`;
+  return `call to '${name}' has arguments that do not fit its schema ${JSON.stringify(tool?.function.parameters ?? {})}`;
 }

@@ -49,7 +49,7 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
   try {
     messages = ctx.env.initialMessages(example);
   } catch (e) {
-    return wholeGroup(groupKey, example, groupSize, messages, 'error', trajectoryError('initial_messages', e));
+    return wholeGroup(groupKey, example, groupSize, messages, 'error', { ...trajectoryError('initial_messages', e), env: ctx.env.name });
   }
   try {
     promptTokens = ctx.renderer.renderPrompt(messages, {
@@ -141,7 +141,7 @@ export async function runRollouts(ctx: RolloutContext, examples: readonly Exampl
           const bad = ts.find((t) => isFatal(ctx, t));
           if (bad && !fatal) {
             fatal = bad;
-            stop.abort(new RolloutFailedError(bad.id, bad.error?.stage ?? 'unknown', { cause: bad.error?.cause ?? bad.error?.message }));
+            stop.abort(new RolloutFailedError(bad.id, bad.error?.stage ?? 'unknown', { cause: bad.error?.cause ?? bad.error?.message, ...(bad.error?.env !== undefined ? { env: bad.error.env } : {}), ...(bad.error?.turn !== undefined ? { turn: bad.error.turn } : {}) }));
           }
           return ts;
         }),

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.js';
+import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/config-issues.js';
 import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
 import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
-import type { LossConfig } from '../types/loss-config.js';
+import type { TrainerOptions } from './options.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { lossConfigSchema } from '../loss/index.js';
+import { exampleIssues } from '../data/validate.js';
 
 const posInt = z.number().int('expected an integer').positive('expected an integer ≥ 1');
 
@@ -24,7 +26,7 @@ export const trainerOptionsSchema = z
     env: z.custom<Environment>(hasMethods('env', ['initialMessages', 'step']), { message: 'expected an Environment' }),
     reward: z.custom<Reward>((v) => typeof v === 'function', { message: 'expected a reward function' }),
     loss: lossConfigSchema,
-    dataset: z.array(z.custom<Example>((v) => typeof v === 'object' && v !== null && typeof (v as Example).question === 'string', { message: 'expected an Example { id, question, answer }' })).min(1, 'expected at least one example'),
+    dataset: z.array(z.custom<Example>(() => true)).min(1, 'expected at least one example'),
     groupSize: posInt.default(8),
     questionsPerBatch: posInt.default(8),
     maxSteps: posInt.default(100),
@@ -86,7 +88,7 @@ export const trainerOptionsSchema = z
     resume: z.string().min(1).optional(),
     eval: z
       .strictObject({
-        dataset: z.array(z.custom<Example>((v) => typeof v === 'object' && v !== null && typeof (v as Example).question === 'string', { message: 'expected an Example { id, question, answer }' })).min(1, 'expected at least one example'),
+        dataset: z.array(z.custom<Example>(() => true)).min(1, 'expected at least one example'),
         every: posInt,
         samples: posInt.default(4),
         concurrency: posInt.default(16),
@@ -115,31 +117,16 @@ export const trainerOptionsSchema = z
     }
   });
 
-/** Options accepted by `new Trainer(opts)` (input side: defaults may be omitted). */
-export type TrainerOptions = z.input<typeof trainerOptionsSchema> & { loss: LossConfig };
+export type { TrainerOptions } from './options.js';
+
+// The documented interface and the schema must describe the same keys (checked at compile time).
+type SchemaKeys = keyof z.input<typeof trainerOptionsSchema>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const keysMatch: Same<SchemaKeys, keyof TrainerOptions> = true;
+void keysMatch;
 
 /** Options after validation, with every default filled in (emitted as `config` at start-up). */
 export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { budgets: RolloutBudgets };
-
-function describeValue(v: unknown): string {
-  if (v === undefined) return 'undefined';
-  if (typeof v === 'function') return 'a function';
-  try {
-    const s = JSON.stringify(v);
-    return s && s.length > 60 ? s.slice(0, 57) + '…' : String(s);
-  } catch {
-    return typeof v;
-  }
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let cur: unknown = root;
-  for (const k of path) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[k];
-  }
-  return cur;
-}
 
 /**
  * Validates and resolves Trainer options before any work starts.
@@ -147,17 +134,16 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
  */
 export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
   const parsed = trainerOptionsSchema.safeParse(opts);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => {
-      const path = i.path.map(String).join('.');
-      if (i.code === 'unrecognized_keys') {
-        return { path: [path, ...i.keys].filter(Boolean).join('.'), message: 'unknown key' };
-      }
-      const got = valueAt(opts, i.path);
-      const message = /\bgot\b/.test(i.message) ? i.message : `${i.message}, got ${describeValue(got)}`;
-      return { path, message };
-    });
-    throw new ConfigError('Trainer options', issues);
+  // Dataset rows are checked outside the schema (zod skips refinements once another key failed), so that their
+  // problems are reported in the same pass, each with its 1-based row number, duplicates included.
+  const raw = (typeof opts === 'object' && opts !== null ? opts : {}) as { dataset?: unknown; eval?: { dataset?: unknown } };
+  const rowIssues = [
+    ...(Array.isArray(raw.dataset) ? exampleIssues(raw.dataset, 'dataset') : []),
+    ...(Array.isArray(raw.eval?.dataset) ? exampleIssues(raw.eval.dataset, 'eval.dataset') : []),
+  ];
+  if (!parsed.success || rowIssues.length > 0) {
+    const issues = parsed.success ? [] : configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
+    throw new ConfigError('Trainer options', [...issues, ...rowIssues]);
   }
   const o = parsed.data;
   return { ...o, budgets: { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets) } } as ResolvedTrainerOptions;

@@ -76,13 +76,25 @@ export type WarningCode =
   /** Groups with fewer than `rollout.failure.minSurvivors` surviving trajectories were dropped whole. */
   | 'dropped_groups'
   /** Trajectories whose turns do not extend each other were left out of the update (`onPrefixMismatch: 'drop'`). */
-  | 'prefix_mismatch';
+  | 'prefix_mismatch'
+  /** Most tool calls of a step named a tool the environment does not offer (each ends its trajectory as `invalid`). */
+  | 'unknown_tool_calls'
+  /** Most trajectories of a step ended because a turn reached `budgets.maxTurnTokens`. */
+  | 'turn_budget_exhausted'
+  /** Every group was degenerate for several steps in a row (nothing trained); the message names the likely cause. */
+  | 'degenerate_groups'
+  /** The reward returned results without boolean `correct` / `validFormat` (filled in; see the message). */
+  | 'reward_shape';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {
   readonly code: WarningCode;
   readonly message: string;
   readonly step?: number;
+  /** How many things were affected (e.g. tool calls naming an unknown tool), when the warning counts something. */
+  readonly count?: number;
+  /** Out of how many (e.g. all tool calls of the step). */
+  readonly total?: number;
 }
 
 /** The Trainer's events and their listener signatures (eventemitter3 EventMap). */

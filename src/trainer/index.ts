@@ -1,5 +1,6 @@
 export { Trainer, type TrainSummary } from './trainer.js';
 export { trainerOptionsSchema, resolveTrainerOptions, type TrainerOptions, type ResolvedTrainerOptions } from './config.js';
+export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions } from './options.js';
 export type * from './events.js';
 export { rolloutMetrics, trajectoryTokens } from './rollout-metrics.js';
 export { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
@@ -8,3 +9,4 @@ export { batchIterator } from './batches.js';
 export { mulberry32 } from '../util/rng.js';
 export { trainSupervised, lengthBucketedBatches, type SupervisedTrainOptions } from './supervised.js';
 export type { TrajectoryRecord, TokenSegment, TrajectoryLogOptions } from './trajectory-log.js';
+export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './cold-start.js';

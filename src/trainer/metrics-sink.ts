@@ -1,10 +1,13 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { WarningEvent } from './events.js';
 
 /** Receives one flat record per step. */
 export interface MetricsSink {
   write(record: Readonly<Record<string, number | string>>): Promise<void> | void;
   close?(): Promise<void> | void;
+  /** Receives the Trainer's `warning` events (the progress sink prints them). */
+  warning?(e: WarningEvent): void;
 }
 
 /** Appends one JSON object per line to `path` (created with its folder). */
@@ -21,7 +24,8 @@ export function jsonlSink(path: string): MetricsSink {
 
 /**
  * One progress line per step on a terminal (overwritten in place on a TTY, appended otherwise):
- * `step 3/20 ███░░ reward -0.250 correct 0.38 tool 0.91 valid 0.95 loss 0.012 | 4.1s`.
+ * `step 3/20 ███░░ reward -0.250 correct 0.38 tool 0.91 valid 0.95 loss 0.012 | 4.1s`, and every `warning` on a line
+ * of its own: `warning [degenerate_groups] step 3 (3/3): every group was degenerate …`.
  */
 export function progressSink(opts: { maxSteps: number; stream?: NodeJS.WriteStream }): MetricsSink {
   const stream = opts.stream ?? process.stderr;
@@ -37,6 +41,10 @@ export function progressSink(opts: { maxSteps: number; stream?: NodeJS.WriteStre
         `step ${step}/${opts.maxSteps} ${bar} reward ${f('reward/mean', 3)} correct ${f('reward/correct')} ` +
         `tool ${f('rollout/tool_calls')} valid ${f('rollout/valid_tool_call_rate')} loss ${f('optim/loss', 4)} | ${secs}s`;
       stream.write(line + '\n');
+    },
+    warning(e) {
+      const where = [e.step !== undefined ? `step ${e.step}` : '', e.count !== undefined ? `(${e.count}${e.total !== undefined ? `/${e.total}` : ''})` : ''].filter(Boolean).join(' ');
+      stream.write(`warning [${e.code}]${where ? ` ${where}` : ''}: ${e.message}\n`);
     },
   };
 }

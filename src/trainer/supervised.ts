@@ -19,6 +19,19 @@ export function lengthBucketedBatches(datums: readonly Datum[], size: number, se
   return batches;
 }
 
+/** Splits datums into batches in a seeded random order (lengths mixed). */
+function shuffledBatches(datums: readonly Datum[], size: number, seed: number): Datum[][] {
+  const order = [...datums];
+  const r = mulberry32(seed);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const batches: Datum[][] = [];
+  for (let i = 0; i < order.length; i += size) batches.push(order.slice(i, i + size));
+  return batches;
+}
+
 /** Options of {@link trainSupervised}. */
 export interface SupervisedTrainOptions {
   /** Optimizer steps (one batch each; batches cycle when the data runs out). */
@@ -38,6 +51,12 @@ export interface SupervisedTrainOptions {
   /** Save the state to `savePath` every this many steps (and at the end when `savePath` is set). 0 = only at the end. */
   readonly saveEvery?: number;
   readonly savePath?: string;
+  /**
+   * Group datums of similar length into a batch (less padding, fewer compiled shapes). Turn it off when lengths
+   * separate kinds of demonstration (e.g. short direct answers vs long tool calls): length-bucketed batches would
+   * then each hold one kind, and the last few batches would tilt the model towards theirs. @default true
+   */
+  readonly lengthBuckets?: boolean;
   /** Called after every step with its cross-entropy loss (token-mean over the batch) and the elapsed time in s. */
   readonly onStep?: (e: { step: number; loss: number; elapsedS: number }) => void;
 }
@@ -49,7 +68,7 @@ export interface SupervisedTrainOptions {
  * @returns the loss of the last step.
  */
 export async function trainSupervised(backend: TrainingBackend, datums: readonly Datum[], opts: SupervisedTrainOptions): Promise<{ lastLoss: number }> {
-  const batches = lengthBucketedBatches(datums, opts.batchSize, opts.seed);
+  const batches = opts.lengthBuckets === false ? shuffledBatches(datums, opts.batchSize, opts.seed) : lengthBucketedBatches(datums, opts.batchSize, opts.seed);
   const warmup = opts.warmupSteps ?? 30;
   const floor = opts.minLearningRateRatio ?? 0.1;
   const adam = opts.adam ?? { beta2: 0.99, gradClipNorm: 1 };

@@ -7,7 +7,7 @@ import type { RolloutBudgets } from '../rollout/index.js';
 import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
 import { samplingConsistencyIssues } from './sampling-consistency.js';
-import type { TrainerEvents } from './events.js';
+import type { TrainerEvents, WarningEvent } from './events.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { trainOnDatums } from './train-step.js';
@@ -17,6 +17,7 @@ import { findResumePoint, truncateRunLogs } from './resume.js';
 import type { BatchSource, ReadyGroup, StepBatch } from './batch-source.js';
 import { batchSourceFor } from './batch-source-for.js';
 import { evaluate } from '../eval/evaluate.js';
+import { StepWarnings } from './step-warnings.js';
 
 /** What `trainer.train()` resolves with. */
 export interface TrainSummary {
@@ -79,10 +80,11 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   #stopRequested = false;
   #abort = new AbortController();
   #running = false;
+  #warnings: StepWarnings | undefined;
 
   constructor(opts: TrainerOptions) {
     super();
-    this.options = resolveTrainerOptions(opts);
+    this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
     setMaxListeners(0, this.#abort.signal); // every rollout and reward in flight listens to it
     const issues = samplingConsistencyIssues(this.options.backend, this.options.sampling);
     if (issues.length > 0) throw new ConfigError('Trainer options', issues);
@@ -117,6 +119,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const t0 = performance.now();
     this.emit('config', o);
     const sinks: MetricsSink[] = [];
+    const detach: (() => void)[] = [];
     let stopTrajectoryLog: (() => Promise<void>) | undefined;
     const store = o.logDir && o.checkpointEvery > 0 ? new CheckpointStore(join(o.logDir, 'checkpoints'), o.checkpointKeepLast) : undefined;
     let lastMetrics: Record<string, number> = {};
@@ -144,10 +147,17 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         if (o.logDir) await truncateRunLogs(o.logDir, step);
       }
       if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
-      if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) sinks.push(progressSink({ maxSteps: o.maxSteps }));
+      if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) {
+        const sink = progressSink({ maxSteps: o.maxSteps });
+        sinks.push(sink);
+        const onWarning = (e: WarningEvent) => sink.warning?.(e);
+        this.on('warning', onWarning);
+        detach.push(() => this.off('warning', onWarning));
+      }
       const renderer = await o.backend.renderer();
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
+      this.#warnings = new StepWarnings({ envName: o.env.name, toolNames: o.env.tools.map((t) => t.function.name), budgets });
       source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e) });
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, source);
@@ -162,6 +172,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       if (this.#stopRequested && !this.#abort.signal.aborted) await checkpoint();
     } finally {
       await source?.close();
+      for (const d of detach) d();
       for (const s of sinks) await s.close?.();
       await stopTrajectoryLog?.();
       this.#running = false;
@@ -228,6 +239,8 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     if (batch === undefined || this.#abort.signal.aborted) return undefined;
     const scored = batch.groups.map((g) => this.#scoreGroup(step, g));
     this.#warnFailures(step, scored);
+    const warned = scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, droppedGroup: g.outcome.droppedGroup }));
+    for (const w of this.#warnings?.check(step, warned) ?? []) this.emit('warning', w);
     const rollMetrics = this.#rolloutEnd(step, scored, batch);
     const tTrain = performance.now();
     const optim = await this.#update(step, scored);
@@ -266,7 +279,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       this.emit('warning', {
         step,
         code: 'rollout_error',
-        message: `${errors.length} of ${all.length} trajectories failed and were dropped; first: ${first.id} at ${first.error?.stage}: ${first.error?.message}`,
+        message: `${errors.length} of ${all.length} trajectories failed and were dropped; first: ${first.id}${first.error?.env ? ` in env '${first.error.env}'` : ''}${first.error?.turn ? ` at turn ${first.error.turn}` : ''} (${first.error?.stage}): ${first.error?.message}`,
       });
     }
     const rewardDrops = all.filter(({ t, r }) => r.drop && t.stopReason !== 'error');
@@ -311,3 +324,17 @@ export class Trainer extends EventEmitter<TrainerEvents> {
 }
 
 const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);
+
+/**
+ * Budgets the user did not set default within the backend's context: `maxTrajectoryTokens` and `maxTurnTokens`
+ * to at most `backend.maxContextTokens`, `maxToolResponseTokens` to at most a quarter of it. Budgets the user set
+ * are kept as given (one over the context is capped with a `budget_capped` warning at the start of `train()`).
+ */
+function fitDefaultBudgets(o: ResolvedTrainerOptions, given: Partial<Record<keyof RolloutBudgets, unknown>>): ResolvedTrainerOptions {
+  const context = o.backend.maxContextTokens;
+  const b = { ...o.budgets };
+  if (given.maxTrajectoryTokens === undefined) b.maxTrajectoryTokens = Math.min(b.maxTrajectoryTokens, context);
+  if (given.maxTurnTokens === undefined) b.maxTurnTokens = Math.min(b.maxTurnTokens, b.maxTrajectoryTokens);
+  if (given.maxToolResponseTokens === undefined) b.maxToolResponseTokens = Math.min(b.maxToolResponseTokens, Math.max(1, Math.floor(context / 4)));
+  return { ...o, budgets: b };
+}

@@ -61,6 +61,10 @@ export interface TrajectoryError {
   readonly message: string;
   /** The thrown error's `code` (agentrl errors) or `name`. */
   readonly code?: string;
+  /** Name of the environment the trajectory ran in. */
+  readonly env?: string;
+  /** The assistant turn (1-based) during or after which it broke. */
+  readonly turn?: number;
   /** The thrown value itself (not serialisable; for logs and `RolloutFailedError.cause`). */
   readonly cause?: unknown;
 }

@@ -5,7 +5,7 @@ import { localRenderer, toolCall } from '../helpers/local-renderer.js';
 
 /** Hazard: a trajectory budget larger than the model's context makes the backend reject an over-long prompt mid-run. */
 describe('Trainer budgets', () => {
-  it('caps maxTrajectoryTokens at the backend context, with a warning', async () => {
+  it('caps a maxTrajectoryTokens set over the backend context, with a warning', async () => {
     const renderer = await localRenderer();
     const sampler = scriptedSampler({ renderer, script: () => toolCall('print("' + 'z'.repeat(40) + '")') });
     const reward: Reward = () => ({ reward: -1, correct: false, validFormat: false });
@@ -18,7 +18,7 @@ describe('Trainer budgets', () => {
       groupSize: 2,
       questionsPerBatch: 1,
       maxSteps: 1,
-      budgets: { maxToolCalls: 50, maxTurns: 50 },
+      budgets: { maxToolCalls: 50, maxTurns: 50, maxTrajectoryTokens: 8192 }, // set explicitly: an unset budget fits the context silently
       progress: false,
     });
     const warnings: WarningEvent[] = [];

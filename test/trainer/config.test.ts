@@ -53,7 +53,7 @@ describe('Trainer config validation (before any rollout)', () => {
     expect(e.message).toMatch(/^\d+ problems in Trainer options/);
     const paths = e.issues.map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(['loss.kind', 'budgets.maxTurn', 'questionsPerBatch']));
-    expect(e.issues.find((i) => i.path === 'budgets.maxTurn')?.message).toBe('unknown key');
+    expect(e.issues.find((i) => i.path === 'budgets.maxTurn')?.message).toBe("unknown key (did you mean 'budgets.maxTurns'?)");
     expect(e.code).toBe('CONFIG_INVALID');
   });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { BackendInputError, ConfigError } from '../../errors/index.js';
+import { configIssuesFromZod, schemaKeysAt } from '../../errors/config-issues.js';
 import type { Renderer } from '../../chat/types.js';
 import { loadRenderer } from '../../chat/index.js';
 import type { AdamParams, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../types.js';
@@ -64,9 +65,15 @@ export const DEFAULT_LOCAL_MODEL = { layers: 2, dModel: 128, heads: 4, contextTo
  */
 export function localBackend(options: LocalBackendOptions = {}): TrainingBackend {
   const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    throw new ConfigError('localBackend options', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  // Every problem in one pass: schema issues plus the cross-field rule of the model shape.
+  const issues = parsed.success ? [] : configIssuesFromZod(parsed.error.issues, options, (path) => schemaKeysAt(optionsSchema, path));
+  const { dModel, heads } = options as { dModel?: unknown; heads?: unknown };
+  const d = typeof dModel === 'number' ? dModel : DEFAULT_LOCAL_MODEL.dModel;
+  const h = typeof heads === 'number' ? heads : DEFAULT_LOCAL_MODEL.heads;
+  if (Number.isInteger(d) && Number.isInteger(h) && h >= 1 && d % h !== 0 && options.checkpoint === undefined) {
+    issues.push({ path: 'dModel', message: `must be divisible by heads (${h}), got ${d}` });
   }
+  if (!parsed.success || issues.length > 0) throw new ConfigError('localBackend options', issues);
   const o = parsed.data;
   const modelDir = o.modelDir ?? defaultModelDir();
   const vocabSize = tokenizerVocabSize(modelDir);
@@ -155,6 +162,11 @@ class LocalBackend implements TrainingBackend {
   async optimStep(params: AdamParams): Promise<OptimStepResult> {
     const { engine } = await this.#start();
     return engine.optimStep(params);
+  }
+
+  /** Alias of {@link LocalBackend.saveWeightsForSampler} (Tinker's name). */
+  saveWeightsAndGetSamplingClient(): Promise<SamplingClient> {
+    return this.saveWeightsForSampler();
   }
 
   async saveWeightsForSampler(): Promise<SamplingClient> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../../errors/index.js';
+import { configIssuesFromZod, schemaKeysAt } from '../../errors/config-issues.js';
 
 /** Shape of the embedded transformer (pre-LN GPT, tied embeddings, GELU MLP of width 4·dModel). */
 export interface ModelConfig {
@@ -36,14 +37,11 @@ const modelConfigSchema = z.strictObject({
  */
 export function parseModelConfig(raw: unknown, what = 'local model config'): ModelConfig {
   const r = modelConfigSchema.safeParse(raw);
-  if (!r.success) {
-    throw new ConfigError(
-      what,
-      r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-    );
+  const issues = r.success ? [] : configIssuesFromZod(r.error.issues, raw, (path) => schemaKeysAt(modelConfigSchema, path));
+  const { dModel, heads } = (raw ?? {}) as { dModel?: unknown; heads?: unknown };
+  if (typeof dModel === 'number' && typeof heads === 'number' && Number.isInteger(dModel) && Number.isInteger(heads) && heads >= 1 && dModel % heads !== 0) {
+    issues.push({ path: 'dModel', message: `must be divisible by heads (${heads}), got ${dModel}` });
   }
-  if (r.data.dModel % r.data.heads !== 0) {
-    throw new ConfigError(what, [{ path: 'dModel', message: `must be divisible by heads (${r.data.heads}), got ${r.data.dModel}` }]);
-  }
+  if (!r.success || issues.length > 0) throw new ConfigError(what, issues);
   return r.data;
 }

@@ -1,0 +1,84 @@
+import type { TrainingBackend } from '../backend/types.js';
+import type { Environment } from '../env/types.js';
+import type { Example } from '../types/example.js';
+import { demonstrationDatum, type DemonstrationTurn } from '../rollout/demonstration.js';
+import { DatumShapeError } from '../errors/data-errors.js';
+import { trainSupervised, type SupervisedTrainOptions } from './supervised.js';
+
+/**
+ * One demonstrated episode: the example and the assistant turns a good (or deliberately imperfect) policy would
+ * write, as plain text (`'<tool_call>\n{"name": …}\n</tool_call>'`, then the final answer) or as
+ * {@link DemonstrationTurn}s. Tool results are not written: the environment produces them when the demonstration
+ * is rendered, exactly as in a rollout.
+ */
+export interface Demonstration<E extends Example = Example> {
+  readonly example: E;
+  readonly turns: readonly (string | DemonstrationTurn)[];
+}
+
+/** Options of {@link coldStart}: {@link SupervisedTrainOptions} (with `lengthBuckets` off by default) plus how demonstrations are rendered. */
+export interface ColdStartOptions extends SupervisedTrainOptions {
+  /** Observation budget handed to `env.step` while rendering (tokens); use the RL run's `budgets.maxToolResponseTokens`. */
+  readonly maxToolResponseTokens: number;
+  /**
+   * Demonstrations longer than this many tokens are left out (counted in `skipped`) rather than cut, which would
+   * lose their final answer. @default the backend's `maxContextTokens`
+   */
+  readonly maxTokens?: number;
+}
+
+/** What {@link coldStart} did. */
+export interface ColdStartResult {
+  /** Demonstrations trained on. */
+  readonly datums: number;
+  /** Demonstrations left out for exceeding `maxTokens`. */
+  readonly skipped: number;
+  /** Longest demonstration, in tokens. */
+  readonly longestTokens: number;
+  /** Cross-entropy of the last step (nats per trained token). */
+  readonly lastLoss: number;
+}
+
+/**
+ * Warms up a model on a new environment before RL (the "cold start" of ReTool / Search-R1). From fresh weights
+ * a model does not know the tool-call format, so every rollout scores the same, every group is degenerate and RL
+ * has nothing to learn from (the Trainer warns `degenerate_groups`). `coldStart` renders each demonstration through
+ * the environment's own tools and the backend's chat template ({@link demonstrationDatum}: the same tokens a
+ * rollout produces, tool results from `env.step`), then runs supervised fine-tuning on the assistant tokens only
+ * ({@link trainSupervised}). Continue with `new Trainer({ backend, … })` on the same backend.
+ * @example
+ * ```ts
+ * const demos = train.map((example) => ({ example, turns: [
+ *   '<tool_call>\n{"name": "price", "arguments": {"country": "Peru"}}\n</tool_call>', example.answer] }));
+ * await coldStart(backend, env, demos, { steps: 150, batchSize: 16, learningRate: 3e-3, seed: 1, maxToolResponseTokens: 8 });
+ * ```
+ * @throws DemonstrationError when a demonstration calls a tool the environment does not offer, omits a required
+ *   argument, or has turns after the one that ends the episode (names the example and turn).
+ * @throws DatumShapeError when no demonstration fits in `maxTokens`.
+ */
+export async function coldStart<E extends Example>(
+  backend: TrainingBackend,
+  env: Environment<E>,
+  demonstrations: readonly Demonstration<E>[],
+  opts: ColdStartOptions,
+): Promise<ColdStartResult> {
+  const renderer = await backend.renderer();
+  const maxTokens = opts.maxTokens ?? backend.maxContextTokens;
+  const datums = [];
+  let skipped = 0;
+  let longest = 0;
+  for (const demo of demonstrations) {
+    const turns = demo.turns.map((t) => (typeof t === 'string' ? { text: t } : t));
+    const d = await demonstrationDatum(renderer, env as Environment, demo.example, turns, { maxToolResponseTokens: opts.maxToolResponseTokens });
+    longest = Math.max(longest, d.modelInput.length);
+    if (d.modelInput.length > maxTokens) skipped++;
+    else datums.push(d);
+  }
+  if (datums.length === 0) {
+    throw new DatumShapeError('demonstrations', `none of ${demonstrations.length} fits in ${maxTokens} tokens (longest ${longest}); raise maxTokens or the backend's context`);
+  }
+  // Mixed-length batches by default: demonstrations of different kinds (a direct answer, a tool call) differ in
+  // length, and length buckets would make each batch one kind.
+  const { lastLoss } = await trainSupervised(backend, datums, { lengthBuckets: false, ...opts });
+  return { datums: datums.length, skipped, longestTokens: longest, lastLoss };
+}

@@ -1,0 +1,147 @@
+import type { TrainingBackend } from '../backend/types.js';
+import type { Environment } from '../env/types.js';
+import type { GroupReward, Reward } from '../reward/types.js';
+import type { Example } from '../types/example.js';
+import type { LossConfig } from '../types/loss-config.js';
+import type { RolloutBudgets, RolloutFailureStrategy } from '../rollout/types.js';
+
+/**
+ * Sampling settings of rollouts (and of the learner's logprobs, which must match them). The same three fields as
+ * `evaluate({ sampling })` and {@link RolloutSampling} (whose `seed` the Trainer derives from `seed` and the step).
+ */
+export interface TrainerSampling {
+  /** Softmax temperature; 0 = greedy. @default 1 */
+  readonly temperature?: number;
+  /** Nucleus sampling: keep the smallest set of tokens with this much probability, in (0, 1]. @default 1 (off) */
+  readonly topP?: number;
+  /** Keep only the k most likely tokens; 0 or unset = off. */
+  readonly topK?: number;
+}
+
+/** Adam settings of the RL updates (decoupled weight decay, global-norm gradient clipping). */
+export interface TrainerOptimizer {
+  /** Step size. Required when `optimizer` is given. @default 4e-5 when `optimizer` is omitted */
+  readonly learningRate: number;
+  /** Adam β1, in [0, 1). @default 0.9 */
+  readonly beta1?: number;
+  /** Adam β2, in [0, 1). @default 0.95 */
+  readonly beta2?: number;
+  /** Adam ε. @default 1e-8 */
+  readonly eps?: number;
+  /** Decoupled weight decay per step (AdamW), ≥ 0. @default 0 */
+  readonly weightDecay?: number;
+  /** Clip the global gradient norm to this value; 0 = no clipping. @default 1 */
+  readonly gradClipNorm?: number;
+}
+
+/** How rollouts are run and what happens when one fails. */
+export interface TrainerRolloutOptions {
+  /** What a failed trajectory (`stopReason: 'error'`) does to the step: drop it, retry it, or stop. @default `{ kind: 'drop' }` */
+  readonly failure?: RolloutFailureStrategy;
+  /** Wall-clock limit of one trajectory in ms (it ends with `stopReason: 'error'`, stage `timeout`). @default none */
+  readonly trajectoryTimeoutMs?: number;
+  /** Groups rolled out at the same time (round-synchronous mode). @default all groups of the step */
+  readonly maxConcurrentGroups?: number;
+  /**
+   * Stream groups: each trajectory is scored as soon as it ends and a step trains on the first `questionsPerBatch`
+   * ready groups; `false` = round-synchronous (every step waits for its whole batch). @default true
+   */
+  readonly streaming?: boolean;
+  /** Trajectories in flight at once when streaming (a group starts when `groupSize` slots are free). @default all of a step's */
+  readonly maxConcurrentTrajectories?: number;
+}
+
+/** Evaluation on held-out examples during training (emits `eval` events and `eval/*` metrics). */
+export interface TrainerEvalOptions {
+  /** Held-out examples (rows checked like `dataset`). */
+  readonly dataset: readonly Example[];
+  /** Evaluate after every this many steps. */
+  readonly every: number;
+  /** Samples per example (Average@n / Pass@n). @default 4 */
+  readonly samples?: number;
+  /** Examples evaluated at the same time. @default 16 */
+  readonly concurrency?: number;
+}
+
+/**
+ * Options of `new Trainer(opts)`. Only `backend`, `env`, `reward`, `loss` and `dataset` are required; everything is
+ * validated before the first rollout, and a bad value is a `ConfigError` naming it with its dotted path (unknown
+ * keys get the closest known one: `optimizer.lr` → `optimizer.learningRate`). Units: steps are optimizer steps,
+ * token counts are tokens of the backend's tokenizer, times are milliseconds.
+ */
+export interface TrainerOptions {
+  /** Where the model lives: trains (`forwardBackward`, `optimStep`) and samples (`saveWeightsForSampler`). E.g. `localBackend()`. */
+  readonly backend: TrainingBackend;
+  /** The task: tools, opening messages and what happens after each assistant turn. See `docs/custom-environment.md`. */
+  // An environment typed for a richer Example is accepted; the Trainer hands it the rows of `dataset`.
+  readonly env: Environment<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Scores a finished trajectory: must return `{ reward: number, correct: boolean, validFormat: boolean }`. */
+  readonly reward: Reward<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The policy loss, e.g. `{ kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }` (see `LossConfig`). */
+  readonly loss: LossConfig;
+  /** Training examples `{ id, question, answer }` with unique ids (`loadDataset`, `loadMathDataset`). At least one. */
+  readonly dataset: readonly Example[];
+  /** Trajectories sampled per example (GRPO group); advantages are relative to the group, so ≥ 2. @default 8 */
+  readonly groupSize?: number;
+  /** Examples per step (a step trains on `questionsPerBatch × groupSize` trajectories). @default 8 */
+  readonly questionsPerBatch?: number;
+  /** Optimizer steps to run (counting the steps of a resumed run). @default 100 */
+  readonly maxSteps?: number;
+  /**
+   * Per-trajectory limits, in tokens and counts (see `RolloutBudgets`). Unset ones default within the backend's
+   * context: `maxTrajectoryTokens` min(8192, context), `maxTurnTokens` min(1024, that), `maxToolResponseTokens`
+   * min(512, context / 4); `maxToolCalls` 4, `maxTurns` 6.
+   */
+  readonly budgets?: Partial<RolloutBudgets>;
+  /** Sampling of rollouts (temperature, topP, topK). @default `{ temperature: 1, topP: 1 }` */
+  readonly sampling?: TrainerSampling;
+  /** Adam settings. @default `{ learningRate: 4e-5, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 }` */
+  readonly optimizer?: TrainerOptimizer;
+  /** Advantage normalisation within a group: `'none'` (r − mean, Dr. GRPO), `'std'` ((r − mean)/std, GRPO), `'rloo'` (leave-one-out). @default `{ normalize: 'none' }` */
+  readonly advantage?: { readonly normalize?: 'none' | 'std' | 'rloo' };
+  /** Size of one `forwardBackward` call: at most `maxTokens` tokens and `maxDatums` datums. @default `{ maxTokens: 8192, maxDatums: 16 }` */
+  readonly microBatch?: { readonly maxTokens?: number; readonly maxDatums?: number };
+  /** Failure handling, streaming and concurrency of rollouts. */
+  readonly rollout?: TrainerRolloutOptions;
+  /**
+   * A chat template that rewrites history (the next prompt does not extend the sampled tokens): `'drop'` the
+   * trajectory (warned and counted), `'split'` it into one datum per extending run of turns (the prompt is
+   * re-rendered), or `'fail'` the step with `RolloutFailedError`. @default 'drop'
+   */
+  readonly onPrefixMismatch?: 'drop' | 'split' | 'fail';
+  /**
+   * Overlap rollouts with learning: rollouts for up to `maxStaleness` later steps go on while the learner trains, and
+   * groups sampled more than `maxStaleness` weights versions ago are dropped (`rollout/stale_dropped`). 0 = on-policy.
+   * Needs `rollout.streaming`. @default `{ maxStaleness: 0 }`
+   */
+  readonly async?: { readonly maxStaleness?: number };
+  /**
+   * A reward over a whole group (members compared with each other), added to each member's own reward before
+   * advantages are computed (cf. tinker-cookbook `compute_group_rewards`). @default none
+   */
+  readonly groupReward?: GroupReward;
+  /** A reward call that has not resolved after this many ms drops that sample (`reward_timeout`). @default 60000 */
+  readonly rewardTimeoutMs?: number;
+  /** Leave out groups whose samples all scored alike (zero advantage: nothing to learn). @default true */
+  readonly skipDegenerateGroups?: boolean;
+  /** Seed of the data order and of sampling (derived per step). @default 0 */
+  readonly seed?: number;
+  /** Shuffle the dataset each epoch. @default true */
+  readonly shuffle?: boolean;
+  /** Folder for `metrics.jsonl`, `trajectories.jsonl`, `config.json` and checkpoints. @default none (nothing written) */
+  readonly logDir?: string;
+  /** Write a checkpoint (weights, optimizer, step, data position) every this many steps; 0 = off. Needs `logDir`. @default 0 */
+  readonly checkpointEvery?: number;
+  /** Checkpoints kept (older ones are deleted). @default 3 */
+  readonly checkpointKeepLast?: number;
+  /** Continue from a checkpoint folder, or `'latest'` (the newest in `logDir/checkpoints`). @default none */
+  readonly resume?: string;
+  /** Evaluate on held-out examples during training. @default none */
+  readonly eval?: TrainerEvalOptions;
+  /** Trajectories per step written to `trajectories.jsonl` (needs `logDir`). @default `{ perStep: 4 }` */
+  readonly trajectoryLog?: { readonly perStep?: number };
+  /** One progress line per step and the warnings on stderr: `true`, `false`, or `'auto'` (only on a terminal). @default 'auto' */
+  readonly progress?: boolean | 'auto';
+  /** Extra variables for the chat template (e.g. `{ enable_thinking: false }` for Qwen3). @default none */
+  readonly templateKwargs?: Readonly<Record<string, unknown>>;
+}

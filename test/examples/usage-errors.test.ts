@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+describe('example scripts exit 2 on a usage error', () => {
+  for (const script of ['examples/retool/main.ts', 'examples/custom-env/tea-price.ts']) {
+    it(script, () => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', script, '--no-such-option'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain("Unknown option '--no-such-option'");
+    }, 130_000);
+  }
+});
