@@ -24,3 +24,13 @@ export class RolloutFailedError extends AgentRLError {
     this.name = 'RolloutFailedError';
   }
 }
+
+/** The {@link RolloutFailedError} for a failed trajectory (its id, stage, environment, turn and cause). */
+export function rolloutFailedError(t: { readonly id: string; readonly error?: { readonly stage?: string; readonly message?: string; readonly cause?: unknown; readonly env?: string; readonly turn?: number } }): RolloutFailedError {
+  const e = t.error;
+  return new RolloutFailedError(t.id, e?.stage ?? 'unknown', {
+    cause: e?.cause ?? e?.message,
+    ...(e?.env !== undefined ? { env: e.env } : {}),
+    ...(e?.turn !== undefined ? { turn: e.turn } : {}),
+  });
+}

@@ -4,7 +4,7 @@ import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
 import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
-import { RolloutFailedError } from '../errors/rollout-errors.js';
+import { RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
 import type { RolloutContext } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
@@ -141,7 +141,7 @@ export async function runRollouts(ctx: RolloutContext, examples: readonly Exampl
           const bad = ts.find((t) => isFatal(ctx, t));
           if (bad && !fatal) {
             fatal = bad;
-            stop.abort(new RolloutFailedError(bad.id, bad.error?.stage ?? 'unknown', { cause: bad.error?.cause ?? bad.error?.message, ...(bad.error?.env !== undefined ? { env: bad.error.env } : {}), ...(bad.error?.turn !== undefined ? { turn: bad.error.turn } : {}) }));
+            stop.abort(rolloutFailedError(bad));
           }
           return ts;
         }),

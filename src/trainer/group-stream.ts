@@ -3,7 +3,7 @@ import type { SamplingClient } from '../backend/types.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
-import { RolloutFailedError } from '../errors/rollout-errors.js';
+import { rolloutFailedError } from '../errors/rollout-errors.js';
 import { runGroup, isFatal } from '../rollout/run-group.js';
 import { batchSeed, type BatchSource, type BatchSourceOptions, type ReadyGroup, type StepBatch } from './batch-source.js';
 import { scoreTrajectory } from './score.js';
@@ -186,7 +186,7 @@ export class GroupStream implements BatchSource {
       release(slots);
       const bad = ts.find((t) => isFatal(o.rollout, t));
       if (bad && !this.#fatal) {
-        this.#fatal = new RolloutFailedError(bad.id, bad.error?.stage ?? 'unknown', { cause: bad.error?.cause ?? bad.error?.message });
+        this.#fatal = rolloutFailedError(bad);
         this.#stop.abort(this.#fatal);
       }
       const rewards_G = await scoreFinishedGroup({ reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), ...scoreOpts }, example, ts, scoring);
