@@ -19,3 +19,4 @@ export * from './loss/index.js';
 export * from './backend/index.js';
 export * from './trainer/index.js';
 export * from './eval/index.js';
+export { createServeApp, TinkerService, ServeRequestError, type ServeApp, type ServeAppOptions, type ServePlugin, type TinkerServiceOptions, type ErrorCategory } from './serve/tinker/index.js';
