@@ -145,6 +145,13 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     expect(rb.loss_fn_outputs[0].logprobs.data).not.toEqual(before.loss_fn_outputs[0].logprobs.data);
     const missing = await submit(base, 'load_weights', { model_id: b.modelId, seq_id: 4, path: `tinker://${a.modelId}/weights/nope` });
     expect(missing).toMatchObject({ category: 'user' });
+    // Hazard: a checkpoint name used as a directory escaping the state directory.
+    for (const path of ['..', '../../etc', 'a/b']) {
+      const r = await call(base, 'save_weights', { model_id: a.modelId, seq_id: 9, path });
+      expect(r.status, path).toBe(400);
+    }
+    const escape = await submit(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
+    expect(escape).toMatchObject({ category: 'user' });
   });
 
   it('reports lora_config in get_info and refuses unknown sessions and base models', async () => {

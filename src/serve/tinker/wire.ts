@@ -223,8 +223,8 @@ export interface TinkerPath {
   readonly name: string;
 }
 
-/** Names allowed for saved weights (they become directory names). */
-export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** Names allowed for saved weights (they become directory names: no `/`, not `.` or `..`). */
+export const CHECKPOINT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 
 /** Parses a `tinker://` path. @throws BackendInputError when malformed. */
 export function parseTinkerPath(path: string, field: string): TinkerPath {
