@@ -210,3 +210,22 @@ describe('agentrl serve options', () => {
     expect(() => createServeApp({ host: '0.0.0.0', model: MODEL })).toThrow(/apiKey/);
   });
 });
+
+describe('agentrl serve sessions', () => {
+  it('drops a session that stopped sending heartbeats, with its models', async () => {
+    const serve = createServeApp({ port: 0, model: MODEL });
+    const base = await serve.listen();
+    try {
+      const { sessionId, modelId } = await newModel(base);
+      expect(serve.service.modelCount).toBe(1);
+      await serve.service.expireSessions(Date.now() - 60_000); // heartbeats are recent: kept
+      expect(serve.service.modelCount).toBe(1);
+      await serve.service.expireSessions(Date.now() + 1);
+      expect(serve.service.modelCount).toBe(0);
+      expect((await call(base, 'session_heartbeat', { session_id: sessionId })).status).toBe(404);
+      expect((await call(base, 'get_info', { model_id: modelId })).status).toBe(404);
+    } finally {
+      await serve.close();
+    }
+  });
+});
