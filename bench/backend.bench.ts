@@ -33,9 +33,13 @@ function batch(seed: number): Datum[] {
   });
 }
 
-/** Starts `agentrl serve --port 0` (default model, seed 0) and resolves to its URL. */
+/**
+ * Starts `agentrl serve --port 0` (default model, seed 0) and resolves to its URL. The in-process steps block this
+ * process (and the client's heartbeats) for minutes on a busy machine, so the session timeout is raised.
+ */
 function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--session-timeout-s', '3600'];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (b: Buffer) => {

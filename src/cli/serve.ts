@@ -16,6 +16,7 @@ Options:
   --api-key <key>          require X-API-Key: <key> (or Authorization: Bearer <key>) on every request
   --model-name <name>      the base model name offered (default agentrl/local)
   --state-dir <dir>        where save_weights writes (default: a temporary directory, removed on exit)
+  --session-timeout-s <n>  drop a session (and its models) after this long without a heartbeat (default 300)
 
 Prints "listening on http://HOST:PORT" when ready; SIGINT/SIGTERM stop it.`;
 
@@ -42,9 +43,14 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
         'api-key': { type: 'string' },
         'model-name': { type: 'string' },
         'state-dir': { type: 'string' },
+        'session-timeout-s': { type: 'string' },
       },
     });
     const port = intOpt(values.port, 'port');
+    const sessionTimeoutS = values['session-timeout-s'] === undefined ? undefined : Number(values['session-timeout-s']);
+    if (sessionTimeoutS !== undefined && !(sessionTimeoutS >= 1 && sessionTimeoutS <= 86_400)) {
+      throw new UsageError(`--session-timeout-s expects seconds in [1, 86400], got '${values['session-timeout-s']}'`);
+    }
     serve = createServeApp({
       ...(values.checkpoint !== undefined ? { checkpoint: values.checkpoint } : {}),
       ...(values.host !== undefined ? { host: values.host } : {}),
@@ -52,6 +58,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
       ...(values['model-name'] !== undefined ? { modelName: values['model-name'] } : {}),
       ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}),
+      ...(sessionTimeoutS !== undefined ? { sessionTimeoutMs: Math.round(sessionTimeoutS * 1000) } : {}),
     });
   } catch (e) {
     const parseErr = typeof (e as { code?: unknown }).code === 'string' && String((e as { code: string }).code).startsWith('ERR_PARSE_ARGS');

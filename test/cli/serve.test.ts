@@ -17,6 +17,7 @@ describe('agentrl serve (CLI)', () => {
       [['serve', '--port', '70000'], /--port expects an integer/],
       [['serve', '--checkpoint', 'test/cli/no-such-checkpoint'], /checkpoint/],
       [['serve', '--host', '0.0.0.0'], /apiKey/],
+      [['serve', '--session-timeout-s', '0'], /--session-timeout-s expects/],
     ];
     for (const [args, message] of cases) {
       const c = io();

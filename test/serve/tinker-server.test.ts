@@ -229,3 +229,26 @@ describe('agentrl serve sessions', () => {
     }
   });
 });
+
+describe('agentrl serve sessions while the engine blocks the thread', () => {
+  it('does not expire a session for heartbeats it could not read while busy', async () => {
+    // Hazard: a long forward_backward blocks the event loop past the session timeout; the sweep that runs
+    // first after it must not drop the session whose heartbeats are still waiting in the socket.
+    const { TinkerService } = await import('../../src/serve/tinker/service.js');
+    const service = new TinkerService({ engine: MODEL, sessionTimeoutMs: 2000 });
+    try {
+      const s = service.createSession({});
+      const { request_id } = service.createModel({ session_id: s.session_id });
+      await service.retrieve({ request_id });
+      expect(service.modelCount).toBe(1);
+      const t0 = Date.now();
+      while (Date.now() - t0 < 3000) {
+        // busy: the thread is blocked, as during an engine call
+      }
+      await new Promise((r) => setTimeout(r, 0)); // the overdue sweep runs first
+      expect(service.modelCount).toBe(1);
+    } finally {
+      await service.close();
+    }
+  });
+});

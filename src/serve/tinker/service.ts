@@ -81,7 +81,17 @@ export class TinkerService {
     this.pollTimeoutMs = options.pollTimeoutMs ?? 30_000;
     this.#futures = new FutureStore({ ttlMs: options.futureTtlMs ?? 600_000 });
     const timeout = options.sessionTimeoutMs ?? 300_000;
-    this.#sessionSweep = setInterval(() => void this.expireSessions(Date.now() - timeout), Math.max(1000, Math.min(30_000, timeout / 4)));
+    const every = Math.max(1000, Math.min(30_000, timeout / 4));
+    let prev = Date.now();
+    this.#sessionSweep = setInterval(() => {
+      // The engine runs on this thread: while a long forward_backward blocks it, heartbeats wait unread in the
+      // socket. Time the server could not listen does not count against sessions.
+      const now = Date.now();
+      const stall = now - prev - every;
+      prev = now;
+      if (stall > 1000) for (const s of this.#sessions.values()) s.lastSeen += stall;
+      void this.expireSessions(now - timeout);
+    }, every);
     this.#sessionSweep.unref();
   }
 
@@ -290,6 +300,7 @@ export class TinkerService {
   }
 
   #submit(m: ModelState, seqId: number | null | undefined, op: string, body: unknown, run: () => Promise<FutureBody>): { request_id: string; model_id: string } {
+    this.#touch(m);
     const adm = m.queue.admit(seqId, digest(op, body));
     if (adm.kind === 'duplicate') return { request_id: adm.requestId, model_id: m.id };
     if (adm.kind === 'conflict') throw new ServeRequestError(409, adm.message);
@@ -305,11 +316,18 @@ export class TinkerService {
       try {
         if (!this.#models.has(m.id)) throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
         release(await run());
+        this.#touch(m);
       } catch (e) {
         fail(e);
       }
     });
     return { request_id: requestId, model_id: m.id };
+  }
+
+  /** A model's requests (and their completion, after a long engine call) count as signs of life of its session. */
+  #touch(m: ModelState): void {
+    const s = this.#sessions.get(m.sessionId);
+    if (s) s.lastSeen = Math.max(s.lastSeen, Date.now());
   }
 
   async #resolveSampler(modelPath: string | undefined, baseModel: string | undefined): Promise<SamplingClient> {
