@@ -15,6 +15,18 @@ export interface FutureOp<T> {
   readonly proto?: (bytes: Uint8Array) => T;
 }
 
+/** `X-Tinker-Request-Type` values of the Python SDK, by operation. */
+const REQUEST_TYPE: Readonly<Record<string, string>> = {
+  create_model: 'CreateModel',
+  forward_backward: 'ForwardBackward',
+  forward: 'Forward',
+  optim_step: 'OptimStep',
+  save_weights: 'SaveWeights',
+  load_weights: 'LoadWeights',
+  save_weights_for_sampler: 'SaveWeightsForSampler',
+  sample: 'Sample',
+};
+
 /** Reads `request_id` from a submit answer (`{ request_id }`, or SkyRL's `{ future_id, request_id }`). */
 export function requestIdOf(op: string, a: HttpAnswer): string {
   const body = jsonOf(a) as Record<string, unknown> | undefined;
@@ -31,7 +43,7 @@ export function requestIdOf(op: string, a: HttpAnswer): string {
  *   again for the payload; `{ error, category }` → typed error (`user` → `BackendInputError`); else the result,
  *   decoded by the answer's content type (JSON, or protobuf when `op.proto` is set).
  * - 408 (the long poll expired) and a client-side poll timeout → poll again at once (the server is holding the poll).
- * - 5xx without an error body, 429, connection errors → backoff within the retry budget, then `BackendUnavailableError`.
+ * - 5xx without an error body (the first retried at once), 429, 402 (billing pause), connection errors → backoff within the retry budget, then `BackendUnavailableError`.
  * - 410 (the promise expired) → resubmit the original request, at most `retry.max410` times.
  * - 400 `{ detail }` or 5xx `{ detail }` (SkyRL's failed request) → `BackendRequestError`; a bare 400 is retried
  *   `retry.max400` times (proxies inject them); 401/403 → `BackendAuthError`; other statuses are final.
@@ -52,7 +64,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
         'POST',
         '/api/v1/retrieve_future',
         { json: { request_id: id, allow_metadata_only: false } },
-        { timeoutMs: opts.timeouts.pollMs, accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': f.op } },
+        { timeoutMs: opts.timeouts.pollMs, accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': REQUEST_TYPE[f.op] ?? f.op } },
       );
     } catch (e) {
       if (!(e instanceof TransportFault)) throw e;
@@ -100,8 +112,8 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       n400 += 1;
       continue;
     }
-    if ((s === 429 || s >= 500) && detail === undefined) {
-      const delay = clock.nextDelay(s === 429 ? retryAfterMs(a.headers) : undefined);
+    if ((s === 429 || s === 402 || s >= 500) && detail === undefined) {
+      const delay = clock.nextDelay(s === 429 || s === 402 ? retryAfterMs(a.headers) : undefined);
       if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: HTTP ${s} until the retry budget of ${opts.retry.budgetMs} ms ran out`);
       // 5xx: the first retry goes at once (as the Python SDK); a run of them backs off.
       await sleep(s >= 500 && n5xx++ === 0 ? 0 : delay, http.signal);

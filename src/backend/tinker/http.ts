@@ -169,7 +169,7 @@ export class TinkerHttp {
   }
 
   /**
-   * A submit or synchronous call: retries transport faults, 408, 429 and 5xx answers without an error body
+   * A submit or synchronous call: retries transport faults, 408, 429, 402 (billing pause) and 5xx answers without an error body
    * (SkyRL's `{ detail }` 500 is final), with backoff within the retry budget, keeping one idempotency key.
    * @returns the 2xx answer.
    * @throws BackendUnavailableError when the budget runs out; BackendAuthError (401/403); BackendInputError
@@ -185,10 +185,10 @@ export class TinkerHttp {
       try {
         const a = await this.send(o.method ?? 'POST', path, body, { timeoutMs: this.#opts.timeouts.requestMs, ...o, idempotencyKey: key });
         if (a.status >= 200 && a.status < 300) return a;
-        const retryable = a.status === 408 || a.status === 429 || (a.status >= 500 && detailOf(jsonOf(a)) === undefined && requestFailure(jsonOf(a)) === undefined);
+        const retryable = a.status === 408 || a.status === 429 || a.status === 402 || (a.status >= 500 && detailOf(jsonOf(a)) === undefined && requestFailure(jsonOf(a)) === undefined);
         if (!retryable) throw answerError(op, url, a);
         last = `HTTP ${a.status}`;
-        delay = clock.nextDelay(a.status === 429 ? retryAfterMs(a.headers) : undefined);
+        delay = clock.nextDelay(a.status === 429 || a.status === 402 ? retryAfterMs(a.headers) : undefined);
       } catch (e) {
         if (!(e instanceof TransportFault)) throw e;
         last = e.message;

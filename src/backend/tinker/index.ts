@@ -1,4 +1,5 @@
-export { tinkerBackend, TINKER_CHECKPOINT_FILE, type TinkerBackend, type TinkerModelInfo } from './tinker-backend.js';
+export { tinkerBackend, type TinkerBackend, type TinkerModelInfo } from './tinker-backend.js';
+export { TINKER_CHECKPOINT_FILE, type CheckpointPointer } from './checkpoint-pointer.js';
 export {
   TINKER_HOSTED_URL,
   type TinkerBackendOptions,

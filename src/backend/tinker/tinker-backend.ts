@@ -1,11 +1,10 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import type { Renderer } from '../../chat/types.js';
-import { BackendRequestError, CheckpointError } from '../../errors/index.js';
-import { isClipped, perTokenLoss } from '../../loss/index.js';
+import { BackendRequestError } from '../../errors/index.js';
+import { resolveCheckpointPath, writeCheckpointPointer } from './checkpoint-pointer.js';
 import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient, TrainingBackend } from '../types.js';
+import { mergeForwardBackward } from './fb-result.js';
 import { awaitFuture, requestIdOf, type FutureOp } from './futures.js';
 import { jsonOf, TinkerHttp, type HttpBody } from './http.js';
 import { planForwardBackward } from './loss-mapping.js';
@@ -17,9 +16,6 @@ import { SeqOrder } from './seq-order.js';
 import { TinkerSession } from './session.js';
 import { adamParamsJson, checkpointName, chunkDatums, forwardBackwardBody } from './training-ops.js';
 import { parseForwardBackwardJson, parseMetricsJson, parseModelId, stringField, type ForwardBackwardOutput, type WireDatum } from './wire.js';
-
-/** File written into a `saveState` directory: where the server keeps the checkpoint. */
-export const TINKER_CHECKPOINT_FILE = 'tinker-checkpoint.json';
 
 /** `get_info` of the model being trained. */
 export interface TinkerModelInfo {
@@ -37,6 +33,8 @@ export interface TinkerBackend extends TrainingBackend {
   connect(): Promise<{ sessionId: string; modelId: string }>;
   /** `get_info` of the current model. */
   info(): Promise<TinkerModelInfo>;
+  /** `GET /api/v1/get_server_capabilities`: the base models the server can train. */
+  capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }>;
   /** `tinker://…` path of the last `saveState`, if any. */
   readonly lastCheckpoint: string | undefined;
 }
@@ -180,50 +178,7 @@ class TinkerTrainingBackend implements TinkerBackend {
     const chunks = chunkDatums(plan.datums, this.#opts.maxChunkDatums);
     // All chunks take their seq_ids now, in order; results are awaited together.
     const results = await Promise.all(chunks.map((c) => this.#fbOp(c, plan, false)));
-    const logprobs = results.flatMap((r) => r.logprobs);
-    let serverLoss = 0;
-    let haveServerLoss = true;
-    for (const r of results) {
-      const l = r.metrics['loss:sum'];
-      if (typeof l === 'number') serverLoss += l;
-      else haveServerLoss = false;
-    }
-    let summed = serverLoss;
-    if (!haveServerLoss) {
-      summed = 0;
-      plan.datums.forEach((d, i) => {
-        const lp = logprobs[i]!;
-        const per = perTokenLoss(loss, {
-          targetLogprobs: lp,
-          ...(d.inputs['weights'] ? { weights: d.inputs['weights'].data } : {}),
-          ...(d.inputs['advantages'] ? { advantages: d.inputs['advantages'].data, samplingLogprobs: d.inputs['logprobs']!.data } : {}),
-        });
-        for (const x of per) summed += x;
-      });
-    }
-    let tokens = 0;
-    let clipped = 0;
-    let kl = 0;
-    datums.forEach((d, i) => {
-      const lp_T = logprobs[i]!;
-      if (lp_T.length !== d.modelInput.length) throw new BackendRequestError('forward_backward', 'unknown', `datum ${i}: ${lp_T.length} logprobs for ${d.modelInput.length} tokens`);
-      d.mask.forEach((m, t) => {
-        if (m === 0) return;
-        tokens += 1;
-        kl += d.logprobs[t]! - lp_T[t]!;
-        if (isClipped(loss, Math.exp(lp_T[t]! - d.logprobs[t]!), d.advantages[t]!)) clipped += 1;
-      });
-    });
-    const rl = loss.kind !== 'cross_entropy';
-    return {
-      logprobs,
-      metrics: {
-        loss: weight !== 0 ? summed / weight : 0,
-        clip_frac: tokens > 0 ? clipped / tokens : 0,
-        kl_sample_train: rl && tokens > 0 ? kl / tokens : 0,
-        tokens,
-      },
-    };
+    return mergeForwardBackward({ datums, loss, weight, plan, results });
   }
 
   /** `optim_step` with `adam_params`; metrics are the server's plus `learning_rate`. */
@@ -285,15 +240,7 @@ class TinkerTrainingBackend implements TinkerBackend {
     const tinkerPath = saved ?? `tinker://${modelId}/weights/${name}`;
     this.#lastCheckpoint = tinkerPath;
     if (path.startsWith('tinker://')) return;
-    try {
-      await mkdir(path, { recursive: true });
-      await writeFile(
-        join(path, TINKER_CHECKPOINT_FILE),
-        JSON.stringify({ tinker_path: tinkerPath, model_id: modelId, base_model: this.#opts.baseModel, base_url: this.baseUrl }, null, 2) + '\n',
-      );
-    } catch (cause) {
-      throw new CheckpointError(`saved ${tinkerPath} but cannot write ${join(path, TINKER_CHECKPOINT_FILE)}: ${String(cause)}`, { cause });
-    }
+    await writeCheckpointPointer(path, { tinker_path: tinkerPath, model_id: modelId, base_model: this.#opts.baseModel, base_url: this.baseUrl });
   }
 
   /**
@@ -304,17 +251,7 @@ class TinkerTrainingBackend implements TinkerBackend {
    */
   async loadState(path: string, opts?: { optimizer?: boolean }): Promise<void> {
     this.#ensureOpen();
-    let tinkerPath = path;
-    if (!path.startsWith('tinker://')) {
-      const file = join(path, TINKER_CHECKPOINT_FILE);
-      try {
-        const j = JSON.parse(await readFile(file, 'utf8')) as { tinker_path?: unknown };
-        if (typeof j.tinker_path !== 'string') throw new Error('no tinker_path');
-        tinkerPath = j.tinker_path;
-      } catch (cause) {
-        throw new CheckpointError(`${file}: not a tinker checkpoint pointer (${String(cause)})`, { cause });
-      }
-    }
+    const tinkerPath = await resolveCheckpointPath(path);
     if (this.#model === undefined || this.#model.seq.issued > 0) this.#model = this.#newSlot();
     const optimizer = opts?.optimizer ?? true;
     await this.#modelOp(
@@ -345,6 +282,18 @@ class TinkerTrainingBackend implements TinkerBackend {
     const a = await this.#http.call('get_info', '/api/v1/get_info', { json: { model_id: modelId, type: 'get_info' } });
     const raw = jsonOf(a);
     return { modelId, raw: typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {} };
+  }
+
+  async capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }> {
+    this.#ensureOpen();
+    const a = await this.#http.call('get_server_capabilities', '/api/v1/get_server_capabilities', undefined, { method: 'GET' });
+    const list = (jsonOf(a) as { supported_models?: unknown } | undefined)?.supported_models;
+    const models = (Array.isArray(list) ? list : []).flatMap((m: { model_name?: unknown; max_context_length?: unknown }) =>
+      typeof m?.model_name === 'string'
+        ? [{ name: m.model_name, ...(typeof m.max_context_length === 'number' ? { maxContextLength: m.max_context_length } : {}) }]
+        : [],
+    );
+    return { models };
   }
 
   renderer(): Promise<Renderer> {

@@ -46,8 +46,8 @@ export function forwardBackwardBody(args: {
   }
   const input = forwardBackwardInputJson(datums, plan.lossFn, plan.lossFnConfig);
   return forwardOnly
-    ? { path: '/api/v1/forward', body: { json: { forward_input: input, model_id: modelId, seq_id: seqId, type: 'forward' } } }
-    : { path: '/api/v1/forward_backward', body: { json: { forward_backward_input: input, model_id: modelId, seq_id: seqId, type: 'forward_backward' } } };
+    ? { path: '/api/v1/forward', body: { json: { forward_input: input, model_id: modelId, seq_id: seqId } } }
+    : { path: '/api/v1/forward_backward', body: { json: { forward_backward_input: input, model_id: modelId, seq_id: seqId } } };
 }
 
 /**

@@ -114,6 +114,8 @@ export class FakeTinker {
     switch (op) {
       case 'create_session':
         return { json: { type: 'create_session', session_id: 'sess-1' } };
+      case 'get_server_capabilities':
+        return { json: { supported_models: [{ model_name: 'fake/model', max_context_length: 512 }, { model_name: 'old/model' }] } };
       case 'session_heartbeat':
         return { json: { type: 'session_heartbeat' } };
       case 'get_info':

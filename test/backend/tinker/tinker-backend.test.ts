@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, tinkerBackend, type Datum, type TinkerBackend } from 'agentrl';
+import { CheckpointError, ConfigError, referenceLoss, tinkerBackend, type Datum, type TinkerBackend } from 'agentrl';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 import { FakeTinker } from './fake-tinker-server.js';
 
@@ -75,6 +75,8 @@ describe('tinkerBackend over the JSON protocol', () => {
     expect(await b.computeLogprobs([4, 5, 6])).toEqual([null, -0.5, -0.5]);
     expect(server.seen('/api/v1/forward')[0]!.json).toMatchObject({ seq_id: 4 });
 
+    expect(await b.capabilities()).toEqual({ models: [{ name: 'fake/model', maxContextLength: 512 }, { name: 'old/model' }] });
+    expect(server.seen('/api/v1/get_server_capabilities')[0]!.method).toBe('GET');
     const info = await b.info();
     expect(info.raw['lora_rank']).toBe(32);
     expect(server.seen('/api/v1/get_info')[0]!.json).toEqual({ model_id: 'model-0', type: 'get_info' });
@@ -106,6 +108,37 @@ describe('tinkerBackend over the JSON protocol', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('loadState of a tinker:// path on a fresh backend loads into the first model; a folder without a pointer is a CheckpointError', async () => {
+    server = await FakeTinker.start();
+    const b = make();
+    await expect(b.loadState(tmpdir())).rejects.toThrow(CheckpointError);
+    await b.loadState('tinker://run-9/weights/final', { optimizer: false });
+    expect(server.seen('/api/v1/load_weights')[0]!.json).toMatchObject({ model_id: 'model-0', seq_id: 1, path: 'tinker://run-9/weights/final', optimizer: false });
+    expect(server.seen('/api/v1/create_model')).toHaveLength(1);
+  });
+
+  it('computes the same loss from the returned logprobs when the server reports no loss:sum', async () => {
+    const d = [datum(4, 1.5), datum(2, -0.5)];
+    const loss = { kind: 'ppo', clipLow: 0.8, clipHigh: 1.1, aggregation: 'sequence-mean' } as const;
+    const expected = referenceLoss(d, d.map((x) => x.modelInput.map(() => -0.5)), loss).loss;
+    server = await FakeTinker.start();
+    const withMetric = await make().forwardBackward(d, loss, { weight: 0.25 });
+    expect(withMetric.metrics['loss']).toBeCloseTo(expected, 6);
+    await backend!.close();
+    await server.close();
+    server = await FakeTinker.start({
+      hook: (r, s) => {
+        const f = r.path === '/api/v1/retrieve_future' ? s.futures.get(String(r.json!['request_id'])) : undefined;
+        if (f?.op !== 'forward_backward') return undefined;
+        const res = s.result(f) as Record<string, unknown>;
+        return { json: { ...res, metrics: {} } };
+      },
+    });
+    const without = await make().forwardBackward(d, loss, { weight: 0.25 });
+    expect(without.metrics['loss']).toBeCloseTo(expected, 6);
+    expect(without.metrics['clip_frac']).toBe(withMetric.metrics['clip_frac']);
   });
 
   it('refuses tempered sampling unless allowed, before any request', async () => {
