@@ -105,12 +105,14 @@ export class TinkerService {
     return { supported_models: [{ model_name: this.modelName, max_context_length: this.contextTokens }] };
   }
 
+  /** `create_session`: a new session id. */
   createSession(_body: z.infer<typeof w.createSessionSchema>): { type: 'create_session'; session_id: string } {
     const id = `session_${randomBytes(8).toString('hex')}`;
     this.#sessions.set(id, { lastSeen: Date.now(), models: new Set() });
     return { type: 'create_session', session_id: id };
   }
 
+  /** `session_heartbeat`. @throws ServeRequestError 404 for an unknown session. */
   heartbeat(body: z.infer<typeof w.heartbeatSchema>): { type: 'session_heartbeat' } {
     this.#session(body.session_id).lastSeen = Date.now();
     return { type: 'session_heartbeat' };
@@ -125,6 +127,7 @@ export class TinkerService {
     }
   }
 
+  /** `create_model`: a future of `{model_id}`; the model is a fresh copy of the checkpoint. @throws ServeRequestError 404/400 */
   createModel(body: z.infer<typeof w.createModelSchema>): { request_id: string; model_id: string } {
     const session = this.#session(body.session_id);
     if (body.base_model && body.base_model !== this.modelName) {
@@ -141,6 +144,7 @@ export class TinkerService {
     return { request_id: this.#futures.create(work, errorBody), model_id: id };
   }
 
+  /** `get_info` (synchronous). @throws ServeRequestError 404 for an unknown model. */
   getInfo(body: z.infer<typeof w.modelIdSchema>): Record<string, unknown> {
     const m = this.#model(body.model_id);
     const rank = m.lora?.rank ?? undefined;
@@ -155,6 +159,7 @@ export class TinkerService {
     };
   }
 
+  /** `unload_model`: closes the model after its queued requests. */
   unloadModel(body: z.infer<typeof w.modelIdSchema>): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
     return this.#submit(m, undefined, 'unload_model', body, async () => {
@@ -163,6 +168,7 @@ export class TinkerService {
     });
   }
 
+  /** `forward_backward`: Tinker's token-sum loss; gradients accumulate until `optim_step`. */
   forwardBackward(body: z.infer<typeof w.forwardBackwardSchema>): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
     return this.#submit(m, body.seq_id, 'forward_backward', body, async () => {
@@ -195,6 +201,7 @@ export class TinkerService {
     });
   }
 
+  /** `optim_step`: Adam on the accumulated gradients. */
   optimStep(body: z.infer<typeof w.optimStepSchema>): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
     return this.#submit(m, body.seq_id, 'optim_step', body, async () => {
@@ -203,6 +210,7 @@ export class TinkerService {
     });
   }
 
+  /** `save_weights`: weights + optimizer state under the state directory; answers the `tinker://` path. */
   saveWeights(body: z.infer<typeof w.saveWeightsSchema>): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
     const name = body.path ?? `state-${randomBytes(4).toString('hex')}`;
@@ -213,6 +221,7 @@ export class TinkerService {
     });
   }
 
+  /** `load_weights` from a `tinker://…/weights/<name>` path of this server (optimizer state when `optimizer`). */
   loadWeights(body: z.infer<typeof w.loadWeightsSchema>): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
     return this.#submit(m, body.seq_id, 'load_weights', body, async () => {
@@ -225,6 +234,7 @@ export class TinkerService {
     });
   }
 
+  /** `save_weights_for_sampler`: a frozen copy of the weights, named (`path`) or ephemeral (a sampling session id). */
   saveWeightsForSampler(body: z.infer<typeof w.saveForSamplerSchema>): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
     const name = body.path ?? undefined;
@@ -242,6 +252,7 @@ export class TinkerService {
     });
   }
 
+  /** `create_sampling_session` from a named sampler path or the base model. */
   async createSamplingSession(body: z.infer<typeof w.createSamplingSessionSchema>): Promise<{ type: 'create_sampling_session'; sampling_session_id: string }> {
     this.#session(body.session_id);
     const sampler = await this.#resolveSampler(body.model_path ?? undefined, body.base_model ?? undefined);

@@ -16,6 +16,7 @@ export const tensorDataSchema = z.looseObject({
   dtype: z.enum(['int64', 'float32']).optional(),
   shape: z.array(z.number().int().min(0)).optional(),
 });
+/** A parsed `TensorData`. */
 export type TensorData = z.infer<typeof tensorDataSchema>;
 
 const chunkSchema = z.looseObject({ type: z.string().optional(), tokens: z.array(z.number()).optional() });
@@ -28,6 +29,7 @@ export const datumSchema = z.looseObject({
   model_input: modelInputSchema,
   loss_fn_inputs: z.record(z.string(), tensorDataSchema),
 });
+/** A parsed Tinker datum. */
 export type WireDatum = z.infer<typeof datumSchema>;
 
 /** `forward_backward_input` / `forward_input`. */
@@ -39,8 +41,11 @@ export const forwardInputSchema = z.looseObject({
 
 const seqId = z.number().int().nullish();
 
+/** `create_session` body. */
 export const createSessionSchema = z.looseObject({ tags: z.array(z.string()).nullish(), sdk_version: z.string().nullish() });
+/** `session_heartbeat` body. */
 export const heartbeatSchema = z.looseObject({ session_id: z.string() });
+/** Tinker `LoraConfig` (recorded and reported; the embedded engine trains every weight). */
 export const loraConfigSchema = z.looseObject({
   rank: z.number().int().min(0).nullish(),
   seed: z.number().int().nullish(),
@@ -48,6 +53,7 @@ export const loraConfigSchema = z.looseObject({
   train_mlp: z.boolean().nullish(),
   train_attn: z.boolean().nullish(),
 });
+/** `create_model` body. */
 export const createModelSchema = z.looseObject({
   session_id: z.string(),
   model_seq_id: z.number().int().nullish(),
@@ -55,9 +61,13 @@ export const createModelSchema = z.looseObject({
   lora_config: loraConfigSchema.nullish(),
   user_metadata: z.record(z.string(), z.unknown()).nullish(),
 });
+/** Bodies that name only a model (`get_info`, `unload_model`). */
 export const modelIdSchema = z.looseObject({ model_id: z.string() });
+/** `forward_backward` body (JSON). */
 export const forwardBackwardSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, forward_backward_input: forwardInputSchema });
+/** `forward` body (no gradient). */
 export const forwardSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, forward_input: forwardInputSchema });
+/** Tinker `AdamParams`. */
 export const adamParamsSchema = z.looseObject({
   learning_rate: z.number(),
   beta1: z.number().nullish(),
@@ -66,21 +76,27 @@ export const adamParamsSchema = z.looseObject({
   weight_decay: z.number().nullish(),
   grad_clip_norm: z.number().nullish(),
 });
+/** `optim_step` body. */
 export const optimStepSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, adam_params: adamParamsSchema });
+/** `save_weights` body; `path` is a checkpoint name. */
 export const saveWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string().nullish() });
+/** `load_weights` body; `path` is a `tinker://…/weights/<name>` path. */
 export const loadWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string(), optimizer: z.boolean().nullish() });
+/** `save_weights_for_sampler` body: named with `path`, ephemeral without. */
 export const saveForSamplerSchema = z.looseObject({
   model_id: z.string(),
   seq_id: seqId,
   path: z.string().nullish(),
   sampling_session_seq_id: z.number().int().nullish(),
 });
+/** `create_sampling_session` body. */
 export const createSamplingSessionSchema = z.looseObject({
   session_id: z.string(),
   sampling_session_seq_id: z.number().int().nullish(),
   base_model: z.string().nullish(),
   model_path: z.string().nullish(),
 });
+/** Tinker `SamplingParams`. */
 export const samplingParamsSchema = z.looseObject({
   max_tokens: z.number().int().nullish(),
   seed: z.number().int().nullish(),
@@ -89,6 +105,7 @@ export const samplingParamsSchema = z.looseObject({
   top_k: z.number().int().nullish(),
   top_p: z.number().nullish(),
 });
+/** `asample` body. */
 export const sampleSchema = z.looseObject({
   sampling_session_id: z.string().nullish(),
   base_model: z.string().nullish(),
@@ -100,6 +117,7 @@ export const sampleSchema = z.looseObject({
   prompt_logprobs: z.boolean().nullish(),
   topk_prompt_logprobs: z.number().int().nullish(),
 });
+/** `retrieve_future` body. */
 export const retrieveFutureSchema = z.looseObject({ request_id: z.string(), allow_metadata_only: z.boolean().nullish() });
 
 /** Concatenated token ids of a `ModelInput`; any chunk that is not `encoded_text` is a user error. */
