@@ -9,6 +9,7 @@ import { localBackend, type LocalBackendOptions } from '../../backend/local/inde
 import { BackendInputError } from '../../errors/index.js';
 import { perTokenLoss } from '../../loss/index.js';
 import type { Datum } from '../../types/datum.js';
+import type { Renderer } from '../../chat/types.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
@@ -280,6 +281,25 @@ export class TinkerService {
       };
     })();
     return { request_id: this.#futures.create(work, errorBody) };
+  }
+
+  /**
+   * A sampler by reference, for other surfaces mounted on the same server (e.g. an OpenAI-compatible `/v1`): a
+   * `sampling_session_id`, a `tinker://<model>/sampler_weights/<name>` path, or the base model name (the checkpoint's
+   * weights).
+   * @throws ServeRequestError 404 when nothing by that reference exists.
+   */
+  async resolveSampler(ref: string): Promise<SamplingClient> {
+    const byId = this.#samplers.get(ref);
+    if (byId) return byId;
+    if (ref.startsWith('tinker://')) return this.#resolveSampler(ref, undefined);
+    if (ref === this.modelName) return this.#resolveSampler(undefined, ref);
+    throw new ServeRequestError(404, `no sampler '${ref}': expected a sampling_session_id, a tinker://…/sampler_weights/… path or '${this.modelName}'`);
+  }
+
+  /** The served model's renderer (tokenizer + chat template of the embedded model). */
+  renderer(): Promise<Renderer> {
+    return this.#baseBackend.renderer();
   }
 
   /** `retrieve_future`: waits up to the poll timeout. */
