@@ -58,4 +58,21 @@ describe('SeqQueue', () => {
     expect(q.admit(2, 'd2').kind).toBe('duplicate');
     expect(q.admit(2, 'other').kind).toBe('conflict');
   });
+
+  it('starts a run only after the current macrotask, so the submit is answered before the engine blocks', async () => {
+    // Hazard: the run starting in the submit's own microtasks, so a 60 s forward_backward delays its {request_id}
+    // answer by 60 s (the client times out and resubmits).
+    const q = new SeqQueue();
+    let ran = false;
+    const a = q.admit(1, 'd');
+    if (a.kind !== 'new') throw new Error('expected new');
+    a.start(async () => {
+      ran = true;
+    });
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(ran).toBe(false);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(ran).toBe(true);
+  });
 });

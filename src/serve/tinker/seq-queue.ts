@@ -11,7 +11,8 @@ export type Admission =
  * Runs one model's requests one at a time in `seq_id` order (Tinker §1.6): a request whose `seq_id` is ahead
  * waits until the lower ones have arrived and run. Requests without a `seq_id` run after everything already
  * released. `seq_id`s start at 1 (the Tinker client's first). A `seq_id` seen before answers the original
- * request id when the content matches (an idempotent retry) and is refused otherwise.
+ * request id when the content matches (an idempotent retry) and is refused otherwise. Runs start in a later
+ * macrotask than the request that released them, so the HTTP answer to that request goes out first.
  */
 export class SeqQueue {
   #next = 1;
@@ -65,7 +66,10 @@ export class SeqQueue {
     }
   }
 
+  // Each run starts in a later macrotask (setImmediate), never in the microtasks of the request that queued it:
+  // the engine blocks the thread for the whole call, and the submit's answer ({request_id}) must be written first.
   #chain(run: () => Promise<void>): void {
-    this.#tail = this.#tail.then(run, run);
+    const deferred = () => new Promise<void>((resolve) => setImmediate(resolve)).then(run);
+    this.#tail = this.#tail.then(deferred, deferred);
   }
 }
