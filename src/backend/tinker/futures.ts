@@ -42,7 +42,8 @@ export function requestIdOf(op: string, a: HttpAnswer): string {
  * - 200 `{ type: "try_again" }` → poll again after `retry.tryAgainDelayMs`; `{ status: "complete_metadata" }` → poll
  *   again for the payload; `{ error, category }` → typed error (`user` → `BackendInputError`); else the result,
  *   decoded by the answer's content type (JSON, or protobuf when `op.proto` is set).
- * - 408 (the long poll expired) and a client-side poll timeout → poll again at once (the server is holding the poll).
+ * - 408 (the long poll expired) and a client-side poll timeout → poll again at once (the server is holding the poll);
+ *   after `timeouts.silenceMs` without any HTTP answer → `BackendUnavailableError`.
  * - 5xx without an error body (the first retried at once), 429, 402 (billing pause), connection errors → backoff within the retry budget, then `BackendUnavailableError`.
  * - 410 (the promise expired) → resubmit the original request, at most `retry.max410` times.
  * - 400 `{ detail }` or 5xx `{ detail }` (SkyRL's failed request) → `BackendRequestError`; a bare 400 is retried
@@ -56,6 +57,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
   let n410 = 0;
   let iteration = 0;
   let n5xx = 0;
+  let lastAnswerAt = Date.now();
   const accept = f.proto ? `${PROTOBUF}, application/json;q=0.5` : 'application/json';
   for (;;) {
     let a: HttpAnswer;
@@ -68,14 +70,21 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       );
     } catch (e) {
       if (!(e instanceof TransportFault)) throw e;
-      // A poll that outlives its deadline on a live connection: the server holds it (SkyRL: up to 300 s). Poll again.
-      if (e.timedOut) continue;
+      // A poll that outlives its deadline on a live connection: the server holds it (SkyRL: up to 300 s). Poll again,
+      // unless the server has said nothing at all for `timeouts.silenceMs` (a hung process).
+      if (e.heldTooLong) {
+        if (Date.now() - lastAnswerAt > opts.timeouts.silenceMs) {
+          throw new BackendUnavailableError(url, `${f.op}: no answer to any poll for ${opts.timeouts.silenceMs} ms`, { cause: e });
+        }
+        continue;
+      }
       const delay = clock.nextDelay();
       if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: no answer within the retry budget of ${opts.retry.budgetMs} ms (${e.message})`, { cause: e });
       await sleep(delay, http.signal);
       continue;
     }
     const s = a.status;
+    lastAnswerAt = Date.now();
     if (s < 500) n5xx = 0;
     if (s === 200) {
       clock.succeeded();

@@ -35,14 +35,17 @@ export interface SendOptions {
 /** Media type of protobuf bodies. */
 export const PROTOBUF = 'application/x-protobuf';
 
-/** A failure below HTTP: connection refused or reset, DNS, TLS, or a header/body timeout. */
+/**
+ * A failure below HTTP: connection refused or reset, DNS, TLS, a connect or body timeout, or (`heldTooLong`) no
+ * response headers within the deadline on an open connection — for a long poll, the server holding it.
+ */
 export class TransportFault extends Error {
   constructor(
     readonly url: string,
-    readonly timedOut: boolean,
+    readonly heldTooLong: boolean,
     options?: ErrorOptions,
   ) {
-    super(`${url}: ${timedOut ? 'timed out' : 'connection failed'}${options?.cause instanceof Error ? ` (${options.cause.message})` : ''}`, options);
+    super(`${url}: ${heldTooLong ? 'no answer within the deadline' : 'connection failed'}${options?.cause instanceof Error ? ` (${options.cause.message})` : ''}`, options);
     this.name = 'TransportFault';
   }
 }
@@ -85,6 +88,8 @@ export function answerError(op: string, url: string, a: HttpAnswer): AgentRLErro
   const body = jsonOf(a);
   const text = detailOf(body) ?? requestFailure(body)?.message ?? (a.body.length > 0 ? a.body.toString('utf8').slice(0, 500) : `HTTP ${a.status}`);
   if (a.status === 401 || a.status === 403) return new BackendAuthError(url, a.status, text);
+  // 415: the body's media type is refused (content negotiation falls back on it), whatever the body says.
+  if (a.status === 415) return new BackendRequestError(op, 'unknown', text, 415);
   const failure = requestFailure(body);
   if (failure) return failureError(op, failure, a.status);
   if (a.status === 422) return new BackendInputError(op, text);
@@ -164,7 +169,7 @@ export class TinkerHttp {
     } catch (cause) {
       if (signal.aborted) throw signal.reason;
       const code = (cause as { code?: unknown }).code;
-      throw new TransportFault(url, code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT', { cause });
+      throw new TransportFault(url, code === 'UND_ERR_HEADERS_TIMEOUT', { cause });
     }
   }
 

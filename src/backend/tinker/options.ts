@@ -31,6 +31,12 @@ export interface TinkerTimeouts {
   readonly pollMs?: number;
   /** Period of the session heartbeat (its own deadline is the same). @default 10_000 */
   readonly heartbeatMs?: number;
+  /**
+   * Longest time the polls of one future may go without any HTTP answer (each poll timing out on an open
+   * connection) before `BackendUnavailableError`: a hung server. Servers that hold polls longer than `pollMs` (SkyRL
+   * holds 300 s) are silent for a whole operation, so keep this above the longest step. @default 3_600_000
+   */
+  readonly silenceMs?: number;
 }
 
 /** How transport faults are retried. */
@@ -142,7 +148,13 @@ const schema = z.strictObject({
   wireFormat: z.enum(['json', 'protobuf']).optional(),
   allowTemperedSampling: z.boolean().optional(),
   timeouts: z
-    .strictObject({ connectMs: ms(1).optional(), requestMs: ms(1).optional(), pollMs: ms(1).optional(), heartbeatMs: ms(1).optional() })
+    .strictObject({
+      connectMs: ms(1).optional(),
+      requestMs: ms(1).optional(),
+      pollMs: ms(1).optional(),
+      heartbeatMs: ms(1).optional(),
+      silenceMs: ms(1).optional(),
+    })
     .optional(),
   retry: z
     .strictObject({
@@ -200,6 +212,7 @@ export function resolveTinkerOptions(options: TinkerBackendOptions, env: NodeJS.
       requestMs: o.timeouts?.requestMs ?? 60_000,
       pollMs: o.timeouts?.pollMs ?? 45_000,
       heartbeatMs: o.timeouts?.heartbeatMs ?? 10_000,
+      silenceMs: o.timeouts?.silenceMs ?? 3_600_000,
     },
     retry: {
       budgetMs: o.retry?.budgetMs ?? 300_000,

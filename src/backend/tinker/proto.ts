@@ -158,7 +158,10 @@ export function decodeSampleProto(bytes: Uint8Array): SampleOutput {
   };
   const sequences = (msg.sequences ?? []).map((s): SampledSequence => {
     const tokens = decodeNumbers(s.tokens ?? new Uint8Array(), DTYPE.INT32);
-    const logprobs = s.logprobs && s.logprobs.length > 0 ? decodeNumbers(s.logprobs, DTYPE.FLOAT32) : tokens.map(() => Number.NaN);
+    const logprobs = s.logprobs ? decodeNumbers(s.logprobs, DTYPE.FLOAT32) : [];
+    if (logprobs.length !== tokens.length) {
+      throw new BackendRequestError('sample', 'unknown', `malformed result: ${logprobs.length} logprobs for ${tokens.length} sampled tokens`);
+    }
     return { tokens, logprobs, stopReason: s.stop_reason === 1 ? 'length' : 'stop' };
   });
   if (!Object.prototype.hasOwnProperty.call(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };

@@ -9,18 +9,32 @@ import { modelInputJson, parseSampleJson, type SampleOutput } from './wire.js';
 
 /**
  * Refuses sampling settings whose logprobs the protocol's losses cannot match: the server computes learner logprobs
- * at temperature 1 over the full vocabulary, so `temperature ≠ 1`, `topP < 1` or `topK > 0` would make every
- * importance ratio off-policy. Allowed with `allowTemperedSampling: true` (evaluation samplers).
+ * at temperature 1 over the full vocabulary, so `temperature` other than 1 (or 0, greedy), `topP < 1` or `topK > 0`
+ * would make every importance ratio off-policy. Allowed with `allowTemperedSampling: true` (evaluation samplers).
  * @throws ConfigError naming each such parameter.
  */
 export function checkSamplingParams(params: SamplingParams, allowTempered: boolean): void {
   if (allowTempered) return;
   const issues: { path: string; message: string }[] = [];
   const why = 'the remote learner computes logprobs at temperature 1 without truncation; set allowTemperedSampling: true for samplers not used for training';
-  if ((params.temperature ?? 1) !== 1) issues.push({ path: 'temperature', message: `${params.temperature} ≠ 1: ${why}` });
+  const t = params.temperature ?? 1;
+  if (t !== 1 && t !== 0) issues.push({ path: 'temperature', message: `${params.temperature} (only 1, or 0 for greedy): ${why}` });
   if ((params.topP ?? 1) !== 1) issues.push({ path: 'topP', message: `${params.topP} < 1: ${why}` });
   if ((params.topK ?? 0) > 0) issues.push({ path: 'topK', message: `${params.topK} > 0: ${why}` });
   if (issues.length > 0) throw new ConfigError('tinkerBackend sampling params', issues);
+}
+
+/**
+ * Refuses `forwardBackward(…, { sampling })` settings the protocol's learner cannot reproduce (temperature other than
+ * 1 or 0, top-p < 1, top-k > 0): the datums' logprobs would come from another distribution than the learner's.
+ * @throws BackendInputError naming the setting, e.g. `sampling.temperature`.
+ */
+export function checkLearnerSampling(s: { temperature?: number; topP?: number; topK?: number } | undefined): void {
+  if (s === undefined) return;
+  const why = 'the Tinker protocol scores targets at temperature 1 over the whole vocabulary';
+  if (s.temperature !== undefined && s.temperature !== 1 && s.temperature !== 0) throw new BackendInputError('sampling.temperature', `${s.temperature}: ${why}`);
+  if (s.topP !== undefined && s.topP !== 1) throw new BackendInputError('sampling.topP', `${s.topP}: ${why}`);
+  if (s.topK !== undefined && s.topK > 0) throw new BackendInputError('sampling.topK', `${s.topK}: ${why}`);
 }
 
 /**

@@ -7,11 +7,11 @@ import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient
 import { mergeForwardBackward } from './fb-result.js';
 import { awaitFuture, requestIdOf, type FutureOp } from './futures.js';
 import { jsonOf, TinkerHttp, type HttpBody } from './http.js';
-import { planForwardBackward } from './loss-mapping.js';
+import { planForwardBackward, type TinkerLossPlan } from './loss-mapping.js';
 import { resolveTinkerOptions, type ResolvedTinkerOptions, type TinkerBackendOptions } from './options.js';
 import { decodeForwardBackwardProto } from './proto.js';
 import { resolveRenderer } from './renderer-source.js';
-import { TinkerSamplingClient } from './sampling-client.js';
+import { checkLearnerSampling, TinkerSamplingClient } from './sampling-client.js';
 import { SeqOrder } from './seq-order.js';
 import { TinkerSession } from './session.js';
 import { adamParamsJson, checkpointName, chunkDatums, forwardBackwardBody } from './training-ops.js';
@@ -33,6 +33,11 @@ export interface TinkerBackend extends TrainingBackend {
   connect(): Promise<{ sessionId: string; modelId: string }>;
   /** `get_info` of the current model. */
   info(): Promise<TinkerModelInfo>;
+  /**
+   * Which sampling settings the learner reproduces: none besides T = 1 (or greedy T = 0) over the full vocabulary —
+   * the protocol has no field to score under a tempered or truncated distribution.
+   */
+  readonly samplingSupport: { readonly temperature: false; readonly truncation: 'unsupported' };
   /** `GET /api/v1/get_server_capabilities`: the base models the server can train. */
   capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }>;
   /** `tinker://…` path of the last `saveState`, if any. */
@@ -42,6 +47,8 @@ export interface TinkerBackend extends TrainingBackend {
 interface ModelSlot {
   readonly seq: SeqOrder;
   readonly id: Promise<string>;
+  /** The first `seq_id` whose submission failed for good: the server would hold every later request for it. */
+  lost?: { readonly seqId: number; readonly op: string; readonly cause: unknown };
 }
 
 /**
@@ -62,6 +69,11 @@ class TinkerTrainingBackend implements TinkerBackend {
   readonly specificationVersion = 'v1' as const;
   readonly name = 'tinker' as const;
   readonly maxContextTokens: number;
+  /**
+   * The protocol's learner scores targets at temperature 1 over the whole vocabulary, with no field to ask for
+   * another distribution: only untempered, untruncated sampling (T = 1, or greedy T = 0) is consistent with it.
+   */
+  readonly samplingSupport = { temperature: false, truncation: 'unsupported' } as const;
   readonly baseUrl: string;
   readonly #opts: ResolvedTinkerOptions;
   readonly #http: TinkerHttp;
@@ -70,8 +82,11 @@ class TinkerTrainingBackend implements TinkerBackend {
   #renderer: Promise<Renderer> | undefined;
   #lastCheckpoint: string | undefined;
   #closed = false;
+  /** Send `forward_backward` bodies as protobuf (until a server answers 415). */
+  #protoBodies: boolean;
 
   constructor(opts: ResolvedTinkerOptions) {
+    this.#protoBodies = opts.wireFormat === 'protobuf';
     this.#opts = opts;
     this.#http = new TinkerHttp(opts);
     this.baseUrl = opts.baseUrl;
@@ -132,28 +147,60 @@ class TinkerTrainingBackend implements TinkerBackend {
   /**
    * Takes the next `seq_id` of the current model synchronously, submits `build(modelId, seqId)` after every earlier
    * submission, then polls its future. Resubmits the identical request (same `seq_id`) when the future expires.
+   * When a submission fails for good (after its retries), the model is marked lost: later requests fail at once
+   * instead of waiting on the server for the missing `seq_id`.
    */
   #modelOp<T>(
     op: string,
     build: (modelId: string, seqId: number) => { path: string; body: HttpBody } | Promise<{ path: string; body: HttpBody }>,
-    decode: Omit<FutureOp<T>, 'op' | 'submit'>, slot = this.#slot()): Promise<T> {
+    decode: Omit<FutureOp<T>, 'op' | 'submit'>,
+    slot = this.#slot(),
+  ): Promise<T> {
     let submit: () => Promise<string> = () => Promise.reject(new Error('not submitted'));
     const requestId = slot.seq.enqueue(async (seqId) => {
       const modelId = await slot.id;
-      const { path, body } = await build(modelId, seqId);
-      submit = async () => requestIdOf(op, await this.#http.call(op, path, body));
-      return submit();
+      if (slot.lost) {
+        const l = slot.lost;
+        throw new BackendRequestError(
+          op,
+          'unknown',
+          `model ${modelId}: seq_id ${l.seqId} (${l.op}) never reached the server, which runs a model's requests in seq_id order and would hold this one forever; loadState() continues on a fresh model`,
+          undefined,
+          { cause: l.cause },
+        );
+      }
+      let { path, body } = await build(modelId, seqId);
+      submit = async () => {
+        try {
+          return requestIdOf(op, await this.#http.call(op, path, body));
+        } catch (e) {
+          // Content negotiation: a server that refuses protobuf bodies (415) gets JSON from now on, same seq_id.
+          if (!(e instanceof BackendRequestError && e.status === 415 && 'raw' in body && this.#protoBodies)) throw e;
+          this.#protoBodies = false;
+          ({ path, body } = await build(modelId, seqId));
+          return requestIdOf(op, await this.#http.call(op, path, body));
+        }
+      };
+      try {
+        return await submit();
+      } catch (cause) {
+        slot.lost ??= { seqId, op, cause };
+        throw cause;
+      }
     });
     return requestId.then((id) => awaitFuture(this.#http, this.#opts, id, { op, submit: () => submit(), ...decode }));
   }
 
-  #fbOp(datums: readonly WireDatum[], plan: { lossFn: string; lossFnConfig?: Readonly<Record<string, number>> }, forwardOnly: boolean): Promise<ForwardBackwardOutput> {
+  #fbOp(datums: readonly WireDatum[], plan: Pick<TinkerLossPlan, 'lossFn' | 'lossFnConfig'>, forwardOnly: boolean): Promise<ForwardBackwardOutput> {
     const op = forwardOnly ? 'forward' : 'forward_backward';
-    const wireFormat = this.#opts.wireFormat;
-    return this.#modelOp(op, (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan: plan as never, forwardOnly, wireFormat }), {
-      json: (b) => parseForwardBackwardJson(op, b, datums.length),
-      ...(wireFormat === 'protobuf' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
-    });
+    return this.#modelOp(
+      op,
+      (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan, forwardOnly, wireFormat: this.#protoBodies ? 'protobuf' : 'json' }),
+      {
+        json: (b) => parseForwardBackwardJson(op, b, datums.length),
+        ...(this.#opts.wireFormat === 'protobuf' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
+      },
+    );
   }
 
   async connect(): Promise<{ sessionId: string; modelId: string }> {
@@ -167,12 +214,19 @@ class TinkerTrainingBackend implements TinkerBackend {
    * Loss and gradients of `datums`, mapped onto the protocol's `loss_fn` exactly (see `planForwardBackward`):
    * chunks of ≤ `maxChunkDatums` datums, each its own `seq_id`. Metrics match `localBackend`'s: `loss` (the server's
    * `loss:sum` ÷ weight, or the same sum computed from the returned logprobs), `clip_frac`, `kl_sample_train`, `tokens`.
+   * `opts.sampling` (the settings the datums were sampled with) must be untempered and untruncated: the server's
+   * learner cannot score under another distribution (see {@link TinkerBackend.samplingSupport}).
    * @throws ConfigError for loss options the protocol cannot compute identically (before any request);
-   *   BackendInputError for malformed datums or a user error reported by the server; BackendUnavailableError,
-   *   BackendRequestError, BackendAuthError for transport and server failures.
+   *   BackendInputError for malformed datums, tempered or truncated `opts.sampling`, or a user error reported by the
+   *   server; BackendUnavailableError, BackendRequestError, BackendAuthError for transport and server failures.
    */
-  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number }): Promise<ForwardBackwardResult> {
+  async forwardBackward(
+    datums: readonly Datum[],
+    loss: LossConfig,
+    opts?: { weight?: number; sampling?: { temperature?: number; topP?: number; topK?: number } },
+  ): Promise<ForwardBackwardResult> {
     this.#ensureOpen();
+    checkLearnerSampling(opts?.sampling);
     const weight = opts?.weight ?? 1;
     const plan = planForwardBackward(datums, loss, weight, this.maxContextTokens);
     const chunks = chunkDatums(plan.datums, this.#opts.maxChunkDatums);

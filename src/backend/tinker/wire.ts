@@ -92,7 +92,9 @@ export function parseSampleJson(op: string, body: unknown): SampleOutput {
   const sequences = (body['sequences'] as unknown[]).map((s, i): SampledSequence => {
     if (!isObj(s)) bad(op, `sequences[${i}] is not an object`);
     const tokens = numbers(op, s['tokens'], `sequences[${i}].tokens`);
-    const logprobs = s['logprobs'] === undefined || s['logprobs'] === null ? tokens.map(() => Number.NaN) : numbers(op, s['logprobs'], `sequences[${i}].logprobs`);
+    // Training needs the sampler's logprob of every token; a server that leaves them out is not usable for RL.
+    if (s['logprobs'] === undefined || s['logprobs'] === null) bad(op, `sequences[${i}] has no logprobs`);
+    const logprobs = numbers(op, s['logprobs'], `sequences[${i}].logprobs`);
     if (logprobs.length !== tokens.length) bad(op, `sequences[${i}]: ${logprobs.length} logprobs for ${tokens.length} tokens`);
     return { tokens, logprobs, stopReason: stopReason(op, s['stop_reason']) };
   });

@@ -9,6 +9,7 @@ import {
   type TinkerBackend,
   type TinkerBackendOptions,
 } from 'agentrl';
+import { Agent, request, type Dispatcher } from 'undici';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 import { FakeTinker, type Reply, type SeenRequest } from './fake-tinker-server.js';
 
@@ -83,6 +84,39 @@ describe('tinkerBackend faults', () => {
     await b.close();
     backend = undefined;
     expect(timeouts()).toBeLessThanOrEqual(baseline);
+  });
+
+  it('a hung server (polls held, never answered) → BackendUnavailableError after timeouts.silenceMs', async () => {
+    server = await FakeTinker.start({ hook: (r, s) => (polled(s, r) === 'forward_backward' ? new Promise<Reply>(() => undefined) : undefined) });
+    const b = make({ timeouts: { pollMs: 100, silenceMs: 2_500 } });
+    const err = await b.forwardBackward([datum(2)], IS).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BackendUnavailableError);
+    expect((err as Error).message).toMatch(/no answer to any poll for 2500 ms/);
+    // It kept polling while the server held the polls: more than one poll went out.
+    expect(server.seen('/api/v1/retrieve_future').filter((r) => polled(server!, r) === 'forward_backward').length).toBeGreaterThan(1);
+  });
+
+  it('sends every request through an injected dispatcher and leaves it open on close()', async () => {
+    server = await FakeTinker.start();
+    let dispatched = 0;
+    class CountingAgent extends Agent {
+      override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+        dispatched += 1;
+        return super.dispatch(opts, handler);
+      }
+    }
+    const agent = new CountingAgent();
+    try {
+      const b = make({ dispatcher: agent });
+      await b.optimStep({ learningRate: 0.1 });
+      expect(dispatched).toBe(server.requests.length);
+      await b.close();
+      const res = await request(`${server.url}/api/v1/healthz`, { dispatcher: agent });
+      await res.body.dump();
+      expect(dispatched).toBe(server.requests.length);
+    } finally {
+      await agent.close();
+    }
   });
 
   it('waits through `try_again` answers for 5 s, then returns the result', async () => {
@@ -205,6 +239,24 @@ describe('tinkerBackend faults', () => {
     expect((err as BackendRequestError).status).toBe(409);
     expect((err as Error).message).toMatch(/reused/);
     expect(server.seen('/api/v1/optim_step')).toHaveLength(1);
+  });
+
+  it('a submission that fails for good marks the model lost: later calls fail at once, loadState() continues on a fresh model', async () => {
+    server = await FakeTinker.start({
+      hook: (r) => (r.path === '/api/v1/optim_step' ? { status: 400, json: { detail: 'adam_params.learning_rate: invalid' } } : undefined),
+    });
+    const b = make();
+    await b.forwardBackward([datum(2)], IS);
+    const [step, fb] = await Promise.allSettled([b.optimStep({ learningRate: 0.1 }), b.forwardBackward([datum(2)], IS)]);
+    expect((step as PromiseRejectedResult).reason).toBeInstanceOf(BackendRequestError);
+    const lost = (fb as PromiseRejectedResult).reason as BackendRequestError;
+    expect(lost).toBeInstanceOf(BackendRequestError);
+    expect(lost.message).toMatch(/seq_id 2 \(optim_step\) never reached the server/);
+    // The forward_backward queued behind the failed optim_step was never sent (it would wait for seq 2 forever).
+    expect(server.seen('/api/v1/forward_backward')).toHaveLength(1);
+    await b.loadState('tinker://model-0/weights/w');
+    await b.forwardBackward([datum(2)], IS);
+    expect(server.seqs.get('model-1')).toEqual([1, 2]);
   });
 
   it('retries a submit answered 429 (honouring retry-after-ms), 503 and 402, keeping one idempotency key', async () => {

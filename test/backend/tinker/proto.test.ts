@@ -74,6 +74,9 @@ describe('tinker_public.proto codec', () => {
       ],
       promptLogprobs: [null, -1.5, -0.5],
     });
+    // Sampled tokens without logprobs cannot be trained on: refused rather than filled with NaN.
+    const noLp = T.encode(T.fromObject({ sequences: [{ stop_reason: 0, tokens: tinkerProto.int32Bytes([9]) }] })).finish();
+    expect(() => decodeSampleProto(noLp)).toThrow(/0 logprobs for 1 sampled tokens/);
   });
 });
 
@@ -85,6 +88,19 @@ afterEach(async () => {
 });
 
 describe("tinkerBackend({ wireFormat: 'protobuf' })", () => {
+  it('falls back to JSON bodies (same seq_id) when the server refuses protobuf with 415, and stays on JSON', async () => {
+    server = await FakeTinker.start({
+      hook: (r) => (r.path === '/api/v1/forward_backward' && r.headers['content-type'] === PB ? { status: 415, json: { error: 'protobuf bodies are not supported', category: 'user' } } : undefined),
+    });
+    backend = tinkerBackend({ baseUrl: server.url, baseModel: 'fake', renderer: LOCAL_MODEL_DIR, maxContextTokens: 64, wireFormat: 'protobuf' });
+    const d = { modelInput: [1, 2], targetTokens: [2, 3], logprobs: [-1, -1], advantages: [1, 1], mask: [1, 1] };
+    expect((await backend.forwardBackward([d], { kind: 'importance_sampling' })).logprobs).toEqual([[-0.5, -0.5]]);
+    await backend.forwardBackward([d], { kind: 'importance_sampling' });
+    const fbs = server.seen('/api/v1/forward_backward');
+    expect(fbs.map((r) => r.headers['content-type'])).toEqual([PB, 'application/json', 'application/json']);
+    expect(fbs.slice(1).map((r) => r.json!['seq_id'])).toEqual([1, 2]);
+  });
+
   it('sends forward_backward as protobuf, asks for protobuf results and decodes them; JSON answers still work', async () => {
     const fbBodies: SeenRequest[] = [];
     let answerJson = false;

@@ -141,6 +141,20 @@ describe('tinkerBackend over the JSON protocol', () => {
     expect(without.metrics['clip_frac']).toBe(withMetric.metrics['clip_frac']);
   });
 
+  it('splits 1,025 datums into chunks of at most 1,024, each its own seq_id, and joins the results in order', async () => {
+    server = await FakeTinker.start();
+    const b = make();
+    const many = Array.from({ length: 1025 }, (_, i) => datum(2 + (i % 3)));
+    const fb = await b.forwardBackward(many, { kind: 'importance_sampling' });
+    const sent = server.seen('/api/v1/forward_backward').map((r) => [r.json!['seq_id'], (r.json!['forward_backward_input'] as { data: unknown[] }).data.length]);
+    expect(sent).toEqual([
+      [1, 1024],
+      [2, 1],
+    ]);
+    expect(fb.logprobs.map((l) => l.length)).toEqual(many.map((d) => d.modelInput.length));
+    expect(fb.metrics['tokens']).toBe(many.reduce((a, d) => a + d.mask.reduce((x, y) => x + y, 0), 0));
+  });
+
   it('refuses tempered sampling unless allowed, before any request', async () => {
     server = await FakeTinker.start();
     const b = make();
@@ -148,12 +162,21 @@ describe('tinkerBackend over the JSON protocol', () => {
     const before = server.requests.length;
     await expect(sampler.sample([1], { maxTokens: 3, temperature: 0.7 })).rejects.toThrow(ConfigError);
     await expect(sampler.sample([1], { maxTokens: 3, topP: 0.9 })).rejects.toThrow(/topP/);
+    await expect(sampler.sample([1], { maxTokens: 3, topK: 20 })).rejects.toThrow(/topK/);
     expect(server.requests.length).toBe(before);
+    await sampler.sample([1], { maxTokens: 3, temperature: 0 }); // greedy is allowed
+    // The learner side: datums sampled at T ≠ 1 are refused before any request.
+    expect(b.samplingSupport).toEqual({ temperature: false, truncation: 'unsupported' });
+    const fbBefore = server.seen('/api/v1/forward_backward').length;
+    await expect(b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { temperature: 0.7 } } as never)).rejects.toThrow(/sampling\.temperature/);
+    await expect(b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { topP: 0.9 } } as never)).rejects.toThrow(/sampling\.topP/);
+    await b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { temperature: 1 } } as never);
+    expect(server.seen('/api/v1/forward_backward').length).toBe(fbBefore + 1);
     await backend!.close();
     const evalBackend = make({ allowTemperedSampling: true });
     const s2 = await evalBackend.saveWeightsForSampler();
-    await s2.sample([1], { maxTokens: 3, temperature: 0 });
-    expect(server.seen('/api/v1/asample').at(-1)!.json!['sampling_params']).toMatchObject({ temperature: 0 });
+    await s2.sample([1], { maxTokens: 3, temperature: 0.6, topK: 20 });
+    expect(server.seen('/api/v1/asample').at(-1)!.json!['sampling_params']).toMatchObject({ temperature: 0.6, top_k: 20 });
   });
 
   it('refuses loss options without a protocol equivalent before any request', async () => {
@@ -169,5 +192,14 @@ describe('tinkerBackend over the JSON protocol', () => {
     const r = await make().renderer();
     expect(r.vocabSize).toBeGreaterThan(1000);
     expect(r.stopTokens.length).toBeGreaterThan(0);
+  });
+});
+
+describe('parseSampleJson', () => {
+  it('refuses sampled sequences without logprobs and maps other stop reasons to stop', async () => {
+    const { parseSampleJson } = await import('../../../src/backend/tinker/wire.js');
+    expect(() => parseSampleJson('sample', { sequences: [{ tokens: [1], logprobs: null, stop_reason: 'stop' }] })).toThrow(/no logprobs/);
+    expect(parseSampleJson('sample', { sequences: [{ tokens: [1], logprobs: [-1], stop_reason: 'abort' }] }).sequences[0]!.stopReason).toBe('stop');
+    expect(() => parseSampleJson('sample', { sequences: [{ tokens: [1, 2], logprobs: [-1], stop_reason: 'length' }] })).toThrow(/1 logprobs for 2 tokens/);
   });
 });
