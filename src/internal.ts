@@ -22,3 +22,4 @@ export * from './eval/index.js';
 export * from './report/index.js';
 export * from './server/index.js';
 export * from './sandbox/index.js';
+export { createServeApp, TinkerService, ServeRequestError, type ServeApp, type ServeAppOptions, type ServePlugin, type TinkerServiceOptions, type ErrorCategory } from './serve/tinker/index.js';

@@ -9,15 +9,18 @@
  *   npm run retool -- --steps 5 --problems 16     (a quick look)
  *   npm run retool -- --session                   (one interpreter session per trajectory: state persists between tool calls)
  *   npm run retool -- --rollout sync               (round-synchronous rollouts; streaming groups are the default)
+ *   npm run retool -- --backend http://127.0.0.1:8000   (train through a Tinker-API server, e.g.
+ *                      `npm run serve -- --checkpoint examples/retool/checkpoints/sft` in another terminal)
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from '../shared/cli.js';
-import { loadMathDataset, localBackend, plotRuns } from 'agentrl';
+import { loadMathDataset, plotRuns } from 'agentrl';
 import { MODEL, PATHS } from './config.js';
 import { prepareData } from './prepare-data.js';
 import { evalHeader, formatEvalRow, runEval } from './eval.js';
 import { runRl } from './train.js';
+import { exampleBackend } from '../shared/rl.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +35,9 @@ const { values } = parseArgs({
     session: { type: 'boolean', default: false },
     rollout: { type: 'string', default: 'streaming' },
     'max-staleness': { type: 'string', default: '0' },
+    /** Tinker-API server URL (agentrl serve, SkyRL, Tinker); default: the embedded engine in-process. */
+    backend: { type: 'string' },
+    'base-model': { type: 'string' },
   },
 });
 const n = Number(values.n);
@@ -47,7 +53,8 @@ if (!existsSync(join(PATHS.sftCheckpoint, 'config.json'))) {
   process.exit(1);
 }
 const runDir = join(PATHS.runs, new Date().toISOString().replace(/[:.]/g, '-'));
-const backend = localBackend({ ...MODEL, checkpoint: PATHS.sftCheckpoint });
+const backend = exampleBackend({ local: { ...MODEL, checkpoint: PATHS.sftCheckpoint }, contextTokens: MODEL.contextTokens, remote: values.backend, baseModel: values['base-model'] });
+if (values.backend !== undefined) console.log(`backend: tinkerBackend → ${values.backend} (the server's model; start it with --checkpoint ${PATHS.sftCheckpoint})`);
 const evalOpts = { n, problems: Number(values.problems), seed: 1234, session: values.session! };
 
 console.log(`[${elapsed()}] evaluating the SFT checkpoint on ${evalOpts.problems} held-out problems × ${n} samples …`);
