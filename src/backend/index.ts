@@ -1,2 +1,3 @@
 export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult } from './types.js';
 export * from './local/index.js';
+export * from './openai/index.js';

@@ -1,5 +1,5 @@
 export type { Renderer, RenderOptions, NextPromptArgs } from './types.js';
-export { loadRenderer } from './load-renderer.js';
+export { loadRenderer, readGenerationEos } from './load-renderer.js';
 export { createRenderer, type ChatRenderer } from './renderer.js';
 export type { LoadRendererOptions, RendererSettings, RendererFiles } from './options.js';
 export {

@@ -66,12 +66,19 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
   let maxId = -1;
   for (const id of vocab.values()) if (id > maxId) maxId = id;
 
-  const stopStrings = opts.stopTokens ?? defaultStopStrings(config, vocab);
+  const stopStrings = [...(opts.stopTokens ?? defaultStopStrings(config, vocab))];
   const stopTokens = stopStrings.map((s) => {
     const id = tokenizer.token_to_id(s);
     if (id === undefined) throw new TokenizerError(`stop token ${JSON.stringify(s)} is not in the vocabulary`);
     return id;
   });
+  for (const id of opts.eosTokenIds ?? []) {
+    if (stopTokens.includes(id)) continue;
+    const s = tokenizer.id_to_token(id);
+    if (s === undefined) throw new TokenizerError(`eos token id ${id} is not in the vocabulary`);
+    stopTokens.push(id);
+    stopStrings.push(s);
+  }
 
   const baseVars = specialTokenVars(config);
   const defaultKwargs = opts.templateKwargs ?? {};

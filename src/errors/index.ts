@@ -7,3 +7,4 @@ export { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError } from
 export { RetrieverError, SqlDatabaseError } from './env-errors.js';
 export { ChatTemplateError } from './chat-template-error.js';
 export { MathWorkerError } from './math-errors.js';
+export { SamplerResponseError, SamplerHttpError, SamplerUnavailableError } from './sampler-errors.js';
