@@ -19,3 +19,4 @@ export * from './loss/index.js';
 export * from './backend/index.js';
 export * from './trainer/index.js';
 export * from './eval/index.js';
+export * from './serve/openai/index.js';
