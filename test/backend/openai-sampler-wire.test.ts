@@ -54,7 +54,8 @@ describe('openaiCompatibleSampler, vLLM flavor, on the wire', () => {
     expect(seen[0]!.path).toBe('/v1/completions');
     expect(b).toMatchObject({ model: 'm', prompt: [1, 2, 3], n: 2, max_tokens: 2, seed: 4, temperature: 0.7, logprobs: 0, return_token_ids: true });
     expect(b.stop_token_ids).toEqual([9, ...renderer.stopTokens]);
-    expect(b).not.toHaveProperty('top_k'); // 0 = off is omitted (vLLM's own default)
+    // off is sent as -1, not omitted: vLLM fills omitted settings from generation_config.json (Qwen3: top_k 20)
+    expect(b).toMatchObject({ top_k: -1, min_p: 0, repetition_penalty: 1 });
   });
 
   it('reads ids from "token_id:N" logprob tokens when the server has no return_token_ids', async () => {

@@ -5,7 +5,8 @@ import { mapFinishReason } from './vllm.js';
 /**
  * The body of SGLang's native `POST /generate` for ONE sequence (the sampler sends `n` of them, seeds `seed + i`):
  * `input_ids`, `sampling_params` (`max_new_tokens`, `temperature`, `top_p`, `top_k` (-1 = off), `stop_token_ids`,
- * `sampling_seed`, `skip_special_tokens: false`), and `return_logprob: true` for the sampled tokens' logprobs.
+ * `sampling_seed`, `skip_special_tokens: false`, and the neutral `min_p: 0`, `repetition_penalty: 1` so no model default
+ * applies), and `return_logprob: true` for the sampled tokens' logprobs.
  * @see reference/tinker-http.md §4.3; SGLang `GenerateReqInput` / sampling-parameter docs.
  */
 export function sglangGenerateRequest(promptTokens: readonly number[], params: SamplingParams, stop: readonly number[], seed: number | undefined): Record<string, unknown> {
@@ -16,6 +17,8 @@ export function sglangGenerateRequest(promptTokens: readonly number[], params: S
       temperature: params.temperature ?? 1,
       top_p: params.topP ?? 1,
       top_k: params.topK !== undefined && params.topK > 0 ? params.topK : -1,
+      min_p: 0,
+      repetition_penalty: 1,
       stop_token_ids: [...stop],
       skip_special_tokens: false,
       ...(seed !== undefined ? { sampling_seed: seed } : {}),

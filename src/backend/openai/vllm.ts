@@ -5,7 +5,9 @@ import { SamplerResponseError } from '../../errors/sampler-errors.js';
  * The body of vLLM's `POST /v1/completions` for one {@link SamplingParams} call: the prompt as token ids,
  * `n` sequences, the sampled tokens' ids (`return_token_ids`, and `return_tokens_as_token_ids` so older servers
  * still name each token by id) and their logprobs (`logprobs: 0`: the sampled token's own, no alternatives).
- * `top_k` is sent only when > 0 and `seed` only when given. Special tokens are kept in the text.
+ * Every setting that shapes the distribution is sent explicitly (`top_k: -1` = off, `min_p: 0`, `repetition_penalty: 1`):
+ * vLLM otherwise fills omitted ones from the model's `generation_config.json` (Qwen3: `top_k` 20, `top_p` 0.95), and the
+ * tokens would come from a distribution the caller did not ask for. `seed` only when given. Special tokens are kept in the text.
  * @see reference/tinker-http.md §4.1 (vLLM `CompletionRequest`; SkyRL's forwarding client sends the same fields).
  */
 export function vllmCompletionRequest(model: string, promptTokens: readonly number[], params: SamplingParams, stop: readonly number[]): Record<string, unknown> {
@@ -16,7 +18,9 @@ export function vllmCompletionRequest(model: string, promptTokens: readonly numb
     max_tokens: params.maxTokens,
     temperature: params.temperature ?? 1,
     top_p: params.topP ?? 1,
-    ...(params.topK !== undefined && params.topK > 0 ? { top_k: params.topK } : {}),
+    top_k: params.topK !== undefined && params.topK > 0 ? params.topK : -1,
+    min_p: 0,
+    repetition_penalty: 1,
     ...(params.seed !== undefined ? { seed: params.seed } : {}),
     stop_token_ids: [...stop],
     logprobs: 0,

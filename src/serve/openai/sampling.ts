@@ -12,14 +12,29 @@ export interface SamplingFields {
   readonly stop?: string | string[] | null | undefined;
   readonly stop_token_ids?: number[] | null | undefined;
   readonly ignore_eos?: boolean | undefined;
+  readonly min_p?: number | null | undefined;
+  readonly repetition_penalty?: number | null | undefined;
+  readonly presence_penalty?: number | null | undefined;
+  readonly frequency_penalty?: number | null | undefined;
 }
+
+/** Settings the engine does not implement, with their neutral value: anything else is refused, never ignored. */
+const NEUTRAL = { min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
 
 /**
  * The {@link SamplingParams} of a request: `n`, `temperature` (default 1), `top_p` (1), `top_k` (> 0 only), `seed`,
  * and stop ids = `stop_token_ids` ∪ the model's stop tokens (unless `ignore_eos`), as vLLM does.
- * @throws OpenAIApiError 400 for stop strings (the engine stops on token ids only; use `stop_token_ids`).
+ * @throws OpenAIApiError 400 for stop strings (the engine stops on token ids only; use `stop_token_ids`), and for a
+ *   non-neutral `min_p`, `repetition_penalty`, `presence_penalty` or `frequency_penalty` (not implemented; refused
+ *   rather than ignored, so logprobs never silently describe another distribution).
  */
 export function samplingParams(b: SamplingFields, maxTokens: number, renderer: Renderer): SamplingParams {
+  for (const [key, neutral] of Object.entries(NEUTRAL) as [keyof typeof NEUTRAL, number][]) {
+    const v = b[key];
+    if (v !== undefined && v !== null && v !== neutral) {
+      throw new OpenAIApiError(400, `${key} ${v} is not supported by this server (only ${neutral})`, key, 'unsupported_parameter');
+    }
+  }
   const stopStrings = b.stop === undefined || b.stop === null ? [] : typeof b.stop === 'string' ? [b.stop] : b.stop;
   if (stopStrings.length > 0) {
     throw new OpenAIApiError(400, 'stop strings are not supported by this server (it stops on token ids only); use stop_token_ids', 'stop', 'unsupported_parameter');

@@ -177,6 +177,7 @@ describe('official openai client: errors in OpenAI\u2019s shape', () => {
     expect(await bad({ n: 0 })).toMatchObject({ status: 400, param: 'n', type: 'invalid_request_error' });
     expect(await bad({ stop: ['\n'] })).toMatchObject({ status: 400, param: 'stop' });
     expect(await bad({ logprobs: 3 })).toMatchObject({ status: 400, param: 'logprobs' });
+    expect(await bad({ presence_penalty: 0.5 })).toMatchObject({ status: 400, param: 'presence_penalty' });
     expect(await bad({ prompt: [999_999] })).toMatchObject({ status: 400, param: 'prompt' });
     const chatErr = await c.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'x' }], logprobs: true, top_logprobs: 2 }).catch((e: unknown) => e);
     expect(chatErr).toBeInstanceOf(OpenAI.BadRequestError);
