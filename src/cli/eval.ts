@@ -20,7 +20,7 @@ tool calls and turns, and writes one JSON line per problem.
 Required:
   --sampler <url>              vLLM / agentrl serve: the OpenAI base URL, http://HOST:PORT/v1;
                                SGLang (--flavor sglang): the server root, http://HOST:PORT
-  --model <name>               the served model name (vLLM --served-model-name)
+  --model <name>               the served model name (vLLM --served-model-name; not needed with --flavor sglang)
   --tokenizer <dir>            the model's Hugging Face folder: tokenizer.json, tokenizer_config.json and
                                generation_config.json (its eos_token_id list ends every turn)
   --data <file>                problems, .jsonl or .parquet with question and answer (DAPO-Math rows work)
@@ -185,7 +185,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   let p: EvalPlan;
   try {
     ({ values } = parseArgs({ args: [...args], strict: true, allowPositionals: false, options: OPTIONS }));
-    for (const key of ['sampler', 'model', 'tokenizer', 'data']) required(values, key);
+    for (const key of ['sampler', 'tokenizer', 'data']) required(values, key);
+    if (str(values, 'flavor') !== 'sglang') required(values, 'model');
     p = plan(values);
   } catch (e) {
     io.stderr(`agentrl eval: ${e instanceof Error ? e.message : String(e)}\n\n${USAGE}\n`);
@@ -199,7 +200,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   try {
     const sampler = openaiCompatibleSampler({
       baseUrl: str(values, 'sampler')!,
-      model: str(values, 'model')!,
+      ...(str(values, 'model') ? { model: str(values, 'model')! } : {}),
       tokenizer: str(values, 'tokenizer')!,
       flavor: str(values, 'flavor') === 'sglang' ? 'sglang' : 'vllm',
       concurrency: p.concurrency,
