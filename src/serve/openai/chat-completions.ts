@@ -22,8 +22,7 @@ function logprobEntry(renderer: Renderer, token: number, logprob: number) {
   return { token: s, logprob, bytes: [...Buffer.from(s, 'utf8')], top_logprobs: [] as unknown[] };
 }
 
-function validate(b: ChatBody, modelName: string): void {
-  if (b.model !== modelName) throw new OpenAIApiError(404, `The model \`${b.model}\` does not exist.`, 'model', 'model_not_found');
+function validate(b: ChatBody): void {
   if (b.top_logprobs !== undefined && b.top_logprobs !== null && b.top_logprobs > 0) {
     throw new OpenAIApiError(400, 'top_logprobs > 0 (alternative tokens) is not supported; logprobs: true returns the sampled tokens\u2019 logprobs', 'top_logprobs', 'unsupported_parameter');
   }
@@ -43,8 +42,9 @@ function validate(b: ChatBody, modelName: string): void {
  */
 export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply): Promise<unknown> {
   const b = parseBody(chatSchema, rawBody);
-  const { renderer, modelName } = ctx.opts;
-  validate(b, modelName);
+  const { renderer } = ctx.opts;
+  const modelName = b.model;
+  validate(b);
   const tools = toToolDefinitions(b.tools);
   const prompt = renderer.renderPrompt(toMessages(b.messages), {
     tools,
@@ -60,7 +60,7 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
   const params = samplingParams(b, maxTokens, renderer);
   const stop = params.stop ?? [];
   const parseTools = tools.length > 0 && b.tool_choice !== 'none';
-  const seqs = await (await ctx.sampler()).sample(prompt, params);
+  const seqs = await (await ctx.sampler(b.model)).sample(prompt, params);
   const results: ChoiceResult[] = seqs.map((seq) => {
     const text = renderer.decode(withoutStop(seq.tokens, stop));
     const message = parseTools ? extractToolCalls(text) : { content: text, toolCalls: [] };

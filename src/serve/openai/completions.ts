@@ -33,7 +33,6 @@ function promptTokens(b: CompletionBody, encode: (s: string) => number[]): numbe
 export async function completionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply): Promise<unknown> {
   const b = parseBody(completionSchema, rawBody);
   const { renderer } = ctx.opts;
-  if (b.model !== ctx.opts.modelName) throw new OpenAIApiError(404, `The model \`${b.model}\` does not exist.`, 'model', 'model_not_found');
   if (b.logprobs !== undefined && b.logprobs !== null && b.logprobs > 0) {
     throw new OpenAIApiError(400, 'logprobs > 0 (alternative tokens) is not supported; logprobs: 0 returns the sampled tokens\u2019 logprobs', 'logprobs', 'unsupported_parameter');
   }
@@ -53,7 +52,7 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
   const n = params.numSamples ?? 1;
   const wantLogprobs = b.logprobs !== undefined && b.logprobs !== null;
   const wantPromptLogprobs = b.prompt_logprobs === 0;
-  const sampler = await ctx.sampler();
+  const sampler = await ctx.sampler(b.model);
   const tokenString = (t: number): string => (b.return_tokens_as_token_ids ? `token_id:${t}` : renderer.decode([t]));
   const skipSpecial = b.skip_special_tokens ?? true;
 
@@ -98,7 +97,7 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
   const promptTokensCount = prompts.reduce((s, p) => s + p.length, 0);
   const completionTokens = perPrompt.reduce((s, { seqs }) => s + seqs.reduce((t, q) => t + q.tokens.length, 0), 0);
   const usage = { prompt_tokens: promptTokensCount, completion_tokens: completionTokens, total_tokens: promptTokensCount + completionTokens };
-  const head = { id: `cmpl-${randomUUID().replace(/-/g, '')}`, object: 'text_completion' as const, created: ctx.now(), model: ctx.opts.modelName };
+  const head = { id: `cmpl-${randomUUID().replace(/-/g, '')}`, object: 'text_completion' as const, created: ctx.now(), model: b.model };
   if (b.stream) {
     const sse = new SseWriter(reply);
     for (const c of choices) sse.send({ ...head, choices: [c] });

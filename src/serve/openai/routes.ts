@@ -7,7 +7,7 @@ import type { OpenAIRoutesOptions, RouteContext } from './types.js';
 
 /**
  * The OpenAI-compatible surface as a Fastify plugin, under `/v1`:
- * - `GET /v1/models` — the one model, `{ object: 'list', data: [{ id, object: 'model', created, owned_by: 'agentrl' }] }`;
+ * - `GET /v1/models` — `{ object: 'list', data: [{ id, object: 'model', created, owned_by: 'agentrl' }] }`: `modelName`, then `models()`;
  * - `POST /v1/completions` — see {@link completionsHandler} (vLLM's token-id extensions included);
  * - `POST /v1/chat/completions` — see {@link chatCompletionsHandler} (chat template, tools, streaming).
  *
@@ -25,7 +25,11 @@ export async function openaiRoutes(app: FastifyInstance, opts: OpenAIRoutesOptio
   const created = Math.floor(Date.now() / 1000);
   const ctx: RouteContext = {
     opts,
-    sampler: async (): Promise<SamplingClient> => (typeof opts.sampler === 'function' ? await opts.sampler() : opts.sampler),
+    sampler: async (model: string): Promise<SamplingClient> => {
+      if (typeof opts.sampler === 'function') return opts.sampler(model);
+      if (model !== opts.modelName) throw new OpenAIApiError(404, `The model \`${model}\` does not exist.`, 'model', 'model_not_found');
+      return opts.sampler;
+    },
     now: () => Math.floor(Date.now() / 1000),
   };
   await app.register(
@@ -42,7 +46,7 @@ export async function openaiRoutes(app: FastifyInstance, opts: OpenAIRoutesOptio
       });
       v1.get('/models', async () => ({
         object: 'list',
-        data: [{ id: opts.modelName, object: 'model', created, owned_by: 'agentrl' }],
+        data: [opts.modelName, ...(opts.models?.() ?? [])].map((id) => ({ id, object: 'model', created, owned_by: 'agentrl' })),
       }));
       v1.post('/completions', async (req, reply) => completionsHandler(ctx, req.body, reply));
       v1.post('/chat/completions', async (req, reply) => chatCompletionsHandler(ctx, req.body, reply));
