@@ -20,3 +20,4 @@ export * from './backend/index.js';
 export * from './trainer/index.js';
 export * from './eval/index.js';
 export * from './serve/openai/index.js';
+export { createServeApp, TinkerService, ServeRequestError, type ServeApp, type ServeAppOptions, type ServePlugin, type TinkerServiceOptions, type ErrorCategory } from './serve/tinker/index.js';

@@ -7,15 +7,17 @@
  *
  *   npm run retool            (≈ 5 minutes on 2 cores)
  *   npm run retool -- --steps 5 --problems 16     (a quick look)
+ *   npm run retool -- --backend http://127.0.0.1:8000   (train through a Tinker-API server, e.g.
+ *                      `npm run serve -- --checkpoint examples/retool/checkpoints/sft` in another terminal)
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { localBackend } from 'agentrl';
 import { MODEL, PATHS } from './config.js';
 import { prepareData } from './prepare-data.js';
 import { evalHeader, formatEvalRow, runEval } from './eval.js';
 import { runRl } from './train.js';
+import { exampleBackend } from '../shared/rl.js';
 
 const { values } = parseArgs({
   options: {
@@ -26,6 +28,9 @@ const { values } = parseArgs({
     n: { type: 'string', default: '4' },
     problems: { type: 'string', default: '32' },
     seed: { type: 'string', default: '1' },
+    /** Tinker-API server URL (agentrl serve, SkyRL, Tinker); default: the embedded engine in-process. */
+    backend: { type: 'string' },
+    'base-model': { type: 'string' },
   },
 });
 const n = Number(values.n);
@@ -41,7 +46,8 @@ if (!existsSync(join(PATHS.sftCheckpoint, 'config.json'))) {
   process.exit(1);
 }
 const runDir = join(PATHS.runs, new Date().toISOString().replace(/[:.]/g, '-'));
-const backend = localBackend({ ...MODEL, checkpoint: PATHS.sftCheckpoint });
+const backend = exampleBackend({ local: { ...MODEL, checkpoint: PATHS.sftCheckpoint }, contextTokens: MODEL.contextTokens, remote: values.backend, baseModel: values['base-model'] });
+if (values.backend !== undefined) console.log(`backend: tinkerBackend → ${values.backend} (the server's model; start it with --checkpoint ${PATHS.sftCheckpoint})`);
 const evalOpts = { n, problems: Number(values.problems), seed: 1234 };
 
 console.log(`[${elapsed()}] evaluating the SFT checkpoint on ${evalOpts.problems} held-out problems × ${n} samples …`);

@@ -3,7 +3,36 @@
  * GRPO group-centred advantages, Adam (β 0.9 / 0.99, grad-norm clip 1), micro-batches of 16 rows of the context.
  * Each example supplies its environment, reward, dataset, budgets and sampling.
  */
-import { Trainer, type Environment, type Reward, type TrainerOptions, type TrainingBackend, type TrainSummary } from 'agentrl';
+import { fileURLToPath } from 'node:url';
+import { Trainer, localBackend, tinkerBackend, type Environment, type LocalBackendOptions, type Reward, type TrainerOptions, type TrainingBackend, type TrainSummary } from 'agentrl';
+
+/** The embedded model's tokenizer and chat template (what `agentrl serve` models use). */
+const LOCAL_MODEL_DIR = fileURLToPath(new URL('../../assets/local-model', import.meta.url));
+
+/**
+ * The backend an example trains: the embedded engine in-process (default), or — with `remote` set to a server URL
+ * (`--backend http://127.0.0.1:8000`) — `tinkerBackend` against any Tinker-API server (`agentrl serve`, SkyRL, Tinker).
+ * For `agentrl serve`, start it with the same checkpoint: `npm run serve -- --checkpoint <dir>`; the remote model
+ * starts from the server's checkpoint, not from `local.checkpoint`.
+ */
+export function exampleBackend(opts: {
+  readonly local: LocalBackendOptions;
+  readonly contextTokens: number;
+  /** Server URL; undefined trains in-process. */
+  readonly remote?: string | undefined;
+  /** Base model on the server. @default 'agentrl/local' (what `agentrl serve` offers) */
+  readonly baseModel?: string | undefined;
+  /** Tokenizer folder of the remote model. @default the embedded model's */
+  readonly rendererDir?: string | undefined;
+}): TrainingBackend {
+  if (opts.remote === undefined) return localBackend(opts.local);
+  return tinkerBackend({
+    baseUrl: opts.remote,
+    baseModel: opts.baseModel ?? 'agentrl/local',
+    renderer: opts.rendererDir ?? LOCAL_MODEL_DIR,
+    maxContextTokens: opts.contextTokens,
+  });
+}
 
 /** Run settings an example's `train.ts` takes from its command line or `main.ts`. */
 export interface RlOptions {

@@ -20,3 +20,57 @@ export class CheckpointError extends AgentRLError {
     this.name = 'CheckpointError';
   }
 }
+
+/**
+ * A remote training service could not be reached, or kept failing (connection refused or reset, timeouts,
+ * 5xx without a result) until the retry budget ran out. `url` names the endpoint tried last. Retryable.
+ */
+export class BackendUnavailableError extends AgentRLError {
+  readonly code = 'BACKEND_UNAVAILABLE' as const;
+  override readonly retryable = true;
+  constructor(
+    readonly url: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${url}: ${message}`, options);
+    this.name = 'BackendUnavailableError';
+  }
+}
+
+/** The remote training service refused the credentials (HTTP 401 or 403). `status` is the HTTP status. */
+export class BackendAuthError extends AgentRLError {
+  readonly code = 'BACKEND_AUTH' as const;
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(`${url}: HTTP ${status}: ${message}`);
+    this.name = 'BackendAuthError';
+  }
+}
+
+/** Failure category a Tinker-protocol server reports with a failed request (`{ error, category }`). */
+export type BackendErrorCategory = 'server' | 'user' | 'unknown';
+
+/**
+ * The remote training service failed a request: a `{ error, category }` result of a future (category `server`
+ * or `unknown`; `user` is a {@link BackendInputError}), an HTTP error answer (`status`, e.g. 409 when a `seq_id` was
+ * reused with other content, 404 for an unknown model or future), or a body that does not follow the protocol.
+ */
+export class BackendRequestError extends AgentRLError {
+  readonly code = 'BACKEND_REQUEST' as const;
+  constructor(
+    /** The operation, e.g. `forward_backward`. */
+    readonly operation: string,
+    readonly category: BackendErrorCategory,
+    message: string,
+    /** HTTP status when the failure was an HTTP answer. */
+    readonly status?: number,
+    options?: ErrorOptions,
+  ) {
+    super(`${operation} failed (${category}${status !== undefined ? `, HTTP ${status}` : ''}): ${message}`, options);
+    this.name = 'BackendRequestError';
+  }
+}

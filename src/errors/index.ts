@@ -2,7 +2,14 @@ export { AgentRLError } from './base.js';
 export { ConfigError, type ConfigIssue } from './config-error.js';
 export { DatumShapeError, PromptPrefixError, DatasetError } from './data-errors.js';
 export { TemplateRewriteError, TokenizerError } from './chat-errors.js';
-export { BackendInputError, CheckpointError } from './backend-errors.js';
+export {
+  BackendInputError,
+  CheckpointError,
+  BackendUnavailableError,
+  BackendAuthError,
+  BackendRequestError,
+  type BackendErrorCategory,
+} from './backend-errors.js';
 export { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError } from './sandbox-errors.js';
 export { RetrieverError, SqlDatabaseError } from './env-errors.js';
 export { ChatTemplateError } from './chat-template-error.js';

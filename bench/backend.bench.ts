@@ -1,0 +1,87 @@
+// Backend overhead benchmark: one RL step (PPO forward_backward on 64 datums × the full context, Adam step,
+// publish weights to a sampler) on the embedded engine in-process vs. the same engine behind `agentrl serve`
+// (a child process, Tinker HTTP API on loopback, driven by tinkerBackend). Steps alternate, side by side in one run.
+// Prints each median and the overhead ratio (goal: HTTP adds ≤ 10% to a step).
+// Run: npm run bench:backend   (REPS=3 by default; keep other processes quiet)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_LOCAL_MODEL, localBackend, type TrainingBackend } from '../src/backend/index.js';
+import { tinkerBackend } from '../src/backend/tinker/index.js';
+import type { Datum } from '../src/types/datum.js';
+import type { LossConfig } from '../src/types/loss-config.js';
+
+const REPS = Number(process.env.REPS ?? 3);
+const DATUMS = 64;
+const T = DEFAULT_LOCAL_MODEL.contextTokens;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function batch(seed: number): Datum[] {
+  let s = seed;
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  return Array.from({ length: DATUMS }, () => {
+    const toks = Array.from({ length: T + 1 }, () => Math.floor(rnd() * 2000));
+    const prompt = 64;
+    const mask = Array.from({ length: T }, (_, t) => (t >= prompt ? 1 : 0));
+    return {
+      modelInput: toks.slice(0, T),
+      targetTokens: toks.slice(1),
+      logprobs: mask.map((m) => (m ? -7.5 + rnd() : 0)),
+      advantages: mask.map((m) => (m ? rnd() * 2 - 1 : 0)),
+      mask,
+    };
+  });
+}
+
+/**
+ * Starts `agentrl serve --port 0` (default model, seed 0) and resolves to its URL. The in-process steps block this
+ * process (and the client's heartbeats) for minutes on a busy machine, so the session timeout is raised.
+ */
+function startServer(): Promise<{ url: string; child: ChildProcess }> {
+  const args = ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--session-timeout-s', '3600'];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child });
+    });
+    child.once('exit', (code) => reject(new Error(`agentrl serve exited with ${code}: ${out}`)));
+  });
+}
+
+const loss: LossConfig = { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation: 'token-mean' };
+async function step(b: TrainingBackend, data: Datum[]): Promise<number> {
+  const t0 = performance.now();
+  await b.forwardBackward(data, loss);
+  await b.optimStep({ learningRate: 1e-4, beta1: 0.9, beta2: 0.99, eps: 1e-8, gradClipNorm: 1 });
+  await b.saveWeightsForSampler();
+  return performance.now() - t0;
+}
+
+const { url, child } = await startServer();
+const local = localBackend();
+const remote = tinkerBackend({ baseUrl: url, baseModel: 'agentrl/local', renderer: `${root}assets/local-model`, maxContextTokens: T });
+try {
+  const data = batch(1);
+  console.log(`RL step: PPO forward_backward ${DATUMS} datums × ${T} tokens + Adam + save_weights_for_sampler; ${REPS} reps after 1 warm-up each, alternating`);
+  await step(local, data);
+  await step(remote, data);
+  const lt: number[] = [];
+  const rt: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    lt.push(await step(local, data));
+    rt.push(await step(remote, data));
+    console.log(`  rep ${i + 1}: in-process ${lt.at(-1)!.toFixed(0)} ms, agentrl serve ${rt.at(-1)!.toFixed(0)} ms`);
+  }
+  const l = median(lt);
+  const r = median(rt);
+  console.log(`in-process (localBackend):               ${l.toFixed(0)} ms/step (median)`);
+  console.log(`agentrl serve on loopback (tinkerBackend): ${r.toFixed(0)} ms/step (median)`);
+  console.log(`overhead ratio: ${(r / l).toFixed(3)} (${((r / l - 1) * 100).toFixed(1)}% added by HTTP; goal ≤ 10%)`);
+} finally {
+  await remote.close();
+  await local.close();
+  child.kill('SIGTERM');
+}

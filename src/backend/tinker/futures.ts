@@ -1,0 +1,124 @@
+import { BackendRequestError, BackendUnavailableError } from '../../errors/index.js';
+import { RetryClock, retryAfterMs, sleep } from './backoff.js';
+import { answerError, detailOf, failureError, jsonOf, PROTOBUF, requestFailure, TransportFault, type HttpAnswer, type TinkerHttp } from './http.js';
+import type { ResolvedTinkerOptions } from './options.js';
+
+/** How to submit one operation and read its result. */
+export interface FutureOp<T> {
+  /** Operation name for errors and `X-Tinker-Request-Type`, e.g. `forward_backward`. */
+  readonly op: string;
+  /** Submits the original request (again after a 410) and returns its `request_id`. */
+  readonly submit: () => Promise<string>;
+  /** Decodes a JSON result. */
+  readonly json: (body: unknown) => T;
+  /** Decodes a protobuf result; when set, `Accept` asks for protobuf first. */
+  readonly proto?: (bytes: Uint8Array) => T;
+}
+
+/** `X-Tinker-Request-Type` values of the Python SDK, by operation. */
+const REQUEST_TYPE: Readonly<Record<string, string>> = {
+  create_model: 'CreateModel',
+  forward_backward: 'ForwardBackward',
+  forward: 'Forward',
+  optim_step: 'OptimStep',
+  save_weights: 'SaveWeights',
+  load_weights: 'LoadWeights',
+  save_weights_for_sampler: 'SaveWeightsForSampler',
+  sample: 'Sample',
+};
+
+/** Reads `request_id` from a submit answer (`{ request_id }`, or SkyRL's `{ future_id, request_id }`). */
+export function requestIdOf(op: string, a: HttpAnswer): string {
+  const body = jsonOf(a) as Record<string, unknown> | undefined;
+  const id = body?.['request_id'] ?? body?.['future_id'];
+  if ((typeof id !== 'string' || id === '') && typeof id !== 'number') {
+    throw new BackendRequestError(op, 'unknown', 'submit answer has no request_id');
+  }
+  return String(id);
+}
+
+/**
+ * Polls `POST /api/v1/retrieve_future` until the result of `requestId` arrives (Tinker SDK's futures loop):
+ * - 200 `{ type: "try_again" }` → poll again after `retry.tryAgainDelayMs`; `{ status: "complete_metadata" }` → poll
+ *   again for the payload; `{ error, category }` → typed error (`user` → `BackendInputError`); else the result,
+ *   decoded by the answer's content type (JSON, or protobuf when `op.proto` is set).
+ * - 408 (the long poll expired) and a client-side poll timeout → poll again at once (the server is holding the poll).
+ * - 5xx without an error body (the first retried at once), 429, 402 (billing pause), connection errors → backoff within the retry budget, then `BackendUnavailableError`.
+ * - 410 (the promise expired) → resubmit the original request, at most `retry.max410` times.
+ * - 400 `{ detail }` or 5xx `{ detail }` (SkyRL's failed request) → `BackendRequestError`; a bare 400 is retried
+ *   `retry.max400` times (proxies inject them); 401/403 → `BackendAuthError`; other statuses are final.
+ */
+export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptions, requestId: string, f: FutureOp<T>): Promise<T> {
+  const clock = new RetryClock(opts.retry);
+  const url = http.url('/api/v1/retrieve_future');
+  let id = requestId;
+  let n400 = 0;
+  let n410 = 0;
+  let iteration = 0;
+  let n5xx = 0;
+  const accept = f.proto ? `${PROTOBUF}, application/json;q=0.5` : 'application/json';
+  for (;;) {
+    let a: HttpAnswer;
+    try {
+      a = await http.send(
+        'POST',
+        '/api/v1/retrieve_future',
+        { json: { request_id: id, allow_metadata_only: false } },
+        { timeoutMs: opts.timeouts.pollMs, accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': REQUEST_TYPE[f.op] ?? f.op } },
+      );
+    } catch (e) {
+      if (!(e instanceof TransportFault)) throw e;
+      // A poll that outlives its deadline on a live connection: the server holds it (SkyRL: up to 300 s). Poll again.
+      if (e.timedOut) continue;
+      const delay = clock.nextDelay();
+      if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: no answer within the retry budget of ${opts.retry.budgetMs} ms (${e.message})`, { cause: e });
+      await sleep(delay, http.signal);
+      continue;
+    }
+    const s = a.status;
+    if (s < 500) n5xx = 0;
+    if (s === 200) {
+      clock.succeeded();
+      if (a.contentType === PROTOBUF) {
+        if (!f.proto) throw new BackendRequestError(f.op, 'unknown', 'unexpected protobuf result');
+        return f.proto(a.body);
+      }
+      const body = jsonOf(a);
+      const rec = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      if (rec['type'] === 'try_again') {
+        await sleep(opts.retry.tryAgainDelayMs, http.signal);
+        continue;
+      }
+      if (rec['status'] === 'complete_metadata') continue;
+      const failure = requestFailure(body);
+      if (failure) throw failureError(f.op, failure);
+      if (body === undefined) throw new BackendRequestError(f.op, 'unknown', 'result is not JSON');
+      return f.json(body);
+    }
+    if (s === 408) {
+      clock.succeeded();
+      continue;
+    }
+    if (s === 410) {
+      if (n410 >= opts.retry.max410) throw new BackendRequestError(f.op, 'unknown', `future expired ${n410 + 1} times`, 410);
+      n410 += 1;
+      id = await f.submit();
+      continue;
+    }
+    const body = jsonOf(a);
+    const detail = detailOf(body) ?? requestFailure(body)?.message;
+    if (s === 400 && detail === undefined) {
+      if (n400 >= opts.retry.max400) throw new BackendRequestError(f.op, 'unknown', `HTTP 400 from retrieve_future ${n400 + 1} times`, 400);
+      n400 += 1;
+      continue;
+    }
+    if ((s === 429 || s === 402 || s >= 500) && detail === undefined) {
+      const delay = clock.nextDelay(s === 429 || s === 402 ? retryAfterMs(a.headers) : undefined);
+      if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: HTTP ${s} until the retry budget of ${opts.retry.budgetMs} ms ran out`);
+      // 5xx: the first retry goes at once (as the Python SDK); a run of them backs off.
+      await sleep(s >= 500 && n5xx++ === 0 ? 0 : delay, http.signal);
+      continue;
+    }
+    throw answerError(f.op, url, a);
+  }
+}

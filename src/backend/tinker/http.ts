@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, request, type Dispatcher } from 'undici';
+import {
+  BackendAuthError,
+  BackendInputError,
+  BackendRequestError,
+  BackendUnavailableError,
+  type AgentRLError,
+  type BackendErrorCategory,
+} from '../../errors/index.js';
+import { RetryClock, retryAfterMs, sleep } from './backoff.js';
+import type { ResolvedTinkerOptions } from './options.js';
+
+/** One HTTP answer, body read in full. */
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Media type without parameters, lower case, e.g. `application/json`. */
+  readonly contentType: string;
+  readonly body: Buffer;
+}
+
+/** A request body: JSON (serialised here) or raw bytes with their media type. */
+export type HttpBody = { readonly json: unknown } | { readonly raw: Uint8Array; readonly contentType: string };
+
+/** Per-request settings. */
+export interface SendOptions {
+  readonly timeoutMs: number;
+  readonly accept?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** `X-Idempotency-Key` (POST only); one per logical call, kept across its HTTP retries. */
+  readonly idempotencyKey?: string;
+}
+
+/** Media type of protobuf bodies. */
+export const PROTOBUF = 'application/x-protobuf';
+
+/** A failure below HTTP: connection refused or reset, DNS, TLS, or a header/body timeout. */
+export class TransportFault extends Error {
+  constructor(
+    readonly url: string,
+    readonly timedOut: boolean,
+    options?: ErrorOptions,
+  ) {
+    super(`${url}: ${timedOut ? 'timed out' : 'connection failed'}${options?.cause instanceof Error ? ` (${options.cause.message})` : ''}`, options);
+    this.name = 'TransportFault';
+  }
+}
+
+/** Parses a body as JSON, or returns undefined. */
+export function jsonOf(a: HttpAnswer): unknown {
+  if (a.body.length === 0) return undefined;
+  try {
+    return JSON.parse(a.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{ error, category }` of a failed request (Tinker), or `undefined`. */
+export function requestFailure(body: unknown): { message: string; category: BackendErrorCategory } | undefined {
+  if (!isObj(body) || typeof body['error'] !== 'string') return undefined;
+  const c = body['category'];
+  const category: BackendErrorCategory = c === 'user' || c === 'server' ? c : 'unknown';
+  return { message: body['error'], category };
+}
+
+/** SkyRL-style `{ detail }` error body (a string, or FastAPI's validation list), or `undefined`. */
+export function detailOf(body: unknown): string | undefined {
+  if (!isObj(body) || body['detail'] === undefined) return undefined;
+  const d = body['detail'];
+  return typeof d === 'string' ? d : JSON.stringify(d);
+}
+
+/** The typed error of a `{ error, category }` failure. `user` → `BackendInputError`. */
+export function failureError(op: string, f: { message: string; category: BackendErrorCategory }, status?: number): AgentRLError {
+  if (f.category === 'user') return new BackendInputError(op, f.message);
+  return new BackendRequestError(op, f.category, f.message, status);
+}
+
+/** The typed error of a non-2xx answer that is not retried. */
+export function answerError(op: string, url: string, a: HttpAnswer): AgentRLError {
+  const body = jsonOf(a);
+  const text = detailOf(body) ?? requestFailure(body)?.message ?? (a.body.length > 0 ? a.body.toString('utf8').slice(0, 500) : `HTTP ${a.status}`);
+  if (a.status === 401 || a.status === 403) return new BackendAuthError(url, a.status, text);
+  const failure = requestFailure(body);
+  if (failure) return failureError(op, failure, a.status);
+  if (a.status === 422) return new BackendInputError(op, text);
+  return new BackendRequestError(op, a.status >= 500 ? 'server' : 'unknown', text, a.status);
+}
+
+/**
+ * HTTP transport of the Tinker protocol over undici: `X-API-Key` auth, `X-Idempotency-Key` on every POST,
+ * per-request deadlines, and retries of transport faults, 408, 429 and 5xx with exponential backoff.
+ */
+export class TinkerHttp {
+  readonly baseUrl: string;
+  readonly #apiKey: string | undefined;
+  readonly #dispatcher: Dispatcher;
+  readonly #own: Agent | undefined;
+  readonly #opts: ResolvedTinkerOptions;
+  readonly #closing = new AbortController();
+
+  constructor(opts: ResolvedTinkerOptions) {
+    this.#opts = opts;
+    this.baseUrl = opts.baseUrl;
+    this.#apiKey = opts.apiKey;
+    this.#own = opts.dispatcher ? undefined : new Agent({ connect: { timeout: opts.timeouts.connectMs }, keepAliveTimeout: 30_000 });
+    this.#dispatcher = opts.dispatcher ?? (this.#own as Agent);
+  }
+
+  /** Aborted by `close()`: every wait and request in flight ends. */
+  get signal(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  /** Full URL of an API path, e.g. `url('/api/v1/healthz')`. */
+  url(path: string): string {
+    return `${this.baseUrl}${path}`;
+  }
+
+  /** A new `X-Idempotency-Key` value. */
+  static idempotencyKey(): string {
+    return `agentrl-${randomUUID()}`;
+  }
+
+  /**
+   * One HTTP exchange, no retries.
+   * @throws TransportFault below HTTP; the closing reason after `close()`.
+   */
+  async send(method: 'GET' | 'POST', path: string, body: HttpBody | undefined, o: SendOptions): Promise<HttpAnswer> {
+    const url = this.url(path);
+    const signal = this.#closing.signal;
+    if (signal.aborted) throw signal.reason;
+    const headers: Record<string, string> = { accept: o.accept ?? 'application/json', ...o.headers };
+    if (this.#apiKey !== undefined) headers['x-api-key'] = this.#apiKey;
+    let payload: string | Uint8Array | undefined;
+    if (body !== undefined) {
+      if ('json' in body) {
+        payload = JSON.stringify(body.json);
+        headers['content-type'] = 'application/json';
+      } else {
+        payload = body.raw;
+        headers['content-type'] = body.contentType;
+      }
+    }
+    if (method === 'POST') headers['x-idempotency-key'] = o.idempotencyKey ?? TinkerHttp.idempotencyKey();
+    try {
+      const res = await request(url, {
+        method,
+        headers,
+        body: payload,
+        dispatcher: this.#dispatcher,
+        headersTimeout: o.timeoutMs,
+        bodyTimeout: o.timeoutMs,
+        signal,
+      });
+      const buf = Buffer.from(await res.body.arrayBuffer());
+      const ct = res.headers['content-type'];
+      const contentType = ((Array.isArray(ct) ? ct[0] : ct) ?? '').split(';')[0]!.trim().toLowerCase();
+      return { status: res.statusCode, headers: res.headers, contentType, body: buf };
+    } catch (cause) {
+      if (signal.aborted) throw signal.reason;
+      const code = (cause as { code?: unknown }).code;
+      throw new TransportFault(url, code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT', { cause });
+    }
+  }
+
+  /**
+   * A submit or synchronous call: retries transport faults, 408, 429, 402 (billing pause) and 5xx answers without an error body
+   * (SkyRL's `{ detail }` 500 is final), with backoff within the retry budget, keeping one idempotency key.
+   * @returns the 2xx answer.
+   * @throws BackendUnavailableError when the budget runs out; BackendAuthError (401/403); BackendInputError
+   *   (`category: "user"`, 422); BackendRequestError for other answers (409: a `seq_id` reused with other content).
+   */
+  async call(op: string, path: string, body: HttpBody | undefined, o: Partial<SendOptions> & { method?: 'GET' | 'POST' } = {}): Promise<HttpAnswer> {
+    const clock = new RetryClock(this.#opts.retry);
+    const key = TinkerHttp.idempotencyKey();
+    const url = this.url(path);
+    for (;;) {
+      let delay: number | undefined;
+      let last: string;
+      try {
+        const a = await this.send(o.method ?? 'POST', path, body, { timeoutMs: this.#opts.timeouts.requestMs, ...o, idempotencyKey: key });
+        if (a.status >= 200 && a.status < 300) return a;
+        const retryable = a.status === 408 || a.status === 429 || a.status === 402 || (a.status >= 500 && detailOf(jsonOf(a)) === undefined && requestFailure(jsonOf(a)) === undefined);
+        if (!retryable) throw answerError(op, url, a);
+        last = `HTTP ${a.status}`;
+        delay = clock.nextDelay(a.status === 429 || a.status === 402 ? retryAfterMs(a.headers) : undefined);
+      } catch (e) {
+        if (!(e instanceof TransportFault)) throw e;
+        last = e.message;
+        delay = clock.nextDelay();
+      }
+      if (delay === undefined) throw new BackendUnavailableError(url, `${op}: no usable answer within the retry budget of ${this.#opts.retry.budgetMs} ms (last: ${last})`);
+      await sleep(delay, this.#closing.signal);
+    }
+  }
+
+  /** Ends waits and requests in flight (they reject) and closes the built-in dispatcher. An injected one stays open. */
+  async close(reason: Error): Promise<void> {
+    if (!this.#closing.signal.aborted) this.#closing.abort(reason);
+    await this.#own?.destroy().catch(() => undefined);
+  }
+}

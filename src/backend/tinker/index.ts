@@ -1,0 +1,14 @@
+export { tinkerBackend, type TinkerBackend, type TinkerModelInfo } from './tinker-backend.js';
+export { TINKER_CHECKPOINT_FILE, type CheckpointPointer } from './checkpoint-pointer.js';
+export {
+  TINKER_HOSTED_URL,
+  type TinkerBackendOptions,
+  type TinkerLoraOptions,
+  type TinkerTimeouts,
+  type TinkerRetryOptions,
+  type TinkerRendererSource,
+} from './options.js';
+export { TinkerSamplingClient, checkSamplingParams } from './sampling-client.js';
+export { planForwardBackward, checkLossSupported, type TinkerLossPlan, type TinkerLossFn } from './loss-mapping.js';
+export { loadModelFolderRenderer } from './renderer-source.js';
+export { tinkerProto } from './proto.js';

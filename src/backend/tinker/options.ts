@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import type { Dispatcher } from 'undici';
+import { ConfigError } from '../../errors/index.js';
+import type { Renderer } from '../../chat/types.js';
+import type { RendererSettings } from '../../chat/options.js';
+
+/** The hosted Tinker service, used when neither `baseUrl` nor `TINKER_BASE_URL` is set. */
+export const TINKER_HOSTED_URL = 'https://tinker.thinkingmachines.dev/services/tinker-prod';
+
+/** LoRA settings sent with `create_model` (Tinker's `LoraConfig`). */
+export interface TinkerLoraOptions {
+  /** Adapter rank. @default 32 */
+  readonly rank?: number;
+  /** Train the MLP projections. @default true */
+  readonly trainMlp?: boolean;
+  /** Train the attention projections. @default true */
+  readonly trainAttn?: boolean;
+  /** Train the unembedding (LM head). @default true */
+  readonly trainUnembed?: boolean;
+  /** Seed of the adapter's initialisation (server default when absent). */
+  readonly seed?: number;
+}
+
+/** Timeouts, all in milliseconds. */
+export interface TinkerTimeouts {
+  /** TCP/TLS connect timeout of the built-in dispatcher (ignored when `dispatcher` is given). @default 5_000 */
+  readonly connectMs?: number;
+  /** Deadline for the answer of one submit or synchronous call (headers, then each body gap). @default 60_000 */
+  readonly requestMs?: number;
+  /** Deadline of one `retrieve_future` long poll; on expiry the client polls again. @default 45_000 */
+  readonly pollMs?: number;
+  /** Period of the session heartbeat (its own deadline is the same). @default 10_000 */
+  readonly heartbeatMs?: number;
+}
+
+/** How transport faults are retried. */
+export interface TinkerRetryOptions {
+  /**
+   * Longest time one call keeps retrying connection errors, timeouts, 5xx and 429 without any usable answer,
+   * before it fails with `BackendUnavailableError`. @default 300_000 (the Python SDK's 5 minutes)
+   */
+  readonly budgetMs?: number;
+  /** First backoff delay; delay n is `min(initialDelayMs · 2^n, maxDelayMs)`. @default 1_000 */
+  readonly initialDelayMs?: number;
+  /** Longest backoff delay. @default 30_000 */
+  readonly maxDelayMs?: number;
+  /**
+   * Pause before polling again after a `try_again` answer. The Python SDK polls at once (its servers hold the poll);
+   * a short pause keeps a server that answers at once from being flooded. @default 100
+   */
+  readonly tryAgainDelayMs?: number;
+  /** Bare HTTP 400 answers to a poll tolerated before failing (a proxy may inject them). @default 3 */
+  readonly max400?: number;
+  /** Times an expired future (HTTP 410) is resubmitted before failing. @default 3 */
+  readonly max410?: number;
+}
+
+/** Where the tokenizer and chat template come from. */
+export type TinkerRendererSource =
+  | Renderer
+  /** A Hugging Face model folder with `tokenizer.json`, `tokenizer_config.json` and (optional) `generation_config.json`. */
+  | string
+  | ({ readonly dir: string } & RendererSettings);
+
+/** Options of {@link tinkerBackend}. */
+export interface TinkerBackendOptions {
+  /** Server root, without `/api/v1`. @default `TINKER_BASE_URL`, else {@link TINKER_HOSTED_URL} */
+  readonly baseUrl?: string;
+  /** Sent as `X-API-Key`. Required for the hosted service (`tml-…`); open servers accept any. @default `TINKER_API_KEY` */
+  readonly apiKey?: string;
+  /** Base model to train, e.g. `'Qwen/Qwen3-8B'` (one of the server's `get_server_capabilities` models). */
+  readonly baseModel: string;
+  /** LoRA adapter settings. */
+  readonly lora?: TinkerLoraOptions;
+  /** The model's tokenizer and chat template (there is no tokenizer endpoint in the protocol). */
+  readonly renderer: TinkerRendererSource;
+  /** Context length in tokens (prompt + completion), for the trainer's budgets. @default 32_768 */
+  readonly maxContextTokens?: number;
+  /** Datums per `forward_backward` request; larger batches are split, each chunk its own `seq_id`. @default 1024 */
+  readonly maxChunkDatums?: number;
+  /**
+   * Wire format of `forward_backward` bodies and of forward_backward/sample results. `'json'` is what every open
+   * server accepts; `'protobuf'` sends `application/x-protobuf` bodies and asks for protobuf results (Tinker SDK ≥ 0.25),
+   * decoding whichever format the server answers with. @default 'json'
+   */
+  readonly wireFormat?: 'json' | 'protobuf';
+  /**
+   * Allow sampling with `temperature ≠ 1`, `topP < 1` or `topK > 0`. The protocol's losses compute learner logprobs at
+   * temperature 1 with no truncation, so such samples make the importance ratio off-policy; only enable this for
+   * samplers that are not used for training (evaluation). @default false
+   */
+  readonly allowTemperedSampling?: boolean;
+  readonly timeouts?: TinkerTimeouts;
+  readonly retry?: TinkerRetryOptions;
+  /** Tags and metadata attached to the session (`create_session`). */
+  readonly sessionTags?: readonly string[];
+  /** undici dispatcher for every request (tests, proxies, connection limits). @default an own `Agent`, closed by `close()` */
+  readonly dispatcher?: Dispatcher;
+}
+
+/** Options with every default filled in. */
+export interface ResolvedTinkerOptions {
+  readonly baseUrl: string;
+  readonly apiKey: string | undefined;
+  readonly baseModel: string;
+  readonly lora: { rank: number; trainMlp: boolean; trainAttn: boolean; trainUnembed: boolean; seed?: number };
+  readonly renderer: TinkerRendererSource;
+  readonly maxContextTokens: number;
+  readonly maxChunkDatums: number;
+  readonly wireFormat: 'json' | 'protobuf';
+  readonly allowTemperedSampling: boolean;
+  readonly timeouts: Required<TinkerTimeouts>;
+  readonly retry: Required<TinkerRetryOptions>;
+  readonly sessionTags: readonly string[];
+  readonly dispatcher: Dispatcher | undefined;
+}
+
+const ms = (min: number) => z.number().int().min(min);
+
+const schema = z.strictObject({
+  baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  apiKey: z.string().min(1).optional(),
+  baseModel: z.string().min(1),
+  lora: z
+    .strictObject({
+      rank: z.number().int().min(0).optional(),
+      trainMlp: z.boolean().optional(),
+      trainAttn: z.boolean().optional(),
+      trainUnembed: z.boolean().optional(),
+      seed: z.number().int().min(0).optional(),
+    })
+    .optional(),
+  renderer: z.union([
+    z.string().min(1),
+    z.custom<Renderer>((v) => typeof v === 'object' && v !== null && typeof (v as Renderer).renderPrompt === 'function', {
+      error: 'expected a Renderer, a model folder path or { dir, ...settings }',
+    }),
+    z.looseObject({ dir: z.string().min(1) }),
+  ]),
+  maxContextTokens: z.number().int().min(8).optional(),
+  maxChunkDatums: z.number().int().min(1).max(1024).optional(),
+  wireFormat: z.enum(['json', 'protobuf']).optional(),
+  allowTemperedSampling: z.boolean().optional(),
+  timeouts: z
+    .strictObject({ connectMs: ms(1).optional(), requestMs: ms(1).optional(), pollMs: ms(1).optional(), heartbeatMs: ms(1).optional() })
+    .optional(),
+  retry: z
+    .strictObject({
+      budgetMs: ms(0).optional(),
+      initialDelayMs: ms(0).optional(),
+      maxDelayMs: ms(0).optional(),
+      tryAgainDelayMs: ms(0).optional(),
+      max400: ms(0).optional(),
+      max410: ms(0).optional(),
+    })
+    .optional(),
+  sessionTags: z.array(z.string()).optional(),
+  dispatcher: z.custom<Dispatcher>((v) => typeof v === 'object' && v !== null && typeof (v as Dispatcher).dispatch === 'function', {
+    error: 'expected an undici Dispatcher',
+  }).optional(),
+});
+
+/**
+ * Validates {@link TinkerBackendOptions} and fills in defaults (environment variables `TINKER_BASE_URL` and
+ * `TINKER_API_KEY` from `env`).
+ * @throws ConfigError listing every problem with its dotted path, e.g. `lora.rank: …`.
+ */
+export function resolveTinkerOptions(options: TinkerBackendOptions, env: NodeJS.ProcessEnv = process.env): ResolvedTinkerOptions {
+  const parsed = schema.safeParse(options);
+  if (!parsed.success) {
+    throw new ConfigError(
+      'tinkerBackend options',
+      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.code === 'unrecognized_keys' ? `unknown key ${i.keys.join(', ')}` : i.message })),
+    );
+  }
+  const o = parsed.data;
+  const baseUrl = (o.baseUrl ?? (env['TINKER_BASE_URL'] || undefined) ?? TINKER_HOSTED_URL).replace(/\/+$/, '');
+  const apiKey = o.apiKey ?? (env['TINKER_API_KEY'] || undefined);
+  if (apiKey === undefined && baseUrl === TINKER_HOSTED_URL) {
+    throw new ConfigError('tinkerBackend options', [{ path: 'apiKey', message: `required for the hosted service ${TINKER_HOSTED_URL} (set TINKER_API_KEY)` }]);
+  }
+  return {
+    baseUrl,
+    apiKey,
+    baseModel: o.baseModel,
+    lora: {
+      rank: o.lora?.rank ?? 32,
+      trainMlp: o.lora?.trainMlp ?? true,
+      trainAttn: o.lora?.trainAttn ?? true,
+      trainUnembed: o.lora?.trainUnembed ?? true,
+      ...(o.lora?.seed !== undefined ? { seed: o.lora.seed } : {}),
+    },
+    renderer: options.renderer,
+    maxContextTokens: o.maxContextTokens ?? 32_768,
+    maxChunkDatums: o.maxChunkDatums ?? 1024,
+    wireFormat: o.wireFormat ?? 'json',
+    allowTemperedSampling: o.allowTemperedSampling ?? false,
+    timeouts: {
+      connectMs: o.timeouts?.connectMs ?? 5_000,
+      requestMs: o.timeouts?.requestMs ?? 60_000,
+      pollMs: o.timeouts?.pollMs ?? 45_000,
+      heartbeatMs: o.timeouts?.heartbeatMs ?? 10_000,
+    },
+    retry: {
+      budgetMs: o.retry?.budgetMs ?? 300_000,
+      initialDelayMs: o.retry?.initialDelayMs ?? 1_000,
+      maxDelayMs: o.retry?.maxDelayMs ?? 30_000,
+      tryAgainDelayMs: o.retry?.tryAgainDelayMs ?? 100,
+      max400: o.retry?.max400 ?? 3,
+      max410: o.retry?.max410 ?? 3,
+    },
+    sessionTags: o.sessionTags ?? [],
+    dispatcher: options.dispatcher,
+  };
+}

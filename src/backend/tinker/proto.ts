@@ -1,0 +1,176 @@
+import protobuf from 'protobufjs';
+import { BackendRequestError } from '../../errors/index.js';
+import type { SampledSequence } from '../../types/sampling.js';
+import type { ForwardBackwardOutput, SampleOutput, WireDatum } from './wire.js';
+
+/**
+ * The messages of Tinker's `tinker_public.proto` this client uses (field numbers as reconstructed from the SDK's
+ * generated `tinker_public_pb2.py`, see `docs/backends.md`). Tensors travel as raw little-endian bytes: tokens int32,
+ * dense tensors in their dtype, `BatchedTensor.offsets` int64 byte offsets (one per datum plus a leading 0).
+ */
+const PROTO_SOURCE = `
+syntax = "proto3";
+package tinker_public;
+enum StopReason { STOP_REASON_STOP = 0; STOP_REASON_LENGTH = 1; }
+enum DType { DTYPE_UNSPECIFIED = 0; DTYPE_FLOAT32 = 1; DTYPE_INT64 = 2; DTYPE_INT32 = 3; DTYPE_BFLOAT16 = 4; }
+message SampleResponse { repeated SampledSequence sequences = 1; optional bytes prompt_logprobs = 2;
+  optional TopkPromptLogprobs topk_prompt_logprobs = 3; int32 prompt_cache_hit_tokens = 4; }
+message SampledSequence { StopReason stop_reason = 1; bytes tokens = 2; optional bytes logprobs = 3; }
+message TopkPromptLogprobs { bytes token_ids = 1; bytes logprobs = 2; uint32 k = 3; uint32 prompt_length = 4; }
+message SparseCsr { bytes values = 1; bytes crow_indices = 2; bytes col_indices = 3; }
+message Tensor { oneof encoding { bytes dense = 1; SparseCsr sparse_csr = 2; } DType dtype = 3; repeated int64 shape = 4; }
+message BatchedTensor { bytes data = 1; bytes offsets = 2; DType dtype = 3; repeated int64 trailing_shape = 4; }
+message ArrayRecord { string type_tag = 1; map<string, BatchedTensor> fields = 2; int64 num_datums = 3; }
+message ForwardBackwardOutput { string loss_fn_output_type = 1; repeated ArrayRecord loss_fn_outputs = 2; map<string, double> metrics = 3; }
+message ForwardBackwardRequest { string model_id = 1; int32 seq_id = 2; repeated Datum data = 3; string loss_fn = 4;
+  map<string, double> loss_fn_config = 5; bool forward_only = 6; }
+message Datum { repeated Chunk model_input = 1; map<string, Tensor> loss_fn_inputs = 2; }
+message Chunk { oneof chunk { EncodedTextChunk encoded_text = 1; ImageChunk image = 2; DmelChunk dmel = 3; } }
+message EncodedTextChunk { bytes tokens = 1; }
+message ImageChunk { bytes data = 1; string format = 2; optional int32 expected_tokens = 3; }
+message DmelChunk { bytes dmel = 1; }
+`;
+
+const DTYPE = { FLOAT32: 1, INT64: 2, INT32: 3, BFLOAT16: 4 } as const;
+
+let root: protobuf.Root | undefined;
+function type(name: string): protobuf.Type {
+  root ??= protobuf.parse(PROTO_SOURCE, { keepCase: true }).root;
+  return root.lookupType(`tinker_public.${name}`);
+}
+
+function int32Bytes(xs: readonly number[]): Uint8Array {
+  const b = new Uint8Array(xs.length * 4);
+  const v = new DataView(b.buffer);
+  xs.forEach((x, i) => v.setInt32(i * 4, x, true));
+  return b;
+}
+
+function float32Bytes(xs: readonly number[]): Uint8Array {
+  const b = new Uint8Array(xs.length * 4);
+  const v = new DataView(b.buffer);
+  xs.forEach((x, i) => v.setFloat32(i * 4, x, true));
+  return b;
+}
+
+function int64Bytes(xs: readonly number[]): Uint8Array {
+  const b = new Uint8Array(xs.length * 8);
+  const v = new DataView(b.buffer);
+  xs.forEach((x, i) => v.setBigInt64(i * 8, BigInt(x), true));
+  return b;
+}
+
+const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
+/** Little-endian numbers of `bytes` in `dtype` (float32, int64, int32, or bfloat16 upcast). */
+export function decodeNumbers(bytes: Uint8Array, dtype: number): number[] {
+  const v = view(bytes);
+  const out: number[] = [];
+  switch (dtype) {
+    case DTYPE.FLOAT32:
+    case 0:
+      for (let i = 0; i + 4 <= bytes.length; i += 4) out.push(v.getFloat32(i, true));
+      return out;
+    case DTYPE.INT32:
+      for (let i = 0; i + 4 <= bytes.length; i += 4) out.push(v.getInt32(i, true));
+      return out;
+    case DTYPE.INT64:
+      for (let i = 0; i + 8 <= bytes.length; i += 8) out.push(Number(v.getBigInt64(i, true)));
+      return out;
+    case DTYPE.BFLOAT16: {
+      const f = new DataView(new ArrayBuffer(4));
+      for (let i = 0; i + 2 <= bytes.length; i += 2) {
+        f.setUint32(0, v.getUint16(i, true) << 16, true);
+        out.push(f.getFloat32(0, true));
+      }
+      return out;
+    }
+    default:
+      throw new BackendRequestError('retrieve_future', 'unknown', `protobuf tensor with unknown dtype ${dtype}`);
+  }
+}
+
+/** Arguments of {@link encodeForwardBackwardRequest}. */
+export interface ForwardBackwardProtoArgs {
+  readonly modelId: string;
+  readonly seqId: number;
+  readonly datums: readonly WireDatum[];
+  readonly lossFn: string;
+  readonly lossFnConfig?: Readonly<Record<string, number>>;
+  readonly forwardOnly: boolean;
+}
+
+/** A `ForwardBackwardRequest` protobuf body (`Content-Type: application/x-protobuf`). */
+export function encodeForwardBackwardRequest(a: ForwardBackwardProtoArgs): Uint8Array {
+  const T = type('ForwardBackwardRequest');
+  const msg = T.fromObject({
+    model_id: a.modelId,
+    seq_id: a.seqId,
+    loss_fn: a.lossFn,
+    loss_fn_config: { ...(a.lossFnConfig ?? {}) },
+    forward_only: a.forwardOnly,
+    data: a.datums.map((d) => ({
+      model_input: [{ encoded_text: { tokens: int32Bytes(d.modelInput) } }],
+      loss_fn_inputs: Object.fromEntries(
+        Object.entries(d.inputs).map(([k, t]) => [
+          k,
+          {
+            dense: t.dtype === 'int64' ? int64Bytes(t.data) : float32Bytes(t.data),
+            dtype: t.dtype === 'int64' ? DTYPE.INT64 : DTYPE.FLOAT32,
+            shape: [t.data.length],
+          },
+        ]),
+      ),
+    })),
+  });
+  return T.encode(msg).finish();
+}
+
+interface BatchedTensorMsg {
+  data?: Uint8Array;
+  offsets?: Uint8Array;
+  dtype?: number;
+}
+
+/** Decodes a protobuf `ForwardBackwardOutput` with `n` datums (learner `logprobs` per datum, metrics). */
+export function decodeForwardBackwardProto(bytes: Uint8Array, n: number): ForwardBackwardOutput {
+  const msg = type('ForwardBackwardOutput').decode(bytes) as unknown as {
+    loss_fn_outputs?: { fields?: Record<string, BatchedTensorMsg>; num_datums?: number | { toNumber(): number } }[];
+    metrics?: Record<string, number>;
+  };
+  const logprobs: number[][] = [];
+  for (const rec of msg.loss_fn_outputs ?? []) {
+    const t = rec.fields?.['logprobs'];
+    if (!t) throw new BackendRequestError('forward_backward', 'unknown', 'protobuf result has no logprobs field');
+    const offsets = decodeNumbers(t.offsets ?? new Uint8Array(), DTYPE.INT64);
+    const data = t.data ?? new Uint8Array();
+    for (let i = 0; i + 1 < offsets.length; i++) logprobs.push(decodeNumbers(data.subarray(offsets[i], offsets[i + 1]), t.dtype ?? DTYPE.FLOAT32));
+  }
+  if (logprobs.length !== n) throw new BackendRequestError('forward_backward', 'unknown', `protobuf result holds ${logprobs.length} datums, expected ${n}`);
+  return { logprobs, metrics: { ...(msg.metrics ?? {}) } };
+}
+
+/** Decodes a protobuf `SampleResponse`; NaN prompt logprobs (and entry 0) become `null`. */
+export function decodeSampleProto(bytes: Uint8Array): SampleOutput {
+  const msg = type('SampleResponse').decode(bytes) as unknown as {
+    sequences?: { stop_reason?: number; tokens?: Uint8Array; logprobs?: Uint8Array }[];
+    prompt_logprobs?: Uint8Array;
+  };
+  const sequences = (msg.sequences ?? []).map((s): SampledSequence => {
+    const tokens = decodeNumbers(s.tokens ?? new Uint8Array(), DTYPE.INT32);
+    const logprobs = s.logprobs && s.logprobs.length > 0 ? decodeNumbers(s.logprobs, DTYPE.FLOAT32) : tokens.map(() => Number.NaN);
+    return { tokens, logprobs, stopReason: s.stop_reason === 1 ? 'length' : 'stop' };
+  });
+  if (!Object.prototype.hasOwnProperty.call(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };
+  const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32).map((x, i) => (i === 0 || Number.isNaN(x) ? null : x));
+  return { sequences, promptLogprobs };
+}
+
+/** Encoders used by tests and servers speaking the same protocol (agentrl serve). */
+export const tinkerProto = {
+  /** The protobufjs type of a message of `tinker_public.proto`, e.g. `'SampleResponse'`. */
+  type,
+  int32Bytes,
+  float32Bytes,
+  int64Bytes,
+};

@@ -1,0 +1,93 @@
+import { BackendInputError, ConfigError } from '../../errors/index.js';
+import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
+import type { SamplingClient } from '../types.js';
+import { awaitFuture, requestIdOf } from './futures.js';
+import type { TinkerHttp } from './http.js';
+import type { ResolvedTinkerOptions } from './options.js';
+import { decodeSampleProto } from './proto.js';
+import { modelInputJson, parseSampleJson, type SampleOutput } from './wire.js';
+
+/**
+ * Refuses sampling settings whose logprobs the protocol's losses cannot match: the server computes learner logprobs
+ * at temperature 1 over the full vocabulary, so `temperature ≠ 1`, `topP < 1` or `topK > 0` would make every
+ * importance ratio off-policy. Allowed with `allowTemperedSampling: true` (evaluation samplers).
+ * @throws ConfigError naming each such parameter.
+ */
+export function checkSamplingParams(params: SamplingParams, allowTempered: boolean): void {
+  if (allowTempered) return;
+  const issues: { path: string; message: string }[] = [];
+  const why = 'the remote learner computes logprobs at temperature 1 without truncation; set allowTemperedSampling: true for samplers not used for training';
+  if ((params.temperature ?? 1) !== 1) issues.push({ path: 'temperature', message: `${params.temperature} ≠ 1: ${why}` });
+  if ((params.topP ?? 1) !== 1) issues.push({ path: 'topP', message: `${params.topP} < 1: ${why}` });
+  if ((params.topK ?? 0) > 0) issues.push({ path: 'topK', message: `${params.topK} > 0: ${why}` });
+  if (issues.length > 0) throw new ConfigError('tinkerBackend sampling params', issues);
+}
+
+/**
+ * A sampler over `POST /api/v1/asample` for one sampling session (the weights saved by
+ * `save_weights_for_sampler`). Its `seq_id` counter starts at 0, as the Python SDK's.
+ */
+export class TinkerSamplingClient implements SamplingClient {
+  readonly #http: TinkerHttp;
+  readonly #opts: ResolvedTinkerOptions;
+  readonly #seq = { next: 0 };
+  /** The server's id of this sampling session. */
+  readonly samplingSessionId: string;
+
+  constructor(http: TinkerHttp, opts: ResolvedTinkerOptions, samplingSessionId: string) {
+    this.#http = http;
+    this.#opts = opts;
+    this.samplingSessionId = samplingSessionId;
+  }
+
+  async #sample(prompt: readonly number[], body: Record<string, unknown>): Promise<SampleOutput> {
+    const request = { ...body, prompt: modelInputJson(prompt), sampling_session_id: this.samplingSessionId, seq_id: this.#seq.next++, type: 'sample' };
+    const submit = async () => requestIdOf('asample', await this.#http.call('asample', '/api/v1/asample', { json: request }));
+    return awaitFuture(this.#http, this.#opts, await submit(), {
+      op: 'sample',
+      submit,
+      json: (b) => parseSampleJson('sample', b),
+      ...(this.#opts.wireFormat === 'protobuf' ? { proto: decodeSampleProto } : {}),
+    });
+  }
+
+  /**
+   * Samples `params.numSamples` continuations. `stop` token ids are sent as `stop` (the protocol's int list);
+   * `topK` 0/undefined is sent as `-1` (off).
+   * @throws ConfigError for tempered or truncated sampling (see {@link checkSamplingParams}); BackendInputError for
+   *   an empty prompt or a bad `maxTokens`, or when the server reports a user error.
+   */
+  async sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
+    checkSamplingParams(params, this.#opts.allowTemperedSampling);
+    if (promptTokens.length === 0) throw new BackendInputError('promptTokens', 'empty prompt');
+    if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1) throw new BackendInputError('maxTokens', `must be an integer ≥ 1, got ${params.maxTokens}`);
+    const n = params.numSamples ?? 1;
+    if (!Number.isInteger(n) || n < 1) throw new BackendInputError('numSamples', `must be an integer ≥ 1, got ${n}`);
+    const sp: Record<string, unknown> = {
+      max_tokens: params.maxTokens,
+      temperature: params.temperature ?? 1,
+      top_p: params.topP ?? 1,
+      top_k: params.topK !== undefined && params.topK > 0 ? params.topK : -1,
+    };
+    if (params.seed !== undefined) sp['seed'] = params.seed;
+    if (params.stop !== undefined && params.stop.length > 0) sp['stop'] = Array.from(params.stop);
+    const out = await this.#sample(promptTokens, { num_samples: n, sampling_params: sp, prompt_logprobs: false, topk_prompt_logprobs: 0 });
+    return out.sequences;
+  }
+
+  /** Logprob of every token given its prefix (entry 0 `null`): `asample` with `max_tokens: 1, prompt_logprobs: true`. */
+  async computeLogprobs(tokens: readonly number[]): Promise<(number | null)[]> {
+    if (tokens.length === 0) return [];
+    const out = await this.#sample(tokens, {
+      num_samples: 1,
+      sampling_params: { max_tokens: 1, temperature: 1, top_p: 1, top_k: -1 },
+      prompt_logprobs: true,
+      topk_prompt_logprobs: 0,
+    });
+    const lp = out.promptLogprobs;
+    if (lp === undefined || lp.length !== tokens.length) {
+      throw new BackendInputError('tokens', `server returned ${lp?.length ?? 'no'} prompt logprobs for ${tokens.length} tokens`);
+    }
+    return lp;
+  }
+}

@@ -1,0 +1,315 @@
+import type { Datum } from '../../types/datum.js';
+import type { LossConfig } from '../../types/loss-config.js';
+import type { Renderer } from '../../chat/types.js';
+import { BackendRequestError } from '../../errors/index.js';
+import { resolveCheckpointPath, writeCheckpointPointer } from './checkpoint-pointer.js';
+import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient, TrainingBackend } from '../types.js';
+import { mergeForwardBackward } from './fb-result.js';
+import { awaitFuture, requestIdOf, type FutureOp } from './futures.js';
+import { jsonOf, TinkerHttp, type HttpBody } from './http.js';
+import { planForwardBackward } from './loss-mapping.js';
+import { resolveTinkerOptions, type ResolvedTinkerOptions, type TinkerBackendOptions } from './options.js';
+import { decodeForwardBackwardProto } from './proto.js';
+import { resolveRenderer } from './renderer-source.js';
+import { TinkerSamplingClient } from './sampling-client.js';
+import { SeqOrder } from './seq-order.js';
+import { TinkerSession } from './session.js';
+import { adamParamsJson, checkpointName, chunkDatums, forwardBackwardBody } from './training-ops.js';
+import { parseForwardBackwardJson, parseMetricsJson, parseModelId, stringField, type ForwardBackwardOutput, type WireDatum } from './wire.js';
+
+/** `get_info` of the model being trained. */
+export interface TinkerModelInfo {
+  readonly modelId: string;
+  /** The server's answer as sent (`model_data`, `is_lora`, `lora_rank`, …). */
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+/** A {@link TrainingBackend} over the Tinker HTTP API, with protocol-level extras. */
+export interface TinkerBackend extends TrainingBackend {
+  readonly name: 'tinker';
+  /** Server root in use. */
+  readonly baseUrl: string;
+  /** Creates the session and the model now (otherwise done by the first call). Returns their ids. */
+  connect(): Promise<{ sessionId: string; modelId: string }>;
+  /** `get_info` of the current model. */
+  info(): Promise<TinkerModelInfo>;
+  /** `GET /api/v1/get_server_capabilities`: the base models the server can train. */
+  capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }>;
+  /** `tinker://…` path of the last `saveState`, if any. */
+  readonly lastCheckpoint: string | undefined;
+}
+
+interface ModelSlot {
+  readonly seq: SeqOrder;
+  readonly id: Promise<string>;
+}
+
+/**
+ * A `TrainingBackend` + `SamplingClient` factory over the Tinker HTTP API (Tinker's hosted service, SkyRL's
+ * `skyrl.tinker.api`, `agentrl serve`, …). Returns at once; the session (with its 10 s heartbeat) and the LoRA model
+ * are created by the first call or by `connect()`. Every model request takes the next `seq_id` when it is called, so
+ * concurrent calls reach the server in call order; results are long-polled with `retrieve_future`.
+ * @example
+ * const backend = tinkerBackend({ baseModel: 'Qwen/Qwen3-8B', renderer: 'models/Qwen3-8B', lora: { rank: 32 } });
+ * const sampler = await backend.saveWeightsForSampler();
+ * @throws ConfigError for invalid options (dotted paths), e.g. no API key for the hosted service.
+ */
+export function tinkerBackend(options: TinkerBackendOptions): TinkerBackend {
+  return new TinkerTrainingBackend(resolveTinkerOptions(options));
+}
+
+class TinkerTrainingBackend implements TinkerBackend {
+  readonly specificationVersion = 'v1' as const;
+  readonly name = 'tinker' as const;
+  readonly maxContextTokens: number;
+  readonly baseUrl: string;
+  readonly #opts: ResolvedTinkerOptions;
+  readonly #http: TinkerHttp;
+  #session: Promise<TinkerSession> | undefined;
+  #model: ModelSlot | undefined;
+  #renderer: Promise<Renderer> | undefined;
+  #lastCheckpoint: string | undefined;
+  #closed = false;
+
+  constructor(opts: ResolvedTinkerOptions) {
+    this.#opts = opts;
+    this.#http = new TinkerHttp(opts);
+    this.baseUrl = opts.baseUrl;
+    this.maxContextTokens = opts.maxContextTokens;
+  }
+
+  get lastCheckpoint(): string | undefined {
+    return this.#lastCheckpoint;
+  }
+
+  #ensureOpen(): void {
+    if (this.#closed) throw new BackendRequestError('call', 'unknown', 'this tinker backend was closed');
+  }
+
+  #sessionP(): Promise<TinkerSession> {
+    if (!this.#session) {
+      const p = TinkerSession.create(this.#http, this.#opts);
+      this.#session = p;
+      p.catch(() => {
+        if (this.#session === p) this.#session = undefined;
+      });
+    }
+    return this.#session;
+  }
+
+  async #createModel(): Promise<string> {
+    const session = await this.#sessionP();
+    const l = this.#opts.lora;
+    const body: HttpBody = {
+      json: {
+        session_id: session.id,
+        model_seq_id: session.nextModelSeq(),
+        base_model: this.#opts.baseModel,
+        lora_config: { rank: l.rank, ...(l.seed !== undefined ? { seed: l.seed } : {}), train_unembed: l.trainUnembed, train_mlp: l.trainMlp, train_attn: l.trainAttn },
+        user_metadata: {},
+        type: 'create_model',
+      },
+    };
+    const submit = async () => requestIdOf('create_model', await this.#http.call('create_model', '/api/v1/create_model', body));
+    return awaitFuture(this.#http, this.#opts, await submit(), { op: 'create_model', submit, json: (b) => parseModelId('create_model', b) });
+  }
+
+  /** A fresh model (new `model_id`, its own `seq_id` counter). */
+  #newSlot(): ModelSlot {
+    const id = this.#createModel();
+    const slot: ModelSlot = { seq: new SeqOrder(), id };
+    id.catch(() => {
+      if (this.#model === slot) this.#model = undefined;
+    });
+    return slot;
+  }
+
+  #slot(): ModelSlot {
+    this.#model ??= this.#newSlot();
+    return this.#model;
+  }
+
+  /**
+   * Takes the next `seq_id` of the current model synchronously, submits `build(modelId, seqId)` after every earlier
+   * submission, then polls its future. Resubmits the identical request (same `seq_id`) when the future expires.
+   */
+  #modelOp<T>(
+    op: string,
+    build: (modelId: string, seqId: number) => { path: string; body: HttpBody } | Promise<{ path: string; body: HttpBody }>,
+    decode: Omit<FutureOp<T>, 'op' | 'submit'>, slot = this.#slot()): Promise<T> {
+    let submit: () => Promise<string> = () => Promise.reject(new Error('not submitted'));
+    const requestId = slot.seq.enqueue(async (seqId) => {
+      const modelId = await slot.id;
+      const { path, body } = await build(modelId, seqId);
+      submit = async () => requestIdOf(op, await this.#http.call(op, path, body));
+      return submit();
+    });
+    return requestId.then((id) => awaitFuture(this.#http, this.#opts, id, { op, submit: () => submit(), ...decode }));
+  }
+
+  #fbOp(datums: readonly WireDatum[], plan: { lossFn: string; lossFnConfig?: Readonly<Record<string, number>> }, forwardOnly: boolean): Promise<ForwardBackwardOutput> {
+    const op = forwardOnly ? 'forward' : 'forward_backward';
+    const wireFormat = this.#opts.wireFormat;
+    return this.#modelOp(op, (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan: plan as never, forwardOnly, wireFormat }), {
+      json: (b) => parseForwardBackwardJson(op, b, datums.length),
+      ...(wireFormat === 'protobuf' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
+    });
+  }
+
+  async connect(): Promise<{ sessionId: string; modelId: string }> {
+    this.#ensureOpen();
+    const slot = this.#slot();
+    const [session, modelId] = await Promise.all([this.#sessionP(), slot.id]);
+    return { sessionId: session.id, modelId };
+  }
+
+  /**
+   * Loss and gradients of `datums`, mapped onto the protocol's `loss_fn` exactly (see `planForwardBackward`):
+   * chunks of ≤ `maxChunkDatums` datums, each its own `seq_id`. Metrics match `localBackend`'s: `loss` (the server's
+   * `loss:sum` ÷ weight, or the same sum computed from the returned logprobs), `clip_frac`, `kl_sample_train`, `tokens`.
+   * @throws ConfigError for loss options the protocol cannot compute identically (before any request);
+   *   BackendInputError for malformed datums or a user error reported by the server; BackendUnavailableError,
+   *   BackendRequestError, BackendAuthError for transport and server failures.
+   */
+  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number }): Promise<ForwardBackwardResult> {
+    this.#ensureOpen();
+    const weight = opts?.weight ?? 1;
+    const plan = planForwardBackward(datums, loss, weight, this.maxContextTokens);
+    const chunks = chunkDatums(plan.datums, this.#opts.maxChunkDatums);
+    // All chunks take their seq_ids now, in order; results are awaited together.
+    const results = await Promise.all(chunks.map((c) => this.#fbOp(c, plan, false)));
+    return mergeForwardBackward({ datums, loss, weight, plan, results });
+  }
+
+  /** `optim_step` with `adam_params`; metrics are the server's plus `learning_rate`. */
+  async optimStep(params: AdamParams): Promise<OptimStepResult> {
+    this.#ensureOpen();
+    const adam = adamParamsJson(params);
+    const metrics = await this.#modelOp(
+      'optim_step',
+      (modelId, seqId) => ({ path: '/api/v1/optim_step', body: { json: { adam_params: adam, model_id: modelId, seq_id: seqId, type: 'optim_step' } } }),
+      { json: (b) => parseMetricsJson('optim_step', b) },
+    );
+    return { metrics: { ...metrics, learning_rate: params.learningRate } };
+  }
+
+  /**
+   * `save_weights_for_sampler` in ephemeral mode (no name; a `sampling_session_seq_id` from the session): the
+   * server answers with a `sampling_session_id` to sample from. A server that answers with a `path` instead gets a
+   * `create_sampling_session` for it.
+   */
+  async saveWeightsForSampler(): Promise<SamplingClient> {
+    this.#ensureOpen();
+    const result = await this.#modelOp(
+      'save_weights_for_sampler',
+      async (modelId, seqId) => ({
+        path: '/api/v1/save_weights_for_sampler',
+        body: { json: { model_id: modelId, seq_id: seqId, sampling_session_seq_id: (await this.#sessionP()).nextSamplingSeq(), type: 'save_weights_for_sampler' } },
+      }),
+      { json: (b) => ({ samplingSessionId: stringField(b, 'sampling_session_id'), path: stringField(b, 'path') }) },
+    );
+    let id = result.samplingSessionId;
+    if (id === undefined && result.path !== undefined) {
+      const session = await this.#sessionP();
+      const a = await this.#http.call('create_sampling_session', '/api/v1/create_sampling_session', {
+        json: { session_id: session.id, sampling_session_seq_id: session.nextSamplingSeq(), model_path: result.path, type: 'create_sampling_session' },
+      });
+      id = stringField(jsonOf(a), 'sampling_session_id');
+    }
+    if (id === undefined) throw new BackendRequestError('save_weights_for_sampler', 'unknown', 'result has neither sampling_session_id nor path');
+    return new TinkerSamplingClient(this.#http, this.#opts, id);
+  }
+
+  /**
+   * `save_weights` (weights + optimizer state) under a name derived from `path`. A `tinker://` path is returned by the
+   * server and written to `path/tinker-checkpoint.json`, so `loadState(path)` finds it later (also from another
+   * process); {@link TinkerBackend.lastCheckpoint} holds it too.
+   * @throws CheckpointError when the pointer file cannot be written.
+   */
+  async saveState(path: string): Promise<void> {
+    this.#ensureOpen();
+    const name = checkpointName(path);
+    const slot = this.#slot();
+    const saved = await this.#modelOp(
+      'save_weights',
+      (modelId, seqId) => ({ path: '/api/v1/save_weights', body: { json: { model_id: modelId, path: name, seq_id: seqId, type: 'save_weights' } } }),
+      { json: (b) => stringField(b, 'path') },
+      slot,
+    );
+    const modelId = await slot.id;
+    const tinkerPath = saved ?? `tinker://${modelId}/weights/${name}`;
+    this.#lastCheckpoint = tinkerPath;
+    if (path.startsWith('tinker://')) return;
+    await writeCheckpointPointer(path, { tinker_path: tinkerPath, model_id: modelId, base_model: this.#opts.baseModel, base_url: this.baseUrl });
+  }
+
+  /**
+   * `load_weights` from a `tinker://…/weights/…` path, or from a directory written by `saveState`. Servers accept
+   * `load_weights` only as a model's first request, so unless the current model has taken no request yet, a new
+   * model is created (`create_model`, new `seq_id` counter) and loaded; later calls use it.
+   * @throws CheckpointError when the directory holds no `tinker-checkpoint.json`.
+   */
+  async loadState(path: string, opts?: { optimizer?: boolean }): Promise<void> {
+    this.#ensureOpen();
+    const tinkerPath = await resolveCheckpointPath(path);
+    if (this.#model === undefined || this.#model.seq.issued > 0) this.#model = this.#newSlot();
+    const optimizer = opts?.optimizer ?? true;
+    await this.#modelOp(
+      'load_weights',
+      (modelId, seqId) => ({ path: '/api/v1/load_weights', body: { json: { model_id: modelId, path: tinkerPath, optimizer, seq_id: seqId, type: 'load_weights' } } }),
+      { json: () => undefined },
+    );
+  }
+
+  /** Logprobs of `tokens` under the current weights (entry 0 `null`): a `forward` pass with `cross_entropy`. */
+  async computeLogprobs(tokens: readonly number[]): Promise<(number | null)[]> {
+    this.#ensureOpen();
+    if (tokens.length === 0) return [];
+    if (tokens.length === 1) return [null];
+    const T = tokens.length - 1;
+    const datum: WireDatum = {
+      modelInput: tokens.slice(0, T),
+      inputs: { target_tokens: { dtype: 'int64', data: tokens.slice(1) }, weights: { dtype: 'float32', data: new Array<number>(T).fill(0) } },
+    };
+    const out = await this.#fbOp([datum], { lossFn: 'cross_entropy' }, true);
+    return [null, ...out.logprobs[0]!];
+  }
+
+  /** `get_info` of the current model. */
+  async info(): Promise<TinkerModelInfo> {
+    this.#ensureOpen();
+    const modelId = await this.#slot().id;
+    const a = await this.#http.call('get_info', '/api/v1/get_info', { json: { model_id: modelId, type: 'get_info' } });
+    const raw = jsonOf(a);
+    return { modelId, raw: typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {} };
+  }
+
+  async capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }> {
+    this.#ensureOpen();
+    const a = await this.#http.call('get_server_capabilities', '/api/v1/get_server_capabilities', undefined, { method: 'GET' });
+    const list = (jsonOf(a) as { supported_models?: unknown } | undefined)?.supported_models;
+    const models = (Array.isArray(list) ? list : []).flatMap((m: { model_name?: unknown; max_context_length?: unknown }) =>
+      typeof m?.model_name === 'string'
+        ? [{ name: m.model_name, ...(typeof m.max_context_length === 'number' ? { maxContextLength: m.max_context_length } : {}) }]
+        : [],
+    );
+    return { models };
+  }
+
+  renderer(): Promise<Renderer> {
+    this.#renderer ??= resolveRenderer(this.#opts.renderer);
+    return this.#renderer;
+  }
+
+  /**
+   * Stops the heartbeat, ends every wait and request in flight (they reject with `BackendRequestError`) and closes
+   * the built-in HTTP dispatcher. Samplers made by this backend stop working too.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const session = this.#session;
+    await this.#http.close(new BackendRequestError('call', 'unknown', 'this tinker backend was closed'));
+    if (session) await session.then((s) => s.stop()).catch(() => undefined);
+  }
+}

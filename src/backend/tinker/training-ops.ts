@@ -1,0 +1,76 @@
+import type { AdamParams } from '../types.js';
+import { BackendInputError } from '../../errors/index.js';
+import type { HttpBody } from './http.js';
+import { PROTOBUF } from './http.js';
+import type { TinkerLossPlan } from './loss-mapping.js';
+import { encodeForwardBackwardRequest } from './proto.js';
+import { forwardBackwardInputJson, type WireDatum } from './wire.js';
+
+/** Splits wire datums into chunks of at most `maxDatums` datums and about 500,000 numbers (each chunk one request). */
+export function chunkDatums(datums: readonly WireDatum[], maxDatums: number, maxNumbers = 500_000): WireDatum[][] {
+  const out: WireDatum[][] = [];
+  let cur: WireDatum[] = [];
+  let numbers = 0;
+  for (const d of datums) {
+    const n = d.modelInput.length + Object.values(d.inputs).reduce((a, t) => a + t.data.length, 0);
+    if (cur.length > 0 && (cur.length >= maxDatums || numbers + n > maxNumbers)) {
+      out.push(cur);
+      cur = [];
+      numbers = 0;
+    }
+    cur.push(d);
+    numbers += n;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
+/** Body of one `forward_backward` (or, with `forwardOnly`, `forward`) request, JSON or protobuf. */
+export function forwardBackwardBody(args: {
+  readonly modelId: string;
+  readonly seqId: number;
+  readonly datums: readonly WireDatum[];
+  readonly plan: Pick<TinkerLossPlan, 'lossFn' | 'lossFnConfig'>;
+  readonly forwardOnly: boolean;
+  readonly wireFormat: 'json' | 'protobuf';
+}): { path: string; body: HttpBody } {
+  const { modelId, seqId, datums, plan, forwardOnly } = args;
+  if (args.wireFormat === 'protobuf') {
+    return {
+      path: '/api/v1/forward_backward',
+      body: {
+        raw: encodeForwardBackwardRequest({ modelId, seqId, datums, lossFn: plan.lossFn, ...(plan.lossFnConfig ? { lossFnConfig: plan.lossFnConfig } : {}), forwardOnly }),
+        contentType: PROTOBUF,
+      },
+    };
+  }
+  const input = forwardBackwardInputJson(datums, plan.lossFn, plan.lossFnConfig);
+  return forwardOnly
+    ? { path: '/api/v1/forward', body: { json: { forward_input: input, model_id: modelId, seq_id: seqId } } }
+    : { path: '/api/v1/forward_backward', body: { json: { forward_backward_input: input, model_id: modelId, seq_id: seqId } } };
+}
+
+/**
+ * `adam_params` of `optim_step`, with agentrl's defaults filled in (β1 0.9, β2 0.95, eps 1e-8, no weight decay,
+ * gradient-norm clip 1, as `localBackend`). Some servers ignore `grad_clip_norm` (SkyRL).
+ * @throws BackendInputError for a learning rate that is not a finite number ≥ 0.
+ */
+export function adamParamsJson(p: AdamParams): Record<string, number> {
+  if (!Number.isFinite(p.learningRate) || p.learningRate < 0) {
+    throw new BackendInputError('learningRate', `must be a finite number ≥ 0, got ${p.learningRate}`);
+  }
+  return {
+    learning_rate: p.learningRate,
+    beta1: p.beta1 ?? 0.9,
+    beta2: p.beta2 ?? 0.95,
+    eps: p.eps ?? 1e-8,
+    weight_decay: p.weightDecay ?? 0,
+    grad_clip_norm: p.gradClipNorm ?? 1,
+  };
+}
+
+/** A checkpoint name the servers accept (`[A-Za-z0-9._-]`, ≤ 128 chars) derived from a path such as `runs/a/ckpt-10`. */
+export function checkpointName(path: string): string {
+  const s = path.replace(/^\.?\/+/, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '');
+  return (s === '' ? 'checkpoint' : s).slice(-128);
+}

@@ -1,0 +1,31 @@
+import { AgentRLError } from '../../errors/base.js';
+
+/** Tinker's `RequestErrorCategory` (lowercase on the wire). */
+export type ErrorCategory = 'user' | 'server' | 'unknown';
+
+/**
+ * A request `agentrl serve` refuses synchronously: answered with HTTP `status` and `{error, category}`
+ * (e.g. 404 for an unknown model or session, 409 for a reused `seq_id`).
+ */
+export class ServeRequestError extends AgentRLError {
+  readonly code = 'SERVE_REQUEST' as const;
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly category: ErrorCategory = 'user',
+  ) {
+    super(message);
+    this.name = 'ServeRequestError';
+  }
+}
+
+const USER_CODES = new Set(['BACKEND_INPUT', 'CONFIG_INVALID', 'CHECKPOINT', 'DATUM_SHAPE', 'SERVE_REQUEST']);
+
+/**
+ * `{error, category}` for a failed future: errors caused by the request (bad tokens, shapes, paths, options)
+ * are `user`; anything else is `server`.
+ */
+export function errorBody(e: unknown): { error: string; category: ErrorCategory } {
+  const user = AgentRLError.isInstance(e) && USER_CODES.has(e.code);
+  return { error: e instanceof Error ? e.message : String(e), category: user ? 'user' : 'server' };
+}

@@ -1,0 +1,122 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ConfigError } from '../../errors/index.js';
+import { createHttpServer, type HttpLimits } from '../../server/index.js';
+import { registerTinkerRoutes } from './routes.js';
+import { TinkerService } from './service.js';
+
+/**
+ * An extra surface mounted on the same server (e.g. the OpenAI-compatible `/v1`). It receives the Fastify
+ * instance and the Tinker service (for its models and samplers) before the server listens.
+ */
+export type ServePlugin = (app: FastifyInstance, service: TinkerService) => void | Promise<void>;
+
+/** Options of {@link createServeApp}. */
+export interface ServeAppOptions {
+  /** A `saveState` directory (e.g. `examples/retool/checkpoints/sft`) every created model starts from. @default fresh weights of the default local model */
+  readonly checkpoint?: string;
+  /** Bind address; a non-loopback one needs `apiKey`. @default '127.0.0.1' */
+  readonly host?: string;
+  /** TCP port; 0 picks a free one. @default 8000 */
+  readonly port?: number;
+  /** When set, requests must send `X-API-Key: KEY` (or `Authorization: Bearer KEY`). */
+  readonly apiKey?: string;
+  /** The base model name offered by `get_server_capabilities`. @default 'agentrl/local' */
+  readonly modelName?: string;
+  /** Directory for `save_weights` states. @default a temporary directory removed on close */
+  readonly stateDir?: string;
+  /** `retrieve_future` long-poll, ms. @default 30_000 */
+  readonly pollTimeoutMs?: number;
+  /** Sessions without a heartbeat for this long are dropped with their models, ms. @default 300_000 */
+  readonly sessionTimeoutMs?: number;
+  /** Padded tokens per training micro-batch of each model's engine. @default 8192 */
+  readonly maxBatchTokens?: number;
+  /** Model shape and init seed when there is no `checkpoint` (`localBackend` options). @default the default local model, seed 0 */
+  readonly model?: { readonly layers?: number; readonly dModel?: number; readonly heads?: number; readonly contextTokens?: number; readonly seed?: number };
+  /** HTTP limits; the body limit defaults to 64 MiB here (a 1,024-datum chunk of JSON). */
+  readonly limits?: Partial<HttpLimits>;
+  /** Extra surfaces registered on the same Fastify instance, in order. */
+  readonly plugins?: readonly ServePlugin[];
+}
+
+const optionsSchema = z.strictObject({
+  checkpoint: z.string().min(1).optional(),
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  apiKey: z.string().min(1).optional(),
+  modelName: z.string().min(1).optional(),
+  stateDir: z.string().min(1).optional(),
+  pollTimeoutMs: z.number().int().min(0).optional(),
+  sessionTimeoutMs: z.number().int().min(1000).optional(),
+  maxBatchTokens: z.number().int().min(64).optional(),
+  model: z.strictObject({ layers: z.number().int().optional(), dModel: z.number().int().optional(), heads: z.number().int().optional(), contextTokens: z.number().int().optional(), seed: z.number().int().optional() }).optional(),
+  limits: z.record(z.string(), z.number()).optional(),
+  plugins: z.array(z.custom<ServePlugin>((f) => typeof f === 'function')).optional(),
+});
+
+/** A running (or ready to run) `agentrl serve`. */
+export interface ServeApp {
+  /** The Fastify instance (routes registered; add more before `listen`). */
+  readonly app: FastifyInstance;
+  /** The Tinker state machine behind the routes. */
+  readonly service: TinkerService;
+  /** Registers the plugins and starts listening; resolves to the base URL, e.g. `http://127.0.0.1:8000`. */
+  listen(): Promise<string>;
+  /** Closes every model (pending polls answer at once), then stops the server. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * `agentrl serve` as a library call: the embedded engine (`localBackend`) behind the Tinker HTTP API
+ * (`/api/v1/...`, JSON bodies; `reference/tinker-http.md`), on the shared hardened HTTP layer. Each
+ * `create_model` is an independent copy of `checkpoint`; per-model requests run in `seq_id` order; sampling
+ * runs beside training.
+ * @example
+ * const serve = createServeApp({ checkpoint: 'examples/retool/checkpoints/sft', port: 0 });
+ * const url = await serve.listen(); // then tinkerBackend({ baseUrl: url, … })
+ * @throws ConfigError for invalid options, a non-loopback host without `apiKey`, or an unreadable checkpoint.
+ */
+export function createServeApp(options: ServeAppOptions = {}): ServeApp {
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) throw new ConfigError('serve options', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  const o = options;
+  const http = createHttpServer({
+    name: 'agentrl serve',
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 8000,
+    ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}),
+    limits: { maxBodyBytes: 64 * 1024 * 1024, ...o.limits },
+  });
+  let service: TinkerService;
+  try {
+    service = new TinkerService({
+      ...(o.checkpoint !== undefined ? { checkpoint: o.checkpoint } : {}),
+      ...(o.modelName !== undefined ? { modelName: o.modelName } : {}),
+      ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}),
+      ...(o.pollTimeoutMs !== undefined ? { pollTimeoutMs: o.pollTimeoutMs } : {}),
+      ...(o.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: o.sessionTimeoutMs } : {}),
+      engine: { ...(o.checkpoint === undefined ? o.model : { seed: o.model?.seed }), ...(o.maxBatchTokens !== undefined ? { maxBatchTokens: o.maxBatchTokens } : {}) },
+    });
+  } catch (e) {
+    void http.close();
+    throw new ConfigError('serve options', [{ path: 'checkpoint', message: e instanceof Error ? e.message : String(e) }]);
+  }
+  registerTinkerRoutes(http.app, service);
+  let pluginsDone: Promise<void> | undefined;
+  return {
+    app: http.app,
+    service,
+    async listen() {
+      pluginsDone ??= (async () => {
+        for (const plugin of o.plugins ?? []) await plugin(http.app, service);
+      })();
+      await pluginsDone;
+      return http.listen();
+    },
+    async close() {
+      // The service first: it wakes pending long polls, so the HTTP layer has no request left to wait for.
+      await service.close();
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,398 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import type { SamplingClient, TrainingBackend } from '../../backend/types.js';
+import { localBackend, type LocalBackendOptions } from '../../backend/local/index.js';
+import { BackendInputError } from '../../errors/index.js';
+import { perTokenLoss } from '../../loss/index.js';
+import type { Datum } from '../../types/datum.js';
+import type { LossConfig } from '../../types/loss-config.js';
+import { errorBody, ServeRequestError } from './errors.js';
+import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
+import { SeqQueue } from './seq-queue.js';
+import * as w from './wire.js';
+
+/** Options of {@link TinkerService}; see {@link createServeApp} for the documented public form. */
+export interface TinkerServiceOptions {
+  /** A `saveState` directory every created model starts from; without it, fresh weights of the default shape. */
+  readonly checkpoint?: string;
+  /** The one base model name this server offers. @default 'agentrl/local' */
+  readonly modelName?: string;
+  /** Where `save_weights` writes; @default a fresh temporary directory, removed by `close()`. */
+  readonly stateDir?: string;
+  /** Engine options passed to every `localBackend` (not `checkpoint`). */
+  readonly engine?: Omit<LocalBackendOptions, 'checkpoint'>;
+  /** How long `retrieve_future` holds a poll open before answering `try_again`, ms. @default 30_000 */
+  readonly pollTimeoutMs?: number;
+  /** Finished results are kept this long for (re)polls, ms. @default 600_000 */
+  readonly futureTtlMs?: number;
+  /** A session without a heartbeat this long is dropped with its models, ms. @default 300_000 */
+  readonly sessionTimeoutMs?: number;
+}
+
+interface ModelState {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly backend: TrainingBackend;
+  readonly queue: SeqQueue;
+  readonly lora: z.infer<typeof w.loraConfigSchema> | undefined;
+  readonly userMetadata: Readonly<Record<string, unknown>> | undefined;
+}
+
+interface SessionState {
+  lastSeen: number;
+  readonly models: Set<string>;
+}
+
+const digest = (op: string, body: unknown): string => createHash('sha256').update(op).update(JSON.stringify(body)).digest('hex');
+
+/**
+ * The Tinker API's state machine over the embedded engine: sessions, models (one `localBackend` each, an
+ * independent copy of the checkpoint), samplers and futures. Transport-free; {@link registerTinkerRoutes}
+ * maps HTTP onto it. Training requests of one model run one at a time in `seq_id` order; sampling runs
+ * outside that queue. Every failure of a submitted request becomes a `{error, category}` result.
+ */
+export class TinkerService {
+  readonly modelName: string;
+  readonly contextTokens: number;
+  readonly pollTimeoutMs: number;
+  readonly #o: TinkerServiceOptions;
+  readonly #futures: FutureStore;
+  readonly #sessions = new Map<string, SessionState>();
+  readonly #models = new Map<string, ModelState>();
+  readonly #samplers = new Map<string, SamplingClient>();
+  readonly #namedSamplers = new Map<string, SamplingClient>();
+  readonly #sessionSweep: NodeJS.Timeout;
+  readonly #baseBackend: TrainingBackend;
+  #baseSampler: Promise<SamplingClient> | undefined;
+  #stateDir: Promise<string> | undefined;
+  #ownsStateDir = false;
+  #closed = false;
+
+  constructor(options: TinkerServiceOptions = {}) {
+    this.#o = options;
+    this.modelName = options.modelName ?? 'agentrl/local';
+    // Built now (the engine itself starts lazily) so bad options or an unreadable checkpoint fail at startup.
+    this.#baseBackend = this.#newBackend();
+    this.contextTokens = this.#baseBackend.maxContextTokens;
+    this.pollTimeoutMs = options.pollTimeoutMs ?? 30_000;
+    this.#futures = new FutureStore({ ttlMs: options.futureTtlMs ?? 600_000 });
+    const timeout = options.sessionTimeoutMs ?? 300_000;
+    const every = Math.max(1000, Math.min(30_000, timeout / 4));
+    let prev = Date.now();
+    this.#sessionSweep = setInterval(() => {
+      // The engine runs on this thread: while a long forward_backward blocks it, heartbeats wait unread in the
+      // socket. Time the server could not listen does not count against sessions.
+      const now = Date.now();
+      const stall = now - prev - every;
+      prev = now;
+      if (stall > 1000) for (const s of this.#sessions.values()) s.lastSeen += stall;
+      void this.expireSessions(now - timeout);
+    }, every);
+    this.#sessionSweep.unref();
+  }
+
+  /** Live models (for tests and logs). */
+  get modelCount(): number {
+    return this.#models.size;
+  }
+
+  /** `get_server_capabilities`: the one base model, with its context length. */
+  capabilities(): { supported_models: { model_name: string; max_context_length: number }[] } {
+    return { supported_models: [{ model_name: this.modelName, max_context_length: this.contextTokens }] };
+  }
+
+  /** `create_session`: a new session id. */
+  createSession(_body: z.infer<typeof w.createSessionSchema>): { type: 'create_session'; session_id: string } {
+    const id = `session_${randomBytes(8).toString('hex')}`;
+    this.#sessions.set(id, { lastSeen: Date.now(), models: new Set() });
+    return { type: 'create_session', session_id: id };
+  }
+
+  /** `session_heartbeat`. @throws ServeRequestError 404 for an unknown session. */
+  heartbeat(body: z.infer<typeof w.heartbeatSchema>): { type: 'session_heartbeat' } {
+    this.#session(body.session_id).lastSeen = Date.now();
+    return { type: 'session_heartbeat' };
+  }
+
+  /** Drops sessions last seen before `cutoff` (ms since epoch) and closes their models. */
+  async expireSessions(cutoff: number): Promise<void> {
+    for (const [id, s] of this.#sessions) {
+      if (s.lastSeen >= cutoff) continue;
+      this.#sessions.delete(id);
+      for (const m of s.models) await this.#unload(m);
+    }
+  }
+
+  /** `create_model`: a future of `{model_id}`; the model is a fresh copy of the checkpoint. @throws ServeRequestError 404/400 */
+  createModel(body: z.infer<typeof w.createModelSchema>): { request_id: string; model_id: string } {
+    const session = this.#session(body.session_id);
+    if (body.base_model && body.base_model !== this.modelName) {
+      throw new ServeRequestError(400, `base_model '${body.base_model}' is not served here; available: ${this.modelName}`);
+    }
+    const id = `model_${randomBytes(4).toString('hex')}`;
+    const work = (async () => {
+      // lora_config.seed is not applied: every model starts from the same weights (the checkpoint, or the seeded init).
+      const backend = this.#newBackend();
+      this.#models.set(id, { id, sessionId: body.session_id, backend, queue: new SeqQueue(), lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined });
+      session.models.add(id);
+      return { type: 'create_model', model_id: id };
+    })();
+    return { request_id: this.#futures.create(work, errorBody), model_id: id };
+  }
+
+  /** `get_info` (synchronous). @throws ServeRequestError 404 for an unknown model. */
+  getInfo(body: z.infer<typeof w.modelIdSchema>): Record<string, unknown> {
+    const m = this.#model(body.model_id);
+    const rank = m.lora?.rank ?? undefined;
+    return {
+      type: 'get_info',
+      model_id: m.id,
+      model_name: this.modelName,
+      model_data: { arch: 'agentrl-local-gpt', model_name: this.modelName, tokenizer_id: this.modelName, max_context_length: this.contextTokens },
+      is_lora: m.lora !== undefined,
+      ...(rank !== undefined ? { lora_rank: rank } : {}),
+      ...(m.lora ? { lora_config: m.lora, training: 'full: the embedded engine trains every weight; lora_config is recorded, not applied' } : {}),
+    };
+  }
+
+  /** `unload_model`: closes the model after its queued requests. */
+  unloadModel(body: z.infer<typeof w.modelIdSchema>): { request_id: string; model_id: string } {
+    const m = this.#model(body.model_id);
+    return this.#submit(m, undefined, 'unload_model', body, async () => {
+      await this.#unload(m.id);
+      return { type: 'unload_model', model_id: m.id };
+    });
+  }
+
+  /** `forward_backward`: Tinker's token-sum loss; gradients accumulate until `optim_step`. */
+  forwardBackward(body: z.infer<typeof w.forwardBackwardSchema>): { request_id: string; model_id: string } {
+    const m = this.#model(body.model_id);
+    return this.#submit(m, body.seq_id, 'forward_backward', body, async () => {
+      const { datums, loss } = convert(body.forward_backward_input);
+      const r = await m.backend.forwardBackward(datums, loss);
+      return fbOutput(datums, loss, r.logprobs, { 'loss:sum': r.metrics['loss'] ?? 0, 'tokens:sum': r.metrics['tokens'] ?? 0, 'clip_frac:mean': r.metrics['clip_frac'] ?? 0, 'kl_sample_train:mean': r.metrics['kl_sample_train'] ?? 0 });
+    });
+  }
+
+  /** `forward`: learner logprobs and the loss without touching gradients (one context-length pass per datum). */
+  forward(body: z.infer<typeof w.forwardSchema>): { request_id: string; model_id: string } {
+    const m = this.#model(body.model_id);
+    return this.#submit(m, body.seq_id, 'forward', body, async () => {
+      const { datums, loss } = convert(body.forward_input);
+      if (datums.length === 0) throw new BackendInputError('data', 'empty batch');
+      const logprobs: number[][] = [];
+      for (const [i, d] of datums.entries()) {
+        const T = d.modelInput.length;
+        if (T === 0) throw new BackendInputError(`data[${i}].model_input`, 'empty sequence');
+        if (d.targetTokens.length !== T) throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens`, `length ${d.targetTokens.length} != model_input length ${T}`);
+        for (let t = 0; t + 1 < T; t++) {
+          if (d.targetTokens[t] !== d.modelInput[t + 1]) {
+            throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens[${t}]`, 'forward needs next-token targets (target_tokens[t] = model_input[t+1])');
+          }
+        }
+        const lp = await m.backend.computeLogprobs([...d.modelInput, d.targetTokens[T - 1]!]);
+        logprobs.push(lp.slice(1) as number[]);
+      }
+      return fbOutput(datums, loss, logprobs, {});
+    });
+  }
+
+  /** `optim_step`: Adam on the accumulated gradients. */
+  optimStep(body: z.infer<typeof w.optimStepSchema>): { request_id: string; model_id: string } {
+    const m = this.#model(body.model_id);
+    return this.#submit(m, body.seq_id, 'optim_step', body, async () => {
+      const r = await m.backend.optimStep(w.toAdamParams(body.adam_params));
+      return { type: 'optim_step', metrics: r.metrics };
+    });
+  }
+
+  /** `save_weights`: weights + optimizer state under the state directory; answers the `tinker://` path. */
+  saveWeights(body: z.infer<typeof w.saveWeightsSchema>): { request_id: string; model_id: string } {
+    const m = this.#model(body.model_id);
+    const name = body.path ?? `state-${randomBytes(4).toString('hex')}`;
+    if (!w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (letters, digits, . _ -)`);
+    return this.#submit(m, body.seq_id, 'save_weights', body, async () => {
+      await m.backend.saveState(join(await this.stateDir(), m.id, 'weights', name));
+      return { type: 'save_weights', path: `tinker://${m.id}/weights/${name}` };
+    });
+  }
+
+  /** `load_weights` from a `tinker://…/weights/<name>` path of this server (optimizer state when `optimizer`). */
+  loadWeights(body: z.infer<typeof w.loadWeightsSchema>): { request_id: string; model_id: string } {
+    const m = this.#model(body.model_id);
+    return this.#submit(m, body.seq_id, 'load_weights', body, async () => {
+      const p = w.parseTinkerPath(body.path, 'path');
+      if (p.kind !== 'weights') throw new BackendInputError('path', 'load_weights needs a …/weights/<name> path (training state), not sampler weights');
+      const dir = join(await this.stateDir(), p.modelId, 'weights', p.name);
+      if (!existsSync(join(dir, 'config.json'))) throw new BackendInputError('path', `no saved state at ${body.path}`);
+      await m.backend.loadState(dir, { optimizer: body.optimizer ?? false });
+      return { type: 'load_weights', path: body.path, model_id: m.id };
+    });
+  }
+
+  /** `save_weights_for_sampler`: a frozen copy of the weights, named (`path`) or ephemeral (a sampling session id). */
+  saveWeightsForSampler(body: z.infer<typeof w.saveForSamplerSchema>): { request_id: string; model_id: string } {
+    const m = this.#model(body.model_id);
+    const name = body.path ?? undefined;
+    if (name !== undefined && !w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (letters, digits, . _ -)`);
+    return this.#submit(m, body.seq_id, 'save_weights_for_sampler', body, async () => {
+      const sampler = await m.backend.saveWeightsForSampler();
+      if (name !== undefined) {
+        const path = `tinker://${m.id}/sampler_weights/${name}`;
+        this.#namedSamplers.set(path, sampler);
+        return { type: 'save_weights_for_sampler', path };
+      }
+      const id = `sampler_${randomBytes(8).toString('hex')}`;
+      this.#samplers.set(id, sampler);
+      return { type: 'save_weights_for_sampler', sampling_session_id: id };
+    });
+  }
+
+  /** `create_sampling_session` from a named sampler path or the base model. */
+  async createSamplingSession(body: z.infer<typeof w.createSamplingSessionSchema>): Promise<{ type: 'create_sampling_session'; sampling_session_id: string }> {
+    this.#session(body.session_id);
+    const sampler = await this.#resolveSampler(body.model_path ?? undefined, body.base_model ?? undefined);
+    const id = `sampler_${randomBytes(8).toString('hex')}`;
+    this.#samplers.set(id, sampler);
+    return { type: 'create_sampling_session', sampling_session_id: id };
+  }
+
+  /** `asample`: runs beside (not behind) training; returns a future. */
+  async sample(body: z.infer<typeof w.sampleSchema>): Promise<{ request_id: string }> {
+    const sampler = body.sampling_session_id
+      ? this.#samplers.get(body.sampling_session_id)
+      : await this.#resolveSampler(body.model_path ?? undefined, body.base_model ?? undefined);
+    if (!sampler) throw new ServeRequestError(404, `unknown sampling_session_id '${body.sampling_session_id}'`);
+    const work = (async () => {
+      const prompt = w.modelInputTokens(body.prompt, 'prompt');
+      const n = body.num_samples ?? 1;
+      const params = w.toSamplingParams(body.sampling_params, n, this.contextTokens);
+      const seqs = await sampler.sample(prompt, params);
+      const promptLogprobs = body.prompt_logprobs ? await sampler.computeLogprobs(prompt) : undefined;
+      return {
+        type: 'sample',
+        sequences: seqs.map((s) => ({ tokens: [...s.tokens], logprobs: [...s.logprobs], stop_reason: s.stopReason })),
+        ...(promptLogprobs ? { prompt_logprobs: promptLogprobs } : {}),
+      };
+    })();
+    return { request_id: this.#futures.create(work, errorBody) };
+  }
+
+  /** `retrieve_future`: waits up to the poll timeout. */
+  retrieve(body: z.infer<typeof w.retrieveFutureSchema>, signal?: AbortSignal): Promise<FutureWait> {
+    return this.#futures.wait(body.request_id, this.pollTimeoutMs, signal);
+  }
+
+  /** The directory `save_weights` writes under (created on first use). */
+  stateDir(): Promise<string> {
+    if (this.#o.stateDir !== undefined) return Promise.resolve(this.#o.stateDir);
+    this.#stateDir ??= mkdtemp(join(tmpdir(), 'agentrl-serve-')).then((d) => {
+      this.#ownsStateDir = true;
+      return d;
+    });
+    return this.#stateDir;
+  }
+
+  /** Closes every model and sampler, wakes pending polls and removes a temporary state directory. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#sessionSweep);
+    this.#futures.close();
+    for (const id of [...this.#models.keys()]) await this.#unload(id);
+    await this.#baseBackend.close();
+    this.#samplers.clear();
+    this.#namedSamplers.clear();
+    if (this.#ownsStateDir && this.#stateDir) await rm(await this.#stateDir, { recursive: true, force: true });
+  }
+
+  #submit(m: ModelState, seqId: number | null | undefined, op: string, body: unknown, run: () => Promise<FutureBody>): { request_id: string; model_id: string } {
+    this.#touch(m);
+    const adm = m.queue.admit(seqId, digest(op, body));
+    if (adm.kind === 'duplicate') return { request_id: adm.requestId, model_id: m.id };
+    if (adm.kind === 'conflict') throw new ServeRequestError(409, adm.message);
+    let release!: (v: FutureBody | PromiseLike<FutureBody>) => void;
+    let fail!: (e: unknown) => void;
+    const result = new Promise<FutureBody>((res, rej) => {
+      release = res;
+      fail = rej;
+    });
+    const requestId = this.#futures.create(result, errorBody);
+    adm.record(requestId);
+    adm.start(async () => {
+      try {
+        if (!this.#models.has(m.id)) throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
+        release(await run());
+        this.#touch(m);
+      } catch (e) {
+        fail(e);
+      }
+    });
+    return { request_id: requestId, model_id: m.id };
+  }
+
+  /** A model's requests (and their completion, after a long engine call) count as signs of life of its session. */
+  #touch(m: ModelState): void {
+    const s = this.#sessions.get(m.sessionId);
+    if (s) s.lastSeen = Math.max(s.lastSeen, Date.now());
+  }
+
+  async #resolveSampler(modelPath: string | undefined, baseModel: string | undefined): Promise<SamplingClient> {
+    if (modelPath) {
+      const p = w.parseTinkerPath(modelPath, 'model_path');
+      const s = this.#namedSamplers.get(`tinker://${p.modelId}/${p.kind}/${p.name}`);
+      if (!s) throw new ServeRequestError(404, `model_path: no sampler weights saved at ${modelPath}`);
+      return s;
+    }
+    if (baseModel !== undefined && baseModel !== this.modelName) {
+      throw new ServeRequestError(400, `base_model '${baseModel}' is not served here; available: ${this.modelName}`);
+    }
+    if (baseModel === undefined) throw new ServeRequestError(400, 'one of sampling_session_id, model_path or base_model is required');
+    this.#baseSampler ??= this.#baseBackend.saveWeightsForSampler();
+    return this.#baseSampler;
+  }
+
+  #newBackend(): TrainingBackend {
+    return localBackend({ ...this.#o.engine, ...(this.#o.checkpoint !== undefined ? { checkpoint: this.#o.checkpoint } : {}) });
+  }
+
+  #session(id: string): SessionState {
+    const s = this.#sessions.get(id);
+    if (!s) throw new ServeRequestError(404, `unknown session_id '${id}' (create_session first; sessions expire without heartbeats)`);
+    return s;
+  }
+
+  #model(id: string): ModelState {
+    const m = this.#models.get(id);
+    if (!m) throw new ServeRequestError(404, `unknown model_id '${id}'`);
+    return m;
+  }
+
+  async #unload(id: string): Promise<void> {
+    const m = this.#models.get(id);
+    if (!m) return;
+    this.#models.delete(id);
+    this.#sessions.get(m.sessionId)?.models.delete(id);
+    await m.backend.close();
+  }
+}
+
+function convert(input: z.infer<typeof w.forwardInputSchema>): { datums: Datum[]; loss: LossConfig } {
+  const loss = w.toLossConfig(input.loss_fn, input.loss_fn_config);
+  return { datums: input.data.map((d, i) => w.toDatum(d, i, input.loss_fn)), loss };
+}
+
+function fbOutput(datums: readonly Datum[], loss: LossConfig, logprobs: readonly (readonly number[])[], metrics: Record<string, number>): FutureBody {
+  let total = 0;
+  const outputs = datums.map((d, i) => {
+    const lp = logprobs[i]!;
+    const el = perTokenLoss(loss, { targetLogprobs: lp, samplingLogprobs: d.logprobs, advantages: d.advantages, weights: d.weights ?? d.mask });
+    total += el.reduce((a, b) => a + b, 0);
+    return { logprobs: w.floatTensor(lp), elementwise_loss: w.floatTensor(el) };
+  });
+  return { type: 'forward_backward', loss_fn_output_type: 'ArrayRecord', loss_fn_outputs: outputs, metrics: { 'loss:sum': total, ...metrics } };
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { registerBuiltinCommands, runCli } from '../../src/cli/index.js';
+import { call } from '../serve/raw-client.js';
+
+function io(signal = new AbortController().signal) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), signal } };
+}
+
+describe('agentrl serve (CLI)', () => {
+  it('exits 2 on usage errors, naming the problem', async () => {
+    registerBuiltinCommands();
+    const cases: [string[], RegExp][] = [
+      [['serve', '--frobnicate'], /frobnicate/],
+      [['serve', '--port', 'eighty'], /--port expects an integer/],
+      [['serve', '--port', '70000'], /--port expects an integer/],
+      [['serve', '--checkpoint', 'test/cli/no-such-checkpoint'], /checkpoint/],
+      [['serve', '--host', '0.0.0.0'], /apiKey/],
+      [['serve', '--session-timeout-s', '0'], /--session-timeout-s expects/],
+    ];
+    for (const [args, message] of cases) {
+      const c = io();
+      expect(await runCli(args, c.io), args.join(' ')).toBe(2);
+      expect(c.err.join(''), args.join(' ')).toMatch(message);
+    }
+    const h = io();
+    expect(await runCli(['serve', '--help'], h.io)).toBe(0);
+    expect(h.out.join('')).toContain('--checkpoint');
+  });
+
+  it('prints "listening on http://HOST:PORT" once it answers, and stops on the signal', async () => {
+    registerBuiltinCommands();
+    const ac = new AbortController();
+    const c = io(ac.signal);
+    const done = runCli(['serve', '--port', '0', '--api-key', 'tml-k'], c.io);
+    const deadline = Date.now() + 20_000;
+    while (!/listening on http:\/\/127\.0\.0\.1:\d+/.test(c.out.join('')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const url = /listening on (http:\/\/\S+)/.exec(c.out.join(''))?.[1];
+    expect(url, c.out.join('') + c.err.join('')).toBeDefined();
+    expect((await call(url!, 'healthz', undefined, { 'x-api-key': 'tml-k' })).body).toEqual({ status: 'ok' });
+    expect((await call(url!, 'healthz')).status).toBe(401);
+    ac.abort();
+    expect(await done).toBe(0);
+    expect(c.out.join('')).toContain('stopped');
+  });
+});
