@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { SamplingClient, TrainingBackend } from '../../backend/types.js';
+import type { Renderer } from '../../chat/types.js';
 import { localBackend, type LocalBackendOptions } from '../../backend/local/index.js';
 import { BackendInputError } from '../../errors/index.js';
 import { perTokenLoss } from '../../loss/index.js';
@@ -285,6 +286,27 @@ export class TinkerService {
   /** `retrieve_future`: waits up to the poll timeout. */
   retrieve(body: z.infer<typeof w.retrieveFutureSchema>, signal?: AbortSignal): Promise<FutureWait> {
     return this.#futures.wait(body.request_id, this.pollTimeoutMs, signal);
+  }
+
+  /**
+   * The sampler other surfaces (the OpenAI-compatible `/v1`) use for `model`: the served base model's name, or a
+   * `tinker://…/sampler_weights/<name>` path saved by `save_weights_for_sampler`.
+   * @throws ServeRequestError 404 for a model or path not served here.
+   */
+  samplerFor(model: string): Promise<SamplingClient> {
+    if (model.startsWith('tinker://')) return this.#resolveSampler(model, undefined);
+    if (model !== this.modelName) return Promise.reject(new ServeRequestError(404, `The model \`${model}\` does not exist; served: ${this.modelName} and saved sampler weights`));
+    return this.#resolveSampler(undefined, model);
+  }
+
+  /** `tinker://…/sampler_weights/<name>` paths saved so far (each usable as a `/v1` model id). */
+  samplerPaths(): string[] {
+    return [...this.#namedSamplers.keys()];
+  }
+
+  /** The served model's renderer (tokenizer, chat template, stop tokens). */
+  renderer(): Promise<Renderer> {
+    return this.#baseBackend.renderer();
   }
 
   /** The directory `save_weights` writes under (created on first use). */
