@@ -14,6 +14,8 @@ let server: HttpServer;
 let url: string;
 let renderer: Renderer;
 const seen: { path: string; body: Record<string, unknown> }[] = [];
+let held: Promise<void> = Promise.resolve();
+let release: () => void = () => {};
 let answer: (path: string, body: Record<string, unknown>, i: number) => { status?: number; body: unknown; headers?: Record<string, string> };
 
 beforeAll(async () => {
@@ -27,6 +29,10 @@ beforeAll(async () => {
       await reply.code(a.status ?? 200).headers(a.headers ?? {}).send(a.body);
     });
   }
+  server.app.post('/hang/v1/completions', async () => {
+    await held;
+    return { choices: [] };
+  });
   url = await server.listen();
 });
 afterAll(() => server?.close());
@@ -97,6 +103,17 @@ describe('openaiCompatibleSampler, vLLM flavor, on the wire', () => {
     expect(err).toBeInstanceOf(SamplerHttpError);
     expect(err).toMatchObject({ status: 400, retryable: false, serverMessage: 'max_tokens is too large' });
     expect(seen).toHaveLength(1);
+  });
+
+  it('a signal passed with the params aborts the request in flight', async () => {
+    // Hazard: an aborted rollout leaving its generation request (and a concurrency slot) held until the server answers.
+    held = new Promise<void>((r) => (release = r));
+    const s = openaiCompatibleSampler({ baseUrl: `${url}/hang/v1`, model: 'm', renderer, maxRetries: 0 });
+    const ctl = new AbortController();
+    const p = s.sample([1], { maxTokens: 1, signal: ctl.signal } as never);
+    setTimeout(() => ctl.abort(new Error('stop now')), 20);
+    await expect(p).rejects.toThrow('stop now');
+    release();
   });
 
   it('an unreachable server is SamplerUnavailableError', async () => {

@@ -83,18 +83,24 @@ export function openaiCompatibleSampler(options: OpenAICompatibleSamplerOptions)
   let rendererP: Promise<Renderer> | undefined = o.renderer ? Promise.resolve(o.renderer) : undefined;
   const renderer = (): Promise<Renderer> => (rendererP ??= loadRenderer({ dir: o.tokenizer! }));
   const http: PostJsonOptions = { fetch: o.fetch, headers: o.headers, apiKey: o.apiKey, timeoutMs: o.timeoutMs, maxRetries: o.maxRetries };
-  const post = (path: string, body: unknown): Promise<unknown> => limit(() => postJson(`${o.baseUrl}${path}`, body, http));
+  const post = (path: string, body: unknown, signal?: AbortSignal): Promise<unknown> =>
+    limit(() => {
+      if (signal?.aborted) throw signal.reason;
+      return postJson(`${o.baseUrl}${path}`, body, signal ? { ...http, signal } : http);
+    });
 
   async function sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
     const n = checkParams(promptTokens, params);
     if (n === 0) return [];
     const stop = stopIds(params, await renderer());
+    // `signal` (a cancellation the rollout engine may pass with the params) aborts the HTTP request.
+    const signal = (params as SamplingParams & { readonly signal?: AbortSignal }).signal;
     if (o.flavor === 'vllm') {
-      return parseVllmCompletion(await post('/completions', vllmCompletionRequest(o.model!, promptTokens, params, stop)), n);
+      return parseVllmCompletion(await post('/completions', vllmCompletionRequest(o.model!, promptTokens, params, stop), signal), n);
     }
     return Promise.all(
       Array.from({ length: n }, async (_, i) =>
-        parseSglangGenerate(await post('/generate', sglangGenerateRequest(promptTokens, params, stop, params.seed === undefined ? undefined : params.seed + i))),
+        parseSglangGenerate(await post('/generate', sglangGenerateRequest(promptTokens, params, stop, params.seed === undefined ? undefined : params.seed + i), signal)),
       ),
     );
   }
