@@ -26,12 +26,14 @@ Required:
   --data <file>                problems, .jsonl or .parquet with question and answer (DAPO-Math rows work)
 
 Options:
-  --env <name>                 retool: code_interpreter tool on a local sandbox, math reward (default)
-                               retool-text: same problems, no tool (the text-only baseline)
+  --env <name>[,<name>]        retool: code_interpreter tool on a local sandbox, math reward (default)
+                               retool-text: same problems, no tool (the text-only baseline);
+                               both (retool,retool-text): one table row each, the same problems and sampling
   --n <n>                      candidates per problem, the N of Average@N and Pass@N (default 4)
   --concurrency <n>            HTTP requests in flight, and problems rolled out at once (default 32)
   --limit <n>                  only the first n problems
-  --out <file>                 per-problem results, JSONL (default eval-results.jsonl)
+  --out <file>                 per-problem results, JSONL (default eval-results.jsonl; with several envs,
+                               one file each: eval-results.retool.jsonl, eval-results.retool-text.jsonl)
   --flavor <vllm|sglang>       wire protocol (default vllm)
   --api-key <key>              sent as Authorization: Bearer (default $OPENAI_API_KEY)
   --temperature <x>            (default 1)
@@ -107,8 +109,10 @@ const OPTIONS = {
 } as const;
 
 /** Everything `agentrl eval` runs with, read from its arguments. */
+type EnvName = 'retool' | 'retool-text';
+
 interface EvalPlan {
-  readonly env: 'retool' | 'retool-text';
+  readonly envs: readonly EnvName[];
   readonly n: number;
   readonly concurrency: number;
   readonly out: string;
@@ -118,8 +122,9 @@ interface EvalPlan {
 }
 
 function plan(v: Values): EvalPlan {
-  const env = str(v, 'env') ?? 'retool';
-  if (env !== 'retool' && env !== 'retool-text') throw new UsageError(`--env must be retool or retool-text, got '${env}'`);
+  const envs = (str(v, 'env') ?? 'retool').split(',').map((e) => e.trim());
+  for (const e of envs) if (e !== 'retool' && e !== 'retool-text') throw new UsageError(`--env must be retool, retool-text or both (comma-separated), got '${e}'`);
+  if (new Set(envs).size !== envs.length) throw new UsageError(`--env names an environment twice: '${str(v, 'env')}'`);
   const flavor = str(v, 'flavor') ?? 'vllm';
   if (flavor !== 'vllm' && flavor !== 'sglang') throw new UsageError(`--flavor must be vllm or sglang, got '${flavor}'`);
   let templateKwargs: Record<string, unknown> | undefined;
@@ -136,7 +141,7 @@ function plan(v: Values): EvalPlan {
   const topK = num(v, 'top-k', { int: true, min: 0 });
   const seed = num(v, 'seed', { int: true });
   return {
-    env,
+    envs: envs as EnvName[],
     n: num(v, 'n', { int: true, min: 1 }) ?? 4,
     concurrency: num(v, 'concurrency', { int: true, min: 1 }) ?? 32,
     out: str(v, 'out') ?? 'eval-results.jsonl',
@@ -168,16 +173,22 @@ async function makeSandbox(v: Values, timeoutMs: number): Promise<Sandbox> {
   return localSandbox({ workers: num(v, 'sandbox-workers', { int: true, min: 1 }) ?? 4, timeoutMs });
 }
 
-function makeEnv(p: EvalPlan, v: Values, sandbox: Sandbox | undefined, toolTimeoutMs: number): Environment {
+function makeEnv(name: EnvName, v: Values, sandbox: Sandbox | undefined, toolTimeoutMs: number): Environment {
   const sp = str(v, 'system-prompt');
   const systemPrompt = sp === undefined ? undefined : sp === 'none' ? null : sp;
-  if (p.env === 'retool') return codeInterpreter({ sandbox: sandbox!, timeoutMs: toolTimeoutMs, ...(systemPrompt !== undefined ? { systemPrompt } : {}) });
+  if (name === 'retool') return codeInterpreter({ sandbox: sandbox!, timeoutMs: toolTimeoutMs, ...(systemPrompt !== undefined ? { systemPrompt } : {}) });
   return {
     name: 'text-only',
     tools: [],
     initialMessages: (ex) => [...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []), { role: 'user' as const, content: ex.question }],
     step: async (action) => ({ done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' }),
   };
+}
+
+/** `eval-results.jsonl` → `eval-results.<env>.jsonl` (one file per environment when several run). */
+function outFor(out: string, env: string): string {
+  const dot = out.lastIndexOf('.');
+  return dot > out.lastIndexOf('/') ? `${out.slice(0, dot)}.${env}${out.slice(dot)}` : `${out}.${env}`;
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
@@ -209,25 +220,31 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     });
     const limit = num(values, 'limit', { int: true, min: 1 });
     const [renderer, examples] = await Promise.all([sampler.renderer(), loadMathDataset(str(values, 'data')!, limit !== undefined ? { limit } : {})]);
-    if (p.env === 'retool') sandbox = await makeSandbox(values, toolTimeoutMs);
-    const env = makeEnv(p, values, sandbox, toolTimeoutMs);
-    io.stderr(`agentrl eval: ${examples.length} problems × ${p.n} candidates from ${sampler.baseUrl} (${str(values, 'model')}), env ${p.env}\n`);
-    const result = await evaluate({
-      sampler,
-      renderer,
-      env,
-      reward,
-      examples,
-      n: p.n,
-      concurrency: p.concurrency,
-      budgets: p.budgets,
-      sampling: p.sampling,
-      outPath: p.out,
-      ...(p.templateKwargs ? { templateKwargs: p.templateKwargs } : {}),
-    });
+    if (p.envs.includes('retool')) sandbox = await makeSandbox(values, toolTimeoutMs);
+    io.stderr(`agentrl eval: ${examples.length} problems × ${p.n} candidates from ${sampler.baseUrl} (${str(values, 'model') ?? sampler.flavor}), env ${p.envs.join(', ')}\n`);
     const table = evalTable(22, 'tools');
-    io.stdout(`${table.header(p.n)}\n${table.row(p.env === 'retool' ? 'tool mode' : 'text-only mode', result)}\n`);
-    io.stderr(`agentrl eval: per-problem results in ${p.out}\n`);
+    const rows: string[] = [];
+    const outs: string[] = [];
+    for (const name of p.envs) {
+      const outPath = p.envs.length === 1 ? p.out : outFor(p.out, name);
+      const result = await evaluate({
+        sampler,
+        renderer,
+        env: makeEnv(name, values, sandbox, toolTimeoutMs),
+        reward,
+        examples,
+        n: p.n,
+        concurrency: p.concurrency,
+        budgets: p.budgets,
+        sampling: p.sampling,
+        outPath,
+        ...(p.templateKwargs ? { templateKwargs: p.templateKwargs } : {}),
+      });
+      rows.push(table.row(name === 'retool' ? 'tool mode' : 'text-only mode', result));
+      outs.push(outPath);
+    }
+    io.stdout(`${table.header(p.n)}\n${rows.join('\n')}\n`);
+    io.stderr(`agentrl eval: per-problem results in ${outs.join(', ')}\n`);
     return 0;
   } catch (e) {
     const usage = AgentRLError.isInstance(e) && e.code === 'CONFIG_INVALID';

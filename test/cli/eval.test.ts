@@ -7,6 +7,7 @@ import { localSandbox } from 'agentrl/adapters/local';
 import { localBackend } from '../../src/backend/local/local-backend.js';
 import type { TrainingBackend } from '../../src/backend/types.js';
 import { codeInterpreter } from '../../src/env/code-interpreter.js';
+import type { Environment } from '../../src/env/types.js';
 import { loadMathDataset } from '../../src/data/loaders.js';
 import { evaluate, type EvalRecord } from '../../src/eval/evaluate.js';
 import { evalTable } from '../../src/eval/eval-table.js';
@@ -46,13 +47,13 @@ function capture() {
 }
 
 describe('agentrl eval', () => {
-  it('is registered, and prints the eval table and the same per-problem results as an in-process evaluate()', async () => {
+  it('is registered, and prints the eval table (tool and text-only rows) and the same per-problem results as in-process evaluate()', async () => {
     // Hazard: the CLI's sampler, env or settings drifting from what evaluate() does with the same model and seed.
     registerBuiltinCommands();
     const outPath = join(dir, 'results.jsonl');
     const { out, io } = capture();
     const args = [
-      'eval', '--sampler', served.baseUrl, '--model', 'retool-sft', '--tokenizer', LOCAL_MODEL_DIR, '--env', 'retool', '--data', DEV,
+      'eval', '--sampler', served.baseUrl, '--model', 'retool-sft', '--tokenizer', LOCAL_MODEL_DIR, '--env', 'retool,retool-text', '--data', DEV,
       '--limit', '3', '--n', '2', '--concurrency', '4', '--seed', '1234', '--system-prompt', 'none', '--tool-timeout-ms', '5000',
       '--max-tool-calls', '3', '--max-turns', '4', '--max-trajectory-tokens', '192', '--max-turn-tokens', '64', '--max-tool-response-tokens', '16',
       '--out', outPath,
@@ -60,19 +61,25 @@ describe('agentrl eval', () => {
     const code = await runCli(args, io);
     expect(out.stderr).not.toContain('Error');
     expect(code).toBe(0);
-    const got = readFileSync(outPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EvalRecord);
+    const read = (f: string) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EvalRecord);
+    const got = read('results.retool.jsonl');
+    const gotText = read('results.retool-text.jsonl');
 
     const env = codeInterpreter({ sandbox: localSandbox({ workers: 2, timeoutMs: 5000 }), systemPrompt: null, timeoutMs: 5000 });
     const reward = mathReward();
     try {
-      const want = await evaluate({
-        sampler: await backend.saveWeightsForSampler(), renderer: await localRenderer(), env, reward,
+      const common = {
+        sampler: await backend.saveWeightsForSampler(), renderer: await localRenderer(), reward,
         examples: await loadMathDataset(DEV, { limit: 3 }), n: 2, budgets: BUDGETS, sampling: { temperature: 1, topP: 1, seed: 1234 },
-      });
+      };
+      const want = await evaluate({ ...common, env });
+      const textEnv: Environment = { name: 'text-only', tools: [], initialMessages: (ex) => [{ role: 'user', content: ex.question }], step: async () => ({ done: true }) };
+      const wantText = await evaluate({ ...common, env: textEnv });
       expect(got).toEqual(want.records);
+      expect(gotText).toEqual(wantText.records);
       expect(got.some((r) => r.toolCalls.some((k) => k > 0))).toBe(true); // the tool path (multi-turn prompts over HTTP) ran
       const table = evalTable(22, 'tools');
-      expect(out.stdout).toBe(`${table.header(2)}\n${table.row('tool mode', want)}\n`);
+      expect(out.stdout).toBe(`${table.header(2)}\n${table.row('tool mode', want)}\n${table.row('text-only mode', wantText)}\n`);
     } finally {
       await env.close?.();
       await reward.close();
