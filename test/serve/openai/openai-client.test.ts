@@ -82,6 +82,25 @@ describe('official openai client: models and completions', () => {
   });
 });
 
+describe('official openai client: streamed completions', () => {
+  it('streams completions (one chunk per choice) with the same text as the non-streamed answer', async () => {
+    const c = client(tiny.baseUrl);
+    const params = { model: 'tiny', prompt: [5, 6, 7], max_tokens: 6, seed: 4, n: 2 };
+    const whole = await c.completions.create(params);
+    const stream = await c.completions.create({ ...params, stream: true });
+    const texts = ['', ''];
+    const finish: (string | null)[] = [null, null];
+    for await (const chunk of stream) {
+      for (const ch of chunk.choices) {
+        texts[ch.index] += ch.text;
+        finish[ch.index] = ch.finish_reason ?? finish[ch.index]!;
+      }
+    }
+    expect(texts).toEqual(whole.choices.map((x) => x.text));
+    expect(finish).toEqual(whole.choices.map((x) => x.finish_reason));
+  });
+});
+
 describe('official openai client: chat completions', () => {
   const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { ...CODE_INTERPRETER_TOOL.function, parameters: { ...CODE_INTERPRETER_TOOL.function.parameters } } }];
 
