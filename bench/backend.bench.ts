@@ -1,9 +1,11 @@
 // Backend overhead benchmark: one RL step (PPO forward_backward on 64 datums × the full context, Adam step,
 // publish weights to a sampler) on the embedded engine in-process vs. the same engine behind `agentrl serve`
 // (a child process, Tinker HTTP API on loopback, driven by tinkerBackend). Steps alternate, side by side in one run.
-// Prints each median and the overhead ratio (goal: HTTP adds ≤ 10% to a step).
+// Prints each median and the overhead ratio (goal: HTTP adds ≤ 10% to a step), in wall time and in CPU time
+// (this process + the server process, from /proc), which stays meaningful on a machine shared with other work.
 // Run: npm run bench:backend   (REPS=3 by default; keep other processes quiet)
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_LOCAL_MODEL, localBackend, type TrainingBackend } from '../src/backend/index.js';
 import { tinkerBackend } from '../src/backend/tinker/index.js';
@@ -38,7 +40,9 @@ function batch(seed: number): Datum[] {
  * process (and the client's heartbeats) for minutes on a busy machine, so the session timeout is raised.
  */
 function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const args = ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--session-timeout-s', '3600'];
+  // AGENTRL_SERVE_ENTRY: a built CLI entry (e.g. a bundle) instead of the TypeScript source.
+  const entry = process.env.AGENTRL_SERVE_ENTRY ? [process.env.AGENTRL_SERVE_ENTRY] : ['--import', 'tsx', 'src/cli/main.ts'];
+  const args = [...entry, 'serve', '--port', '0', '--session-timeout-s', '3600'];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -51,13 +55,29 @@ function startServer(): Promise<{ url: string; child: ChildProcess }> {
   });
 }
 
+/** CPU milliseconds (user + system) used so far by process `pid`, from /proc; undefined where there is no /proc. */
+function procCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in USER_HZ (100 on Linux)
+  } catch {
+    return undefined;
+  }
+}
+
 const loss: LossConfig = { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation: 'token-mean' };
-async function step(b: TrainingBackend, data: Datum[]): Promise<number> {
+/** One RL step; wall ms and CPU ms of this process plus the server's (`serverPid`). */
+async function step(b: TrainingBackend, data: Datum[], serverPid: number): Promise<{ wall: number; cpu: number }> {
+  const c0 = process.cpuUsage();
+  const s0 = procCpuMs(serverPid) ?? 0;
   const t0 = performance.now();
   await b.forwardBackward(data, loss);
   await b.optimStep({ learningRate: 1e-4, beta1: 0.9, beta2: 0.99, eps: 1e-8, gradClipNorm: 1 });
   await b.saveWeightsForSampler();
-  return performance.now() - t0;
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { wall, cpu: (c.user + c.system) / 1000 + ((procCpuMs(serverPid) ?? 0) - s0) };
 }
 
 const { url, child } = await startServer();
@@ -65,21 +85,24 @@ const local = localBackend();
 const remote = tinkerBackend({ baseUrl: url, baseModel: 'agentrl/local', renderer: `${root}assets/local-model`, maxContextTokens: T });
 try {
   const data = batch(1);
+  const pid = child.pid!;
   console.log(`RL step: PPO forward_backward ${DATUMS} datums × ${T} tokens + Adam + save_weights_for_sampler; ${REPS} reps after 1 warm-up each, alternating`);
-  await step(local, data);
-  await step(remote, data);
-  const lt: number[] = [];
-  const rt: number[] = [];
+  await step(local, data, pid);
+  await step(remote, data, pid);
+  const l: { wall: number; cpu: number }[] = [];
+  const r: { wall: number; cpu: number }[] = [];
   for (let i = 0; i < REPS; i++) {
-    lt.push(await step(local, data));
-    rt.push(await step(remote, data));
-    console.log(`  rep ${i + 1}: in-process ${lt.at(-1)!.toFixed(0)} ms, agentrl serve ${rt.at(-1)!.toFixed(0)} ms`);
+    l.push(await step(local, data, pid));
+    r.push(await step(remote, data, pid));
+    console.log(`  rep ${i + 1}: in-process ${l.at(-1)!.wall.toFixed(0)} ms wall / ${l.at(-1)!.cpu.toFixed(0)} ms CPU, agentrl serve ${r.at(-1)!.wall.toFixed(0)} ms wall / ${r.at(-1)!.cpu.toFixed(0)} ms CPU (client + server)`);
   }
-  const l = median(lt);
-  const r = median(rt);
-  console.log(`in-process (localBackend):               ${l.toFixed(0)} ms/step (median)`);
-  console.log(`agentrl serve on loopback (tinkerBackend): ${r.toFixed(0)} ms/step (median)`);
-  console.log(`overhead ratio: ${(r / l).toFixed(3)} (${((r / l - 1) * 100).toFixed(1)}% added by HTTP; goal ≤ 10%)`);
+  const lw = median(l.map((x) => x.wall));
+  const rw = median(r.map((x) => x.wall));
+  const lc = median(l.map((x) => x.cpu));
+  const rc = median(r.map((x) => x.cpu));
+  console.log(`in-process (localBackend):                 ${lw.toFixed(0)} ms/step wall, ${lc.toFixed(0)} ms CPU (medians)`);
+  console.log(`agentrl serve on loopback (tinkerBackend): ${rw.toFixed(0)} ms/step wall, ${rc.toFixed(0)} ms CPU (client + server)`);
+  console.log(`overhead ratio: wall ${(rw / lw).toFixed(3)} (${((rw / lw - 1) * 100).toFixed(1)}%), CPU ${(rc / lc).toFixed(3)} (${((rc / lc - 1) * 100).toFixed(1)}%); goal ≤ 10%`);
 } finally {
   await remote.close();
   await local.close();

@@ -189,6 +189,25 @@ describe('agentrl serve options', () => {
     }
   });
 
+  it('gives mounted surfaces the samplers and renderer by reference', async () => {
+    const serve = createServeApp({ port: 0, model: MODEL });
+    const base = await serve.listen();
+    try {
+      const { modelId } = await newModel(base);
+      const eph = await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 1 });
+      const named = await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 2, path: 'v1' });
+      const params = { maxTokens: 4, seed: 3 };
+      const fromId = await (await serve.service.resolveSampler(eph.sampling_session_id)).sample([1, 2, 3], params);
+      expect(await (await serve.service.resolveSampler(named.path)).sample([1, 2, 3], params)).toEqual(fromId);
+      expect(await (await serve.service.resolveSampler('agentrl/local')).sample([1, 2, 3], params)).toEqual(fromId);
+      await expect(serve.service.resolveSampler('nope')).rejects.toMatchObject({ status: 404 });
+      const r = await serve.service.renderer();
+      expect(r.decode(r.encode('hello world'))).toBe('hello world');
+    } finally {
+      await serve.close();
+    }
+  });
+
   it('mounts extra plugins on the same server', async () => {
     const serve = createServeApp({
       port: 0,

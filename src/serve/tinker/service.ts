@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import type { SamplingClient, TrainingBackend } from '../../backend/types.js';
-import type { Renderer } from '../../chat/types.js';
 import { localBackend, type LocalBackendOptions } from '../../backend/local/index.js';
 import { BackendInputError } from '../../errors/index.js';
 import { perTokenLoss } from '../../loss/index.js';
 import type { Datum } from '../../types/datum.js';
+import type { Renderer } from '../../chat/types.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
@@ -99,6 +99,11 @@ export class TinkerService {
   /** Live models (for tests and logs). */
   get modelCount(): number {
     return this.#models.size;
+  }
+
+  /** `tinker://…/sampler_weights/<name>` paths saved so far (each a model id of the OpenAI-compatible `/v1`). */
+  samplerPaths(): string[] {
+    return [...this.#namedSamplers.keys()];
   }
 
   /** `get_server_capabilities`: the one base model, with its context length. */
@@ -283,30 +288,28 @@ export class TinkerService {
     return { request_id: this.#futures.create(work, errorBody) };
   }
 
+  /**
+   * A sampler by reference, for other surfaces mounted on the same server (e.g. an OpenAI-compatible `/v1`): a
+   * `sampling_session_id`, a `tinker://<model>/sampler_weights/<name>` path, or the base model name (the checkpoint's
+   * weights).
+   * @throws ServeRequestError 404 when nothing by that reference exists.
+   */
+  async resolveSampler(ref: string): Promise<SamplingClient> {
+    const byId = this.#samplers.get(ref);
+    if (byId) return byId;
+    if (ref.startsWith('tinker://')) return this.#resolveSampler(ref, undefined);
+    if (ref === this.modelName) return this.#resolveSampler(undefined, ref);
+    throw new ServeRequestError(404, `no sampler '${ref}': expected a sampling_session_id, a tinker://…/sampler_weights/… path or '${this.modelName}'`);
+  }
+
+  /** The served model's renderer (tokenizer + chat template of the embedded model). */
+  renderer(): Promise<Renderer> {
+    return this.#baseBackend.renderer();
+  }
+
   /** `retrieve_future`: waits up to the poll timeout. */
   retrieve(body: z.infer<typeof w.retrieveFutureSchema>, signal?: AbortSignal): Promise<FutureWait> {
     return this.#futures.wait(body.request_id, this.pollTimeoutMs, signal);
-  }
-
-  /**
-   * The sampler other surfaces (the OpenAI-compatible `/v1`) use for `model`: the served base model's name, or a
-   * `tinker://…/sampler_weights/<name>` path saved by `save_weights_for_sampler`.
-   * @throws ServeRequestError 404 for a model or path not served here.
-   */
-  samplerFor(model: string): Promise<SamplingClient> {
-    if (model.startsWith('tinker://')) return this.#resolveSampler(model, undefined);
-    if (model !== this.modelName) return Promise.reject(new ServeRequestError(404, `The model \`${model}\` does not exist; served: ${this.modelName} and saved sampler weights`));
-    return this.#resolveSampler(undefined, model);
-  }
-
-  /** `tinker://…/sampler_weights/<name>` paths saved so far (each usable as a `/v1` model id). */
-  samplerPaths(): string[] {
-    return [...this.#namedSamplers.keys()];
-  }
-
-  /** The served model's renderer (tokenizer, chat template, stop tokens). */
-  renderer(): Promise<Renderer> {
-    return this.#baseBackend.renderer();
   }
 
   /** The directory `save_weights` writes under (created on first use). */
