@@ -1,5 +1,4 @@
 export { openaiRoutes } from './routes.js';
 export type { OpenAIRoutesOptions } from './types.js';
-export { OpenAIApiError } from './api-error.js';
 export { extractToolCalls, type ExtractedMessage, type ExtractedToolCall } from './tool-calls.js';
 export { openaiServePlugin } from './serve-plugin.js';
