@@ -15,10 +15,6 @@ export class SseWriter {
   send(chunk: unknown): void {
     this.#reply.raw.write(`data: ${JSON.stringify(chunk)}\n\n`);
   }
-  /** Sends an error chunk in OpenAI's shape (the status line is already sent). */
-  error(body: unknown): void {
-    this.send(body);
-  }
   /** Sends `[DONE]` and ends the response. */
   done(): void {
     this.#reply.raw.end('data: [DONE]\n\n');
