@@ -72,6 +72,7 @@ export { groupAdvantages, groupOutcome, assembleTrainingData, buildDatums, packM
 export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';
 export { localBackend, type LocalBackendOptions } from './backend/index.js';
 export { tinkerBackend, type TinkerBackend, type TinkerBackendOptions } from './backend/index.js';
+export { openaiCompatibleSampler, type OpenAICompatibleSampler, type OpenAICompatibleSamplerOptions, type SamplerFlavor } from './backend/index.js';
 
 // trainer
 export { Trainer, type TrainSummary, type TrainerOptions, type ResolvedTrainerOptions } from './trainer/index.js';
@@ -93,7 +94,7 @@ export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
 
 // eval
-export { evaluate, type EvaluateOptions, type EvalResult, type EvalRecord } from './eval/index.js';
+export { evaluate, evalTable, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable } from './eval/index.js';
 
 // report
 export { plotRuns, type PlotResult, startDashboard, type Dashboard, type DashboardOptions } from './report/index.js';
@@ -125,4 +126,7 @@ export {
   RetrieverError,
   SqlDatabaseError,
   MathWorkerError,
+  SamplerResponseError,
+  SamplerHttpError,
+  SamplerUnavailableError,
 } from './errors/index.js';

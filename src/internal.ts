@@ -23,3 +23,4 @@ export * from './report/index.js';
 export * from './server/index.js';
 export * from './sandbox/index.js';
 export { createServeApp, TinkerService, ServeRequestError, type ServeApp, type ServeAppOptions, type ServePlugin, type TinkerServiceOptions, type ErrorCategory } from './serve/tinker/index.js';
+export * from './serve/openai/index.js';

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TokenizerError } from '../errors/chat-errors.js';
 import { validateLoadOptions, type LoadRendererOptions } from './options.js';

@@ -15,6 +15,12 @@ export interface RendererSettings {
    * vocabulary. The ids of `generation_config.json`'s `eos_token_id` are always added.
    */
   readonly stopTokens?: readonly string[];
+  /**
+   * Token ids that also end a turn, added to `stopTokens` (their strings to `stopStrings`): the model's
+   * end-of-sequence ids, e.g. every `eos_token_id` of `generation_config.json`. `loadRenderer({ dir })` reads them
+   * from that file when present and this is not given.
+   */
+  readonly eosTokenIds?: readonly number[];
   /** Chat template source that replaces the one in `tokenizer_config.json` (e.g. a history-preserving Qwen3 variant). */
   readonly chatTemplate?: string;
   /** When set, the template's sha256 (hex) must equal it, pinning the exact template revision tested against. */
@@ -40,6 +46,7 @@ const settingsShape = {
   toolCallFormat: z.enum(['json', 'code']).optional(),
   codeToolName: z.string().min(1).optional(),
   stopTokens: z.array(z.string().min(1)).min(1).optional(),
+  eosTokenIds: z.array(z.number().int().min(0)).optional(),
   chatTemplate: z.string().min(1).optional(),
   expectedTemplateSha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits').optional(),
 };

@@ -2,9 +2,10 @@ import { registerCommand, getCommand } from './registry.js';
 import { sandboxServeCommand } from './sandbox-serve.js';
 import { plotCommand } from './plot.js';
 import { dashboardCommand } from './dashboard.js';
+import { evalCommand } from './eval.js';
 import { serveCommand } from './serve.js';
 
 /** Registers the built-in commands once (idempotent). Add new built-ins here. */
 export function registerBuiltinCommands(): void {
-  for (const cmd of [sandboxServeCommand, serveCommand, plotCommand, dashboardCommand]) if (!getCommand(cmd.name)) registerCommand(cmd);
+  for (const cmd of [sandboxServeCommand, serveCommand, evalCommand, plotCommand, dashboardCommand]) if (!getCommand(cmd.name)) registerCommand(cmd);
 }

@@ -3,3 +3,4 @@ export { registerCommand, getCommand, listCommands, type CliCommand, type CliIo 
 export { runCli } from './run-cli.js';
 export { registerBuiltinCommands } from './commands.js';
 export { sandboxServeCommand } from './sandbox-serve.js';
+export { evalCommand } from './eval.js';

@@ -1,13 +1,17 @@
 import { parseArgs } from 'node:util';
 import { AgentRLError } from '../errors/base.js';
 import { createServeApp, type ServeApp } from '../serve/tinker/index.js';
+import { openaiServePlugin } from '../serve/openai/serve-plugin.js';
 import type { CliCommand, CliIo } from './registry.js';
 
 const USAGE = `Usage: agentrl serve [options]
 
 Serves the embedded engine (the local CPU model) over the Tinker HTTP API (/api/v1/...), so
 tinkerBackend({ baseUrl }) — or any Tinker client — trains and samples it from another process or machine.
-Each create_model is an independent copy of the checkpoint.
+Each create_model is an independent copy of the checkpoint. The same server speaks OpenAI's API under /v1
+(models, completions with token ids and logprobs, chat completions with tools and streaming), so
+openaiCompatibleSampler, agentrl eval --sampler http://HOST:PORT/v1, or any OpenAI client can sample it;
+model ids: the base model name and each saved tinker://…/sampler_weights/<name>.
 
 Options:
   --checkpoint <dir>       a saveState directory every model starts from (default: fresh weights)
@@ -59,6 +63,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       ...(values['model-name'] !== undefined ? { modelName: values['model-name'] } : {}),
       ...(values['state-dir'] !== undefined ? { stateDir: values['state-dir'] } : {}),
       ...(sessionTimeoutS !== undefined ? { sessionTimeoutMs: Math.round(sessionTimeoutS * 1000) } : {}),
+      plugins: [openaiServePlugin],
     });
   } catch (e) {
     const parseErr = typeof (e as { code?: unknown }).code === 'string' && String((e as { code: string }).code).startsWith('ERR_PARSE_ARGS');
@@ -74,7 +79,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     await serve.close();
     return 1;
   }
-  io.stdout(`agentrl serve: listening on ${url} (model ${serve.service.modelName}, context ${serve.service.contextTokens} tokens)\n`);
+  io.stdout(`agentrl serve: listening on ${url} (model ${serve.service.modelName}, context ${serve.service.contextTokens} tokens; OpenAI API at ${url}/v1)\n`);
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
     else io.signal.addEventListener('abort', () => resolve(), { once: true });

@@ -1,1 +1,2 @@
 export { evaluate, type EvaluateOptions, type EvalResult, type EvalRecord } from './evaluate.js';
+export { evalTable, type EvalTable } from './eval-table.js';

@@ -101,6 +101,11 @@ export class TinkerService {
     return this.#models.size;
   }
 
+  /** `tinker://…/sampler_weights/<name>` paths saved so far (each a model id of the OpenAI-compatible `/v1`). */
+  samplerPaths(): string[] {
+    return [...this.#namedSamplers.keys()];
+  }
+
   /** `get_server_capabilities`: the one base model, with its context length. */
   capabilities(): { supported_models: { model_name: string; max_context_length: number }[] } {
     return { supported_models: [{ model_name: this.modelName, max_context_length: this.contextTokens }] };

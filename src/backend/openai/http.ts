@@ -1,0 +1,85 @@
+import { SamplerHttpError, SamplerUnavailableError } from '../../errors/sampler-errors.js';
+import { AgentRLError } from '../../errors/base.js';
+
+/** How {@link postJson} reaches the server. Durations in ms. */
+export interface PostJsonOptions {
+  readonly fetch: typeof fetch;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly apiKey: string | undefined;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  readonly signal?: AbortSignal;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** The server's message: OpenAI's `{ error: { message } }`, FastAPI's `{ detail }`, `{ message }`, or the raw text. */
+function serverMessage(text: string): string {
+  try {
+    const v = JSON.parse(text) as { error?: { message?: unknown } | string; detail?: unknown; message?: unknown };
+    const m = typeof v.error === 'object' ? v.error?.message : (v.error ?? v.detail ?? v.message);
+    if (m !== undefined) return (typeof m === 'string' ? m : JSON.stringify(m)).slice(0, 2000);
+  } catch {
+    // not JSON: fall through
+  }
+  return text.slice(0, 2000);
+}
+
+function retryAfterMs(h: Headers): number | undefined {
+  const ms = Number(h.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const s = Number(h.get('retry-after'));
+  if (Number.isFinite(s) && s > 0) return s * 1000;
+  return undefined;
+}
+
+async function once(url: string, body: unknown, o: PostJsonOptions): Promise<unknown> {
+  const timeout = AbortSignal.timeout(o.timeoutMs);
+  const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
+  let res: Response;
+  let text: string;
+  try {
+    res = await o.fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
+        ...o.headers,
+      },
+      body: JSON.stringify(body),
+      signal,
+    });
+    text = await res.text();
+  } catch (cause) {
+    if (o.signal?.aborted) throw o.signal.reason ?? cause;
+    const why = timeout.aborted ? `no answer within ${o.timeoutMs} ms` : `request failed: ${String((cause as Error)?.cause ?? cause)}`;
+    throw new SamplerUnavailableError(url, why, { cause });
+  }
+  if (!res.ok) throw new SamplerHttpError(res.status, serverMessage(text), url, retryAfterMs(res.headers));
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new SamplerUnavailableError(url, `answered HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`, { cause });
+  }
+}
+
+/**
+ * POSTs `body` as JSON and returns the parsed JSON answer, retrying retryable failures (no answer, 408/409/429/5xx)
+ * up to `maxRetries` times with backoff `min(500·2^k, 10_000)` ms, or the server's `retry-after` (capped at 60 s).
+ * @throws SamplerHttpError for an error status; SamplerUnavailableError when there is no usable answer.
+ */
+export async function postJson(url: string, body: unknown, o: PostJsonOptions): Promise<unknown> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await once(url, body, o);
+    } catch (e) {
+      if (!AgentRLError.isInstance(e) || !e.retryable || attempt >= o.maxRetries) throw e;
+      const hinted = e instanceof SamplerHttpError ? e.retryAfterMs : undefined;
+      const waitMs = hinted !== undefined ? Math.min(hinted, MAX_RETRY_AFTER_MS) : Math.min(500 * 2 ** attempt, MAX_BACKOFF_MS);
+      await new Promise((r) => setTimeout(r, waitMs));
+      if (o.signal?.aborted) throw o.signal.reason;
+    }
+  }
+}

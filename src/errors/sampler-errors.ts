@@ -1,0 +1,56 @@
+import { AgentRLError } from './base.js';
+
+/**
+ * An inference server's answer lacks something token-level RL needs (exact sampled token ids, their logprobs),
+ * or does not fit the request (wrong number of choices, unequal lengths). `option` names the request option or
+ * server setting that makes the server return it. The sampler never falls back to re-encoding text.
+ */
+export class SamplerResponseError extends AgentRLError {
+  readonly code = 'SAMPLER_RESPONSE' as const;
+  constructor(
+    /** The response field that is missing or malformed, e.g. `'choices[0].token_ids'`. */
+    readonly field: string,
+    /** The request option or server setting that provides it, e.g. `'return_token_ids'`; `null` when none applies. */
+    readonly option: string | null,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+    this.name = 'SamplerResponseError';
+  }
+}
+
+/**
+ * An inference server answered with an HTTP error status. Retryable for 408, 409, 429 and 5xx
+ * (`retryAfterMs` from `retry-after` / `retry-after-ms` when the server sent it).
+ */
+export class SamplerHttpError extends AgentRLError {
+  readonly code = 'SAMPLER_HTTP' as const;
+  override readonly retryable: boolean;
+  constructor(
+    /** HTTP status code. */
+    readonly status: number,
+    /** The server's error message (OpenAI shape `error.message`, or the raw body, cut to 2,000 characters). */
+    readonly serverMessage: string,
+    readonly url: string,
+    /** Server-requested delay before a retry, ms. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(`${url} answered HTTP ${status}: ${serverMessage}`);
+    this.name = 'SamplerHttpError';
+    this.retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+  }
+}
+
+/** No answer from an inference server: connection refused or reset, DNS failure, or `timeoutMs` passed. Retryable. */
+export class SamplerUnavailableError extends AgentRLError {
+  readonly code = 'SAMPLER_UNAVAILABLE' as const;
+  override readonly retryable = true;
+  constructor(
+    readonly url: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${url}: ${message}`, options);
+    this.name = 'SamplerUnavailableError';
+  }
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import type { Renderer } from '../../chat/types.js';
+import type { SampledSequence } from '../../types/sampling.js';
+import { OpenAIApiError } from './api-error.js';
+import { toMessages, toToolDefinitions } from './chat-messages.js';
+import { chatSchema, parseBody, type ChatBody } from './request-schemas.js';
+import { checkVocab, samplingParams, withoutStop } from './sampling.js';
+import { SseWriter } from './sse.js';
+import { extractToolCalls, type ExtractedMessage } from './tool-calls.js';
+import type { RouteContext } from './types.js';
+
+interface ChoiceResult {
+  readonly seq: SampledSequence;
+  readonly text: string;
+  readonly message: ExtractedMessage;
+  readonly finishReason: 'stop' | 'length' | 'tool_calls';
+}
+
+function logprobEntry(renderer: Renderer, token: number, logprob: number) {
+  const s = renderer.decode([token]);
+  return { token: s, logprob, bytes: [...Buffer.from(s, 'utf8')], top_logprobs: [] as unknown[] };
+}
+
+function validate(b: ChatBody): void {
+  if (b.top_logprobs !== undefined && b.top_logprobs !== null && b.top_logprobs > 0) {
+    throw new OpenAIApiError(400, 'top_logprobs > 0 (alternative tokens) is not supported; logprobs: true returns the sampled tokens\u2019 logprobs', 'top_logprobs', 'unsupported_parameter');
+  }
+  const tc = b.tool_choice;
+  if (tc !== undefined && tc !== null && tc !== 'auto' && tc !== 'none') {
+    throw new OpenAIApiError(400, 'tool_choice must be "auto" or "none" (this server cannot force a call)', 'tool_choice', 'unsupported_parameter');
+  }
+}
+
+/**
+ * `POST /v1/chat/completions`: `messages` rendered with the model's chat template (and `tools` in the template's
+ * tool block; vLLM's `chat_template_kwargs` as template variables), then sampled from token ids. With tools offered
+ * (and `tool_choice` not `"none"`), the completion's `<tool_call>` blocks become OpenAI `tool_calls` (arguments as
+ * a JSON string) and `finish_reason: "tool_calls"`. `logprobs: true` gives the sampled tokens' logprobs
+ * (`top_logprobs > 0` is refused); vLLM's `return_token_ids` adds `prompt_token_ids` and `choices[].token_ids`.
+ * `stream: true` answers with server-sent events (chunks sent once the engine has the sequence).
+ */
+export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply): Promise<unknown> {
+  const b = parseBody(chatSchema, rawBody);
+  const { renderer } = ctx.opts;
+  const modelName = b.model;
+  validate(b);
+  const tools = toToolDefinitions(b.tools);
+  const prompt = renderer.renderPrompt(toMessages(b.messages), {
+    tools,
+    addGenerationPrompt: b.add_generation_prompt ?? true,
+    ...(b.chat_template_kwargs ? { templateKwargs: b.chat_template_kwargs } : {}),
+  });
+  checkVocab(prompt, renderer.vocabSize, 'messages');
+  const ctxLeft = ctx.opts.maxContextTokens !== undefined ? ctx.opts.maxContextTokens - prompt.length : undefined;
+  if (ctxLeft !== undefined && ctxLeft <= 0) {
+    throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, 'messages', 'context_length_exceeded');
+  }
+  const maxTokens = b.max_completion_tokens ?? b.max_tokens ?? ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024;
+  const params = samplingParams(b, maxTokens, renderer);
+  const stop = params.stop ?? [];
+  const parseTools = tools.length > 0 && b.tool_choice !== 'none';
+  const seqs = await (await ctx.sampler(b.model)).sample(prompt, params);
+  const results: ChoiceResult[] = seqs.map((seq) => {
+    const text = renderer.decode(withoutStop(seq.tokens, stop));
+    const message = parseTools ? extractToolCalls(text) : { content: text, toolCalls: [] };
+    const finishReason = message.toolCalls.length > 0 ? 'tool_calls' : seq.stopReason;
+    return { seq, text, message, finishReason };
+  });
+  const completionTokens = seqs.reduce((s, q) => s + q.tokens.length, 0);
+  const usage = { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens };
+  const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
+  const callId = () => `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  const logprobsOf = (seq: SampledSequence) => (b.logprobs ? { content: seq.tokens.map((t, k) => logprobEntry(renderer, t, seq.logprobs[k]!)) } : null);
+
+  if (b.stream) {
+    const head = { id, object: 'chat.completion.chunk' as const, created: ctx.now(), model: modelName };
+    const sse = new SseWriter(reply);
+    results.forEach((r, index) => {
+      sse.send({ ...head, choices: [{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
+      if (r.message.toolCalls.length > 0) {
+        if (r.message.content) sse.send({ ...head, choices: [{ index, delta: { content: r.message.content }, logprobs: logprobsOf(r.seq), finish_reason: null }] });
+        r.message.toolCalls.forEach((c, k) =>
+          sse.send({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] }),
+        );
+      } else {
+        // one chunk per sampled token: the text it adds (held back while it ends in an incomplete UTF-8 sequence)
+        const shown = withoutStop(r.seq.tokens, stop);
+        let sent = '';
+        r.seq.tokens.forEach((t, k) => {
+          const upTo = renderer.decode(shown.slice(0, k + 1));
+          const delta = upTo.endsWith('\uFFFD') && k + 1 < shown.length ? '' : upTo.slice(sent.length);
+          if (delta) sent += delta;
+          sse.send({ ...head, choices: [{ index, delta: { content: delta }, logprobs: b.logprobs ? { content: [logprobEntry(renderer, t, r.seq.logprobs[k]!)] } : null, finish_reason: null }] });
+        });
+      }
+      sse.send({ ...head, choices: [{ index, delta: {}, logprobs: null, finish_reason: r.finishReason }] });
+    });
+    if (b.stream_options?.include_usage) sse.send({ ...head, choices: [], usage });
+    sse.done();
+    return reply;
+  }
+
+  return {
+    id,
+    object: 'chat.completion',
+    created: ctx.now(),
+    model: modelName,
+    choices: results.map((r, index) => ({
+      index,
+      message: {
+        role: 'assistant',
+        content: r.message.content,
+        ...(r.message.toolCalls.length > 0
+          ? { tool_calls: r.message.toolCalls.map((c) => ({ id: callId(), type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+          : {}),
+      },
+      logprobs: logprobsOf(r.seq),
+      finish_reason: r.finishReason,
+      ...(b.return_token_ids ? { token_ids: [...r.seq.tokens] } : {}),
+    })),
+    usage,
+    ...(b.return_token_ids ? { prompt_token_ids: prompt } : {}),
+  };
+}

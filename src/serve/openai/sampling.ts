@@ -1,0 +1,64 @@
+import type { Renderer } from '../../chat/types.js';
+import type { SamplingParams } from '../../types/sampling.js';
+import { OpenAIApiError } from './api-error.js';
+
+/** Fields of a request that set how tokens are drawn (both endpoints). */
+export interface SamplingFields {
+  readonly n?: number | undefined;
+  readonly temperature?: number | undefined;
+  readonly top_p?: number | undefined;
+  readonly top_k?: number | undefined;
+  readonly seed?: number | undefined;
+  readonly stop?: string | string[] | null | undefined;
+  readonly stop_token_ids?: number[] | null | undefined;
+  readonly ignore_eos?: boolean | undefined;
+  readonly min_p?: number | null | undefined;
+  readonly repetition_penalty?: number | null | undefined;
+  readonly presence_penalty?: number | null | undefined;
+  readonly frequency_penalty?: number | null | undefined;
+}
+
+/** Settings the engine does not implement, with their neutral value: anything else is refused, never ignored. */
+const NEUTRAL = { min_p: 0, repetition_penalty: 1, presence_penalty: 0, frequency_penalty: 0 } as const;
+
+/**
+ * The {@link SamplingParams} of a request: `n`, `temperature` (default 1), `top_p` (1), `top_k` (> 0 only), `seed`,
+ * and stop ids = `stop_token_ids` ∪ the model's stop tokens (unless `ignore_eos`), as vLLM does.
+ * @throws OpenAIApiError 400 for stop strings (the engine stops on token ids only; use `stop_token_ids`), and for a
+ *   non-neutral `min_p`, `repetition_penalty`, `presence_penalty` or `frequency_penalty` (not implemented; refused
+ *   rather than ignored, so logprobs never silently describe another distribution).
+ */
+export function samplingParams(b: SamplingFields, maxTokens: number, renderer: Renderer): SamplingParams {
+  for (const [key, neutral] of Object.entries(NEUTRAL) as [keyof typeof NEUTRAL, number][]) {
+    const v = b[key];
+    if (v !== undefined && v !== null && v !== neutral) {
+      throw new OpenAIApiError(400, `${key} ${v} is not supported by this server (only ${neutral})`, key, 'unsupported_parameter');
+    }
+  }
+  const stopStrings = b.stop === undefined || b.stop === null ? [] : typeof b.stop === 'string' ? [b.stop] : b.stop;
+  if (stopStrings.length > 0) {
+    throw new OpenAIApiError(400, 'stop strings are not supported by this server (it stops on token ids only); use stop_token_ids', 'stop', 'unsupported_parameter');
+  }
+  const stop = [...new Set([...(b.stop_token_ids ?? []), ...(b.ignore_eos ? [] : renderer.stopTokens)])];
+  return {
+    numSamples: b.n ?? 1,
+    maxTokens,
+    temperature: b.temperature ?? 1,
+    topP: b.top_p ?? 1,
+    ...(b.top_k !== undefined && b.top_k > 0 ? { topK: b.top_k } : {}),
+    ...(b.seed !== undefined ? { seed: b.seed } : {}),
+    stop,
+  };
+}
+
+/** `tokens` without its last token when that token is one of `stop` (the text a client sees omits the stop token). */
+export function withoutStop(tokens: readonly number[], stop: readonly number[]): readonly number[] {
+  const last = tokens[tokens.length - 1];
+  return last !== undefined && stop.includes(last) ? tokens.slice(0, -1) : tokens;
+}
+
+/** Checks token ids against the vocabulary. @throws OpenAIApiError 400 naming `param`. */
+export function checkVocab(tokens: readonly number[], vocabSize: number, param: string): void {
+  const bad = tokens.find((t) => t >= vocabSize);
+  if (bad !== undefined) throw new OpenAIApiError(400, `token id ${bad} is outside the vocabulary of ${vocabSize} tokens`, param, 'invalid_value');
+}

@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import type { TinkerService } from '../tinker/service.js';
+import { openaiRoutes } from './routes.js';
+
+/**
+ * Mounts the OpenAI-compatible `/v1` surface on `agentrl serve` (a `ServePlugin` of `createServeApp`): model ids are
+ * the served base model's name (its weights as loaded, e.g. `--checkpoint`), every `tinker://…/sampler_weights/<name>`
+ * saved through the Tinker API (a trained checkpoint; `GET /v1/models` lists these two kinds), and a
+ * `sampling_session_id`.
+ * The server's API key applies (`Authorization: Bearer KEY`).
+ * @example
+ * const serve = createServeApp({ checkpoint: 'examples/retool/checkpoints/sft', plugins: [openaiServePlugin] });
+ * const url = await serve.listen();   // OpenAI base URL: `${url}/v1`
+ */
+export async function openaiServePlugin(app: FastifyInstance, service: TinkerService): Promise<void> {
+  await app.register(openaiRoutes, {
+    modelName: service.modelName,
+    renderer: await service.renderer(),
+    sampler: (model: string) => service.resolveSampler(model),
+    models: () => service.samplerPaths(),
+    maxContextTokens: service.contextTokens,
+  });
+}

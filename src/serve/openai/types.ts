@@ -1,0 +1,32 @@
+import type { SamplingClient } from '../../backend/types.js';
+import type { Renderer } from '../../chat/types.js';
+
+/** Options of the {@link openaiRoutes} plugin. */
+export interface OpenAIRoutesOptions {
+  /**
+   * The sampling engine. An object serves `modelName` only (any other `model` gets 404 `model_not_found`). A function
+   * is called once per request with the request's `model` and returns its sampler, so a server can offer several
+   * models (the base model, saved sampler checkpoints) or the latest published weights; it refuses an unknown model by
+   * throwing an error with `status: 404` (or any 4xx), which is answered in OpenAI's shape.
+   */
+  readonly sampler: SamplingClient | ((model: string) => SamplingClient | Promise<SamplingClient>);
+  /** Model ids listed by `GET /v1/models` after `modelName` (e.g. saved sampler checkpoints a `sampler` function accepts). */
+  readonly models?: () => readonly string[];
+  /** The model's renderer: tokenizer, chat template, stop tokens. */
+  readonly renderer: Renderer;
+  /** The served model's id (first in `GET /v1/models`). */
+  readonly modelName: string;
+  /** Context length in tokens; a chat request without `max_tokens` may generate up to what is left of it. */
+  readonly maxContextTokens?: number;
+  /** `max_tokens` of a chat request that gives none, when `maxContextTokens` is not set. @default 1024 */
+  readonly defaultChatMaxTokens?: number;
+}
+
+/** Per-request context the handlers share. */
+export interface RouteContext {
+  readonly opts: OpenAIRoutesOptions;
+  /** The sampler for a request's `model`. @throws OpenAIApiError 404 for a model not served here. */
+  sampler(model: string): Promise<SamplingClient>;
+  /** Unix seconds. */
+  now(): number;
+}
