@@ -238,6 +238,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
         budgets: p.budgets,
         sampling: p.sampling,
         outPath,
+        // A failed trajectory (the server unreachable, a sampler error) stops the evaluation with its cause (exit 1)
+        // instead of counting as a wrong answer: a table of infrastructure failures would read as a bad model.
+        failure: { kind: 'fail_fast' },
         ...(p.templateKwargs ? { templateKwargs: p.templateKwargs } : {}),
       });
       rows.push(table.row(name === 'retool' ? 'tool mode' : 'text-only mode', result));
