@@ -65,11 +65,11 @@ export interface EvalEvent {
 
 /** Warning codes the Trainer emits. */
 export type WarningCode =
+  /** Every group of the step was degenerate or dropped: no update this step. */
   | 'no_datums'
+  /** The reward dropped samples (e.g. `gold_unparseable`, a reward that threw or timed out); the message names the first. */
   | 'dropped_samples'
-  | 'prompt_too_long'
-  | 'sandbox_degraded'
-  | 'all_groups_degenerate'
+  /** `budgets.maxTrajectoryTokens` exceeded the backend's context and was capped to it. */
   | 'budget_capped'
   /** Trajectories failed (`stopReason: 'error'`) and were dropped; the message names the first and its cause. */
   | 'rollout_error'
