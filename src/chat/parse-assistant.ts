@@ -136,9 +136,6 @@ function callFromCode(inner: string, toolName: string): ToolCall | InvalidReason
 /** `null` when the call fits the offered tools; otherwise the reason it does not. */
 function checkAgainstTools(call: ToolCall, tools: readonly ToolDefinition[] | undefined): InvalidReason | null {
   const args = call.function.arguments;
-  const code = args.code;
-  if (code !== undefined && typeof code !== 'string') return 'bad_arguments';
-  if (typeof code === 'string' && code.trim() === '') return 'empty_code';
   if (!tools) return null;
   const tool = tools.find((t) => t.function.name === call.function.name);
   if (!tool) return 'unknown_tool';

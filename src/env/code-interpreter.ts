@@ -2,8 +2,8 @@ import type { Environment, StepOutcome, ToolContext } from './types.js';
 import type { ExecResult, Sandbox, SandboxSession } from '../types/exec-result.js';
 import { ConfigError } from '../errors/index.js';
 import type { Example } from '../types/example.js';
-import type { Message, ToolDefinition } from '../types/message.js';
-import type { ParsedAction } from '../types/action.js';
+import type { Message, ToolCall, ToolDefinition } from '../types/message.js';
+import type { InvalidReason, ParsedAction } from '../types/action.js';
 import { truncateTail, utf8Bytes } from './truncate.js';
 
 /** The `code_interpreter` tool, as the ReTool seed defines it: one string argument, fresh state per run. */
@@ -136,6 +136,12 @@ export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
       if (systemPrompt) msgs.push({ role: 'system', content: systemPrompt });
       msgs.push({ role: 'user', content: formatQuestion(example) });
       return msgs;
+    },
+    // The seed's rule: a call must carry non-blank code (a blank one is a malformed turn, `empty_code`).
+    checkToolCall(call: ToolCall): InvalidReason | null {
+      const code = call.function.arguments['code'];
+      if (typeof code !== 'string') return 'bad_arguments';
+      return code.trim() === '' ? 'empty_code' : null;
     },
     async step(action: ParsedAction, ctx: ToolContext): Promise<StepOutcome> {
       if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };

@@ -1,6 +1,6 @@
 import type { Example } from '../types/example.js';
-import type { Message, ToolDefinition } from '../types/message.js';
-import type { ParsedAction } from '../types/action.js';
+import type { Message, ToolCall, ToolDefinition } from '../types/message.js';
+import type { InvalidReason, ParsedAction } from '../types/action.js';
 import type { ExecResult } from '../types/exec-result.js';
 
 /**
@@ -66,6 +66,12 @@ export interface Environment<E extends Example = Example> {
    * session kept in `ctx.state`). Must not throw (a rejection is ignored).
    */
   endTrajectory?(ctx: ToolContext<E>): Promise<void>;
+  /**
+   * The environment's own rule for a tool call the chat parser found well-formed and schema-valid (e.g. the code
+   * interpreter refuses blank code): `null` when the call is fine, else the {@link InvalidReason} that makes the turn
+   * `invalid` (it ends the trajectory and counts as a malformed call). Pure and fast: it runs on the trainer's thread.
+   */
+  checkToolCall?(call: ToolCall): InvalidReason | null;
   /** Releases resources (sandboxes, databases). */
   close?(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { samplingParams } from './sampling-params.js';
 import { boundObservation } from '../env/bound-observation.js';
 import { TemplateRewriteError } from '../errors/chat-errors.js';
 import { trajectoryError, untilAborted, userAborted } from './abortable.js';
+import { parseWithEnv } from './parse-with-env.js';
 
 /** Mutable state of one branch while it is rolled out; frozen into a {@link Trajectory} at the end. */
 interface BranchState {
@@ -107,7 +108,7 @@ function parseTurn(ctx: RolloutContext, s: BranchState, prompt: readonly number[
   const { renderer, env } = ctx;
   const text = renderer.decode(stripStop(seq.tokens, renderer.stopTokens));
   const truncated = seq.stopReason === 'length';
-  const parsed = renderer.parseAssistant(text, env.tools);
+  const parsed = parseWithEnv(renderer, env, text);
   // A reply cut by the token limit is `truncated` whatever its half-written tool call looks like (an unclosed
   // block would otherwise read as `stray_tool_tag`, a malformed call); a cut plain answer stays an answer here and
   // the trajectory ends with the budget's stop reason.

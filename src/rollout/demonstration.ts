@@ -5,6 +5,7 @@ import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
 import { supervisedDatum } from '../loss/index.js';
 import { DemonstrationError } from '../errors/data-errors.js';
+import { parseWithEnv } from './parse-with-env.js';
 
 /** One demonstrated assistant turn; `observation` fixes what followed it instead of running `env.step`. */
 export interface DemonstrationTurn {
@@ -60,7 +61,7 @@ export async function demonstrationDatum(
       mask.push(...completion.map(() => 1));
       let observation = turn.observation;
       if (observation === undefined) {
-        const action = renderer.parseAssistant(turn.text, env.tools);
+        const action = parseWithEnv(renderer, env, turn.text);
         if (action.kind === 'invalid' && (action.reason === 'unknown_tool' || action.reason === 'bad_arguments')) {
           throw new DemonstrationError(example.id, k, describeBadCall(action.reason, turn.text, env));
         }

@@ -53,7 +53,6 @@ describe('parseAssistant: malformed completions are invalid values with a reason
   const cases: [string, string, string][] = [
     ['two calls', `${call('print(1)')}\n${call('print(2)')}`, 'multiple_tool_calls'],
     ['call then text', `${call('print(1)')}\nSo the answer is 1.`, 'text_after_tool_call'],
-    ['empty code', call('   '), 'empty_code'],
     ['empty block', '<tool_call>\n\n</tool_call>', 'empty_tool_call'],
     ['stray closing tag only', 'done </tool_call>', 'stray_tool_tag'],
     ['closing tag before the block', `oops </tool_call> ${call('print(1)')}`, 'stray_tool_tag'],
@@ -128,5 +127,15 @@ describe("parseAssistant: 'code' format (seed style, the body is the code)", () 
     ['unclosed', '<tool_call>print(1)', 'stray_tool_tag'],
   ])('%s → invalid', (_n, text, reason) => {
     expect(parseCode(text)).toMatchObject({ kind: 'invalid', reason });
+  });
+});
+
+// Hazard: a generic parser that knows one tool's argument rules (here the code interpreter's "non-blank code")
+// misjudges every other environment's calls. The rule lives in the environment (`checkToolCall`).
+describe('parseAssistant is generic; tool-specific rules live in the environment', () => {
+  it('parses a call with a blank `code` argument as a tool call (the code interpreter refuses it, not the parser)', () => {
+    expect(parseAssistant(call('   '), { tools: [] as ToolDefinition[] }).kind).toBe('invalid'); // not offered
+    const tools: ToolDefinition[] = [{ type: 'function', function: { name: 'code_interpreter', description: '', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } }];
+    expect(parseAssistant(call('   '), { tools }).kind).toBe('tool');
   });
 });

@@ -156,3 +156,15 @@ describe("codeInterpreter({ session: 'trajectory' })", () => {
     await env.endTrajectory!(c);
   });
 });
+
+describe('codeInterpreter.checkToolCall (the seed rule: non-blank code)', () => {
+  it('refuses blank or non-string code and accepts real code', async () => {
+    const { codeInterpreter: make } = await import('agentrl');
+    const { fakeSandbox: fake } = await import('agentrl/testing');
+    const env = make({ sandbox: fake() });
+    const c = (code: unknown) => ({ type: 'function' as const, function: { name: 'code_interpreter', arguments: { code } } });
+    expect(env.checkToolCall?.(c('  \n '))).toBe('empty_code');
+    expect(env.checkToolCall?.(c(42))).toBe('bad_arguments');
+    expect(env.checkToolCall?.(c('print(1)'))).toBeNull();
+  });
+});
