@@ -34,12 +34,14 @@ export function smooth(values: readonly number[], weight = 0.6): number[] {
   });
 }
 
-/** The `eval/*` chart of the runs, when any run logged evaluation metrics. */
+/** The `eval/*` chart of the runs (rates and Average/Pass@N), when any run logged evaluation metrics. */
 export function evalChart(runs: readonly RunData[]): ChartDef | undefined {
   const keys = new Set<string>();
-  for (const r of runs) for (const row of r.metrics) for (const k of Object.keys(row)) if (k.startsWith('eval/') && typeof row[k] === 'number') keys.add(k);
+  // Rates and pass@k on one [0, 1] chart; counts (`eval/n`, `eval/problems`, tool calls) would squash them.
+  const isRate = (k: string) => k.startsWith('eval/') && (k.endsWith('_rate') || k.endsWith('_at_n'));
+  for (const r of runs) for (const row of r.metrics) for (const k of Object.keys(row)) if (isRate(k) && typeof row[k] === 'number') keys.add(k);
   if (keys.size === 0) return undefined;
-  return { name: 'eval', title: 'Evaluation', metrics: [...keys].sort(), yTitle: 'value' };
+  return { name: 'eval', title: 'Evaluation (held-out)', metrics: [...keys].sort(), yTitle: 'fraction' };
 }
 
 /** Every chart that has data in at least one of `runs`, eval last. */

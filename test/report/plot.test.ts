@@ -12,7 +12,7 @@ const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 describe('agentrl plot', () => {
   it('writes SVG + PNG per chart with the run data, and an HTML report with trajectories', async () => {
     const dir = await scriptedRun({ steps: 3 });
-    await appendFile(join(dir, 'metrics.jsonl'), JSON.stringify({ step: 3, 'eval/average@4': 0.5 }) + '\n');
+    await appendFile(join(dir, 'metrics.jsonl'), JSON.stringify({ step: 3, 'eval/average_at_n': 0.5, 'eval/pass_at_n': 1, 'eval/n': 4 }) + '\n');
     const r = await plotRuns([dir]);
     const names = r.charts.map((c) => c.name);
     for (const n of ['reward', 'correct', 'format', 'valid-tool-calls', 'tool-calls-turns', 'loss', 'clip-frac', 'kl', 'time', 'eval']) expect(names).toContain(n);
@@ -46,5 +46,14 @@ describe('agentrl plot', () => {
     expect(await runCli(['plot'], io)).toBe(2);
     expect(await runCli(['plot', '/nonexistent-run-dir'], io)).toBe(1);
     expect(out.join('')).toMatch(/run directory not found/);
+  });
+});
+
+describe('the eval chart', () => {
+  it('draws rates and Average/Pass@N only (counts such as eval/n would squash them)', async () => {
+    const { evalChart } = await import('../../src/report/charts.js');
+    const run = { name: 'r', dir: '/r', trajectories: [], metrics: [{ step: 1, 'eval/average_at_n': 0.2, 'eval/format_rate': 0.9, 'eval/n': 4, 'eval/problems': 16, 'eval/tool_calls': 1.2 }] };
+    expect(evalChart([run])?.metrics).toEqual(['eval/average_at_n', 'eval/format_rate']);
+    expect(evalChart([{ ...run, metrics: [{ step: 1, 'reward/mean': 0 }] }])).toBeUndefined();
   });
 });
