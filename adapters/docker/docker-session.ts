@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { ExecResult, RunRequest, SandboxSession } from '../../src/types/exec-result.js';
 import { SandboxClosedError } from '../../src/errors/sandbox-errors.js';
 import type { ContainerSlot, SlotFailure } from './container-slot.js';
@@ -33,7 +34,8 @@ export class DockerSession implements SandboxSession {
   #started = false;
   #lost = false;
   #closed = false;
-  #tail: Promise<unknown> = Promise.resolve();
+  /** Calls of one session run in order, one at a time. */
+  readonly #serial = pLimit(1);
 
   constructor(deps: DockerSessionDeps) {
     this.#d = deps;
@@ -41,15 +43,13 @@ export class DockerSession implements SandboxSession {
 
   run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
     if (this.#closed || this.#d.closed()) return Promise.reject(new SandboxClosedError());
-    const run = this.#tail.then(() => this.#run(req, signal));
-    this.#tail = run.catch(() => {});
-    return run;
+    return this.#serial(() => this.#run(req, signal));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#tail;
+    await this.#serial(() => undefined); // the calls already queued end first
     const slot = this.#slot;
     this.#slot = undefined;
     if (!slot) return;

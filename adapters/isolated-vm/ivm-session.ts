@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { ExecResult, RunRequest, SandboxSession } from '../../src/types/exec-result.js';
 import { SandboxClosedError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 import { IvmWorker, wireToResult, type IvmFailure } from './ivm-worker.js';
@@ -34,7 +35,8 @@ export class IvmSession implements SandboxSession {
   #lost = false;
   #closed = false;
   #nextId = 1;
-  #tail: Promise<unknown> = Promise.resolve();
+  /** Calls of one session run in order, one at a time. */
+  readonly #serial = pLimit(1);
 
   constructor(deps: IvmSessionDeps) {
     this.#deps = deps;
@@ -42,15 +44,13 @@ export class IvmSession implements SandboxSession {
 
   run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
     if (this.#closed || this.#deps.closed()) return Promise.reject(new SandboxClosedError());
-    const run = this.#tail.then(() => this.#run(req, signal));
-    this.#tail = run.catch(() => {});
-    return run;
+    return this.#serial(() => this.#run(req, signal));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#tail;
+    await this.#serial(() => undefined); // the calls already queued end first
     await this.#drop();
   }
 

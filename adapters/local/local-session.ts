@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
 import type { ExecResult, RunRequest, SandboxSession } from '../../src/types/exec-result.js';
 import { SandboxClosedError } from '../../src/errors/index.js';
 import { sandboxErrorResult } from '../../src/sandbox/index.js';
@@ -48,7 +49,8 @@ export class LocalSession implements SandboxSession {
   /** Set when a live interpreter was lost: the next call reports `sessionReset`. */
   #lost = false;
   #closed = false;
-  #tail: Promise<unknown> = Promise.resolve();
+  /** Calls of one session run in order, one at a time. */
+  readonly #serial = pLimit(1);
 
   constructor(pool: ForkServerPool, limit: <T>(fn: () => Promise<T>) => Promise<T>, timeoutMs: number) {
     this.#pool = pool;
@@ -58,16 +60,13 @@ export class LocalSession implements SandboxSession {
 
   run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult> {
     if (this.#closed || this.#pool.closed) return Promise.reject(new SandboxClosedError());
-    // Calls of one session run in order, one at a time.
-    const run = this.#tail.then(() => this.#limit(() => this.#run(req, signal)));
-    this.#tail = run.catch(() => {});
-    return run;
+    return this.#serial(() => this.#limit(() => this.#run(req, signal)));
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#tail;
+    await this.#serial(() => undefined); // the calls already queued end first
     const live = this.#live;
     this.#live = undefined;
     if (live) await this.#end(live, true, false);
