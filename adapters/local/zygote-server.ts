@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -92,9 +93,8 @@ export class ZygoteServer {
   #stderrTail = '';
   #nextId = 1;
   #pending: { id: number; resolve: (r: never) => void; reject: (e: Error) => void } | undefined;
-  #tail: Promise<unknown> = Promise.resolve();
-  /** Holders of and waiters for {@link ZygoteServer.exclusive}. */
-  queued = 0;
+  /** One request at a time: {@link ZygoteServer.exclusive}. */
+  readonly #exclusive = pLimit(1);
   /** Sessions living on this worker. */
   sessions = 0;
   /** Set when `cgroupProcs` was given but the worker could not be put in it. */
@@ -229,14 +229,14 @@ export class ZygoteServer {
     this.#proc.stdin!.write('cancel\n');
   }
 
+  /** Holders of and waiters for {@link ZygoteServer.exclusive}. */
+  get queued(): number {
+    return this.#exclusive.activeCount + this.#exclusive.pendingCount;
+  }
+
   /** Runs `fn` once every earlier `exclusive` task of this worker has settled (one request at a time). */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    this.queued++;
-    const run = this.#tail.then(fn).finally(() => {
-      this.queued--;
-    });
-    this.#tail = run.catch(() => {});
-    return run;
+    return this.#exclusive(fn);
   }
 
   /** SIGKILLs the zygote's process group (bubblewrap then takes the whole sandbox down with it). */
