@@ -62,6 +62,8 @@ export class ForkServerPool {
   readonly #slots: ZygoteServer[] = [];
   readonly #all = new Set<ZygoteServer>();
   readonly #leaves = new Map<ZygoteServer, string>();
+  /** Each worker's memory footprint once ready (bytes charged to its leaf with no call running). */
+  readonly #footprints = new Map<ZygoteServer, number>();
   #started = 0;
   #closed = false;
 
@@ -104,7 +106,9 @@ export class ForkServerPool {
         // The worker's own footprint (server, zygotes, page cache they read) plus one call's memoryMb.
         if (leaf !== undefined && this.opts.memoryMb > 0) {
           try {
-            cg!.setLimit(leaf, cg!.usage(leaf) + this.opts.memoryMb * MIB);
+            const footprint = cg!.usage(leaf);
+            this.#footprints.set(z, footprint);
+            cg!.setLimit(leaf, footprint + this.opts.memoryMb * MIB);
           } catch (e) {
             this.#warn({ code: 'MEMORY_NOT_BOUNDED', message: `worker memory limit not set: ${(e as Error).message}` });
           }
@@ -116,6 +120,28 @@ export class ForkServerPool {
   }
 
   /** The cgroup leaf of worker `z`, if any. */
+  /**
+   * Waits (up to `maxMs`) until worker `z`'s leaf is back near its footprint: the kernel frees a killed call's memory
+   * (memfds, tmpfs, shared memory) asynchronously, and a process started in the leaf before that can be OOM-killed
+   * for memory that was not its own.
+   */
+  async settled(z: ZygoteServer, maxMs = 2000): Promise<void> {
+    const leaf = this.#leaves.get(z);
+    const footprint = this.#footprints.get(z);
+    if (!this.cgroups || leaf === undefined || footprint === undefined) return;
+    const slack = 16 * MIB;
+    for (const end = Date.now() + maxMs; Date.now() < end; ) {
+      let usage: number;
+      try {
+        usage = this.cgroups.usage(leaf);
+      } catch {
+        return;
+      }
+      if (usage <= footprint + slack) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   leafOf(z: ZygoteServer): string | undefined {
     return this.#leaves.get(z);
   }

@@ -88,6 +88,7 @@ export class LocalSession implements SandboxSession {
       const failed = await this.#pool.ready(z);
       if (failed) return failed;
       if (!this.#live) {
+        await this.#pool.settled(z);
         const opened = await this.#open(z);
         if ('status' in opened) return opened;
         this.#live = opened;
