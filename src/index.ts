@@ -130,3 +130,4 @@ export {
   SamplerHttpError,
   SamplerUnavailableError,
 } from './errors/index.js';
+export { ResponseTooLargeError, RedirectRefusedError, SampledSequenceError } from './errors/index.js';
