@@ -21,11 +21,15 @@ function announcedLength(headers: HeaderSource | undefined): number | undefined 
 /** Response headers as undici (`Record`) or `fetch` (`Headers`) gives them. */
 export type HeaderSource = Headers | Readonly<Record<string, string | string[] | undefined>>;
 
-/** Stops reading `body` and releases its connection (best effort; never throws). */
-function discard(body: StreamedBody): void {
+/** Stops reading `body` and drops its connection (best effort; never throws, never leaves an unhandled error). */
+export function discardBody(body: StreamedBody): void {
   try {
     if (typeof (body as ReadableStream).cancel === 'function') void (body as ReadableStream).cancel().catch(() => undefined);
-    else (body as { destroy?: () => void }).destroy?.();
+    else {
+      const node = body as { on?: (e: string, f: () => void) => void; destroy?: () => void };
+      node.on?.('error', () => undefined); // undici reports its own destroy as an AbortError event
+      node.destroy?.();
+    }
   } catch {
     /* already closed */
   }
@@ -41,7 +45,7 @@ function discard(body: StreamedBody): void {
 export async function readBounded(body: StreamedBody, maxBytes: number, url: string, headers?: HeaderSource): Promise<Buffer> {
   const announced = announcedLength(headers);
   if (announced !== undefined && announced > maxBytes) {
-    discard(body);
+    discardBody(body);
     throw new ResponseTooLargeError(url, maxBytes, announced);
   }
   const chunks: Uint8Array[] = [];
@@ -49,7 +53,7 @@ export async function readBounded(body: StreamedBody, maxBytes: number, url: str
   for await (const chunk of body as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
     if (size > maxBytes) {
-      discard(body);
+      discardBody(body);
       throw new ResponseTooLargeError(url, maxBytes, size);
     }
     chunks.push(chunk);

@@ -3,7 +3,7 @@ import { RetrieverError } from '../../errors/index.js';
 import { splitTitledContents } from './corpus.js';
 import type { Passage, Retriever } from './types.js';
 import { onAbort } from '../../util/on-abort.js';
-import { isRedirect, readBounded, startDeadline } from '../../util/http-bounds.js';
+import { discardBody, isRedirect, readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
 
 /** Options of {@link httpRetriever}. */
@@ -99,7 +99,7 @@ export function httpRetriever(opts: HttpRetrieverOptions): Retriever {
         throw new RetrieverError(`retrieval request to ${endpoint} failed: ${what}`, undefined, { cause: err });
       }
       if (isRedirect(res.statusCode)) {
-        res.body.destroy();
+        discardBody(res.body);
         throw new RetrieverError(`retrieval server answered ${res.statusCode} (a redirect, refused: the queries are sent to ${endpoint} only)`, res.statusCode, { retryable: false });
       }
       try {
