@@ -131,3 +131,4 @@ export {
   SamplerHttpError,
   SamplerUnavailableError,
 } from './errors/index.js';
+export { ResponseTooLargeError, RedirectRefusedError, SampledSequenceError } from './errors/index.js';

@@ -83,6 +83,8 @@ export class LocalSession implements SandboxSession {
     }
     const z = this.#live?.z ?? this.#pool.pick();
     let aborted = false;
+    /** True while this session's `srun` is the worker's pending request (a cancel then reaches it). */
+    let calling = false;
     const task = z.exclusive(async () => {
       if (aborted) throw abortError(signal!); // aborted while waiting for the worker: nothing ran
       const failed = await this.#pool.ready(z);
@@ -94,8 +96,10 @@ export class LocalSession implements SandboxSession {
         this.#live = opened;
       }
       const live = this.#live;
+      if (aborted) throw abortError(signal!); // aborted while the interpreter opened: run nothing
       const reset = this.#lost;
-      const res = await this.#call(live, req);
+      calling = true;
+      const res = await this.#call(live, req).finally(() => (calling = false));
       if (aborted || res.ended) {
         // Ended by the call, or the caller has gone (do not leave half-run state for a later call).
         this.#live = undefined;
@@ -108,6 +112,9 @@ export class LocalSession implements SandboxSession {
     return new Promise<ExecResult>((resolve, reject) => {
       const onAbort = () => {
         aborted = true;
+        // End the running call now (the worker kills the session's process tree and answers at once), so
+        // the session is free for close() or its next call instead of running on to its own deadline.
+        if (calling) z.cancel();
         reject(abortError(signal));
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -193,7 +200,13 @@ export class LocalSession implements SandboxSession {
       return { result: sandboxErrorResult(`sandbox zygote died: ${why}`, wallMs), ended: true };
     }
     if (reply.gone) return { result: sandboxErrorResult('sandbox session was lost', wallMs), ended: true };
-    return { result: replyResult(reply, o.maxFileBytes), ended: reply.ended === true };
+    const result = replyResult(reply, o.maxFileBytes);
+    if (reply.broken) {
+      // The program broke the channel the runtime answers on (e.g. replaced a module it uses): its own error.
+      const note = '[agentrl] the session ended: the program broke the interpreter runtime (its reply was malformed)';
+      return { result: { ...result, status: 'error', stderr: result.stderr ? `${result.stderr}\n${note}` : note }, ended: true };
+    }
+    return { result, ended: reply.ended === true };
   }
 
   /**

@@ -25,6 +25,8 @@ export interface ZygoteReply {
   readonly ended?: boolean;
   /** Session calls: the server holds no such session (it was lost). */
   readonly gone?: boolean;
+  /** Session calls: the session answered with a malformed frame (its code broke the runtime's reply channel). */
+  readonly broken?: boolean;
 }
 
 /** Reply of the server to `sopen` (see python/session.py). */
@@ -222,7 +224,8 @@ export class ZygoteServer {
 
   /**
    * Asks the server to end the running call now (its caller aborted); the call's answer still comes
-   * (with `cancelled: true`), and the server stays usable. No-op when no call is running.
+   * (with `cancelled: true`), and the server stays usable. A session call (`srun`) is ended by killing the
+   * session's process tree (`ended: true`). No-op when no call is running.
    */
   cancel(): void {
     if (this.dead || !this.#pending) return;

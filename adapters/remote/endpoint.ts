@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import { readBounded } from '../../src/util/http-bounds.js';
 
 /** Outcome of one HTTP attempt against one endpoint. */
 export type AttemptOutcome =
@@ -86,7 +87,8 @@ export class Endpoint {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const text = await res.body.text();
+      // A ping answer is a few bytes: a server streaming more is not healthy (and is not read further).
+      const text = (await readBounded(res.body, 4096, this.url, res.headers)).toString('utf8');
       return res.statusCode === 200 && text.includes('pong');
     } catch {
       return false;

@@ -11,6 +11,7 @@ import { boundObservation } from '../env/bound-observation.js';
 import { TemplateRewriteError } from '../errors/chat-errors.js';
 import { trajectoryError, untilAborted, userAborted } from './abortable.js';
 import { parseWithEnv } from './parse-with-env.js';
+import { checkSampledSequence } from './check-sample.js';
 
 /** Mutable state of one branch while it is rolled out; frozen into a {@link Trajectory} at the end. */
 interface BranchState {
@@ -166,6 +167,7 @@ async function sampleTurn(ctx: RolloutContext, s: BranchState, prompt: readonly 
   const seed = ctx.sampling?.seed !== undefined ? deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length) : undefined;
   const [sampled] = await untilAborted(ctx.sampler.sample(prompt, samplingParams(ctx, { numSamples: 1, maxTokens, seed, signal })), signal);
   if (!sampled) throw new Error('the sampler returned no sequence');
+  checkSampledSequence(sampled, { vocabSize: ctx.renderer.vocabSize, maxTokens });
   return sampled;
 }
 

@@ -10,6 +10,7 @@ import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
 import { samplingParams } from './sampling-params.js';
 import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
+import { checkSampledSequence } from './check-sample.js';
 
 /** A trajectory that ended before its first turn (error, abort or no room for a completion); it owns a copy of `messages`. */
 function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
@@ -84,12 +85,19 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
         return indices.map((g) => emptyTrajectory(`${groupKey}/${g}`, example, g, messages, stop, stop === 'error' ? trajectoryError('sample', forkSignal.aborted ? forkSignal.reason : e) : undefined));
       }
       return await Promise.all(
-        indices.map((g, i) =>
-          runBranch(
+        indices.map((g, i) => {
+          // A sequence no model could have produced (ids outside the vocabulary, NaN or positive logprobs, too long)
+          // fails its own branch at stage `sample`; the group's other branches go on.
+          try {
+            checkSampledSequence(first[i]!, { vocabSize: ctx.renderer.vocabSize, maxTokens });
+          } catch (e) {
+            return Promise.resolve(reportIfFinal(emptyTrajectory(`${groupKey}/${g}`, example, g, messages, 'error', { ...trajectoryError('sample', e), env: ctx.env.name, turn: 1 }), attempt));
+          }
+          return runBranch(
             { ...ctx, ...(children[i] ? { signal: children[i].signal } : {}) },
             { example, groupIndex: g, messages: structuredClone(messages), promptTokens: [...promptTokens], first: first[i]!, id: `${groupKey}/${g}` },
-          ).then((t) => reportIfFinal(t, attempt)),
-        ),
+          ).then((t) => reportIfFinal(t, attempt));
+        }),
       );
     } finally {
       for (const c of children) c.dispose();

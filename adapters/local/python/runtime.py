@@ -659,7 +659,7 @@ def server():
         try:
             op = req.get("op")
             if op is not None:
-                res, z = _session_op(srv, req)
+                res, z = _session_op(srv, req, reader)
             else:
                 z, sp = srv.take(req["code"])
                 _dispatch(req, sp)

@@ -9,11 +9,75 @@
 
 _FRAME_MAX = 1 << 20  # a reply frame is tiny; anything larger is a broken (or forged) session
 _SESSIONS = {}  # sid -> _Session (server side)
+# The session loop's own references, taken before any model code runs: code that patches `json.dumps`,
+# `struct.pack` or `os._exit` in the (shared) modules does not reach the runtime's replies.
+_DUMPS, _LOADS, _PACK, _UNPACK, _EXIT = json.dumps, json.loads, struct.pack, struct.unpack, os._exit
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+# How often the server re-reads a running session's process-tree CPU time, s.
+_TREE_CPU_EVERY_S = 0.2
 
 
 def _frame(obj):
-    data = json.dumps(obj).encode()
-    return struct.pack("!I", len(data)) + data
+    data = _DUMPS(obj).encode()
+    return _PACK("!I", len(data)) + data
+
+
+def _stat(pid):
+    """(ppid, state, cpu seconds incl. reaped children) of `pid` from /proc, or None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    rest = raw[raw.rfind(b")") + 2:].split()  # after "pid (comm) "; comm may hold spaces or parens
+    # fields 3.. : state ppid ... utime(14) stime(15) cutime(16) cstime(17)
+    return int(rest[1]), rest[0], sum(int(x) for x in rest[11:15]) / _CLK_TCK
+
+
+def _tree(root):
+    """{pid: (ppid, state, cpu)} of `root` and every process below it. A session is PID 1 of its own PID
+    namespace, so processes that detach (setsid, double fork) are re-parented to it and stay in its tree."""
+    procs = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = _stat(int(name))
+            if st is not None:
+                procs[int(name)] = st
+    kids = {}
+    for pid, (ppid, _, _) in procs.items():
+        kids.setdefault(ppid, []).append(pid)
+    out, todo = {}, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in procs and pid not in out:
+            out[pid] = procs[pid]
+            todo.extend(kids.get(pid, ()))
+    return out
+
+
+def _tree_cpu(root):
+    """CPU seconds used by the whole tree so far: every live (or zombie) process's own time plus what its
+    reaped children used. Processes reaped by the session itself are in its cutime/cstime."""
+    return sum(cpu for _, _, cpu in _tree(root).values())
+
+
+def _signal_tree(root, sig):
+    """Sends `sig` to every process of the tree. For SIGSTOP, repeats until a pass finds no process that
+    was not stopped yet (one forked while the pass ran is caught by the next)."""
+    done = set()
+    for _ in range(8):
+        fresh = [pid for pid, (_, state, _) in _tree(root).items() if pid not in done or (sig == signal.SIGSTOP and state not in (b"T", b"t", b"Z"))]
+        if not fresh:
+            return
+        for pid in fresh:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+            done.add(pid)
+        if sig != signal.SIGSTOP:
+            return
+        time.sleep(0.002)
 
 
 def _recv_exact(sock, n):
@@ -31,13 +95,13 @@ def _recv_frame(sock):
     head = _recv_exact(sock, 4)
     if head is None:
         return None
-    n = struct.unpack("!I", head)[0]
+    n = _UNPACK("!I", head)[0]
     if n > _FRAME_MAX:
         raise ValueError("frame too large")
     body = _recv_exact(sock, n)
     if body is None:
         return None
-    return json.loads(body)
+    return _LOADS(body)
 
 
 def _cpu_s():
@@ -96,27 +160,44 @@ def _session_main(sock, inp):
         try:
             sock.sendall(_frame({"exit": status, "cpuS": _cpu_s() - c0}))
         except BaseException:
-            os._exit(status)
+            _EXIT(status)
 
 
 class _Session:
-    __slots__ = ("sp", "cpu_seen")
+    __slots__ = ("sp", "cpu_seen", "cpu_base", "cpu_max")
 
-    def __init__(self, sp, cpu_seen):
+    def __init__(self, sp, cpu_seen, cpu_base, cpu_max):
         self.sp, self.cpu_seen = sp, cpu_seen
+        # The tree's CPU seconds when the session opened, and the most its calls may add (sessionCpuS).
+        self.cpu_base, self.cpu_max = cpu_base, cpu_max
 
 
-def _await_frame(sp, deadline, watch_output):
+def _await_frame(sp, deadline, watch_output, reader=None, session=None):
     """Waits for the session's next frame. Returns (kind, frame): kind is "frame", "exit" (the
-    process ended), "timeout", "flood" (an output file reached fileBytes) or "bad" (a broken frame)."""
+    process ended), "timeout", "flood" (an output file reached fileBytes), "bad" (a broken frame),
+    "cancelled" (Node sent "cancel": the caller aborted) or "cpu" (the session's whole process tree
+    passed sessionCpuS)."""
     poller = select.poll()
     poller.register(sp.pidfd, select.POLLIN)
     poller.register(sp.sock, select.POLLIN)
+    if reader is not None:
+        poller.register(reader.fd, select.POLLIN)
+    next_cpu_check = time.monotonic() + _TREE_CPU_EVERY_S
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
             return "timeout", None
+        if reader is not None and reader.pending():
+            reader.readline()
+            return "cancelled", None
+        if session is not None and time.monotonic() >= next_cpu_check:
+            next_cpu_check = time.monotonic() + _TREE_CPU_EVERY_S
+            if _tree_cpu(sp.pid) - session.cpu_base > session.cpu_max:
+                return "cpu", None
         ready = dict(poller.poll(min(left, 0.05) * 1000))
+        if reader is not None and reader.fd in ready:
+            reader.fill()
+            continue
         if sp.sock.fileno() in ready:
             sp.sock.settimeout(max(0.001, deadline - time.monotonic()))
             try:
@@ -169,7 +250,9 @@ def _session_open(srv, req):
         except OSError:
             kind, got = "exit", None
         if kind == "frame" and got.get("ready"):
-            _SESSIONS[req["sid"]] = _Session(sp, float(got.get("cpuS", 0)))
+            _SESSIONS[req["sid"]] = _Session(sp, float(got.get("cpuS", 0)), _tree_cpu(sp.pid), float(req["sessionCpuS"]))
+            # Idle until its first call: stopped, so it costs no CPU (and neither does anything it starts later).
+            _signal_tree(sp.pid, signal.SIGSTOP)
             return {"id": req["id"], "opened": True, "pid": sp.pid}, z
         _kill_spare(sp)
         err = os.pread(sp.err, 2000, 0).decode("utf-8", "replace")
@@ -178,33 +261,45 @@ def _session_open(srv, req):
     return {"id": req["id"], "opened": False, "error": "session did not start (%s): %s" % (kind, err)}, None
 
 
-def _session_run(req):
+def _session_run(req, reader=None):
+    """One call of a session: wakes its process tree (stopped between calls), sends the code, waits for
+    the answer, the deadline, a flood, a cancel from Node or the tree's CPU limit, then stops the tree
+    again (what the code left running — threads, children, detached processes — costs nothing while
+    the session is idle). CPU is metered over the whole tree (`_tree_cpu`), not per process."""
     s = _SESSIONS.get(req["sid"])
     if s is None:
         return {"id": req["id"], "gone": True}
     sp = s.sp
     t0 = time.monotonic()
+    cpu0 = _tree_cpu(sp.pid)
     try:
+        _signal_tree(sp.pid, signal.SIGCONT)
         sp.sock.sendall(_frame({"code": req["code"], "cpuS": req["cpuS"], "stdin": req.get("stdin")}))
-        kind, got = _await_frame(sp, t0 + req["timeoutMs"] / 1000.0, True)
+        kind, got = _await_frame(sp, t0 + req["timeoutMs"] / 1000.0, True, reader, s)
     except OSError:
         kind, got = "exit", None
     if kind == "frame" and not (isinstance(got.get("exit"), int) and isinstance(got.get("cpuS"), (int, float))):
         kind = "bad"
+    if kind == "frame" and _tree_cpu(sp.pid) - s.cpu_base > s.cpu_max:
+        kind = "cpu"
     exit_code = sig = None
     if kind == "frame":
         ended = False
         exit_code = got["exit"]
-        cpu_s = max(0.0, float(got["cpuS"]))
-        s.cpu_seen += cpu_s
+        cpu_s = max(0.0, _tree_cpu(sp.pid) - cpu0)
+        _signal_tree(sp.pid, signal.SIGSTOP)
     else:
         ended = True
+        cpu_s = max(0.0, _tree_cpu(sp.pid) - cpu0)
         _, wstatus, ru = _kill_spare(sp)
+        # Only a death the runtime did not cause names its signal: a SIGKILL sent here (timeout, flood,
+        # cancel, broken frame) must not read as the kernel's OOM kill.
         if kind == "exit" and os.WIFEXITED(wstatus):
             exit_code = os.WEXITSTATUS(wstatus)
-        elif os.WIFSIGNALED(wstatus):
+        elif kind == "exit" and os.WIFSIGNALED(wstatus):
             sig = os.WTERMSIG(wstatus)
-        cpu_s = max(0.0, ru.ru_utime + ru.ru_stime - s.cpu_seen) if ru is not None else 0.0
+        elif kind == "cpu":
+            sig = signal.SIGXCPU  # the session's CPU limit, reported as the CPU rlimit reports it
     wall_ms = (time.monotonic() - t0) * 1000.0
     cap = req["capBytes"]
     oh, ot, osz = _head_tail(sp.out, cap)
@@ -225,6 +320,7 @@ def _session_run(req):
         "stderr": [base64.b64encode(eh).decode(), base64.b64encode(et).decode(), esz],
         "ended": ended,
         "broken": kind == "bad",
+        "cancelled": kind == "cancelled",
     }
 
 
@@ -258,14 +354,15 @@ def _session_close(req):
     return {"id": req["id"], "closed": s is not None}
 
 
-def _session_op(srv, req):
-    """Handles one session request; returns (reply, zygote to refill or None)."""
+def _session_op(srv, req, reader=None):
+    """Handles one session request; returns (reply, zygote to refill or None). `reader`: Node's input,
+    watched during a call for "cancel"."""
     op = req["op"]
     _reap_closed()
     if op == "sopen":
         return _session_open(srv, req)
     if op == "srun":
-        return _session_run(req), None
+        return _session_run(req, reader), None
     if op == "sclose":
         return _session_close(req), None
     raise ValueError("unknown op %r" % (op,))

@@ -1,12 +1,16 @@
 import { SamplerHttpError, SamplerUnavailableError } from '../../errors/sampler-errors.js';
 import { AgentRLError } from '../../errors/base.js';
+import { readBounded, refuseRedirect, startDeadline } from '../../util/http-bounds.js';
 
 /** How {@link postJson} reaches the server. Durations in ms. */
 export interface PostJsonOptions {
   readonly fetch: typeof fetch;
   readonly headers: Readonly<Record<string, string>>;
   readonly apiKey: string | undefined;
+  /** Total deadline of one attempt: headers and the whole body (a slow drip does not extend it). */
   readonly timeoutMs: number;
+  /** Largest answer body accepted, bytes; refused while streaming past it. */
+  readonly maxResponseBytes: number;
   readonly maxRetries: number;
   readonly signal?: AbortSignal;
 }
@@ -35,8 +39,7 @@ function retryAfterMs(h: Headers): number | undefined {
 }
 
 async function once(url: string, body: unknown, o: PostJsonOptions): Promise<unknown> {
-  const timeout = AbortSignal.timeout(o.timeoutMs);
-  const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
+  const deadline = startDeadline(o.timeoutMs, o.signal);
   let res: Response;
   let text: string;
   try {
@@ -49,13 +52,19 @@ async function once(url: string, body: unknown, o: PostJsonOptions): Promise<unk
         ...o.headers,
       },
       body: JSON.stringify(body),
-      signal,
+      // Never followed: the prompt, the API key and custom headers go to `url` only.
+      redirect: 'manual',
+      signal: deadline.signal,
     });
-    text = await res.text();
+    refuseRedirect(url, res.status, res.headers);
+    text = res.body ? (await readBounded(res.body, o.maxResponseBytes, url, res.headers)).toString('utf8') : '';
   } catch (cause) {
     if (o.signal?.aborted) throw o.signal.reason ?? cause;
-    const why = timeout.aborted ? `no answer within ${o.timeoutMs} ms` : `request failed: ${String((cause as Error)?.cause ?? cause)}`;
+    if (AgentRLError.isInstance(cause)) throw cause; // ResponseTooLargeError, RedirectRefusedError: not retried
+    const why = deadline.expired() ? `no complete answer within ${o.timeoutMs} ms` : `request failed: ${String((cause as Error)?.cause ?? cause)}`;
     throw new SamplerUnavailableError(url, why, { cause });
+  } finally {
+    deadline.dispose();
   }
   if (!res.ok) throw new SamplerHttpError(res.status, serverMessage(text), url, retryAfterMs(res.headers));
   try {
@@ -68,7 +77,10 @@ async function once(url: string, body: unknown, o: PostJsonOptions): Promise<unk
 /**
  * POSTs `body` as JSON and returns the parsed JSON answer, retrying retryable failures (no answer, 408/409/429/5xx)
  * up to `maxRetries` times with backoff `min(500·2^k, 10_000)` ms, or the server's `retry-after` (capped at 60 s).
- * @throws SamplerHttpError for an error status; SamplerUnavailableError when there is no usable answer.
+ * Each attempt has a total deadline of `timeoutMs`, its answer is refused past `maxResponseBytes`, and redirects are
+ * refused (see `src/util/http-bounds.ts`).
+ * @throws SamplerHttpError for an error status; SamplerUnavailableError when there is no usable answer;
+ *   ResponseTooLargeError; RedirectRefusedError.
  */
 export async function postJson(url: string, body: unknown, o: PostJsonOptions): Promise<unknown> {
   for (let attempt = 0; ; attempt++) {

@@ -96,20 +96,21 @@ function sglangPromptLogprobs(body: unknown, tokens: readonly number[]): (number
  *   `raw_logprobs`, is the distribution before temperature); SGLang applies temperature unless
  *   `SGLANG_RETURN_ORIGINAL_LOGPROB` is set. See docs/backends.md.
  * - `seed` is sent as is (vLLM: one request with `n` sequences; SGLang: `n` requests seeded `seed + i`).
- * - HTTP requests are limited to `concurrency` at once and retried on 408/409/429/5xx and transport faults.
+ * - HTTP requests are limited to `concurrency` at once and retried on 408/409/429/5xx and transport faults. Each has
+ *   a total deadline (`timeoutMs`), its answer is refused past `maxResponseBytes`, and redirects are refused.
  *
  * @example
  * const sampler = openaiCompatibleSampler({ baseUrl: 'http://gpu1:8000/v1', model: 'Qwen/Qwen3-8B', tokenizer: 'models/Qwen3-8B' });
  * const result = await evaluate({ sampler, renderer: await sampler.renderer(), env, reward, examples });
  * @throws ConfigError for invalid options. Each call may throw BackendInputError (bad arguments),
- *   SamplerHttpError, SamplerUnavailableError or SamplerResponseError.
+ *   SamplerHttpError, SamplerUnavailableError, SamplerResponseError, ResponseTooLargeError or RedirectRefusedError.
  */
 export function openaiCompatibleSampler(options: OpenAICompatibleSamplerOptions): OpenAICompatibleSampler {
   const o: ResolvedSamplerOptions = resolveSamplerOptions(options);
   const limit = pLimit(o.concurrency);
   let rendererP: Promise<Renderer> | undefined = o.renderer ? Promise.resolve(o.renderer) : undefined;
   const renderer = (): Promise<Renderer> => (rendererP ??= loadRenderer({ dir: o.tokenizer! }));
-  const http: PostJsonOptions = { fetch: o.fetch, headers: o.headers, apiKey: o.apiKey, timeoutMs: o.timeoutMs, maxRetries: o.maxRetries };
+  const http: PostJsonOptions = { fetch: o.fetch, headers: o.headers, apiKey: o.apiKey, timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes, maxRetries: o.maxRetries };
   const post = (path: string, body: unknown, signal?: AbortSignal): Promise<unknown> =>
     limit(() => {
       if (signal?.aborted) throw signal.reason;

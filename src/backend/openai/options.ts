@@ -31,8 +31,10 @@ export interface OpenAICompatibleSamplerOptions {
   readonly tokenizer?: string;
   /** A renderer already loaded (instead of `tokenizer`); its `stopTokens` are the stop tokens. */
   readonly renderer?: Renderer;
-  /** Time allowed for one HTTP request (the whole generation). @default 600_000 */
+  /** Total time allowed for one HTTP request (the whole generation and its answer; a slow drip does not extend it). @default 600_000 */
   readonly timeoutMs?: number;
+  /** Largest answer body accepted, bytes; a larger one is refused while streaming (`ResponseTooLargeError`). @default 268_435_456 (256 MiB) */
+  readonly maxResponseBytes?: number;
   /** HTTP requests in flight at once (p-limit); a `numSamples: n` call is one request on `'vllm'`, n on `'sglang'`. @default 64 */
   readonly concurrency?: number;
   /** Retries of a retryable failure (no answer, 408/409/429/5xx), with backoff `min(500·2^k, 10_000)` ms or `retry-after`. @default 2 */
@@ -52,6 +54,7 @@ export interface ResolvedSamplerOptions {
   readonly tokenizer: string | undefined;
   readonly renderer: Renderer | undefined;
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
   readonly concurrency: number;
   readonly maxRetries: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -70,6 +73,7 @@ const schema = z
     tokenizer: z.string().min(1).optional(),
     renderer: z.custom<Renderer>(isRenderer, 'expected a Renderer (from loadRenderer)').optional(),
     timeoutMs: z.number().int().min(1).optional(),
+    maxResponseBytes: z.number().int().min(1024).max(2 ** 31).optional(),
     concurrency: z.number().int().min(1).max(100_000).optional(),
     maxRetries: z.number().int().min(0).max(20).optional(),
     headers: z.record(z.string(), z.string()).optional(),
@@ -103,6 +107,7 @@ export function resolveSamplerOptions(options: OpenAICompatibleSamplerOptions): 
     tokenizer: o.tokenizer,
     renderer: o.renderer,
     timeoutMs: o.timeoutMs ?? 600_000,
+    maxResponseBytes: o.maxResponseBytes ?? 268_435_456,
     concurrency: o.concurrency ?? 64,
     maxRetries: o.maxRetries ?? 2,
     headers: o.headers ?? {},

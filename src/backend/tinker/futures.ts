@@ -46,6 +46,8 @@ export function requestIdOf(op: string, a: HttpAnswer): string {
  *   after `timeouts.silenceMs` without any HTTP answer → `BackendUnavailableError`.
  * - 5xx without an error body (the first retried at once), 429, 402 (billing pause), connection errors → backoff within the retry budget, then `BackendUnavailableError`.
  * - 410 (the promise expired) → resubmit the original request, at most `retry.max410` times.
+ * - Whatever the answers, the whole wait ends after `timeouts.futureMs` with `BackendUnavailableError` (a server
+ *   answering `try_again` forever, or holding every poll, is not waited on forever).
  * - 400 `{ detail }` or 5xx `{ detail }` (SkyRL's failed request) → `BackendRequestError`; a bare 400 is retried
  *   `retry.max400` times (proxies inject them); 401/403 → `BackendAuthError`; other statuses are final.
  */
@@ -58,15 +60,19 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
   let iteration = 0;
   let n5xx = 0;
   let lastAnswerAt = Date.now();
+  const giveUpAt = Date.now() + opts.timeouts.futureMs;
+  const overdue = () => new BackendUnavailableError(url, `${f.op}: no result within timeouts.futureMs = ${opts.timeouts.futureMs} ms`);
   const accept = f.proto ? `${PROTOBUF}, application/json;q=0.5` : 'application/json';
   for (;;) {
+    const left = giveUpAt - Date.now();
+    if (left <= 0) throw overdue();
     let a: HttpAnswer;
     try {
       a = await http.send(
         'POST',
         '/api/v1/retrieve_future',
         { json: { request_id: id, allow_metadata_only: false } },
-        { timeoutMs: opts.timeouts.pollMs, accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': REQUEST_TYPE[f.op] ?? f.op } },
+        { timeoutMs: Math.min(opts.timeouts.pollMs, left), accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': REQUEST_TYPE[f.op] ?? f.op } },
       );
     } catch (e) {
       if (!(e instanceof TransportFault)) throw e;
@@ -80,7 +86,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       }
       const delay = clock.nextDelay();
       if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: no answer within the retry budget of ${opts.retry.budgetMs} ms (${e.message})`, { cause: e });
-      await sleep(delay, http.signal);
+      await sleep(Math.min(delay, Math.max(0, giveUpAt - Date.now())), http.signal);
       continue;
     }
     const s = a.status;
@@ -95,7 +101,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       const body = jsonOf(a);
       const rec = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
       if (rec['type'] === 'try_again') {
-        await sleep(opts.retry.tryAgainDelayMs, http.signal);
+        await sleep(Math.min(opts.retry.tryAgainDelayMs, Math.max(0, giveUpAt - Date.now())), http.signal);
         continue;
       }
       if (rec['status'] === 'complete_metadata') continue;
@@ -125,7 +131,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       const delay = clock.nextDelay(s === 429 || s === 402 ? retryAfterMs(a.headers) : undefined);
       if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: HTTP ${s} until the retry budget of ${opts.retry.budgetMs} ms ran out`);
       // 5xx: the first retry goes at once (as the Python SDK); a run of them backs off.
-      await sleep(s >= 500 && n5xx++ === 0 ? 0 : delay, http.signal);
+      await sleep(s >= 500 && n5xx++ === 0 ? 0 : Math.min(delay, Math.max(0, giveUpAt - Date.now())), http.signal);
       continue;
     }
     throw answerError(f.op, url, a);

@@ -10,6 +10,8 @@ import {
 } from '../../errors/index.js';
 import { RetryClock, retryAfterMs, sleep } from './backoff.js';
 import type { ResolvedTinkerOptions } from './options.js';
+import { readBounded, startDeadline } from '../../util/http-bounds.js';
+import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
 
 /** One HTTP answer, body read in full. */
 export interface HttpAnswer {
@@ -25,6 +27,7 @@ export type HttpBody = { readonly json: unknown } | { readonly raw: Uint8Array; 
 
 /** Per-request settings. */
 export interface SendOptions {
+  /** Total deadline of the exchange (headers and the whole body; a slow drip does not extend it), ms. */
   readonly timeoutMs: number;
   readonly accept?: string;
   readonly headers?: Readonly<Record<string, string>>;
@@ -132,8 +135,10 @@ export class TinkerHttp {
   }
 
   /**
-   * One HTTP exchange, no retries.
-   * @throws TransportFault below HTTP; the closing reason after `close()`.
+   * One HTTP exchange, no retries. The answer is read within `o.timeoutMs` in total and refused past
+   * `maxResponseBytes`; redirects are not followed (a 3xx is an answer like any other, never re-sent elsewhere).
+   * @throws TransportFault below HTTP or past the deadline (`heldTooLong` when no headers came); ResponseTooLargeError;
+   *   the closing reason after `close()`.
    */
   async send(method: 'GET' | 'POST', path: string, body: HttpBody | undefined, o: SendOptions): Promise<HttpAnswer> {
     const url = this.url(path);
@@ -152,6 +157,8 @@ export class TinkerHttp {
       }
     }
     if (method === 'POST') headers['x-idempotency-key'] = o.idempotencyKey ?? TinkerHttp.idempotencyKey();
+    const deadline = startDeadline(o.timeoutMs, signal);
+    let headersCame = false;
     try {
       const res = await request(url, {
         method,
@@ -160,16 +167,20 @@ export class TinkerHttp {
         dispatcher: this.#dispatcher,
         headersTimeout: o.timeoutMs,
         bodyTimeout: o.timeoutMs,
-        signal,
+        signal: deadline.signal,
       });
-      const buf = Buffer.from(await res.body.arrayBuffer());
+      headersCame = true;
+      const buf = await readBounded(res.body, this.#opts.maxResponseBytes, url, res.headers);
       const ct = res.headers['content-type'];
       const contentType = ((Array.isArray(ct) ? ct[0] : ct) ?? '').split(';')[0]!.trim().toLowerCase();
       return { status: res.statusCode, headers: res.headers, contentType, body: buf };
     } catch (cause) {
       if (signal.aborted) throw signal.reason;
+      if (cause instanceof ResponseTooLargeError) throw cause;
       const code = (cause as { code?: unknown }).code;
-      throw new TransportFault(url, code === 'UND_ERR_HEADERS_TIMEOUT', { cause });
+      throw new TransportFault(url, code === 'UND_ERR_HEADERS_TIMEOUT' || (deadline.expired() && !headersCame), { cause });
+    } finally {
+      deadline.dispose();
     }
   }
 

@@ -25,18 +25,24 @@ export interface TinkerLoraOptions {
 export interface TinkerTimeouts {
   /** TCP/TLS connect timeout of the built-in dispatcher (ignored when `dispatcher` is given). @default 5_000 */
   readonly connectMs?: number;
-  /** Deadline for the answer of one submit or synchronous call (headers, then each body gap). @default 60_000 */
+  /** Total deadline for the answer of one submit or synchronous call (headers and whole body; a drip does not extend it). @default 60_000 */
   readonly requestMs?: number;
-  /** Deadline of one `retrieve_future` long poll; on expiry the client polls again. @default 45_000 */
+  /** Total deadline of one `retrieve_future` long poll (headers and body); on expiry the client polls again. @default 45_000 */
   readonly pollMs?: number;
   /** Period of the session heartbeat (its own deadline is the same). @default 10_000 */
   readonly heartbeatMs?: number;
   /**
    * Longest time the polls of one future may go without any HTTP answer (each poll timing out on an open
    * connection) before `BackendUnavailableError`: a hung server. Servers that hold polls longer than `pollMs` (SkyRL
-   * holds 300 s) are silent for a whole operation, so keep this above the longest step. @default 3_600_000
+   * holds 300 s) are silent for a whole operation, so keep this above the longest step. @default 600_000
    */
   readonly silenceMs?: number;
+  /**
+   * Longest total wait for one future's result, from its first poll (`try_again` answers, held polls, `410`
+   * resubmits and retries all count), before `BackendUnavailableError`: a server that answers `try_again` forever
+   * is not waited on forever. @default 1_200_000 (20 min)
+   */
+  readonly futureMs?: number;
 }
 
 /** How transport faults are retried. */
@@ -102,6 +108,11 @@ export interface TinkerBackendOptions {
   readonly sessionTags?: readonly string[];
   /** undici dispatcher for every request (tests, proxies, connection limits). @default an own `Agent`, closed by `close()` */
   readonly dispatcher?: Dispatcher;
+  /**
+   * Largest answer body accepted, bytes; a larger one is refused while it streams (`ResponseTooLargeError`), never
+   * buffered whole. @default 268_435_456 (256 MiB)
+   */
+  readonly maxResponseBytes?: number;
 }
 
 /** Options with every default filled in. */
@@ -119,6 +130,7 @@ export interface ResolvedTinkerOptions {
   readonly retry: Required<TinkerRetryOptions>;
   readonly sessionTags: readonly string[];
   readonly dispatcher: Dispatcher | undefined;
+  readonly maxResponseBytes: number;
 }
 
 const ms = (min: number) => z.number().int().min(min);
@@ -154,6 +166,7 @@ const schema = z.strictObject({
       pollMs: ms(1).optional(),
       heartbeatMs: ms(1).optional(),
       silenceMs: ms(1).optional(),
+      futureMs: ms(1).optional(),
     })
     .optional(),
   retry: z
@@ -170,6 +183,7 @@ const schema = z.strictObject({
   dispatcher: z.custom<Dispatcher>((v) => typeof v === 'object' && v !== null && typeof (v as Dispatcher).dispatch === 'function', {
     error: 'expected an undici Dispatcher',
   }).optional(),
+  maxResponseBytes: z.number().int().min(1024).max(2 ** 31).optional(),
 });
 
 /**
@@ -212,7 +226,8 @@ export function resolveTinkerOptions(options: TinkerBackendOptions, env: NodeJS.
       requestMs: o.timeouts?.requestMs ?? 60_000,
       pollMs: o.timeouts?.pollMs ?? 45_000,
       heartbeatMs: o.timeouts?.heartbeatMs ?? 10_000,
-      silenceMs: o.timeouts?.silenceMs ?? 3_600_000,
+      silenceMs: o.timeouts?.silenceMs ?? 600_000,
+      futureMs: o.timeouts?.futureMs ?? 1_200_000,
     },
     retry: {
       budgetMs: o.retry?.budgetMs ?? 300_000,
@@ -224,5 +239,6 @@ export function resolveTinkerOptions(options: TinkerBackendOptions, env: NodeJS.
     },
     sessionTags: o.sessionTags ?? [],
     dispatcher: options.dispatcher,
+    maxResponseBytes: o.maxResponseBytes ?? 268_435_456,
   };
 }

@@ -60,10 +60,41 @@ function int64Bytes(xs: readonly number[]): Uint8Array {
   return b;
 }
 
+/** protobufjs decode of message `name`; its own errors (truncated or malformed wire data) become BackendRequestError. */
+function decodeMessage(name: string, bytes: Uint8Array, op: string): unknown {
+  try {
+    return type(name).decode(bytes);
+  } catch (e) {
+    throw new BackendRequestError(op, 'unknown', `malformed protobuf ${name}: ${(e as Error).message}`);
+  }
+}
+
 const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
 
-/** Little-endian numbers of `bytes` in `dtype` (float32, int64, int32, or bfloat16 upcast). */
-export function decodeNumbers(bytes: Uint8Array, dtype: number): number[] {
+/** Bytes per element of a wire dtype (`0`, unspecified, reads as float32). @throws BackendRequestError for an unknown dtype */
+function elementBytes(dtype: number, op: string): number {
+  switch (dtype) {
+    case 0:
+    case DTYPE.FLOAT32:
+    case DTYPE.INT32:
+      return 4;
+    case DTYPE.INT64:
+      return 8;
+    case DTYPE.BFLOAT16:
+      return 2;
+    default:
+      throw new BackendRequestError(op, 'unknown', `protobuf tensor with unknown dtype ${dtype}`);
+  }
+}
+
+/**
+ * Little-endian numbers of `bytes` in `dtype` (float32, int64, int32, or bfloat16 upcast). The output has exactly
+ * `bytes.length / elementSize` entries, so it is never larger than the reply that carried it.
+ * @throws BackendRequestError for an unknown dtype or a byte length that is not a whole number of elements.
+ */
+export function decodeNumbers(bytes: Uint8Array, dtype: number, op = 'retrieve_future'): number[] {
+  const size = elementBytes(dtype, op);
+  if (bytes.length % size !== 0) throw new BackendRequestError(op, 'unknown', `malformed protobuf tensor: ${bytes.length} bytes is not a whole number of ${size}-byte elements`);
   const v = view(bytes);
   const out: number[] = [];
   switch (dtype) {
@@ -75,7 +106,11 @@ export function decodeNumbers(bytes: Uint8Array, dtype: number): number[] {
       for (let i = 0; i + 4 <= bytes.length; i += 4) out.push(v.getInt32(i, true));
       return out;
     case DTYPE.INT64:
-      for (let i = 0; i + 8 <= bytes.length; i += 8) out.push(Number(v.getBigInt64(i, true)));
+      for (let i = 0; i + 8 <= bytes.length; i += 8) {
+        const x = v.getBigInt64(i, true);
+        if (x > BigInt(Number.MAX_SAFE_INTEGER) || x < BigInt(Number.MIN_SAFE_INTEGER)) throw new BackendRequestError(op, 'unknown', `malformed protobuf tensor: int64 ${x} is not a safe integer`);
+        out.push(Number(x));
+      }
       return out;
     case DTYPE.BFLOAT16: {
       const f = new DataView(new ArrayBuffer(4));
@@ -132,9 +167,39 @@ interface BatchedTensorMsg {
   dtype?: number;
 }
 
-/** Decodes a protobuf `ForwardBackwardOutput` with `n` datums (learner `logprobs` per datum, metrics). */
+/**
+ * The datum boundaries of a `BatchedTensor`, checked before any of its data is decoded: int64 byte offsets, the first
+ * 0, non-decreasing, each on an element boundary, the last equal to the data length, and at most `maxDatums` datums.
+ * Crafted offsets (overlapping, backwards, past the data, or millions of them) would otherwise make a few bytes of
+ * reply decode into gigabytes.
+ * @returns the offsets, `maxDatums + 1` at most.
+ * @throws BackendRequestError naming the first violation.
+ */
+function checkedOffsets(offsetBytes: Uint8Array, dataLength: number, elemSize: number, maxDatums: number, op: string): number[] {
+  const bad = (why: string) => new BackendRequestError(op, 'unknown', `malformed protobuf result: BatchedTensor offsets ${why}`);
+  if (offsetBytes.length % 8 !== 0) throw bad(`are ${offsetBytes.length} bytes, not a whole number of int64`);
+  const count = offsetBytes.length / 8;
+  if (count === 0) throw bad('are empty (expected a leading 0)');
+  if (count - 1 > maxDatums) throw bad(`describe ${count - 1} datums, more than the ${maxDatums} expected`);
+  const offsets = decodeNumbers(offsetBytes, DTYPE.INT64, op);
+  if (offsets[0] !== 0) throw bad(`start at ${offsets[0]}, not 0`);
+  for (let i = 1; i < count; i++) {
+    const o = offsets[i]!;
+    if (o < offsets[i - 1]!) throw bad(`decrease at entry ${i} (${offsets[i - 1]} → ${o})`);
+    if (o > dataLength) throw bad(`point past the data (${o} > ${dataLength} bytes) at entry ${i}`);
+    if (o % elemSize !== 0) throw bad(`entry ${i} (${o}) is not on a ${elemSize}-byte element boundary`);
+  }
+  if (offsets[count - 1] !== dataLength) throw bad(`end at ${offsets[count - 1]}, not at the data's ${dataLength} bytes`);
+  return offsets;
+}
+
+/**
+ * Decodes a protobuf `ForwardBackwardOutput` with `n` datums (learner `logprobs` per datum, metrics). Offsets are
+ * validated before data is decoded ({@link checkedOffsets}), so the decoded numbers never outnumber the reply's bytes.
+ * @throws BackendRequestError for a malformed reply or one that does not hold exactly `n` datums.
+ */
 export function decodeForwardBackwardProto(bytes: Uint8Array, n: number): ForwardBackwardOutput {
-  const msg = type('ForwardBackwardOutput').decode(bytes) as unknown as {
+  const msg = decodeMessage('ForwardBackwardOutput', bytes, 'forward_backward') as {
     loss_fn_outputs?: { fields?: Record<string, BatchedTensorMsg>; num_datums?: number | { toNumber(): number } }[];
     metrics?: Record<string, number>;
   };
@@ -142,9 +207,10 @@ export function decodeForwardBackwardProto(bytes: Uint8Array, n: number): Forwar
   for (const rec of msg.loss_fn_outputs ?? []) {
     const t = rec.fields?.['logprobs'];
     if (!t) throw new BackendRequestError('forward_backward', 'unknown', 'protobuf result has no logprobs field');
-    const offsets = decodeNumbers(t.offsets ?? new Uint8Array(), DTYPE.INT64);
     const data = t.data ?? new Uint8Array();
-    for (let i = 0; i + 1 < offsets.length; i++) logprobs.push(decodeNumbers(data.subarray(offsets[i], offsets[i + 1]), t.dtype ?? DTYPE.FLOAT32));
+    const dtype = t.dtype ?? DTYPE.FLOAT32;
+    const offsets = checkedOffsets(t.offsets ?? new Uint8Array(), data.length, elementBytes(dtype, 'forward_backward'), n - logprobs.length, 'forward_backward');
+    for (let i = 0; i + 1 < offsets.length; i++) logprobs.push(decodeNumbers(data.subarray(offsets[i], offsets[i + 1]), dtype, 'forward_backward'));
   }
   if (logprobs.length !== n) throw new BackendRequestError('forward_backward', 'unknown', `protobuf result holds ${logprobs.length} datums, expected ${n}`);
   return { logprobs, metrics: { ...(msg.metrics ?? {}) } };
@@ -152,20 +218,20 @@ export function decodeForwardBackwardProto(bytes: Uint8Array, n: number): Forwar
 
 /** Decodes a protobuf `SampleResponse`; NaN prompt logprobs (and entry 0) become `null`. */
 export function decodeSampleProto(bytes: Uint8Array): SampleOutput {
-  const msg = type('SampleResponse').decode(bytes) as unknown as {
+  const msg = decodeMessage('SampleResponse', bytes, 'sample') as {
     sequences?: { stop_reason?: number; tokens?: Uint8Array; logprobs?: Uint8Array }[];
     prompt_logprobs?: Uint8Array;
   };
   const sequences = (msg.sequences ?? []).map((s): SampledSequence => {
-    const tokens = decodeNumbers(s.tokens ?? new Uint8Array(), DTYPE.INT32);
-    const logprobs = s.logprobs ? decodeNumbers(s.logprobs, DTYPE.FLOAT32) : [];
+    const tokens = decodeNumbers(s.tokens ?? new Uint8Array(), DTYPE.INT32, 'sample');
+    const logprobs = s.logprobs ? decodeNumbers(s.logprobs, DTYPE.FLOAT32, 'sample') : [];
     if (logprobs.length !== tokens.length) {
       throw new BackendRequestError('sample', 'unknown', `malformed result: ${logprobs.length} logprobs for ${tokens.length} sampled tokens`);
     }
     return { tokens, logprobs, stopReason: s.stop_reason === 1 ? 'length' : 'stop' };
   });
   if (!Object.prototype.hasOwnProperty.call(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };
-  const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32).map((x, i) => (i === 0 || Number.isNaN(x) ? null : x));
+  const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32, 'sample').map((x, i) => (i === 0 || Number.isNaN(x) ? null : x));
   return { sequences, promptLogprobs };
 }
 

@@ -3,13 +3,17 @@ import { RetrieverError } from '../../errors/index.js';
 import { splitTitledContents } from './corpus.js';
 import type { Passage, Retriever } from './types.js';
 import { onAbort } from '../../util/on-abort.js';
+import { discardBody, isRedirect, readBounded, startDeadline } from '../../util/http-bounds.js';
+import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
 
 /** Options of {@link httpRetriever}. */
 export interface HttpRetrieverOptions {
   /** Base URL of a Search-R1-compatible server, e.g. `http://127.0.0.1:8000` (`/retrieve` is appended). */
   readonly url: string;
-  /** Deadline per HTTP attempt in ms. @default 30_000 */
+  /** Total deadline per HTTP attempt (headers and the whole body; a slow drip does not extend it), ms. @default 30_000 */
   readonly timeoutMs?: number;
+  /** Largest answer accepted, bytes; a larger one is refused while streaming (not retried). @default 16_777_216 (16 MiB) */
+  readonly maxResponseBytes?: number;
   /** Extra attempts after a retryable failure (transport error, timeout, 5xx). @default 2 */
   readonly retries?: number;
   /** Wait before retry k (1-based) is `k × retryDelayMs` (linear backoff, as SkyRL's search tool). @default 200 */
@@ -65,7 +69,8 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * `POST {url}/retrieve {"queries": [...], "topk": k, "return_scores": true}` →
  * `{"result": [[{"document": {"id", "contents": "\"Title\"\ntext"}, "score"}, ...], ...]}`.
  * Documents carrying `title` and `text` (pyserini hits) are used as is; otherwise the title is split off `contents`.
- * Retries transport errors, timeouts and 5xx with linear backoff.
+ * Retries transport errors, timeouts and 5xx with linear backoff. Each attempt has a total deadline (`timeoutMs`), its
+ * answer is refused past `maxResponseBytes`, and a redirect is refused (never followed).
  * @throws RetrieverError after the last attempt (`status` set for HTTP errors); rejects with the abort reason when `signal` aborts.
  */
 export function httpRetriever(opts: HttpRetrieverOptions): Retriever {
@@ -73,30 +78,40 @@ export function httpRetriever(opts: HttpRetrieverOptions): Retriever {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const retries = opts.retries ?? 2;
   const retryDelayMs = opts.retryDelayMs ?? 200;
+  const maxResponseBytes = opts.maxResponseBytes ?? 16_777_216;
 
   async function attempt(queries: readonly string[], topK: number, signal?: AbortSignal): Promise<Passage[][]> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const deadline = startDeadline(timeoutMs, signal);
     let res: Dispatcher.ResponseData;
-    try {
-      res = await request(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ queries, topk: topK, return_scores: true }),
-        signal: combined,
-        ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
-      });
-    } catch (err) {
-      if (signal?.aborted) throw signal.reason;
-      const what = timeout.aborted ? `no answer within ${timeoutMs} ms` : (err as Error).message;
-      throw new RetrieverError(`retrieval request to ${endpoint} failed: ${what}`, undefined, { cause: err });
-    }
     let text: string;
     try {
-      text = await res.body.text();
-    } catch (err) {
-      if (signal?.aborted) throw signal.reason;
-      throw new RetrieverError(`retrieval answer from ${endpoint} was cut off`, undefined, { cause: err });
+      try {
+        res = await request(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ queries, topk: topK, return_scores: true }),
+          signal: deadline.signal,
+          ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+        });
+      } catch (err) {
+        if (signal?.aborted) throw signal.reason;
+        const what = deadline.expired() ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+        throw new RetrieverError(`retrieval request to ${endpoint} failed: ${what}`, undefined, { cause: err });
+      }
+      if (isRedirect(res.statusCode)) {
+        discardBody(res.body);
+        throw new RetrieverError(`retrieval server answered ${res.statusCode} (a redirect, refused: the queries are sent to ${endpoint} only)`, res.statusCode, { retryable: false });
+      }
+      try {
+        text = (await readBounded(res.body, maxResponseBytes, endpoint, res.headers)).toString('utf8');
+      } catch (err) {
+        if (signal?.aborted) throw signal.reason;
+        if (err instanceof ResponseTooLargeError) throw new RetrieverError(err.message, res.statusCode, { cause: err, retryable: false });
+        const what = deadline.expired() ? `not complete within ${timeoutMs} ms` : 'cut off';
+        throw new RetrieverError(`retrieval answer from ${endpoint} was ${what}`, undefined, { cause: err });
+      }
+    } finally {
+      deadline.dispose();
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
       throw new RetrieverError(`retrieval server answered ${res.statusCode}: ${text.slice(0, 200)}`, res.statusCode);

@@ -21,7 +21,7 @@ describe('tinkerBackend options', () => {
   it('fills LoRA, timeout and retry defaults', () => {
     const o = resolveTinkerOptions({ ...base, apiKey: 'tml-x', lora: { rank: 16 } }, {});
     expect(o.lora).toEqual({ rank: 16, trainMlp: true, trainAttn: true, trainUnembed: true });
-    expect(o.timeouts).toEqual({ connectMs: 5_000, requestMs: 60_000, pollMs: 45_000, heartbeatMs: 10_000, silenceMs: 3_600_000 });
+    expect(o.timeouts).toEqual({ connectMs: 5_000, requestMs: 60_000, pollMs: 45_000, heartbeatMs: 10_000, silenceMs: 600_000, futureMs: 1_200_000 });
     expect(o.retry.budgetMs).toBe(300_000);
     expect([o.maxChunkDatums, o.wireFormat, o.allowTemperedSampling]).toEqual([1024, 'json', false]);
   });
