@@ -32,7 +32,7 @@ export async function forwardBackwardCustom(steps: CustomLossSteps, datums: read
   const coefs = aggregationCoefficients(datums, loss);
   let total = 0;
   const weighted = datums.map((d, i): Datum => {
-    const seq = lossSequence(loss, { targetLogprobs: lp_D_T[i]!, samplingLogprobs: d.logprobs, advantages: d.advantages, weights: d.weights ?? d.mask, mask: d.mask });
+    const seq = lossSequence(loss, { targetLogprobs: lp_D_T[i]!, samplingLogprobs: d.logprobs, advantages: d.advantages, weights: d.weights ?? d.mask, mask: d.mask, ...(d.referenceLogprobs ? { referenceLogprobs: d.referenceLogprobs } : {}) });
     const c = coefs[i]!;
     def.perToken(loss, seq).forEach((l, t) => {
       if (c[t] !== 0) total += c[t]! * l;

@@ -29,3 +29,7 @@ export { defineLoss, CUSTOM_LOSS_FD_STEP } from './kinds/custom.js';
 export { groupOutcome, type GroupOutcome, type GroupOutcomeOptions } from './group-outcome.js';
 export { assembleTrainingData, type TrainingGroup, type AssembleOptions, type TrainingData } from './training-data.js';
 export { microBatchLossWeight, maskedTokens, activeDatums } from './micro-batch-weight.js';
+export { klEstimate, klEstimateGrad, klPenaltyInAdvantages, type KlEstimator, type KlPenaltyResult } from './kl-penalty.js';
+export { withKlLoss } from './kl-loss.js';
+export { correctRollouts, type RolloutCorrectionConfig, type RolloutCorrectionResult } from './rollout-correction.js';
+export { overlongPenalty, type OverlongConfig } from './overlong.js';

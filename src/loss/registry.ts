@@ -67,5 +67,6 @@ export function lossSequence(config: LossConfig, inputs: PerTokenLossInputs): Lo
     advantages: pick('advantages', 0),
     weights: pick('weights', 1),
     mask: pick('mask', 1),
+    ...(inputs.referenceLogprobs ? { referenceLogprobs: inputs.referenceLogprobs } : {}),
   };
 }

@@ -108,6 +108,8 @@ export interface PerTokenLossInputs {
   readonly weights?: readonly number[];
   /** `Datum.mask`. Required by sequence-level losses (`gspo`); ones when absent otherwise. */
   readonly mask?: readonly number[];
+  /** `Datum.referenceLogprobs` (passed through to losses that read them). */
+  readonly referenceLogprobs?: readonly number[];
 }
 
 /** Result of `referenceLoss`: the scalar loss and the metrics a backend reports next to it. */

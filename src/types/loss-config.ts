@@ -47,6 +47,8 @@ export interface LossSequence {
   readonly weights: readonly number[];
   /** `Datum.mask`. */
   readonly mask: readonly number[];
+  /** `Datum.referenceLogprobs`, when the datum carries them. */
+  readonly referenceLogprobs?: readonly number[];
 }
 
 /**
