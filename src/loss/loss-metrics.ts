@@ -22,7 +22,7 @@ export function lossMetrics(
   let nll = 0;
   datums_D.forEach((d, i) => {
     const lp_T = logprobs_D_T[i] as readonly number[];
-    const seq = lossSequence(config, { targetLogprobs: lp_T, samplingLogprobs: d.logprobs, advantages: d.advantages, weights: d.weights ?? d.mask, mask: d.mask });
+    const seq = lossSequence(config, { targetLogprobs: lp_T, samplingLogprobs: d.logprobs, advantages: d.advantages, weights: d.weights ?? d.mask, mask: d.mask, ...(d.referenceLogprobs ? { referenceLogprobs: d.referenceLogprobs } : {}) });
     const clipped_T = def.clipped(config, seq);
     d.mask.forEach((m, t) => {
       if (m === 0) return;

@@ -48,6 +48,7 @@ export function referenceLoss(
         advantages: d.advantages,
         weights: d.weights ?? d.mask,
         mask: d.mask,
+        ...(d.referenceLogprobs ? { referenceLogprobs: d.referenceLogprobs } : {}),
       }),
     );
     mask_D_T.push(d.mask);
