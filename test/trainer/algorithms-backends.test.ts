@@ -33,7 +33,6 @@ async function train(backend: TrainingBackend, extra: Partial<TrainerOptions>): 
   });
   const steps: Record<string, number>[] = [];
   trainer.on('step', (e) => steps.push(e.metrics));
-  if (process.env['DEBUG_ALG']) { trainer.on('warning', (w) => console.log('WARN', w.code, w.message)); trainer.on('trajectory', (t) => console.log('T', t.trajectory.stopReason, t.trajectory.turns.map((x) => x.completionTokens.length), t.trajectory.error?.message)); }
   await trainer.train();
   await backend.close();
   return steps;
