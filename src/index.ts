@@ -36,6 +36,9 @@ export type {
   StopReason,
   Datum,
   LossConfig,
+  CustomLoss,
+  LossSequence,
+  NativeLossKind,
   Reward,
   GroupReward,
   RewardResult,
@@ -44,6 +47,7 @@ export type {
 
 // data
 export { loadDataset, loadMathDataset, readJsonl, readParquet, dapoRowToExample, type LoadDatasetOptions } from './data/index.js';
+export { gsm8kFinalAnswer, DATASET_PRESETS, type DatasetPreset } from './data/index.js';
 
 // env
 export type { Environment, ToolContext, StepOutcome } from './env/index.js';
@@ -68,6 +72,8 @@ export { withValidEnding, type WithValidEndingOptions } from './reward/index.js'
 
 // loss
 export { groupAdvantages, groupOutcome, assembleTrainingData, buildDatums, packMicroBatches, type AdvantageOptions, type GroupOutcome } from './loss/index.js';
+export { defineLoss, LOSSES, lossDefinition, type LossDefinition, type NativeLoss } from './loss/index.js';
+export { klEstimate, correctRollouts, overlongPenalty, type KlEstimator, type RolloutCorrectionConfig, type OverlongConfig } from './loss/index.js';
 
 // backend
 export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';
@@ -90,12 +96,14 @@ export type {
   WarningEvent,
   WarningCode,
 } from './trainer/index.js';
-export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions } from './trainer/index.js';
+export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions, TrainerKlOptions, LrSchedule } from './trainer/index.js';
+export { scheduledLearningRate } from './trainer/index.js';
 export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
 
 // eval
 export { evaluate, evalTable, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable } from './eval/index.js';
+export { passAtK } from './eval/index.js';
 
 // report
 export { plotRuns, type PlotResult, startDashboard, type Dashboard, type DashboardOptions } from './report/index.js';

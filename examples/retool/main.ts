@@ -9,6 +9,7 @@
  *   npm run retool -- --steps 5 --problems 16     (a quick look)
  *   npm run retool -- --session                   (one interpreter session per trajectory: state persists between tool calls)
  *   npm run retool -- --rollout sync               (round-synchronous rollouts; streaming groups are the default)
+ *   npm run retool -- --algorithms                 (kl + rolloutCorrection + dynamicSampling + overlong + cosine schedule; docs/algorithms.md)
  *   npm run retool -- --backend http://127.0.0.1:8000   (train through a Tinker-API server, e.g.
  *                      `npm run serve -- --checkpoint examples/retool/checkpoints/sft` in another terminal)
  */
@@ -38,6 +39,8 @@ const { values } = parseArgs({
     /** Tinker-API server URL (agentrl serve, SkyRL, Tinker); default: the embedded engine in-process. */
     backend: { type: 'string' },
     'base-model': { type: 'string' },
+    /** The stabilisers of real runs: KL to the SFT weights, token TIS, DAPO dynamic sampling and overlong shaping, cosine LR. */
+    algorithms: { type: 'boolean', default: false },
   },
 });
 const n = Number(values.n);
@@ -69,6 +72,17 @@ await runRl(backend, {
   seed: Number(values.seed),
   rollout: values.rollout === 'sync' ? 'sync' : 'streaming',
   maxStaleness: Number(values['max-staleness']),
+  ...(values.algorithms
+    ? {
+        algorithms: {
+          kl: { coef: 0.02, reference: 'base', estimator: 'k3', placement: 'advantage' },
+          rolloutCorrection: { level: 'token', mode: 'truncate', cap: 2 },
+          dynamicSampling: { maxAttempts: 3 },
+          overlong: { bufferTokens: 48, penalty: 0.5 },
+          schedule: { kind: 'cosine', warmupSteps: 2 },
+        },
+      }
+    : {}),
   // A held-out curve during training: 16 dev problems × 2 samples every `--eval-every` steps (0: off).
   ...(Number(values['eval-every']) > 0 ? { eval: { dataset: await loadMathDataset(PATHS.dev, { limit: 16 }), every: Number(values['eval-every']), samples: 2 } } : {}),
 }, { session: values.session! });

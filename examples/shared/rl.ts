@@ -57,6 +57,8 @@ export interface RlOptions {
   readonly maxStaleness?: number;
   /** Progress bar on a terminal. @default false */
   readonly progress?: boolean;
+  /** Further Trainer options (KL, rollout correction, dynamic sampling, overlong, schedule…), spread over the recipe's. */
+  readonly algorithms?: Partial<Pick<TrainerOptions, 'kl' | 'rolloutCorrection' | 'dynamicSampling' | 'overlong' | 'updatesPerBatch' | 'distill' | 'loss'>> & { readonly schedule?: NonNullable<TrainerOptions['optimizer']>['schedule'] };
   /** Called after each step with its number and metrics (`reward/mean`, `rollout/tool_calls`, …). */
   readonly onStep?: (step: number, metrics: Readonly<Record<string, number>>) => void;
 }
@@ -70,6 +72,12 @@ export interface RlTask {
   readonly sampling: NonNullable<TrainerOptions['sampling']>;
   /** The backend's context length, tokens (sizes the micro-batches). */
   readonly contextTokens: number;
+}
+
+/** `opts.algorithms` as Trainer options (the schedule goes into the recipe's optimizer). */
+function algorithmOptions(opts: RlOptions, _task: RlTask): Partial<TrainerOptions> {
+  const { schedule, ...rest } = opts.algorithms ?? {};
+  return { ...rest, ...(schedule ? { optimizer: { learningRate: opts.learningRate, beta1: 0.9, beta2: 0.99, gradClipNorm: 1, schedule } } : {}) };
 }
 
 /** Trains `backend` (already holding the starting weights) on `task`; Ctrl-C stops after the current step. */
@@ -95,6 +103,7 @@ export async function trainWithRecipe(backend: TrainingBackend, task: RlTask, op
     rollout: { streaming: (opts.rollout ?? 'streaming') === 'streaming' },
     async: { maxStaleness: opts.maxStaleness ?? 0 },
     progress: opts.progress ?? false,
+    ...algorithmOptions(opts, task),
   });
   trainer.on('warning', (w) => console.warn(`warning [${w.code}] ${w.message}`));
   if (opts.onStep) trainer.on('step', (m) => opts.onStep!(m.step, m.metrics));

@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { asyncBufferFromFile, parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
 import { DatasetError } from '../errors/data-errors.js';
 import type { Example } from '../types/example.js';
 import { dapoRowToExample } from './dapo.js';
+import { DATASET_PRESETS, presetRowToExample, type DatasetPreset } from './presets.js';
+import { ConfigError } from '../errors/index.js';
 import { exampleIssues } from './validate.js';
 
 /**
@@ -30,11 +33,14 @@ export async function readJsonl(path: string): Promise<unknown[]> {
   return rows;
 }
 
-/** Reads every row of a Parquet file as plain objects (hyparquet; nested lists/structs supported). */
+/**
+ * Reads every row of a Parquet file as plain objects (hyparquet; nested lists/structs supported). Pages compressed
+ * with Snappy, gzip, zstd, Brotli or LZ4 are decompressed (hyparquet-compressors).
+ */
 export async function readParquet(path: string): Promise<Record<string, unknown>[]> {
   try {
     const file = await asyncBufferFromFile(path);
-    return (await parquetReadObjects({ file })) as Record<string, unknown>[];
+    return (await parquetReadObjects({ file, compressors })) as Record<string, unknown>[];
   } catch (cause) {
     throw new DatasetError(`cannot read Parquet file ${path}`, { cause });
   }
@@ -72,6 +78,12 @@ export interface LoadDatasetOptions<E extends Example = Example> {
   readonly map?: (row: Record<string, unknown>, rowNumber: number) => E;
   /** Keep only the first `limit` examples. */
   readonly limit?: number;
+  /**
+   * A published layout, read by its column names (see `presetRowToExample`): `'gsm8k'` (answer after `####`),
+   * `'math500'`, `'aime'` (2024 / 2025, `problem` column, or DAPO-format), `'dapo'` (DAPO-Math-17k),
+   * `'openr1-dapo'` (open-r1's processed DAPO-Math-17k). Exclusive with `map`. @default none
+   */
+  readonly preset?: DatasetPreset;
 }
 
 /**
@@ -82,14 +94,26 @@ export interface LoadDatasetOptions<E extends Example = Example> {
  * ```ts
  * const train = await loadDataset('data/train.jsonl');
  * const qa = await loadDataset('data/qa.parquet', { map: (r, n) => ({ id: `qa-${n}`, question: String(r.q), answer: String(r.a) }) });
+ * const gsm8k = await loadDataset('gsm8k/test-00000-of-00001.parquet', { preset: 'gsm8k' });
  * ```
  * @throws DatasetError when the file cannot be read, a line is not JSON, or rows miss `id` / `question` / `answer`
- *   (as strings) or share an id — listing every bad row by its 1-based number.
+ *   (as strings) or share an id — listing every bad row by its 1-based number; a row without its preset's columns.
+ * @throws ConfigError for an unknown preset, or both `preset` and `map`.
  */
 export async function loadDataset<E extends Example = Example>(path: string, opts: LoadDatasetOptions<E> = {}): Promise<E[]> {
+  const preset = opts.preset;
+  if (preset !== undefined && !DATASET_PRESETS.includes(preset)) {
+    throw new ConfigError('loadDataset options', [{ path: 'preset', message: `expected ${DATASET_PRESETS.map((p) => `'${p}'`).join(' | ')}, got ${JSON.stringify(preset)}` }]);
+  }
+  if (preset !== undefined && opts.map) throw new ConfigError('loadDataset options', [{ path: 'preset', message: 'give either preset or map, not both' }]);
   const rows = (path.endsWith('.parquet') ? await readParquet(path) : await readJsonl(path)) as Record<string, unknown>[];
   const mapped = rows.map((row, i) => {
     if (opts.map) return opts.map(row, i + 1);
+    if (preset !== undefined) {
+      const ex = typeof row === 'object' && row !== null ? presetRowToExample(preset, row, i + 1) : null;
+      if (ex === null) throw new DatasetError(`${path}: row ${i + 1} does not have the '${preset}' layout's question and answer columns (found: ${typeof row === 'object' && row !== null ? Object.keys(row).join(', ') : typeof row})`);
+      return ex;
+    }
     if (typeof row !== 'object' || row === null) return row;
     const { id, question, answer, ...meta } = row;
     return { id, question, answer, ...(Object.keys(meta).length ? { meta } : {}) };

@@ -1,3 +1,4 @@
+import { passAtKMetrics } from './pass-at-k.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { SamplingClient } from '../backend/types.js';
@@ -64,7 +65,8 @@ export interface EvalResult {
    * `eval/average_at_n` (mean correctness over all N·P candidates), `eval/pass_at_n` (share of problems with
    * ≥ 1 correct candidate), `eval/format_rate`, `eval/valid_tool_call_rate`, `eval/tool_calls`, `eval/turns`,
    * `eval/self_correction_rate` (trajectories with a failed execution followed by another tool call that end
-   * correct / trajectories with a failed execution followed by another tool call), `eval/n`, `eval/problems`.
+   * correct / trajectories with a failed execution followed by another tool call), `eval/n`, `eval/problems`, and the
+   * unbiased pass@k for every k ≤ n, `eval/pass_at_1` … `eval/pass_at_{n}` (HumanEval estimator, `passAtK`).
    */
   readonly metrics: Record<string, number>;
   readonly records: EvalRecord[];
@@ -127,6 +129,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvalResult> {
     'eval/error_rate': allR.length ? allR.filter((r) => r.failure === 'rollout_error' || r.failure === 'reward_error' || r.failure === 'reward_timeout').length / allR.length : 0,
     'eval/n': n,
     'eval/problems': records.length,
+    ...passAtKMetrics(records.map((r) => r.correct), n),
   };
   if (opts.outPath) {
     await mkdir(dirname(opts.outPath), { recursive: true });

@@ -22,6 +22,14 @@ export { perTokenLoss, perTokenLossGrad, isClipped, ratioBounds, CISPO_DEFAULT_C
 export { aggregateLoss, DEFAULT_AGGREGATION } from './aggregate.js';
 export { referenceLoss } from './reference-loss.js';
 export { lossConfigSchema, aggregationSchema, parseLossConfig, describeLoss } from './loss-config-schema.js';
+export { LOSSES, lossDefinition, lossSequence } from './registry.js';
+export type { LossDefinition, NativeLoss } from './loss-definition.js';
+export { lossMetrics, backendLossMetrics } from './loss-metrics.js';
+export { defineLoss, CUSTOM_LOSS_FD_STEP } from './kinds/custom.js';
 export { groupOutcome, type GroupOutcome, type GroupOutcomeOptions } from './group-outcome.js';
 export { assembleTrainingData, type TrainingGroup, type AssembleOptions, type TrainingData } from './training-data.js';
 export { microBatchLossWeight, maskedTokens, activeDatums } from './micro-batch-weight.js';
+export { klEstimate, klEstimateGrad, klPenaltyInAdvantages, type KlEstimator, type KlPenaltyResult } from './kl-penalty.js';
+export { withKlLoss } from './kl-loss.js';
+export { correctRollouts, type RolloutCorrectionConfig, type RolloutCorrectionResult } from './rollout-correction.js';
+export { overlongPenalty, type OverlongConfig } from './overlong.js';

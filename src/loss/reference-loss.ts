@@ -3,7 +3,8 @@ import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { aggregateLoss, DEFAULT_AGGREGATION } from './aggregate.js';
 import { parseLossConfig } from './loss-config-schema.js';
-import { isClipped, perTokenLoss } from './per-token-loss.js';
+import { lossMetrics } from './loss-metrics.js';
+import { perTokenLoss } from './per-token-loss.js';
 import type { ReferenceLossResult } from './types.js';
 
 /**
@@ -15,7 +16,7 @@ import type { ReferenceLossResult } from './types.js';
  * @param datums_D - the batch (right-shifted datums).
  * @param targetLogprobs_D_T - learner logprobs of each datum's `targetTokens` (natural log), same shape.
  * @param config - the loss.
- * @returns `{ loss, clipFrac, klSampleTrain, tokens }` — see {@link ReferenceLossResult} for exact definitions.
+ * @returns `{ loss, clipFrac, klSampleTrain, tokens, entropySampled }` — see {@link ReferenceLossResult} for exact definitions.
  * @throws DatumShapeError (`targetLogprobs`) when a row is missing or has the wrong length;
  *   ConfigError when `config` is invalid.
  * @see tinker-cookbook `docs/losses.mdx`, `rl/metrics.py` (`kl_sample_train_v1`); PPO (Schulman et al. 2017);
@@ -32,9 +33,6 @@ export function referenceLoss(
   }
   const perToken_D_T: number[][] = [];
   const mask_D_T: (readonly number[])[] = [];
-  let tokens = 0;
-  let clipped = 0;
-  let klSum = 0;
   datums_D.forEach((d, i) => {
     const lp_T = targetLogprobs_D_T[i] as readonly number[];
     if (lp_T.length !== d.targetTokens.length) {
@@ -49,24 +47,12 @@ export function referenceLoss(
         samplingLogprobs: d.logprobs,
         advantages: d.advantages,
         weights: d.weights ?? d.mask,
+        mask: d.mask,
+        ...(d.referenceLogprobs ? { referenceLogprobs: d.referenceLogprobs } : {}),
       }),
     );
     mask_D_T.push(d.mask);
-    d.mask.forEach((m, t) => {
-      if (m === 0) return;
-      tokens += 1;
-      const lp = lp_T[t] as number;
-      const sampling = d.logprobs[t] as number;
-      klSum += sampling - lp;
-      if (isClipped(cfg, Math.exp(lp - sampling), d.advantages[t] as number)) clipped += 1;
-    });
   });
   const loss = aggregateLoss(perToken_D_T, mask_D_T, cfg.aggregation ?? DEFAULT_AGGREGATION);
-  const rl = cfg.kind !== 'cross_entropy';
-  return {
-    loss,
-    clipFrac: tokens > 0 ? clipped / tokens : 0,
-    klSampleTrain: rl && tokens > 0 ? klSum / tokens : 0,
-    tokens,
-  };
+  return { loss, ...lossMetrics(cfg, datums_D, targetLogprobs_D_T) };
 }

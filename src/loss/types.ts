@@ -106,6 +106,10 @@ export interface PerTokenLossInputs {
   readonly advantages?: readonly number[];
   /** Per-token weights for `cross_entropy` (`Datum.weights ?? Datum.mask`). Required for it. */
   readonly weights?: readonly number[];
+  /** `Datum.mask`. Required by sequence-level losses (`gspo`); ones when absent otherwise. */
+  readonly mask?: readonly number[];
+  /** `Datum.referenceLogprobs` (passed through to losses that read them). */
+  readonly referenceLogprobs?: readonly number[];
 }
 
 /** Result of `referenceLoss`: the scalar loss and the metrics a backend reports next to it. */
@@ -127,4 +131,9 @@ export interface ReferenceLossResult {
   readonly klSampleTrain: number;
   /** Number of masked tokens (`mask = 1`) in the batch. */
   readonly tokens: number;
+  /**
+   * `−mean(targetLogprob)` over masked tokens (`optim/entropy_sampled`): the learner's entropy estimated from the
+   * sampled tokens only (unbiased for on-policy samples, `E_{y~π}[−log π(y)] = H(π)`), not the full-vocabulary entropy.
+   */
+  readonly entropySampled: number;
 }

@@ -40,6 +40,11 @@ export interface BatchSource {
    * @throws RolloutFailedError under fail-fast; whatever scoring threw (after every rollout in flight has ended).
    */
   nextBatch(step: number): Promise<StepBatch | undefined>;
+  /**
+   * Dynamic sampling: widen the rollout window by one more batch of groups for the current step, so that a further
+   * `nextBatch` finds groups to take. Sources without a window (round-synchronous) need not implement it.
+   */
+  refill?(): void;
   /** The learner applied step `step`'s update: later rollouts sample from the new weights (version `step`). */
   weightsUpdated(step: number): Promise<void>;
   /** Examples consumed in order from the start of the data (the data position a checkpoint saves). */

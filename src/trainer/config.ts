@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.js';
 import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/config-issues.js';
-import type { TrainingBackend } from '../backend/types.js';
+import type { SamplingClient, TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
 import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
@@ -54,6 +54,7 @@ export const trainerOptionsSchema = z
         eps: z.number().positive().default(1e-8),
         weightDecay: z.number().min(0).default(0),
         gradClipNorm: z.number().min(0).default(1),
+        schedule: z.strictObject({ kind: z.enum(['constant', 'linear', 'cosine']), warmupSteps: z.number().int('expected an integer').min(0, 'expected an integer ≥ 0').optional() }).optional(),
       })
       .default({ learningRate: 4e-5, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 }),
     advantage: z.strictObject({ normalize: z.enum(['none', 'std', 'rloo']).default('none') }).default({ normalize: 'none' }),
@@ -97,6 +98,31 @@ export const trainerOptionsSchema = z
     trajectoryLog: z.strictObject({ perStep: z.number().int().min(0).default(4) }).default({ perStep: 4 }),
     progress: z.union([z.boolean(), z.literal('auto')]).default('auto'),
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
+    kl: z
+      .strictObject({
+        coef: z.number().min(0, 'expected a coefficient ≥ 0'),
+        reference: z.union([z.literal('base'), z.custom<SamplingClient>(hasMethods('reference', ['computeLogprobs']), { message: "expected 'base' or a SamplingClient" })]).default('base'),
+        estimator: z.enum(['k1', 'k2', 'k3']).default('k1'),
+        placement: z.enum(['advantage', 'loss']).default('advantage'),
+      })
+      .optional(),
+    rolloutCorrection: z
+      .strictObject({ level: z.enum(['token', 'sequence']), mode: z.enum(['truncate', 'mask']), cap: z.number().gt(1, 'expected a cap > 1') })
+      .optional(),
+    dynamicSampling: z.strictObject({ maxAttempts: posInt }).optional(),
+    overlong: z
+      .union([
+        z.strictObject({ filter: z.literal(true) }),
+        z.strictObject({ bufferTokens: posInt, penalty: z.number().min(0, 'expected a penalty ≥ 0'), filter: z.literal(false).optional() }),
+      ], { error: 'expected { bufferTokens, penalty } or { filter: true }' })
+      .optional(),
+    updatesPerBatch: z.strictObject({ minibatches: posInt.default(1), epochs: posInt.default(1) }).default({ minibatches: 1, epochs: 1 }),
+    distill: z
+      .strictObject({
+        teacher: z.custom<SamplingClient>(hasMethods('teacher', ['computeLogprobs']), { message: 'expected a SamplingClient (computeLogprobs)' }),
+        coef: z.number().positive('expected a coefficient > 0'),
+      })
+      .optional(),
   })
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
@@ -107,6 +133,15 @@ export const trainerOptionsSchema = z
     }
     if (o.async.maxStaleness > 0 && !o.rollout.streaming) {
       ctx.addIssue({ code: 'custom', path: ['async', 'maxStaleness'], message: `maxStaleness ${o.async.maxStaleness} overlaps rollouts with learning, which needs rollout.streaming: true` });
+    }
+    const tempered = o.sampling.temperature !== 1 && o.sampling.temperature !== 0;
+    for (const key of ['kl', 'distill'] as const) {
+      if (o[key] !== undefined && tempered) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `reference/teacher logprobs come from computeLogprobs at temperature 1, but rollouts sample at temperature ${o.sampling.temperature}: the per-token KL would compare different distributions` });
+      }
+    }
+    if (o.overlong !== undefined && 'bufferTokens' in o.overlong && o.budgets.maxTrajectoryTokens !== undefined && o.overlong.bufferTokens >= o.budgets.maxTrajectoryTokens) {
+      ctx.addIssue({ code: 'custom', path: ['overlong', 'bufferTokens'], message: `${o.overlong.bufferTokens} is not below budgets.maxTrajectoryTokens ${o.budgets.maxTrajectoryTokens}` });
     }
     if (o.groupSize === 1) {
       ctx.addIssue({

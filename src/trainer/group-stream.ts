@@ -54,6 +54,8 @@ export class GroupStream implements BatchSource {
   #stepsDone: number;
   #launched: number;
   #staleDropped = 0;
+  /** Groups added to the launch window by `refill()` (dynamic sampling). */
+  #refilled = 0;
   /** Launch seqs consumed (trained on or dropped as stale) beyond the contiguous prefix `#prefix`. */
   readonly #consumed = new Set<number>();
   #prefix: number;
@@ -121,6 +123,11 @@ export class GroupStream implements BatchSource {
     return { groups: taken, metrics };
   }
 
+  refill(): void {
+    this.#refilled += this.#o.questionsPerBatch;
+    this.#pump();
+  }
+
   async weightsUpdated(step: number): Promise<void> {
     this.#sampler = await this.#o.newSampler();
     this.#version = step;
@@ -158,7 +165,7 @@ export class GroupStream implements BatchSource {
     while (
       !this.#stop.signal.aborted &&
       this.#sampler !== undefined &&
-      this.#launched - this.#staleDropped < Math.min(this.#stepsDone + 1 + o.maxStaleness, o.maxSteps ?? Infinity) * o.questionsPerBatch &&
+      this.#launched - this.#staleDropped - this.#refilled < Math.min(this.#stepsDone + 1 + o.maxStaleness, o.maxSteps ?? Infinity) * o.questionsPerBatch &&
       (this.#inFlight + G <= max || this.#inFlight === 0)
     ) {
       const run = this.#runGroup(this.#launched++, this.#sampler, this.#version).finally(() => this.#running.delete(run));

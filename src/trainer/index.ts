@@ -1,6 +1,7 @@
 export { Trainer, type TrainSummary } from './trainer.js';
 export { trainerOptionsSchema, resolveTrainerOptions, type TrainerOptions, type ResolvedTrainerOptions } from './config.js';
-export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions } from './options.js';
+export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions, TrainerKlOptions } from './options.js';
+export { scheduledLearningRate, type LrSchedule } from './lr-schedule.js';
 export type * from './events.js';
 export { rolloutMetrics, trajectoryTokens } from './rollout-metrics.js';
 export { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';

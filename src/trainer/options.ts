@@ -1,4 +1,6 @@
-import type { TrainingBackend } from '../backend/types.js';
+import type { SamplingClient, TrainingBackend } from '../backend/types.js';
+import type { KlEstimator, OverlongConfig, RolloutCorrectionConfig } from '../loss/index.js';
+import type { LrSchedule } from './lr-schedule.js';
 import type { Environment } from '../env/types.js';
 import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
@@ -32,6 +34,24 @@ export interface TrainerOptimizer {
   readonly weightDecay?: number;
   /** Clip the global gradient norm to this value; 0 = no clipping. @default 1 */
   readonly gradClipNorm?: number;
+  /** Learning-rate schedule over `maxSteps` (warm-up, then constant / linear / cosine decay; `optim/lr`). @default constant */
+  readonly schedule?: LrSchedule;
+}
+
+/**
+ * KL penalty to a reference policy. `reference`: a sampling client whose `computeLogprobs` scores the datums (the base
+ * model on Tinker, a frozen checkpoint on the embedded engine), or `'base'` (the backend's weights when `train()`
+ * starts). Metrics `kl/reference_mean`, `kl/reference_max`.
+ */
+export interface TrainerKlOptions {
+  /** β ≥ 0. */
+  readonly coef: number;
+  /** @default 'base' */
+  readonly reference?: SamplingClient | 'base';
+  /** `k1` (log ratio), `k2` (½ squared log ratio), `k3` (`exp(−x) − 1 + x`). @default 'k1' */
+  readonly estimator?: KlEstimator;
+  /** `'advantage'`: `A_t −= β·k_t` (tinker-cookbook); `'loss'`: `+β·k(lp_θ)` in the loss (GRPO; runs as a custom loss). @default 'advantage' */
+  readonly placement?: 'advantage' | 'loss';
 }
 
 /** How rollouts are run and what happens when one fails. */
@@ -142,6 +162,28 @@ export interface TrainerOptions {
   readonly trajectoryLog?: { readonly perStep?: number };
   /** One progress line per step and the warnings on stderr: `true`, `false`, or `'auto'` (only on a terminal). @default 'auto' */
   readonly progress?: boolean | 'auto';
+  /** KL penalty to a reference model. @default none */
+  readonly kl?: TrainerKlOptions;
+  /** Truncated / masked importance sampling between the sampler's logprobs and the learner's (`rollout_corr/*`). @default none */
+  readonly rolloutCorrection?: RolloutCorrectionConfig;
+  /**
+   * DAPO dynamic sampling: while fewer than `questionsPerBatch` groups of the step are informative (not degenerate,
+   * not dropped), roll out further batches, at most `maxAttempts` batches in all (`rollout/attempts`,
+   * `rollout/refilled_groups`). @default none
+   */
+  readonly dynamicSampling?: { readonly maxAttempts: number };
+  /**
+   * DAPO overlong handling against `budgets.maxTrajectoryTokens`: `{ bufferTokens, penalty }` adds the soft
+   * punishment to the reward; `{ filter: true }` masks truncated samples out of the loss. @default none
+   */
+  readonly overlong?: OverlongConfig;
+  /** Optimizer steps per batch: `epochs` passes over `minibatches` slices of it. @default `{ minibatches: 1, epochs: 1 }` */
+  readonly updatesPerBatch?: { readonly minibatches?: number; readonly epochs?: number };
+  /**
+   * On-policy distillation: the teacher's logprobs of the student's own samples give the per-token reverse-KL reward
+   * `−coef·(lp_student − lp_teacher)`, added to the advantages; degenerate groups are kept. @default none
+   */
+  readonly distill?: { readonly teacher: SamplingClient; readonly coef: number };
   /** Extra variables for the chat template (e.g. `{ enable_thinking: false }` for Qwen3). @default none */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
 }

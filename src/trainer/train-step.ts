@@ -28,6 +28,7 @@ export async function trainOnDatums(
   let loss = 0;
   let clip = 0;
   let kl = 0;
+  let entropy = 0;
   for (const mb of batches) {
     const weight = microBatchLossWeight(opts.loss.aggregation, mb.datums, all);
     const r = await backend.forwardBackward(mb.datums, opts.loss, { weight, ...(opts.sampling ? { sampling: opts.sampling } : {}) });
@@ -35,12 +36,14 @@ export async function trainOnDatums(
     loss += (r.metrics['loss'] ?? 0) * weight;
     clip += (r.metrics['clip_frac'] ?? 0) * share;
     kl += (r.metrics['kl_sample_train'] ?? 0) * share;
+    entropy += (r.metrics['entropy_sampled'] ?? 0) * share;
   }
   const step = await backend.optimStep(opts.optimizer);
   return {
     'optim/loss': loss,
     'optim/clip_frac': clip,
     'optim/kl_sample_train': kl,
+    'optim/entropy_sampled': entropy,
     'optim/micro_batches': batches.length,
     'optim/datums': datums.length,
     'optim/tokens': all.tokens,

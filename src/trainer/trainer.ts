@@ -10,7 +10,9 @@ import { samplingConsistencyIssues } from './sampling-consistency.js';
 import type { TrainerEvents, TrajectoryEvent, WarningEvent } from './events.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
-import { trainOnDatums } from './train-step.js';
+import { applyStepAlgorithms, trainBatch, type StepAlgorithms } from './algorithms.js';
+import { overlongPenalty } from '../loss/index.js';
+import type { Trajectory } from '../types/trajectory.js';
 import { startRunLog } from './trajectory-log.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { findResumePoint, truncateRunLogs } from './resume.js';
@@ -18,7 +20,6 @@ import type { BatchSource, ReadyGroup, StepBatch } from './batch-source.js';
 import { batchSourceFor } from './batch-source-for.js';
 import { evaluate } from '../eval/evaluate.js';
 import { StepWarnings } from './step-warnings.js';
-import type { Trajectory } from '../types/trajectory.js';
 import type { RewardResult } from '../types/reward.js';
 
 /** The reward of an aborted step's trajectory that was not scored before the abort. */
@@ -86,6 +87,8 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   #abort = new AbortController();
   #running = false;
   #warnings: StepWarnings | undefined;
+  #algorithms: StepAlgorithms = { overlongFilter: false };
+  #maxTrajectoryTokens = 0;
 
   constructor(opts: TrainerOptions) {
     super();
@@ -161,8 +164,10 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         detach.push(() => this.off('warning', onWarning));
       }
       const renderer = await o.backend.renderer();
+      this.#algorithms = await this.#resolveAlgorithms();
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
+      this.#maxTrajectoryTokens = budgets.maxTrajectoryTokens;
       this.#warnings = new StepWarnings({ envName: o.env.name, toolNames: o.env.tools.map((t) => t.function.name), budgets });
       const onAborted = (s: number, trajectory: Trajectory, reward: RewardResult | undefined) =>
         this.emit('trajectory', { step: s, trajectory, reward: reward ?? ABORTED, aborted: true });
@@ -243,13 +248,9 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   /** One step: take a batch of scored groups → group outcomes → datums → update. `undefined` when aborted (no update). */
   async #step(step: number, source: BatchSource): Promise<Record<string, number> | undefined> {
     this.emit('rollout:start', { step, groups: this.options.questionsPerBatch, groupSize: this.options.groupSize });
-    const batch = await source.nextBatch(step);
-    if (batch === undefined) return undefined;
-    if (this.#abort.signal.aborted) {
-      for (const g of batch.groups) g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]!, aborted: true }));
-      return undefined;
-    }
-    const scored = batch.groups.map((g) => this.#scoreGroup(step, g));
+    const drawn = await this.#drawBatch(step, source);
+    if (drawn === undefined) return undefined;
+    const { batch, scored } = drawn;
     this.#warnFailures(step, scored);
     const warned = scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, droppedGroup: g.outcome.droppedGroup }));
     for (const w of this.#warnings?.check(step, warned) ?? []) this.emit('warning', w);
@@ -260,9 +261,59 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     return { ...rollMetrics, ...optim, 'time/rollout_s': batch.metrics['time/learner_idle_s'] ?? 0, 'time/train_s': (performance.now() - tTrain) / 1000 };
   }
 
-  /** A group's outcome ({@link groupOutcome}); emits its `trajectory` and `group` events. */
-  #scoreGroup(step: number, g: ReadyGroup): ScoredGroup {
+  /** `kl.reference: 'base'` becomes a sampler of the weights as `train()` starts (frozen: later updates make new weights). */
+  async #resolveAlgorithms(): Promise<StepAlgorithms> {
     const o = this.options;
+    const kl = o.kl ? { ...o.kl, reference: o.kl.reference === 'base' ? await o.backend.saveWeightsForSampler() : o.kl.reference } : undefined;
+    return {
+      ...(kl ? { kl } : {}),
+      ...(o.distill ? { distill: o.distill } : {}),
+      ...(o.rolloutCorrection ? { rolloutCorrection: o.rolloutCorrection } : {}),
+      overlongFilter: o.overlong !== undefined && 'filter' in o.overlong && o.overlong.filter === true,
+    };
+  }
+
+  /**
+   * The step's scored groups. With `dynamicSampling` (DAPO), further batches are drawn while fewer than
+   * `questionsPerBatch` groups are informative, up to `maxAttempts` batches; the step keeps the first
+   * `questionsPerBatch` informative groups (all groups of the last attempt when it runs out). `undefined` when aborted.
+   */
+  async #drawBatch(step: number, source: BatchSource): Promise<{ batch: StepBatch; scored: ScoredGroup[] } | undefined> {
+    const o = this.options;
+    const maxAttempts = o.dynamicSampling?.maxAttempts ?? 1;
+    const informative: ScoredGroup[] = [];
+    const uninformative: ScoredGroup[] = [];
+    let first: StepBatch | undefined;
+    let attempts = 0;
+    while (attempts < maxAttempts && informative.length < o.questionsPerBatch) {
+      if (attempts > 0) source.refill?.();
+      const batch = await source.nextBatch(step);
+      if (batch === undefined) return undefined;
+      if (this.#abort.signal.aborted) {
+        for (const g of batch.groups) g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]!, aborted: true }));
+        return undefined;
+      }
+      first ??= batch;
+      attempts++;
+      for (const g of batch.groups.map((x) => this.#scoreGroup(step, x))) {
+        (g.outcome.degenerate || g.outcome.droppedGroup ? uninformative : informative).push(g);
+      }
+      if (o.dynamicSampling === undefined) break;
+    }
+    const firstSize = first!.groups.length;
+    const scored = o.dynamicSampling === undefined ? [...informative, ...uninformative].sort((a, b) => a.seq - b.seq) : informative.slice(0, o.questionsPerBatch);
+    if (o.dynamicSampling !== undefined && scored.length < o.questionsPerBatch) scored.push(...uninformative.slice(0, o.questionsPerBatch - scored.length));
+    const metrics = o.dynamicSampling === undefined ? first!.metrics : { ...first!.metrics, 'rollout/attempts': attempts, 'rollout/refilled_groups': scored.filter((g) => !first!.groups.some((f) => f.seq === g.seq)).length, 'rollout/informative_groups': Math.min(informative.length, o.questionsPerBatch), 'rollout/first_batch_groups': firstSize };
+    return { batch: { groups: scored, metrics }, scored };
+  }
+
+  /** A group's outcome ({@link groupOutcome}); emits its `trajectory` and `group` events. DAPO's overlong penalty is added to the rewards first. */
+  #scoreGroup(step: number, raw: ReadyGroup): ScoredGroup {
+    const o = this.options;
+    const ov = o.overlong;
+    const g: ReadyGroup = ov !== undefined && 'bufferTokens' in ov
+      ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalty(trajectoryTokens(raw.trajectories_G[i]!), this.#maxTrajectoryTokens, ov.bufferTokens, ov.penalty) })) }
+      : raw;
     g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! }));
     const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? 1 : (o.rollout.failure.minSurvivors ?? 1);
     const outcome = groupOutcome(g.rewards_G, { minSurvivors, normalize: o.advantage.normalize });
@@ -316,26 +367,47 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   /** Builds datums from the trainable samples ({@link assembleTrainingData}) and runs one optimizer step. */
   async #update(step: number, scored: readonly ScoredGroup[]): Promise<Record<string, number>> {
     const o = this.options;
-    const { datums_D, dropped } = assembleTrainingData(
+    const assembled = assembleTrainingData(
       scored.map((g) => ({ trajectories_G: g.trajectories_G, outcome: g.outcome })),
-      { skipDegenerateGroups: o.skipDegenerateGroups, prefixMismatch: o.onPrefixMismatch },
+      { skipDegenerateGroups: o.skipDegenerateGroups && o.distill === undefined, prefixMismatch: o.onPrefixMismatch },
     );
+    const { dropped } = assembled;
     if (dropped.length > 0) {
       const first = dropped[0]!;
       this.emit('warning', { step, code: 'prefix_mismatch', message: `${dropped.length} trajectory(ies) dropped: a prompt does not extend the tokens before it; first: ${first.source.id}: ${first.message}` });
     }
-    if (datums_D.length === 0) this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
-    return trainOnDatums(o.backend, datums_D, {
+    if (assembled.datums_D.length === 0) this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
+    const prepared = await applyStepAlgorithms({
+      backend: o.backend,
+      datums_D: assembled.datums_D,
+      sources_D: assembled.sources_D,
       loss: o.loss,
+      algorithms: this.#algorithms,
+      sampling: o.sampling,
+      maxDatums: o.microBatch.maxDatums,
+    });
+    const optim = await trainBatch(o.backend, prepared.datums_D, {
+      loss: prepared.loss,
       optimizer: o.optimizer,
+      step,
+      maxSteps: o.maxSteps,
       maxTokensPerBatch: o.microBatch.maxTokens,
       maxDatumsPerBatch: o.microBatch.maxDatums,
       sampling: o.sampling,
+      minibatches: o.updatesPerBatch.minibatches,
+      epochs: o.updatesPerBatch.epochs,
     });
+    return { ...prepared.metrics, ...optim };
   }
 }
 
 const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);
+
+/** Tokens of a trajectory (its last turn's prompt plus completion; the turns extend each other). */
+function trajectoryTokens(t: Pick<Trajectory, 'turns'>): number {
+  const last = t.turns[t.turns.length - 1];
+  return last === undefined ? 0 : last.promptTokens.length + last.completionTokens.length;
+}
 
 /**
  * Budgets the user did not set default within the backend's context: `maxTrajectoryTokens` and `maxTurnTokens`

@@ -16,4 +16,9 @@ export interface Datum {
   readonly mask: readonly number[];
   /** Per-token loss weight for `cross_entropy`; defaults to `mask`. */
   readonly weights?: readonly number[];
+  /**
+   * A reference model's logprob of each target (natural log), read only by losses that use it (the Trainer's
+   * `kl: { placement: 'loss' }`); backends do not send it anywhere.
+   */
+  readonly referenceLogprobs?: readonly number[];
 }

@@ -38,7 +38,7 @@ describe('lossConfigSchema / parseLossConfig', () => {
     // Hazard: a misspelt option silently ignored (every config key takes effect or is rejected).
     expect(issues({ kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, clip_high: 1.3 })).toEqual(['loss.clip_high: unknown key']);
     expect(issues({ kind: 'grpo' })).toEqual([
-      "loss.kind: expected kind 'ppo' | 'importance_sampling' | 'cispo' | 'cross_entropy', got \"grpo\"",
+      "loss.kind: expected kind 'ppo' | 'importance_sampling' | 'cispo' | 'cross_entropy' | 'gspo' | 'custom', got \"grpo\"",
     ]);
     expect(issues({ kind: 'cross_entropy', aggregation: 'mean' })[0]).toMatch(/^loss\.aggregation: expected 'token-mean'/);
   });

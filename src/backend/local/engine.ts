@@ -1,7 +1,7 @@
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { BackendInputError } from '../../errors/index.js';
-import { isClipped, parseLossConfig, ratioBounds } from '../../loss/index.js';
+import { backendLossMetrics, lossDefinition, parseLossConfig, ratioBounds } from '../../loss/index.js';
 import type { AdamParams, ForwardBackwardResult, OptimStepResult } from '../types.js';
 import { aggregationCoefficients, checkTokens, planMicroBatches, seqBucket, validateDatums } from './batching.js';
 import { tree } from './jax.js';
@@ -65,6 +65,8 @@ export class LocalEngine {
    */
   forwardBackward(datums: readonly Datum[], rawLoss: LossConfig, weight: number, temperature = 1): ForwardBackwardResult {
     const loss = parseLossConfig(rawLoss);
+    const native = lossDefinition(loss).native;
+    if (native === undefined) throw new BackendInputError('loss.kind', `'${loss.kind}' has no engine kernel; it runs through forwardBackwardCustom (localBackend does that)`);
     if (!Number.isFinite(weight)) throw new BackendInputError('weight', `must be a finite number, got ${weight}`);
     if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
     const learnerT = temperature === 0 ? 1 : temperature;
@@ -76,7 +78,7 @@ export class LocalEngine {
     let total = 0;
     for (const mb of plans) {
       const packed = pack(datums, coefs, mb.indices, mb.batch, mb.seqLen, weight);
-      const res = this.#kernels.lossAndGrad(loss.kind, this.#params, packed, lo, hi, learnerT);
+      const res = this.#kernels.lossAndGrad(native.lossFn, this.#params, packed, lo, hi, learnerT);
       this.#grads = accumulate(this.#grads, res.grads);
       total += res.loss;
       mb.indices.forEach((di, row) => {
@@ -84,28 +86,33 @@ export class LocalEngine {
         logprobs[di] = Array.from(res.logprobs.subarray(row * mb.seqLen, row * mb.seqLen + T));
       });
     }
-    let tokens = 0;
-    let clipped = 0;
-    let kl = 0;
-    datums.forEach((d, i) => {
-      d.mask.forEach((m, t) => {
-        if (m === 0) return;
-        tokens += 1;
-        const lp = logprobs[i]![t]!;
-        kl += d.logprobs[t]! - lp;
-        if (isClipped(loss, Math.exp(lp - d.logprobs[t]!), d.advantages[t]!)) clipped += 1;
+    return { logprobs, metrics: { loss: weight !== 0 ? total / weight : 0, ...backendLossMetrics(loss, datums, logprobs) } };
+  }
+
+  /**
+   * Learner logprobs of each datum's targets under the current weights, without gradients (the custom-loss path's
+   * forward). Same micro-batching and temperature rule as {@link LocalEngine.forwardBackward}.
+   * @throws BackendInputError for malformed datums or a temperature that is not a finite number ≥ 0.
+   */
+  forward(datums: readonly Datum[], temperature = 1): number[][] {
+    if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
+    validateDatums(datums, this.cfg.vocabSize, this.cfg.contextTokens);
+    const out: number[][] = new Array(datums.length);
+    for (const mb of planMicroBatches(datums.map((d) => d.modelInput.length), this.cfg.contextTokens, this.#maxBatchTokens)) {
+      const n = mb.batch * mb.seqLen;
+      const tokens = new Int32Array(n);
+      const targets = new Int32Array(n);
+      mb.indices.forEach((di, row) => {
+        const d = datums[di]!;
+        tokens.set(d.modelInput, row * mb.seqLen);
+        targets.set(d.targetTokens, row * mb.seqLen);
       });
-    });
-    const rl = loss.kind !== 'cross_entropy';
-    return {
-      logprobs,
-      metrics: {
-        loss: weight !== 0 ? total / weight : 0,
-        clip_frac: tokens > 0 ? clipped / tokens : 0,
-        kl_sample_train: rl && tokens > 0 ? kl / tokens : 0,
-        tokens,
-      },
-    };
+      const lp = this.#kernels.logprobs(this.#params, mb.batch, mb.seqLen, tokens, targets, temperature === 0 ? 1 : temperature);
+      mb.indices.forEach((di, row) => {
+        out[di] = Array.from(lp.subarray(row * mb.seqLen, row * mb.seqLen + datums[di]!.modelInput.length));
+      });
+    }
+    return out;
   }
 
   optimStep(opts: AdamParams): OptimStepResult {

@@ -11,6 +11,8 @@ import { readCheckpoint, readCheckpointConfig, writeCheckpoint } from './checkpo
 import type { DecodeKernels } from './decode-kernels.js';
 import { decodeKernelsFor } from './kernel-cache.js';
 import { LocalEngine } from './engine.js';
+import { forwardBackwardCustom, WEIGHTED_CROSS_ENTROPY } from '../custom-loss.js';
+import { lossDefinition, parseLossConfig } from '../../loss/index.js';
 import { ensureJax } from './jax.js';
 import { parseModelConfig, type ModelConfig } from './model-config.js';
 import { initHostParams, toDevice, zerosLike } from './params.js';
@@ -156,7 +158,13 @@ class LocalBackend implements TrainingBackend {
 
   async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: LearnerSampling }): Promise<ForwardBackwardResult> {
     const { engine } = await this.#start();
-    return engine.forwardBackward(datums, loss, opts?.weight ?? 1, opts?.sampling?.temperature ?? 1);
+    const temperature = opts?.sampling?.temperature ?? 1;
+    const config = parseLossConfig(loss);
+    if (lossDefinition(config).native === undefined) {
+      const steps = { forward: async (d: readonly Datum[]) => engine.forward(d, temperature), weightedBackward: async (d: readonly Datum[]) => engine.forwardBackward(d, WEIGHTED_CROSS_ENTROPY, 1, temperature) };
+      return forwardBackwardCustom(steps, datums, config, opts?.weight ?? 1);
+    }
+    return engine.forwardBackward(datums, config, opts?.weight ?? 1, temperature);
   }
 
   async optimStep(params: AdamParams): Promise<OptimStepResult> {

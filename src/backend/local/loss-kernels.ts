@@ -1,4 +1,4 @@
-import type { LossKind } from '../../types/loss-config.js';
+import type { NativeLossKind as LossKind } from '../../types/loss-config.js';
 import { np, lax, type JaxArray } from './jax.js';
 
 /**

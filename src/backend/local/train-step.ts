@@ -1,4 +1,4 @@
-import type { LossKind } from '../../types/loss-config.js';
+import type { NativeLossKind as LossKind } from '../../types/loss-config.js';
 import { jit, valueAndGrad, tree, np, type JaxArray } from './jax.js';
 import type { ModelConfig } from './model-config.js';
 import { targetLogprobs } from './model.js';
@@ -46,15 +46,15 @@ export interface MicroStepResult {
 export class TrainKernels {
   readonly #cfg: ModelConfig;
   readonly #lossGrad = new Map<LossKind, LossGradFn>();
-  readonly #logprobs: (p: Params, tokens: JaxArray, targets: JaxArray) => JaxArray;
+  readonly #logprobs: (p: Params, tokens: JaxArray, targets: JaxArray, invT: JaxArray) => JaxArray;
 
   constructor(cfg: ModelConfig) {
     this.#cfg = cfg;
-    this.#logprobs = jit((p: Params, tokens: JaxArray, targets: JaxArray) => {
-      const lp = targetLogprobs(cfg, p, tokens, targets);
+    this.#logprobs = jit((p: Params, tokens: JaxArray, targets: JaxArray, invT: JaxArray) => {
+      const lp = targetLogprobs(cfg, p, tokens, targets, invT);
       tree.dispose(p);
       return lp;
-    }) as unknown as (p: Params, tokens: JaxArray, targets: JaxArray) => JaxArray;
+    }) as unknown as (p: Params, tokens: JaxArray, targets: JaxArray, invT: JaxArray) => JaxArray;
   }
 
   #kernel(kind: LossKind): LossGradFn {
@@ -110,13 +110,17 @@ export class TrainKernels {
     };
   }
 
-  /** Learner logprobs `[B·T]` of padded `targets` given `tokens`. Does not consume `p`. */
-  logprobs(p: Params, batch: number, seqLen: number, tokens: Int32Array, targets: Int32Array): Float32Array {
+  /**
+   * Learner logprobs `[B·T]` of padded `targets` given `tokens`, under `log softmax(logits / temperature)`.
+   * Does not consume `p`.
+   */
+  logprobs(p: Params, batch: number, seqLen: number, tokens: Int32Array, targets: Int32Array, temperature = 1): Float32Array {
     const shape = [batch, seqLen];
     const lp = this.#logprobs(
       tree.ref(p),
       np.array(tokens, { dtype: np.int32 }).reshape(shape),
       np.array(targets, { dtype: np.int32 }).reshape(shape),
+      np.array(1 / temperature),
     );
     return Float32Array.from(lp.dataSync() as Float32Array);
   }

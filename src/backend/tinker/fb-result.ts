@@ -1,7 +1,7 @@
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { BackendRequestError } from '../../errors/index.js';
-import { isClipped, perTokenLoss } from '../../loss/index.js';
+import { backendLossMetrics, perTokenLoss } from '../../loss/index.js';
 import type { ForwardBackwardResult } from '../types.js';
 import type { TinkerLossPlan } from './loss-mapping.js';
 import type { ForwardBackwardOutput } from './wire.js';
@@ -39,26 +39,5 @@ export function mergeForwardBackward(args: {
       for (const x of per) summed += x;
     });
   }
-  let tokens = 0;
-  let clipped = 0;
-  let kl = 0;
-  datums.forEach((d, i) => {
-    const lp_T = logprobs[i]!;
-    d.mask.forEach((m, t) => {
-      if (m === 0) return;
-      tokens += 1;
-      kl += d.logprobs[t]! - lp_T[t]!;
-      if (isClipped(loss, Math.exp(lp_T[t]! - d.logprobs[t]!), d.advantages[t]!)) clipped += 1;
-    });
-  });
-  const rl = loss.kind !== 'cross_entropy';
-  return {
-    logprobs,
-    metrics: {
-      loss: weight !== 0 ? summed / weight : 0,
-      clip_frac: tokens > 0 ? clipped / tokens : 0,
-      kl_sample_train: rl && tokens > 0 ? kl / tokens : 0,
-      tokens,
-    },
-  };
+  return { logprobs, metrics: { loss: weight !== 0 ? summed / weight : 0, ...backendLossMetrics(loss, datums, logprobs) } };
 }

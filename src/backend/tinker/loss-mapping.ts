@@ -1,13 +1,12 @@
 import type { Datum } from '../../types/datum.js';
-import type { LossConfig } from '../../types/loss-config.js';
+import type { LossConfig, NativeLossKind } from '../../types/loss-config.js';
 import { BackendInputError, ConfigError } from '../../errors/index.js';
-import { CISPO_DEFAULT_CLIP_LOW, parseLossConfig } from '../../loss/index.js';
-import { assertNever } from '../../loss/assert-never.js';
+import { LOSSES, lossDefinition, parseLossConfig } from '../../loss/index.js';
 import { aggregationCoefficients, validateDatums } from '../local/batching.js';
 import type { WireDatum } from './wire.js';
 
 /** The protocol's built-in loss functions agentrl maps onto (`loss_fn`). */
-export type TinkerLossFn = 'cross_entropy' | 'importance_sampling' | 'ppo' | 'cispo';
+export type TinkerLossFn = NativeLossKind;
 
 /** One `forward_backward` call translated to the protocol: loss function, its config and the wire datums. */
 export interface TinkerLossPlan {
@@ -17,25 +16,17 @@ export interface TinkerLossPlan {
   readonly datums: readonly WireDatum[];
 }
 
-/** `LossConfig` keys each loss kind may carry; any other key has no server-side equivalent. */
-const KNOWN_KEYS: Record<LossConfig['kind'], readonly string[]> = {
-  ppo: ['kind', 'clipLow', 'clipHigh', 'aggregation'],
-  importance_sampling: ['kind', 'aggregation'],
-  cispo: ['kind', 'clipLow', 'clipHigh', 'aggregation'],
-  cross_entropy: ['kind', 'aggregation'],
-};
-
 /**
- * Refuses loss options the protocol's losses cannot compute the same way as `localBackend` (for example a dual-clip
- * constant or any option added to `LossConfig` later), before any request is made.
+ * Refuses loss options the protocol's losses cannot compute the same way as `localBackend` (any key the kind's
+ * registry definition does not list, e.g. a dual-clip constant), before any request is made.
  * @throws ConfigError naming each such option, e.g. `loss.dualClip`.
  */
 export function checkLossSupported(loss: LossConfig): LossConfig {
   const raw = loss as unknown as Record<string, unknown>;
   const kind = raw['kind'];
-  const known = typeof kind === 'string' && kind in KNOWN_KEYS ? KNOWN_KEYS[kind as LossConfig['kind']] : undefined;
-  if (known !== undefined) {
-    const extra = Object.keys(raw).filter((k) => raw[k] !== undefined && !known.includes(k));
+  const def = typeof kind === 'string' && kind in LOSSES ? LOSSES[kind as LossConfig['kind']] : undefined;
+  if (def !== undefined) {
+    const extra = Object.keys(raw).filter((k) => k !== 'kind' && raw[k] !== undefined && !def.optionKeys.includes(k));
     if (extra.length > 0) {
       throw new ConfigError(
         'tinkerBackend loss',
@@ -46,35 +37,46 @@ export function checkLossSupported(loss: LossConfig): LossConfig {
   return parseLossConfig(loss);
 }
 
+/** Whether `loss` maps onto one of the protocol's built-in `loss_fn`s (otherwise it runs as a custom loss). */
+export function isNativeLoss(loss: LossConfig): boolean {
+  return lossDefinition(loss).native !== undefined;
+}
+
 /**
  * Translates one `forwardBackward(datums, loss, { weight })` call into the protocol's loss so that the server's
- * plain token **sum** equals `weight ×` agentrl's aggregated loss, exactly (up to float32 rounding):
- * with `c_t` the aggregation coefficient of position t (`token-mean`: `m_t / Σm`, `sequence-mean`:
- * `m_t / (n_d·S)`, `token-sum`: `m_t`; for `cross_entropy` times `w_t = weights ?? mask`) and `k = weight`,
- * - `cross_entropy`: `weights_t = k·c_t` (loss `−Σ lp_t·k·c_t`);
- * - `importance_sampling`, `cispo`: `advantages_t = k·c_t·A_t` (both losses are linear in A);
+ * plain token **sum** equals `weight ×` agentrl's aggregated loss, exactly (up to float32 rounding), using the kind's
+ * registry definition (`native`): with `c_t` the aggregation coefficient of position t (`token-mean`: `m_t / Σm`,
+ * `sequence-mean`: `m_t / (n_d·S)`, `token-sum`: `m_t`; for `cross_entropy` times `w_t = weights ?? mask`) and
+ * `k = weight`,
+ * - kinds linear in the weights (`cross_entropy`): `weights_t = k·c_t` (loss `−Σ lp_t·k·c_t`);
+ * - kinds linear in the advantages (`importance_sampling`, `cispo`): `advantages_t = k·c_t·A_t`;
  * - `ppo`: `advantages_t = k·c_t·A_t`, which equals scaling the clipped objective because `min(r·sA, clip(r)·sA)
  *   = s·min(r·A, clip(r)·A)` for `s ≥ 0` — so a negative weight or mask is refused.
  * Masked positions get `advantages = 0` / `weights = 0` and add nothing. This is the reduction the Tinker docs
  * prescribe ("include [other aggregation schemes] in the advantage tensor computation").
- * @throws ConfigError for loss options without an equivalent; BackendInputError for malformed datums
- *   (`datums[i].field`), a non-finite weight, or a negative weight/mask with `ppo`.
+ * @throws ConfigError for loss options without an equivalent, or a kind without a native `loss_fn` (those run as
+ *   custom losses); BackendInputError for malformed datums (`datums[i].field`), a non-finite weight, or a negative
+ *   weight/mask with `ppo`.
  */
 export function planForwardBackward(datums: readonly Datum[], rawLoss: LossConfig, weight: number, contextTokens: number): TinkerLossPlan {
   const loss = checkLossSupported(rawLoss);
+  const native = lossDefinition(loss).native;
+  if (native === undefined) {
+    throw new ConfigError('tinkerBackend loss', [{ path: 'loss.kind', message: `'${loss.kind}' is not a built-in loss_fn; it runs as a custom loss (forward + weighted cross_entropy)` }]);
+  }
   if (!Number.isFinite(weight)) throw new BackendInputError('weight', `must be a finite number, got ${weight}`);
   validateDatums(datums, Number.POSITIVE_INFINITY, contextTokens);
   const coefs = aggregationCoefficients(datums, loss);
-  if (loss.kind === 'ppo') {
-    if (weight < 0) throw new BackendInputError('weight', `must be ≥ 0 with the ppo loss (the clipped objective is not linear), got ${weight}`);
+  if (native.nonNegativeScale) {
+    if (weight < 0) throw new BackendInputError('weight', `must be ≥ 0 with the ${loss.kind} loss (the clipped objective is not linear), got ${weight}`);
     datums.forEach((d, i) => {
-      if (d.mask.some((m) => m < 0)) throw new BackendInputError(`datums[${i}].mask`, 'negative mask values cannot be mapped onto the ppo loss');
+      if (d.mask.some((m) => m < 0)) throw new BackendInputError(`datums[${i}].mask`, `negative mask values cannot be mapped onto the ${loss.kind} loss`);
     });
   }
   const out: WireDatum[] = datums.map((d, i): WireDatum => {
     const c = coefs[i]!;
     const targetTokens = { dtype: 'int64' as const, data: Array.from(d.targetTokens) };
-    if (loss.kind === 'cross_entropy') {
+    if (native.scales === 'weights') {
       return { modelInput: Array.from(d.modelInput), inputs: { target_tokens: targetTokens, weights: { dtype: 'float32', data: Array.from(c, (x) => x * weight) } } };
     }
     return {
@@ -86,19 +88,6 @@ export function planForwardBackward(datums: readonly Datum[], rawLoss: LossConfi
       },
     };
   });
-  switch (loss.kind) {
-    case 'cross_entropy':
-    case 'importance_sampling':
-      return { lossFn: loss.kind, datums: out };
-    case 'ppo':
-      return { lossFn: 'ppo', lossFnConfig: { clip_low_threshold: loss.clipLow, clip_high_threshold: loss.clipHigh }, datums: out };
-    case 'cispo':
-      return {
-        lossFn: 'cispo',
-        lossFnConfig: { clip_low_threshold: loss.clipLow ?? CISPO_DEFAULT_CLIP_LOW, clip_high_threshold: loss.clipHigh },
-        datums: out,
-      };
-    default:
-      return assertNever(loss);
-  }
+  const lossFnConfig = native.tinkerConfig?.(loss as never);
+  return { lossFn: native.lossFn, ...(lossFnConfig ? { lossFnConfig } : {}), datums: out };
 }

@@ -7,7 +7,8 @@ import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient
 import { mergeForwardBackward } from './fb-result.js';
 import { awaitFuture, requestIdOf, type FutureOp } from './futures.js';
 import { jsonOf, TinkerHttp, type HttpBody } from './http.js';
-import { planForwardBackward, type TinkerLossPlan } from './loss-mapping.js';
+import { checkLossSupported, isNativeLoss, planForwardBackward, type TinkerLossPlan } from './loss-mapping.js';
+import { forwardBackwardCustom, WEIGHTED_CROSS_ENTROPY } from '../custom-loss.js';
 import { resolveTinkerOptions, type ResolvedTinkerOptions, type TinkerBackendOptions } from './options.js';
 import { decodeForwardBackwardProto } from './proto.js';
 import { resolveRenderer } from './renderer-source.js';
@@ -228,11 +229,23 @@ class TinkerTrainingBackend implements TinkerBackend {
     this.#ensureOpen();
     checkLearnerSampling(opts?.sampling);
     const weight = opts?.weight ?? 1;
-    const plan = planForwardBackward(datums, loss, weight, this.maxContextTokens);
+    const config = checkLossSupported(loss);
+    if (!isNativeLoss(config)) {
+      const steps = { forward: (d: readonly Datum[]) => this.#forwardLogprobs(d), weightedBackward: (d: readonly Datum[]) => this.forwardBackward(d, WEIGHTED_CROSS_ENTROPY) };
+      return forwardBackwardCustom(steps, datums, config, weight);
+    }
+    const plan = planForwardBackward(datums, config, weight, this.maxContextTokens);
     const chunks = chunkDatums(plan.datums, this.#opts.maxChunkDatums);
     // All chunks take their seq_ids now, in order; results are awaited together.
     const results = await Promise.all(chunks.map((c) => this.#fbOp(c, plan, false)));
     return mergeForwardBackward({ datums, loss, weight, plan, results });
+  }
+
+  /** Learner logprobs of `datums` from the protocol's `forward` (no gradients), for the custom-loss path. */
+  async #forwardLogprobs(datums: readonly Datum[]): Promise<number[][]> {
+    const plan = planForwardBackward(datums.map((d) => ({ ...d, weights: d.mask.map(() => 0) })), WEIGHTED_CROSS_ENTROPY, 1, this.maxContextTokens);
+    const results = await Promise.all(chunkDatums(plan.datums, this.#opts.maxChunkDatums).map((c) => this.#fbOp(c, plan, true)));
+    return results.flatMap((r) => r.logprobs.map((lp) => Array.from(lp)));
   }
 
   /** `optim_step` with `adam_params`; metrics are the server's plus `learning_rate`. */

@@ -1,0 +1,6 @@
+import { z } from 'zod';
+
+/** Zod schema of `Aggregation`. */
+export const aggregationSchema = z.enum(['token-mean', 'sequence-mean', 'token-sum'], {
+  error: (iss) => `expected 'token-mean' | 'sequence-mean' | 'token-sum', got ${JSON.stringify(iss.input)}`,
+});
