@@ -11,6 +11,8 @@
  * @packageDocumentation
  */
 
+import './util/zod-peer-guard.js'; // first: a zod that is not 4.x fails here, by name
+
 // Vocabulary shared by every layer.
 export type {
   Example,
@@ -109,6 +111,7 @@ export {
   DatumShapeError,
   DemonstrationError,
   RewardShapeError,
+  ZodVersionError,
   PromptPrefixError,
   TemplateRewriteError,
   TokenizerError,
