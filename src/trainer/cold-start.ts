@@ -105,7 +105,7 @@ export async function coldStart<E extends Example>(
       `coldStart: the model reproduces ${(acc.argumentAccuracy * 100).toFixed(1)}% of ${acc.calls} held-out tool calls with the right arguments ` +
         `(right tool: ${(acc.toolNameAccuracy * 100).toFixed(1)}%; want ≥ ${(minArgumentAccuracy * 100).toFixed(0)}%)` +
         (miss ? `, e.g. ${miss.exampleId}: expected ${miss.expected}, got ${miss.got}` : '') +
-        `. RL rarely fixes wrong arguments: train longer (more steps), or check the arguments are single tokens (renderer.tokenize; docs/custom-environment.md)`,
+        `. RL rarely fixes wrong arguments: train longer (more steps), or check the arguments are single tokens (tokenize(renderer, text); docs/custom-environment.md)`,
     );
   }
   return { ...result, heldOut: acc };

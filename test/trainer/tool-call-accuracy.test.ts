@@ -77,3 +77,17 @@ describe('toolCallAccuracy / coldStart({ heldOut })', () => {
     expect(plain.heldOut).toBeUndefined();
   });
 });
+
+describe('tokenize (which words are single tokens)', () => {
+  it('splits text into the ids encode() gives, each with its text; the pieces rejoin to the text', async () => {
+    const { tokenize } = await import('agentrl');
+    const renderer = await localRenderer();
+    for (const text of ['Peru Lisbon 1234', 'What does tea cost in Kenya today?', 'meeting at 14:30 with Alice', 'naïve café ☕', '']) {
+      const pieces = tokenize(renderer, text);
+      expect(pieces.map((p) => p.id)).toEqual(renderer.encode(text));
+      if (!/[^\x00-\x7f]/.test(text)) expect(pieces.map((p) => p.text).join('')).toBe(text);
+    }
+    // The embedded tokenizer: entity names and 2-digit strings are one token each; common words are not.
+    expect(tokenize(renderer, 'Peru Tokyo 12 price').map((p) => p.text)).toEqual(['Peru', ' ', 'Tokyo', ' ', '12', ' ', 'pr', 'ic', 'e']);
+  });
+});
