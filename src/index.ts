@@ -95,6 +95,7 @@ export type {
 export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions } from './trainer/index.js';
 export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
+export type { MetricsSink } from './trainer/index.js';
 export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss } from './trainer/tool-call-accuracy.js';
 
 // eval

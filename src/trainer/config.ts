@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.js';
 import { assertZodPeer } from '../util/zod-peer.js';
+import type { MetricsSink } from './metrics-sink.js';
 import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/config-issues.js';
 import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
@@ -97,6 +98,9 @@ export const trainerOptionsSchema = z
       .optional(),
     trajectoryLog: z.strictObject({ perStep: z.number().int().min(0).default(4) }).default({ perStep: 4 }),
     progress: z.union([z.boolean(), z.literal('auto')]).default('auto'),
+    sinks: z
+      .array(z.custom<MetricsSink>((v) => typeof v === 'object' && v !== null && typeof (v as { write?: unknown }).write === 'function', { message: 'expected a MetricsSink (an object with a write(record) method)' }))
+      .default([]),
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((o, ctx) => {

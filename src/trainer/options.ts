@@ -4,6 +4,7 @@ import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
 import type { LossConfig } from '../types/loss-config.js';
 import type { RolloutBudgets, RolloutFailureStrategy } from '../rollout/types.js';
+import type { MetricsSink } from './metrics-sink.js';
 
 /**
  * Sampling settings of rollouts (and of the learner's logprobs, which must match them). The same three fields as
@@ -142,6 +143,11 @@ export interface TrainerOptions {
   readonly trajectoryLog?: { readonly perStep?: number };
   /** One progress line per step and the warnings on stderr: `true`, `false`, or `'auto'` (only on a terminal). @default 'auto' */
   readonly progress?: boolean | 'auto';
+  /**
+   * Where else the run's record goes: step metrics, eval results, the config and trajectories (see
+   * {@link MetricsSink}), e.g. `otelSink({ tracer })` from `agentrl/otel`. @default none
+   */
+  readonly sinks?: readonly MetricsSink[];
   /** Extra variables for the chat template (e.g. `{ enable_thinking: false }` for Qwen3). @default none */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
 }

@@ -10,8 +10,9 @@ import { samplingConsistencyIssues } from './sampling-consistency.js';
 import type { TrainerEvents, WarningEvent } from './events.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
+import { attachSinks } from './attach-sinks.js';
 import { trainOnDatums } from './train-step.js';
-import { startRunLog } from './trajectory-log.js';
+import { describeConfig, startRunLog } from './trajectory-log.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { findResumePoint, truncateRunLogs } from './resume.js';
 import type { BatchSource, ReadyGroup, StepBatch } from './batch-source.js';
@@ -154,6 +155,9 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         this.on('warning', onWarning);
         detach.push(() => this.off('warning', onWarning));
       }
+      const attached = attachSinks(this, o.sinks, describeConfig(o));
+      sinks.push(...attached.sinks);
+      detach.push(attached.detach);
       const renderer = await o.backend.renderer();
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
