@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request, type Dispatcher } from 'undici';
+import { onAbort } from '../../util/on-abort.js';
 import {
   BackendAuthError,
   BackendInputError,
@@ -152,6 +153,11 @@ export class TinkerHttp {
       }
     }
     if (method === 'POST') headers['x-idempotency-key'] = o.idempotencyKey ?? TinkerHttp.idempotencyKey();
+    // Each exchange gets its own signal, fed by the client's close signal through the one shared onAbort listener:
+    // handing the close signal itself to undici would add a listener per request in flight (64 polling futures
+    // → MaxListenersExceededWarning, and a closure per request held by a signal that lives as long as the client).
+    const exchange = new AbortController();
+    const unwatch = onAbort(signal, (reason) => exchange.abort(reason));
     try {
       const res = await request(url, {
         method,
@@ -160,7 +166,7 @@ export class TinkerHttp {
         dispatcher: this.#dispatcher,
         headersTimeout: o.timeoutMs,
         bodyTimeout: o.timeoutMs,
-        signal,
+        signal: exchange.signal,
       });
       const buf = Buffer.from(await res.body.arrayBuffer());
       const ct = res.headers['content-type'];
@@ -170,6 +176,8 @@ export class TinkerHttp {
       if (signal.aborted) throw signal.reason;
       const code = (cause as { code?: unknown }).code;
       throw new TransportFault(url, code === 'UND_ERR_HEADERS_TIMEOUT', { cause });
+    } finally {
+      unwatch();
     }
   }
 
