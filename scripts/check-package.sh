@@ -24,7 +24,7 @@ fi
 tgz="$work/$tgz"
 echo "== packed $(basename "$tgz"): $(du -k "$tgz" | cut -f1) kB packed, $(tar tzvf "$tgz" | awk '{s+=$3} END {printf "%.0f", s/1024}') kB unpacked, $(tar tzf "$tgz" | wc -l) files"
 listing=$(tar tzf "$tgz")
-for f in package/dist/index.js package/dist/index.d.ts package/dist/cli.js package/docs/api/agentrl.api.md package/assets/local-model/tokenizer.json package/assets/templates/tool-env/src/main.ts package/README.md; do
+for f in package/dist/index.js package/dist/index.d.ts package/dist/cli.js package/dist/otel.js package/scripts/install-system-deps.sh package/docs/api/agentrl.api.md package/assets/local-model/tokenizer.json package/assets/templates/tool-env/src/main.ts package/README.md; do
   grep -qx "$f" <<< "$listing" || { echo "missing from the tarball: $f"; exit 1; }
 done
 

@@ -4,3 +4,4 @@
  * @packageDocumentation
  */
 export { otelSink, type OtelSinkOptions } from './otel-sink.js';
+export type { MetricsSink } from '../trainer/metrics-sink.js';
