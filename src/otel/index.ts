@@ -4,4 +4,3 @@
  * @packageDocumentation
  */
 export { otelSink, type OtelSinkOptions } from './otel-sink.js';
-export type { MetricsSink } from '../trainer/metrics-sink.js';
