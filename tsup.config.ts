@@ -7,6 +7,7 @@ export default defineConfig({
     internal: 'src/internal.ts',
     'testing/conformance': 'src/testing/conformance/index.ts',
     cli: 'src/cli/main.ts',
+    otel: 'src/otel/index.ts',
     // Loaded by the math-equivalence worker pool (src/reward/math/pool.ts) inside worker threads.
     'reward-math-worker': 'src/reward/math/equivalent.ts',
     'adapters/local': 'adapters/local/index.ts',

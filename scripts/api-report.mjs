@@ -15,6 +15,7 @@ const entries = {
   'agentrl-adapters-docker': 'dist/adapters/docker.d.ts',
   'agentrl-adapters-remote': 'dist/adapters/remote.d.ts',
   'agentrl-adapters-isolated-vm': 'dist/adapters/isolated-vm.d.ts',
+  'agentrl-otel': 'dist/otel.d.ts',
 };
 const base = ExtractorConfig.loadFile(join(root, 'api-extractor.json'));
 let failed = false;

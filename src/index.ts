@@ -11,6 +11,8 @@
  * @packageDocumentation
  */
 
+import './util/zod-peer-guard.js'; // first: a zod that is not 4.x fails here, by name
+
 // Vocabulary shared by every layer.
 export type {
   Example,
@@ -60,6 +62,7 @@ export { sqlAgent, type SqlAgentOptions } from './env/index.js';
 
 // chat
 export { loadRenderer, type Renderer, type LoadRendererOptions } from './chat/index.js';
+export { tokenize, type TokenPiece } from './chat/tokenize.js';
 
 // rollout
 export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent } from './rollout/index.js';
@@ -100,6 +103,8 @@ export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerE
 export { scheduledLearningRate } from './trainer/index.js';
 export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
+export type { MetricsSink } from './trainer/index.js';
+export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss } from './trainer/tool-call-accuracy.js';
 
 // eval
 export { evaluate, evalTable, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable } from './eval/index.js';
@@ -118,6 +123,7 @@ export {
   DatumShapeError,
   DemonstrationError,
   RewardShapeError,
+  ZodVersionError,
   PromptPrefixError,
   TemplateRewriteError,
   TokenizerError,

@@ -7,6 +7,7 @@
  *
  * @packageDocumentation
  */
+import './util/zod-peer-guard.js'; // first: a zod that is not 4.x fails here, by name
 
 export type * from './types/index.js';
 export * from './errors/index.js';

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** The `agentrl` executable (built to `dist/cli.js`). */
+import '../util/zod-peer-guard.js'; // first: a zod that is not 4.x fails here, by name
 import { registerBuiltinCommands } from './commands.js';
 import { runCli } from './run-cli.js';
 

@@ -3,6 +3,7 @@ import type { Example } from '../types/example.js';
 import type { JsonSchema, Message, ToolDefinition } from '../types/message.js';
 import type { Environment, StepOutcome, ToolContext } from './types.js';
 import { truncateTail } from './truncate.js';
+import { assertZod4Object, assertZodPeer } from '../util/zod-peer.js';
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
@@ -39,9 +40,13 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
  * });
  * ```
  * @throws Error when `name` is not a valid tool name.
+ * @throws ZodVersionError when agentrl resolves a zod other than 4.x, or `inputSchema` is not a zod 4 `z.object` (a
+ *   zod 3 schema, one from `zod/v3`).
  */
 export function defineTool<S extends z.ZodObject, E extends Example = Example>(opts: DefineToolOptions<S, E>): Tool<S, E> {
   if (!/^[A-Za-z][\w-]{0,63}$/.test(opts.name)) throw new Error(`defineTool: '${opts.name}' is not a tool name (letters, digits, _ and -, starting with a letter)`);
+  assertZodPeer();
+  assertZod4Object(opts.inputSchema, `defineTool('${opts.name}').inputSchema`);
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(opts.inputSchema, { io: 'input' }) as Record<string, unknown>;
   return {
     definition: { type: 'function', function: { name: opts.name, description: opts.description, parameters: parameters as JsonSchema } },

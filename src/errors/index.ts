@@ -16,6 +16,7 @@ export { ChatTemplateError } from './chat-template-error.js';
 export { MathWorkerError } from './math-errors.js';
 export { RolloutFailedError } from './rollout-errors.js';
 export { RewardShapeError } from './reward-shape-error.js';
+export { ZodVersionError } from './zod-version-error.js';
 export { SamplerResponseError, SamplerHttpError, SamplerUnavailableError } from './sampler-errors.js';
 export { ResponseTooLargeError, RedirectRefusedError } from './http-bound-errors.js';
 export { SampledSequenceError } from './sample-errors.js';

@@ -35,6 +35,31 @@ export async function demonstrationDatum(
   turns: readonly DemonstrationTurn[],
   opts: { maxToolResponseTokens: number; maxTokens?: number },
 ): Promise<Datum> {
+  const { tokens, mask } = await renderDemonstration(renderer, env, example, turns, opts);
+  return supervisedDatum({ tokens, mask, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
+}
+
+/** A rendered demonstration: its tokens, mask 1 on the assistant tokens, and where each rendered turn starts. */
+export interface RenderedDemonstration {
+  readonly tokens: readonly number[];
+  readonly mask: readonly number[];
+  /** Per rendered turn: the index in `tokens` of its first assistant token (its prompt is `tokens.slice(0, start)`). */
+  readonly turnStarts: readonly number[];
+}
+
+/**
+ * The token sequence behind {@link demonstrationDatum} (same rules and errors), with the start of each assistant turn,
+ * so a caller can sample from the exact prompt a demonstrated turn was written at.
+ * @internal
+ */
+export async function renderDemonstration(
+  renderer: Renderer,
+  env: Environment,
+  example: Example,
+  turns: readonly DemonstrationTurn[],
+  opts: { maxToolResponseTokens: number },
+): Promise<RenderedDemonstration> {
+  const turnStarts: number[] = [];
   let messages: Message[] = env.initialMessages(example);
   let prompt = renderer.renderPrompt(messages, { tools: env.tools, addGenerationPrompt: true });
   const tokens: number[] = [...prompt];
@@ -57,6 +82,7 @@ export async function demonstrationDatum(
   try {
     for (const [k, turn] of turns.entries()) {
       const completion = [...renderer.encode(turn.text), stop];
+      turnStarts.push(tokens.length);
       tokens.push(...completion);
       mask.push(...completion.map(() => 1));
       let observation = turn.observation;
@@ -88,7 +114,7 @@ export async function demonstrationDatum(
   } finally {
     await env.endTrajectory?.(toolCtx).catch(() => {});
   }
-  return supervisedDatum({ tokens, mask, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
+  return { tokens, mask, turnStarts };
 }
 
 /** Names the tool or argument a demonstrated call gets wrong, and what the environment offers. */

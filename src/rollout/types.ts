@@ -22,7 +22,7 @@ export interface RolloutBudgets {
   readonly maxToolResponseTokens: number;
 }
 
-/** Default budgets, as in DESIGN.md's example. */
+/** Default budgets, as in the README's quick start (ReTool-sized: 4 tool calls, 6 turns, 8,192 tokens a trajectory). */
 export const DEFAULT_BUDGETS: RolloutBudgets = {
   maxToolCalls: 4,
   maxTurns: 6,

@@ -4,6 +4,7 @@ import type { Example } from '../types/example.js';
 import { demonstrationDatum, type DemonstrationTurn } from '../rollout/demonstration.js';
 import { DatumShapeError } from '../errors/data-errors.js';
 import { trainSupervised, type SupervisedTrainOptions } from './supervised.js';
+import { toolCallAccuracy, type ToolCallAccuracy } from './tool-call-accuracy.js';
 
 /**
  * One demonstrated episode: the example and the assistant turns a good (or deliberately imperfect) policy would
@@ -17,7 +18,7 @@ export interface Demonstration<E extends Example = Example> {
 }
 
 /** Options of {@link coldStart}: {@link SupervisedTrainOptions} (with `lengthBuckets` off by default) plus how demonstrations are rendered. */
-export interface ColdStartOptions extends SupervisedTrainOptions {
+export interface ColdStartOptions<E extends Example = Example> extends SupervisedTrainOptions {
   /** Observation budget handed to `env.step` while rendering (tokens); use the RL run's `budgets.maxToolResponseTokens`. */
   readonly maxToolResponseTokens: number;
   /**
@@ -25,6 +26,17 @@ export interface ColdStartOptions extends SupervisedTrainOptions {
    * lose their final answer. @default the backend's `maxContextTokens`
    */
   readonly maxTokens?: number;
+  /**
+   * Demonstrations NOT trained on (other examples than `demonstrations`): after training, the model writes each of
+   * their tool calls greedily from the demonstration's prompt, and `result.heldOut` reports how many it reproduced
+   * (same tool; same tool and same arguments). This is the "is my cold start good enough?" check: RL cannot fix a
+   * model that calls the tool with the wrong arguments. @default none (no check)
+   */
+  readonly heldOut?: readonly Demonstration<E>[];
+  /** Warn (through `onWarning`) when `heldOut` argument accuracy is below this share (0..1). @default 0.8 */
+  readonly minArgumentAccuracy?: number;
+  /** Receives the low-accuracy warning. @default console.warn */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** What {@link coldStart} did. */
@@ -37,6 +49,8 @@ export interface ColdStartResult {
   readonly longestTokens: number;
   /** Cross-entropy of the last step (nats per trained token). */
   readonly lastLoss: number;
+  /** Tool-call accuracy on `opts.heldOut` after training (absent without `heldOut`). */
+  readonly heldOut?: ToolCallAccuracy;
 }
 
 /**
@@ -50,7 +64,8 @@ export interface ColdStartResult {
  * ```ts
  * const demos = train.map((example) => ({ example, turns: [
  *   '<tool_call>\n{"name": "price", "arguments": {"country": "Peru"}}\n</tool_call>', example.answer] }));
- * await coldStart(backend, env, demos, { steps: 150, batchSize: 16, learningRate: 3e-3, seed: 1, maxToolResponseTokens: 8 });
+ * const { heldOut } = await coldStart(backend, env, demos, { steps: 500, batchSize: 16, learningRate: 5e-3, seed: 1, maxToolResponseTokens: 8, heldOut: devDemos });
+ * // heldOut.argumentAccuracy: share of held-out tool calls written with the right arguments (warns below 0.8)
  * ```
  * @throws DemonstrationError when a demonstration calls a tool the environment does not offer, omits a required
  *   argument, or has turns after the one that ends the episode (names the example and turn).
@@ -60,7 +75,7 @@ export async function coldStart<E extends Example>(
   backend: TrainingBackend,
   env: Environment<E>,
   demonstrations: readonly Demonstration<E>[],
-  opts: ColdStartOptions,
+  opts: ColdStartOptions<E>,
 ): Promise<ColdStartResult> {
   const renderer = await backend.renderer();
   const maxTokens = opts.maxTokens ?? backend.maxContextTokens;
@@ -79,6 +94,19 @@ export async function coldStart<E extends Example>(
   }
   // Mixed-length batches by default: demonstrations of different kinds (a direct answer, a tool call) differ in
   // length, and length buckets would make each batch one kind.
-  const { lastLoss } = await trainSupervised(backend, datums, { lengthBuckets: false, ...opts });
-  return { datums: datums.length, skipped, longestTokens: longest, lastLoss };
+  const { heldOut, minArgumentAccuracy = 0.8, onWarning = console.warn, ...train } = opts;
+  const { lastLoss } = await trainSupervised(backend, datums, { lengthBuckets: false, ...train });
+  const result = { datums: datums.length, skipped, longestTokens: longest, lastLoss };
+  if (!heldOut) return result;
+  const acc = await toolCallAccuracy(backend, env, heldOut, { maxToolResponseTokens: opts.maxToolResponseTokens });
+  if (acc.calls > 0 && acc.argumentAccuracy < minArgumentAccuracy) {
+    const miss = acc.misses[0];
+    onWarning(
+      `coldStart: the model reproduces ${(acc.argumentAccuracy * 100).toFixed(1)}% of ${acc.calls} held-out tool calls with the right arguments ` +
+        `(right tool: ${(acc.toolNameAccuracy * 100).toFixed(1)}%; want ≥ ${(minArgumentAccuracy * 100).toFixed(0)}%)` +
+        (miss ? `, e.g. ${miss.exampleId}: expected ${miss.expected}, got ${miss.got}` : '') +
+        `. RL rarely fixes wrong arguments: train longer (more steps), or check the arguments are single tokens (tokenize(renderer, text); docs/custom-environment.md)`,
+    );
+  }
+  return { ...result, heldOut: acc };
 }

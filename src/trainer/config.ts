@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.js';
+import { assertZodPeer } from '../util/zod-peer.js';
+import type { MetricsSink } from './metrics-sink.js';
 import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/config-issues.js';
 import type { SamplingClient, TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
@@ -97,6 +99,9 @@ export const trainerOptionsSchema = z
       .optional(),
     trajectoryLog: z.strictObject({ perStep: z.number().int().min(0).default(4) }).default({ perStep: 4 }),
     progress: z.union([z.boolean(), z.literal('auto')]).default('auto'),
+    sinks: z
+      .array(z.custom<MetricsSink>((v) => typeof v === 'object' && v !== null && typeof (v as { write?: unknown }).write === 'function', { message: 'expected a MetricsSink (an object with a write(record) method)' }))
+      .default([]),
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
     kl: z
       .strictObject({
@@ -166,8 +171,10 @@ export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { b
 /**
  * Validates and resolves Trainer options before any work starts.
  * @throws ConfigError listing every problem with its dotted path, e.g. `loss.clipHigh: expected a ratio bound > 1, got 0.28`.
+ * @throws ZodVersionError when the zod agentrl resolves (a peer dependency) is not 4.x.
  */
 export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
+  assertZodPeer();
   const parsed = trainerOptionsSchema.safeParse(opts);
   // Dataset rows are checked outside the schema (zod skips refinements once another key failed), so that their
   // problems are reported in the same pass, each with its 1-based row number, duplicates included.

@@ -1,13 +1,41 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { WarningEvent } from './events.js';
+import type { EvalEvent, RolloutStartEvent, TrajectoryEvent, WarningEvent } from './events.js';
+import type { TurnEvent } from '../rollout/types.js';
 
-/** Receives one flat record per step. */
+/**
+ * Where a run's record goes: pass sinks to `new Trainer({ sinks: [...] })` (the Trainer also uses this interface for
+ * its own `metrics.jsonl` and progress line). Every method but `write` is optional; a sink implements what it stores.
+ * Calls come in this order: `config` once at the start of `train()`; per step `rolloutStart`, then `turn` and
+ * `trajectory` as the rollout runs, then `write` (and `eval` on eval steps) after the update; `close` once at the end
+ * (also after a failure). A promise returned by `write` is awaited before the next step; those of the other
+ * methods are awaited before `close`. A sink's own failure in one of the optional methods is printed once
+ * (`console.warn`) and never stops training. Built-in: `jsonlSink`, `progressSink`, `otelSink` (`agentrl/otel`).
+ */
 export interface MetricsSink {
+  /**
+   * Step metrics, one flat record per step: `{ step, ...metrics }` with the `step` event's names (`reward/mean`,
+   * `optim/loss`, `time/rollout_s`, …; docs/metrics.md) and, on eval steps, the `eval/*` metrics.
+   */
   write(record: Readonly<Record<string, number | string>>): Promise<void> | void;
-  close?(): Promise<void> | void;
-  /** Receives the Trainer's `warning` events (the progress sink prints them). */
+  /**
+   * The run's resolved configuration (defaults filled in) as plain JSON — what `config.json` holds: functions and
+   * objects that are not plain data (backend, environment, reward) are replaced by a short description, the dataset
+   * by its size.
+   */
+  config?(config: Readonly<Record<string, unknown>>): Promise<void> | void;
+  /** A step's rollout begins (the `rollout:start` event). */
+  rolloutStart?(e: RolloutStartEvent): Promise<void> | void;
+  /** One assistant turn ended (the `turn` event: action, tokens, tool status and wall time). */
+  turn?(e: TurnEvent & { readonly step: number }): Promise<void> | void;
+  /** One finished, scored trajectory (the `trajectory` event: the whole trajectory and its reward). */
+  trajectory?(e: TrajectoryEvent): Promise<void> | void;
+  /** Held-out metrics of an evaluation during training (the `eval` event; also in that step's `write`). */
+  eval?(e: EvalEvent): Promise<void> | void;
+  /** The Trainer's `warning` events (the progress sink prints them). */
   warning?(e: WarningEvent): void;
+  /** The run ended (finished, stopped, or failed): flush and release. */
+  close?(): Promise<void> | void;
 }
 
 /** Appends one JSON object per line to `path` (created with its folder). */

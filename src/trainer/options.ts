@@ -6,6 +6,7 @@ import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
 import type { LossConfig } from '../types/loss-config.js';
 import type { RolloutBudgets, RolloutFailureStrategy } from '../rollout/types.js';
+import type { MetricsSink } from './metrics-sink.js';
 
 /**
  * Sampling settings of rollouts (and of the learner's logprobs, which must match them). The same three fields as
@@ -184,6 +185,11 @@ export interface TrainerOptions {
    * `−coef·(lp_student − lp_teacher)`, added to the advantages; degenerate groups are kept. @default none
    */
   readonly distill?: { readonly teacher: SamplingClient; readonly coef: number };
+  /**
+   * Where else the run's record goes: step metrics, eval results, the config and trajectories (see
+   * {@link MetricsSink}), e.g. `otelSink({ tracer })` from `agentrl/otel`. @default none
+   */
+  readonly sinks?: readonly MetricsSink[];
   /** Extra variables for the chat template (e.g. `{ enable_thinking: false }` for Qwen3). @default none */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
 }

@@ -13,7 +13,9 @@ import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { applyStepAlgorithms, trainBatch, type StepAlgorithms } from './algorithms.js';
 import { overlongPenalty } from '../loss/index.js';
 import type { Trajectory } from '../types/trajectory.js';
-import { startRunLog } from './trajectory-log.js';
+import { attachSinks } from './attach-sinks.js';
+import { trainOnDatums } from './train-step.js';
+import { describeConfig, startRunLog } from './trajectory-log.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { findResumePoint, truncateRunLogs } from './resume.js';
 import type { BatchSource, ReadyGroup, StepBatch } from './batch-source.js';
@@ -163,6 +165,9 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         this.on('warning', onWarning);
         detach.push(() => this.off('warning', onWarning));
       }
+      const attached = attachSinks(this, o.sinks, describeConfig(o));
+      sinks.push(...attached.sinks);
+      detach.push(attached.detach);
       const renderer = await o.backend.renderer();
       this.#algorithms = await this.#resolveAlgorithms();
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);

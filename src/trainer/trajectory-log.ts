@@ -151,7 +151,8 @@ export async function writeRunConfig(logDir: string, options: Readonly<Record<st
   await writeFile(join(logDir, 'config.json'), JSON.stringify(describeConfig(options), null, 2) + '\n');
 }
 
-function describeConfig(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
+/** The resolved options as plain JSON (what `config.json` holds and `MetricsSink.config` receives). */
+export function describeConfig(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options)) {
     if (k === 'dataset' && Array.isArray(v)) out[k] = { examples: v.length };

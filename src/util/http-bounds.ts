@@ -1,4 +1,5 @@
 import { RedirectRefusedError, ResponseTooLargeError } from '../errors/http-bound-errors.js';
+import { onAbort } from './on-abort.js';
 
 /**
  * Bounds that every agentrl HTTP client applies to whatever a server sends (tinkerBackend, openaiCompatibleSampler,
@@ -82,15 +83,15 @@ export function startDeadline(timeoutMs: number, outer?: AbortSignal): Deadline 
     fired = true;
     c.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, 'TimeoutError'));
   }, timeoutMs);
-  const onOuter = () => c.abort(outer!.reason);
+  // One shared listener on `outer` (a client's long-lived close signal) whatever the number of requests in flight.
   if (outer?.aborted) c.abort(outer.reason);
-  else outer?.addEventListener('abort', onOuter, { once: true });
+  const unwatch = onAbort(outer, (reason) => c.abort(reason));
   return {
     signal: c.signal,
     expired: () => fired,
     dispose() {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuter);
+      unwatch();
     },
   };
 }

@@ -1,22 +1,24 @@
 import type { TinkerRetryOptions } from './options.js';
+import { onAbort } from '../../util/on-abort.js';
 
 /**
  * Waits `ms` milliseconds; rejects with `signal.reason` when `signal` aborts (the timer is cleared, so nothing
- * lingers after `close()`).
+ * lingers after `close()`). Every wait of a client shares its one long-lived close signal: the abort is watched
+ * through {@link onAbort} (one listener on the signal however many waits are in flight, so 64 polling futures do
+ * not trip Node's `MaxListenersExceededWarning`), and each wait's registration is undone when it ends.
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
+    const unwatch = onAbort(signal, (reason) => {
       clearTimeout(t);
-      reject(signal!.reason);
-    };
+      reject(reason);
+    });
     const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      unwatch();
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 

@@ -1,0 +1,42 @@
+/** Dataset generator and cold-start demonstrations for the task in `env.ts`. */
+import type { Demonstration, Example } from 'agentrl';
+import { COUNTRIES, type Country } from './env.js';
+
+/** A small seeded generator (mulberry32): the same seed gives the same dataset. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `n` days: each has a price (10..99 cents) per country and asks for one country's. Different seeds, different days. */
+export function makeDataset(n: number, seed: number): Example[] {
+  const r = rng(seed);
+  return Array.from({ length: n }, (_, i) => {
+    const prices = Object.fromEntries(COUNTRIES.map((c) => [c, 10 + Math.floor(r() * 90)])) as Record<Country, number>;
+    const country = COUNTRIES[Math.floor(r() * COUNTRIES.length)]!;
+    return { id: `day-${seed}-${i}`, question: `What does tea cost in ${country} today?`, answer: String(prices[country]), meta: { country, prices } };
+  });
+}
+
+/** The text the model writes to call a tool with the embedded chat template: one `<tool_call>` JSON block, nothing after. */
+export const toolCallText = (name: string, args: Record<string, unknown>): string =>
+  `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
+
+/**
+ * Demonstrations, imperfect on purpose so RL has something to fix: a share `toolShare` call the tool and copy its
+ * reply; the rest guess a price at once (almost always wrong). The tool's reply is computed by the environment when
+ * the demonstration is rendered.
+ */
+export function demonstrations(examples: readonly Example[], seed: number, toolShare = 2 / 3): Demonstration[] {
+  const r = rng(seed);
+  return examples.map((example) => ({
+    example,
+    turns: r() < toolShare ? [toolCallText('price', { country: String(example.meta?.['country']) }), example.answer] : [String(10 + Math.floor(r() * 90))],
+  }));
+}

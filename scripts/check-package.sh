@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The package as a user gets it: `npm pack`, then projects OUTSIDE the repository that install the tarball.
+#  1. a program using defineTool, Trainer, codeInterpreter (test/package/consumer/main.ts) type-checks with the
+#     newest zod 4 and the lowest (4.0.0), and runs one training step with each;
+#  2. with zod 3 installed (peer warning silenced), importing agentrl fails with ZodVersionError naming the zod found;
+#  3. `agentrl init` scaffolds a project that installs from the tarball, type-checks and runs a shortened job to its
+#     held-out table.
+# Optional native packages (better-sqlite3, isolated-vm) are omitted here to keep CI time modest; nothing above uses them.
+#   bash scripts/check-package.sh [--no-build]    (--no-build: dist/ is already built, e.g. by npm ci's prepare)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d /tmp/agentrl-package.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+install=(npm install --no-audit --no-fund --omit=optional --prefer-offline --loglevel=error)
+dev() { node -p "require('$root/package.json').devDependencies['$1']"; }
+
+if [ "${1:-}" = "--no-build" ]; then
+  [ -f dist/index.js ] && [ -f dist/cli.js ] || { echo "dist/ is not built"; exit 1; }
+  tgz=$(npm pack --ignore-scripts --silent --pack-destination "$work" | tail -1)
+else
+  tgz=$(npm pack --silent --pack-destination "$work" | tail -1)   # prepare builds dist/
+fi
+tgz="$work/$tgz"
+echo "== packed $(basename "$tgz"): $(du -k "$tgz" | cut -f1) kB packed, $(tar tzvf "$tgz" | awk '{s+=$3} END {printf "%.0f", s/1024}') kB unpacked, $(tar tzf "$tgz" | wc -l) files"
+listing=$(tar tzf "$tgz")
+for f in package/dist/index.js package/dist/index.d.ts package/dist/cli.js package/dist/otel.js package/scripts/install-system-deps.sh package/docs/api/agentrl.api.md package/assets/local-model/tokenizer.json package/assets/templates/tool-env/src/main.ts package/README.md; do
+  grep -qx "$f" <<< "$listing" || { echo "missing from the tarball: $f"; exit 1; }
+done
+
+echo "== 1. a user's project: install the tarball with the newest zod 4, type-check, one training step"
+app="$work/app"
+mkdir -p "$app" && cd "$app"
+printf '{ "name": "app", "private": true, "type": "module" }\n' > package.json
+cp "$root/assets/templates/tool-env/tsconfig.json" tsconfig.json
+mkdir src && cp "$root/test/package/consumer/main.ts" src/main.ts
+"${install[@]}" "$tgz" 'zod@^4' "typescript@$(dev typescript)" "tsx@$(dev tsx)" "@types/node@$(dev @types/node)"
+echo "zod $(node -p "require('zod/package.json').version") (newest in ^4 that npm resolved)"
+npx tsc -p tsconfig.json
+npx tsx src/main.ts | tee "$work/run.log"
+grep -qx 'consumer ok' "$work/run.log"
+
+echo "== lowest zod in the peer range: 4.0.0"
+"${install[@]}" zod@4.0.0
+npx tsc -p tsconfig.json
+npx tsx src/main.ts | grep -qx 'consumer ok'
+echo "zod 4.0.0: type-checks and runs"
+
+echo "== 2. zod 3 in the project (peer warning silenced): a ZodVersionError that names it"
+"${install[@]}" --legacy-peer-deps zod@3
+if npx tsx src/main.ts > "$work/zod3.log" 2>&1; then echo "ran with zod 3?"; exit 1; fi
+grep -q "agentrl needs zod ^4.0.0 (a peer dependency), found zod 3.x or older" "$work/zod3.log" || { cat "$work/zod3.log"; exit 1; }
+echo "zod 3 refused: $(grep -o "agentrl's zod import: agentrl needs zod ^4.0.0 (a peer dependency), found .*toJSONSchema)" "$work/zod3.log" | head -1)"
+
+echo "== 3. agentrl init → install from the tarball → type-check → shortened job to the held-out table"
+"${install[@]}" 'zod@^4'
+npx agentrl init "$work/scaffold" --agentrl "file:$tgz"
+cd "$work/scaffold"
+"${install[@]}"
+npm run --silent typecheck
+npm start --silent -- --sft-steps 40 --rl-steps 1 --eval-problems 4 | tee "$work/init.log"
+grep -q 'avg@2   pass@2' "$work/init.log" && grep -q '^cold start + RL ' "$work/init.log"
+echo "== package ok"

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { registerBuiltinCommands } from '../../src/cli/commands.js';
+import { runCli } from '../../src/cli/run-cli.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; devDependencies: Record<string, string> };
+
+async function cli(...argv: string[]) {
+  registerBuiltinCommands();
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t), signal: new AbortController().signal });
+  return { code, out, err };
+}
+
+// The scaffold is installed and run from the packed tarball by scripts/check-package.sh (CI); here: what it writes
+// and how it refuses bad usage without touching anything.
+describe('agentrl init', () => {
+  it('writes the tool-env project: zod ^4 beside agentrl (its peer), pinned dev tools, .gitignore, named README', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'agentrl-init-')), 'My Agent');
+    const r = await cli('init', dir);
+    expect(r.code, r.err).toBe(0);
+    for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', 'src/env.ts', 'src/data.ts', 'src/main.ts']) {
+      expect(existsSync(join(dir, f)), f).toBe(true);
+      expect(r.out).toContain(f);
+    }
+    const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(p).toMatchObject({ name: 'my-agent', type: 'module', dependencies: { agentrl: `^${pkg.version}`, zod: '^4.0.0' }, scripts: { start: 'tsx src/main.ts' } });
+    expect(p.devDependencies).toEqual({ typescript: pkg.devDependencies['typescript'], tsx: pkg.devDependencies['tsx'], '@types/node': pkg.devDependencies['@types/node'] });
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/^# my-agent\n[\s\S]*npm install\nnpm start/);
+    expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain("from 'agentrl'");
+    expect(r.out).toContain('npm install && npm start');
+  });
+
+  it('--agentrl and --name set the dependency spec and package name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-init-'));
+    const r = await cli('init', dir, '--agentrl', 'file:../agentrl-0.1.0.tgz', '--name', 'cal-agent');
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).toMatchObject({ name: 'cal-agent', dependencies: { agentrl: 'file:../agentrl-0.1.0.tgz' } });
+  });
+
+  it('refuses a non-empty folder (exit 1, nothing overwritten) and bad usage (exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrl-init-'));
+    writeFileSync(join(dir, 'package.json'), '{"mine":true}');
+    const r = await cli('init', dir);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/is not empty/);
+    expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe('{"mine":true}');
+    const empty = mkdtempSync(join(tmpdir(), 'agentrl-init-'));
+    mkdirSync(join(empty, 'x'));
+    for (const args of [['--template', 'nope', join(empty, 'x')], ['a', 'b'], ['--frobnicate']]) {
+      const u = await cli('init', ...args);
+      expect(u.code, args.join(' ')).toBe(2);
+      expect(u.err).toContain('Usage: agentrl init');
+    }
+    expect(existsSync(join(empty, 'x', 'package.json'))).toBe(false);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { coldStart, defineTool, toolEnvironment, toolCallAccuracy, type Demonstration, type Example } from 'agentrl';
+import { mockBackend, scriptedSampler, type Script } from 'agentrl/testing';
+import { localRenderer } from '../helpers/local-renderer.js';
+
+// Hazard: a cold start that taught the tool-call FORMAT but not to copy the arguments (the model calls `price` with
+// the wrong country) looks fine by its loss, and RL then moves nothing. The check must score the arguments, on
+// demonstrations the model was not trained on, from the exact prompt of each demonstrated turn.
+const price = defineTool({
+  name: 'price',
+  description: 'Price of tea in a country.',
+  inputSchema: z.object({ country: z.string(), cups: z.number().int().optional() }),
+  execute: ({ country }) => (country === 'Peru' ? '42' : '17'),
+});
+const convert = defineTool({ name: 'convert', description: 'Cents to dollars.', inputSchema: z.object({ cents: z.number() }), execute: ({ cents }) => String(cents / 100) });
+const env = toolEnvironment({ name: 'tea', tools: [price, convert], initialMessages: (ex) => [{ role: 'user', content: ex.question }] });
+const call = (name: string, args: unknown) => `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
+const ex = (id: string, country: string): Example => ({ id, question: `What does tea cost in ${country}?`, answer: '42', meta: { country } });
+
+/** The scripted "model": right call for Peru and Japan (keys in another order), wrong country for Chile, wrong tool for Kenya, no call for Spain, broken JSON for India. */
+const script: Script = ({ prompt }) => {
+  if (prompt.includes('<tool_response>')) return prompt.includes('17\n</tool_response>') ? call('convert', { cents: 17 }) : '42';
+  const country = /cost in (\w+)\?/.exec(prompt.slice(prompt.lastIndexOf('cost in')))?.[1];
+  switch (country) {
+    case 'Peru': return call('price', { country: 'Peru' });
+    case 'Japan': return `<tool_call>\n{"arguments": {"cups": 1, "country": "Japan"}, "name": "price"}\n</tool_call>`;
+    case 'Chile': return call('price', { country: 'Peru' });
+    case 'Kenya': return call('convert', { cents: 1 });
+    case 'Spain': return 'about 40';
+    default: return '<tool_call>\n{"name": "price", "arguments": {"country": \n</tool_call>';
+  }
+};
+
+describe('toolCallAccuracy / coldStart({ heldOut })', () => {
+  it('scores same tool and same arguments per demonstrated call, key order ignored, later turns from their own prompt', async () => {
+    const renderer = await localRenderer();
+    const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: 4096 });
+    const demos: Demonstration[] = [
+      { example: ex('a', 'Peru'), turns: [call('price', { country: 'Peru' }), '42'] },
+      { example: ex('b', 'Japan'), turns: [call('price', { cups: 1, country: 'Japan' }), call('convert', { cents: 17 }), '0.17'] },
+      { example: ex('c', 'Chile'), turns: [call('price', { country: 'Chile' }), '17'] },
+      { example: ex('d', 'Kenya'), turns: [call('price', { country: 'Kenya' }), '17'] },
+      { example: ex('e', 'Spain'), turns: [call('price', { country: 'Spain' }), '17'] },
+      { example: ex('f', 'India'), turns: [call('price', { country: 'India' }), '17'] },
+      { example: ex('g', 'Peru'), turns: ['42'] }, // no tool call: nothing to check
+    ];
+    const r = await toolCallAccuracy(backend, env, demos, { maxToolResponseTokens: 16 });
+    // a ok; b turn 0 ok (key order), b turn 1 ok only because its prompt holds the first call's result (17);
+    // c wrong argument; d wrong tool; e no call; f broken JSON; g has no call.
+    expect(r.calls).toBe(7);
+    expect(r.argumentAccuracy).toBeCloseTo(3 / 7, 10);
+    expect(r.toolNameAccuracy).toBeCloseTo(4 / 7, 10);
+    expect(r.misses.map((m) => `${m.exampleId}:${m.turn}`)).toEqual(['c:0', 'd:0', 'e:0', 'f:0']);
+    expect(r.misses[0]).toMatchObject({ expected: 'price({"country":"Chile"})', got: 'price({"country":"Peru"})' });
+    expect(r.misses[1]!.got).toBe('convert({"cents":1})');
+    expect(r.misses[2]!.got).toBe('"about 40"');
+  });
+
+  it('coldStart reports heldOut and warns below minArgumentAccuracy, naming a miss; silent at or above it', async () => {
+    const renderer = await localRenderer();
+    const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: 4096 });
+    const train = [{ example: ex('t1', 'Peru'), turns: [call('price', { country: 'Peru' }), '42'] }];
+    const heldOut = [
+      { example: ex('h1', 'Peru'), turns: [call('price', { country: 'Peru' }), '42'] },
+      { example: ex('h2', 'Chile'), turns: [call('price', { country: 'Chile' }), '17'] },
+    ];
+    const warnings: string[] = [];
+    const opts = { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, heldOut, onWarning: (m: string) => warnings.push(m) };
+    const r = await coldStart(backend, env, train, opts);
+    expect(r.heldOut).toMatchObject({ calls: 2, argumentAccuracy: 0.5, toolNameAccuracy: 1 });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/50\.0% of 2 held-out tool calls with the right arguments \(right tool: 100\.0%; want ≥ 80%\), e\.g\. h2: expected price\(\{"country":"Chile"\}\), got price\(\{"country":"Peru"\}\)/);
+    await coldStart(backend, env, train, { ...opts, minArgumentAccuracy: 0.5 });
+    expect(warnings).toHaveLength(1);
+    const plain = await coldStart(backend, env, train, { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16 });
+    expect(plain.heldOut).toBeUndefined();
+  });
+});
+
+describe('tokenize (which words are single tokens)', () => {
+  it('splits text into the ids encode() gives, each with its text; the pieces rejoin to the text', async () => {
+    const { tokenize } = await import('agentrl');
+    const renderer = await localRenderer();
+    for (const text of ['Peru Lisbon 1234', 'What does tea cost in Kenya today?', 'meeting at 14:30 with Alice', 'naïve café ☕', '']) {
+      const pieces = tokenize(renderer, text);
+      expect(pieces.map((p) => p.id)).toEqual(renderer.encode(text));
+      if (!/[^\x00-\x7f]/.test(text)) expect(pieces.map((p) => p.text).join('')).toBe(text);
+    }
+    // The embedded tokenizer: entity names and 2-digit strings are one token each; common words are not.
+    expect(tokenize(renderer, 'Peru Tokyo 12 price').map((p) => p.text)).toEqual(['Peru', ' ', 'Tokyo', ' ', '12', ' ', 'pr', 'ic', 'e']);
+  });
+});
