@@ -159,6 +159,11 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       const budgets = this.#effectiveBudgets();
       this.#warnings = new StepWarnings({ envName: o.env.name, toolNames: o.env.tools.map((t) => t.function.name), budgets });
       source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e) });
+      // A before-training point of the eval curve (step 0), unless resuming past it.
+      if (o.eval && step === 0 && !this.#stopRequested) {
+        const before = await this.#evalIfDue(0, renderer, budgets);
+        if (Object.keys(before).length > 0) for (const s of sinks) await s.write({ step: 0, ...before });
+      }
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, source);
         if (metrics === undefined) break; // aborted: the step is not counted
@@ -188,7 +193,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     };
   }
 
-  /** Runs `evaluate()` on `eval.dataset` after every `eval.every` steps; emits `eval` and returns its `eval/*` metrics. */
+  /** Runs `evaluate()` on `eval.dataset` before the first update (step 0) and after every `eval.every` steps; emits `eval` and returns its `eval/*` metrics. */
   async #evalIfDue(step: number, renderer: Renderer, budgets: RolloutBudgets): Promise<Record<string, number>> {
     const e = this.options.eval;
     if (!e || step % e.every !== 0) return {};
