@@ -78,19 +78,34 @@ export function runLabels(runs: readonly Pick<RunData, 'name' | 'detail'>[]): st
   return runs.map((r) => (count.get(r.name)! > 1 && r.detail !== r.name ? `${r.name} (${r.detail})` : r.name));
 }
 
-/** Breaks a legend label into lines of at most `width` characters, after a space, `/`, `-` or `_` where possible (never cut). */
+/** Breaks a legend label into lines of at most `width` characters, after a space where possible, else after `/`, `-` or `_` (never cut). */
 export function wrapLabel(label: string, width = 44): string {
   const lines: string[] = [];
   let rest = label;
   while (rest.length > width) {
     const window = rest.slice(0, width);
-    const at = Math.max(...[' ', '/', '-', '_'].map((sep) => window.lastIndexOf(sep)));
+    // Break after the last space if there is one far enough in, else after `/`, `-` or `_`, else mid-word.
+    const space = window.lastIndexOf(' ');
+    const other = Math.max(...['/', '-', '_'].map((sep) => window.lastIndexOf(sep)));
+    const at = space >= width / 3 ? space : other;
     const cut = at >= width / 3 ? at + 1 : width;
     lines.push(rest.slice(0, cut).trimEnd());
     rest = rest.slice(cut).trimStart();
   }
   lines.push(rest);
   return lines.join('\n');
+}
+
+const round12 = (v: number): number => Number(v.toPrecision(12));
+
+/** A y domain padded around a (near-)constant chart, whose own domain would be one point with every tick alike. */
+function flatDomain(values: readonly number[]): [number, number] | undefined {
+  if (values.length === 0) return undefined;
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  if (hi - lo > 1e-9 * Math.max(1, Math.abs(hi))) return undefined;
+  const pad = Math.max(Math.abs(hi) * 0.1, 0.05);
+  return [lo - pad, hi + pad];
 }
 
 interface Point { step: number; value: number; smoothed: number; series: string }
@@ -104,7 +119,9 @@ function points(runs: readonly RunData[], chart: ChartDef): Point[] {
       const values = rows.map((r) => r[metric] as number);
       const sm = smooth(values);
       const series = wrapLabel([runs.length > 1 ? labels[ri]! : '', chart.metrics.length > 1 ? metric : ''].filter(Boolean).join(' · ') || metric);
-      rows.forEach((r, i) => out.push({ step: r.step, value: values[i]!, smoothed: sm[i]!, series }));
+      // 12 significant digits: the debiased average of a constant series is that constant, not ±1e-16 of it
+      // (which the chart would magnify into a bump on a degenerate axis).
+      rows.forEach((r, i) => out.push({ step: r.step, value: round12(values[i]!), smoothed: round12(sm[i]!), series }));
     }
   }
   return out;
@@ -122,11 +139,13 @@ export const AXIS_LABEL_EXPR = "datum.value == 0 || (abs(datum.value) >= 0.001 &
  * Rendered server-side by `renderChartSvg` and in the dashboard.
  */
 export function chartSpec(runs: readonly RunData[], chart: ChartDef, size = { width: 420, height: 220 }): Record<string, unknown> {
+  const data = points(runs, chart);
+  const flat = flatDomain(data.flatMap((p) => [p.value, p.smoothed]));
   const enc = (field: string, opacity: number) => ({
     mark: { type: 'line', strokeWidth: opacity < 1 ? 1 : 2, opacity, interpolate: 'monotone' },
     encoding: {
       x: { field: 'step', type: 'quantitative', title: 'step', axis: { tickMinStep: 1, labelExpr: AXIS_LABEL_EXPR } },
-      y: { field, type: 'quantitative', title: chart.yTitle, scale: { zero: false }, axis: { labelExpr: AXIS_LABEL_EXPR } },
+      y: { field, type: 'quantitative', title: chart.yTitle, scale: flat ? { domain: flat } : { zero: false, nice: true }, axis: { labelExpr: AXIS_LABEL_EXPR } },
       color: {
         field: 'series',
         type: 'nominal',
@@ -141,7 +160,7 @@ export function chartSpec(runs: readonly RunData[], chart: ChartDef, size = { wi
     width: size.width,
     height: size.height,
     background: 'white',
-    data: { values: points(runs, chart) },
+    data: { values: data },
     layer: [enc('value', 0.3), enc('smoothed', 1)],
   };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { chartSpec, chartsFor } from './charts.js';
+import { formatEvalCurve } from './eval-curve.js';
 import { html, SafeHtml } from './html.js';
 import { describeRunWarnings, readRun, readTrajectory, type RunData, type RunReadOptions } from './run-data.js';
 import { renderChartSvg, svgToPng } from './render.js';
@@ -15,6 +16,8 @@ export interface PlotResult {
   readonly charts: readonly { readonly name: string; readonly svg: string; readonly png: string }[];
   /** The HTML report (charts as images, plus sample trajectories of the last steps). */
   readonly report: string;
+  /** Each run's held-out curve as console lines (see `formatEvalCurve`); runs without `eval/*` metrics are left out. */
+  readonly evalCurves: readonly { readonly run: string; readonly lines: readonly string[] }[];
   /** One line per run file with skipped (malformed) records, e.g. `run/trajectories.jsonl: 2 malformed record(s) skipped (line 7: not JSON …)`. */
   readonly warnings: readonly string[];
 }
@@ -49,7 +52,8 @@ export async function plotRuns(runDirs: readonly string[], opts: { outDir?: stri
   }
   const report = join(outDir, 'report.html');
   await writeFile(report, await reportHtml(runs, images, opts.trajectories ?? 6));
-  return { outDir, charts, report, warnings: runs.flatMap(describeRunWarnings) };
+  const evalCurves = runs.map((r) => ({ run: r.name, lines: formatEvalCurve(r) })).filter((c) => c.lines.length > 0);
+  return { outDir, charts, report, evalCurves, warnings: runs.flatMap(describeRunWarnings) };
 }
 
 const fmt = (v: unknown): string => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(3) : '—');

@@ -36,7 +36,7 @@ describe('agentrl plot', () => {
     const spec = chartSpec([run, { ...run, name: 'copy' }], RUN_CHARTS.find((c) => c.name === 'time')!);
     const values = (spec['data'] as { values: { series: string; step: number; value: number; smoothed: number }[] }).values;
     expect(new Set(values.map((v) => v.series.replace(/\n/g, ' ')))).toEqual(new Set([`${run.name} · time/rollout_s`, `${run.name} · time/train_s`, 'copy · time/rollout_s', 'copy · time/train_s']));
-    expect(values.filter((v) => v.series === 'copy · time/train_s').map((v) => v.value)).toEqual(run.metrics.map((m) => m['time/train_s']));
+    expect(values.filter((v) => v.series === 'copy · time/train_s').map((v) => v.value)).toEqual(run.metrics.map((m) => Number((m['time/train_s'] as number).toPrecision(12))));
   });
 
   it('exits 2 on usage errors and 1 on a folder that is not a run', async () => {
@@ -65,5 +65,20 @@ describe('the eval charts', () => {
     ]);
     expect(Math.max(...charts.map((c) => c.metrics.length))).toBeLessThanOrEqual(2);
     expect(evalCharts([{ ...run, metrics: [{ step: 1, 'reward/mean': 0 }] }])).toEqual([]);
+  });
+});
+
+describe('the held-out curve on the console', () => {
+  it('prints one row per evaluated step, step 0 first, in percent', async () => {
+    const { formatEvalCurve } = await import('../../src/report/eval-curve.js');
+    const metrics = [
+      { step: 0, 'eval/average_at_n': 0.34375, 'eval/pass_at_n': 0.5, 'eval/n': 2, 'eval/problems': 16 },
+      { step: 1, 'reward/mean': 0.2 },
+      { step: 10, 'eval/average_at_n': 0.5, 'eval/pass_at_n': 0.6875, 'eval/n': 2, 'eval/problems': 16 },
+    ];
+    const lines = formatEvalCurve({ metrics });
+    expect(lines[0]).toMatch(/16 problems × 2 samples/);
+    expect(lines.slice(2).map((l) => l.trim().split(/\s+/))).toEqual([['0', '34.4%', '50.0%'], ['10', '50.0%', '68.8%']]);
+    expect(formatEvalCurve({ metrics: [{ step: 1, 'reward/mean': 1 }] })).toEqual([]);
   });
 });
