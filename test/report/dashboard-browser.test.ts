@@ -1,9 +1,12 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDashboard } from 'agentrl';
 import { haveBrowser, launchBrowser, until } from '../helpers/browser.js';
 import { scriptedRun } from '../helpers/scripted-run.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { registerBuiltinCommands } from '../../src/cli/commands.js';
 
 /** Hazard: a dashboard that serves a page but shows no curves, no trajectory, or never updates while a run writes. */
 describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chromium)', () => {
@@ -45,4 +48,18 @@ describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chr
       await dash.close();
     }
   });
+
+  it('agentrl dashboard --screenshot waits for the data and writes the picture', async () => {
+    const run = await scriptedRun({ steps: 3 });
+    const out = join(await mkdtemp(join(tmpdir(), 'agentrl-shot-')), 'dash.png');
+    registerBuiltinCommands();
+    const log: string[] = [];
+    const io = { stdout: (t: string) => log.push(t), stderr: (t: string) => log.push(t), signal: new AbortController().signal };
+    expect(await runCli(['dashboard', run, '--screenshot', out, '--width', '900', '--height', '700'], io), log.join('')).toBe(0);
+    const png = await readFile(out);
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.readUInt32BE(16)).toBe(900); // IHDR width
+    expect(png.length).toBeGreaterThan(30_000); // charts drawn, not a blank page
+    expect(await runCli(['dashboard', run, '--screenshot', out, '--width', '10'], io)).toBe(2);
+  }, 120_000);
 });

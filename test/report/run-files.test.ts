@@ -88,7 +88,7 @@ describe('a trajectories.jsonl larger than a JavaScript string can hold', () => 
       await writeFile(join(dir, 'metrics.jsonl'), '{"step":1,"reward/mean":0.5}\n');
       // 544 records of 1 MiB (token text of a long trajectory) and some malformed ones: 544 MiB, past V8's 512 MiB string limit.
       const out = createWriteStream(join(dir, 'trajectories.jsonl'));
-      const filler = 'ab<c> de '.repeat(128 * 1024) + '"\\';
+      const filler = 'ab<c> de'.repeat(128 * 1024) + '"\\';
       for (let i = 0; i < 544; i++) {
         const rec = JSON.stringify({ step: 1 + Math.floor(i / 4), id: `t${i}`, reward: i % 2, correct: i % 2 === 1, stopReason: 'answer', toolCalls: 1, turns: 2, advantage: 0.5, messages: [], segments: [{ kind: 'completion', mask: 1, text: filler, tokens: 1 }] }) + '\n';
         if (!out.write(rec)) await new Promise((r) => out.once('drain', r));
