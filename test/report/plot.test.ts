@@ -71,7 +71,7 @@ describe('the eval charts', () => {
 describe('the held-out curve on the console', () => {
   it('prints one row per evaluated step, step 0 first, in percent', async () => {
     const { formatEvalCurve } = await import('../../src/report/eval-curve.js');
-    const metrics = [
+    const metrics: Record<string, number>[] & { step: number }[] = [
       { step: 0, 'eval/average_at_n': 0.34375, 'eval/pass_at_n': 0.5, 'eval/n': 2, 'eval/problems': 16 },
       { step: 1, 'reward/mean': 0.2 },
       { step: 10, 'eval/average_at_n': 0.5, 'eval/pass_at_n': 0.6875, 'eval/n': 2, 'eval/problems': 16 },
