@@ -63,12 +63,16 @@ export function evalCharts(runs: readonly RunData[]): ChartDef[] {
   return out;
 }
 
-/** Every chart that has data in at least one of `runs`, eval charts last. */
+/** Every chart that has data in at least one of `runs`: reward, correct, held-out accuracy, the other training charts, the other eval charts. */
 export function chartsFor(runs: readonly RunData[]): ChartDef[] {
   const has = (k: string) => runs.some((r) => r.metrics.some((row) => typeof row[k] === 'number' && Number.isFinite(row[k])));
   const charts = RUN_CHARTS.filter((c) => c.metrics.some(has));
   const seen = new Set(charts.map((c) => c.name));
-  return [...charts, ...evalCharts(runs).filter((c) => !seen.has(c.name) && seen.add(c.name))];
+  const evals = evalCharts(runs).filter((c) => !seen.has(c.name) && seen.add(c.name));
+  // The held-out accuracy is what a run is judged by: it comes third, after reward and correct rate.
+  const main = evals.filter((c) => c.name === 'eval');
+  const at = Math.min(2, charts.length);
+  return [...charts.slice(0, at), ...main, ...charts.slice(at), ...evals.filter((c) => c.name !== 'eval')];
 }
 
 /** Legend label of each run: its name, with the folder name added where two runs share a name. */

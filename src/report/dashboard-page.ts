@@ -30,7 +30,7 @@ header .live{font-size:12px;color:#8f8}
 main{padding:12px 16px}
 .warnings{background:#fff4e0;border:1px solid #e0b060;padding:6px 10px;font-size:13px;white-space:pre-line}
 .charts{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
-.charts img{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}
+.charts img{background:#fff;border:1px solid #ddd;width:440px;max-width:100%;height:auto}
 .viewer{display:flex;gap:12px;margin-top:16px}
 .viewer .list{min-width:300px;max-width:340px}
 .viewer .list button{display:block;width:100%;text-align:left;margin:2px 0;padding:4px 6px;border:1px solid #ccc;background:#fff;cursor:pointer;font-size:12px;overflow-wrap:anywhere}

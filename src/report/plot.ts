@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { chartSpec, chartsFor } from './charts.js';
 import { formatEvalCurve } from './eval-curve.js';
 import { html, SafeHtml } from './html.js';
-import { describeRunWarnings, readRun, readTrajectory, type RunData, type RunReadOptions } from './run-data.js';
+import { describeRunWarnings, readRun, readTrajectory, type RunData } from './run-data.js';
 import { renderChartSvg, svgToPng } from './render.js';
 import { trajectoryHtml, TRAJECTORY_CSS } from './trajectory-html.js';
 
@@ -31,11 +31,12 @@ export interface PlotResult {
  * @param runDirs - Trainer `logDir` folders (each with `metrics.jsonl`).
  * @param opts.outDir - where to write; default `<first run>/plots`.
  * @param opts.trajectories - sample trajectories shown in the report per run (last ones first). @default 6
+ * @param opts.maxRecordBytes - longest run-file record read; longer ones are skipped and counted. @default 64 MiB
  * @throws Error when a run directory has no `metrics.jsonl`.
  */
-export async function plotRuns(runDirs: readonly string[], opts: { outDir?: string; trajectories?: number } & RunReadOptions = {}): Promise<PlotResult> {
+export async function plotRuns(runDirs: readonly string[], opts: { outDir?: string; trajectories?: number; maxRecordBytes?: number } = {}): Promise<PlotResult> {
   if (runDirs.length === 0) throw new Error('plotRuns: give at least one run directory');
-  const runs = await Promise.all(runDirs.map((d) => readRun(d, opts)));
+  const runs = await Promise.all(runDirs.map((d) => readRun(d, opts.maxRecordBytes === undefined ? {} : { maxRecordBytes: opts.maxRecordBytes })));
   const outDir = resolve(opts.outDir ?? join(runs[0]!.dir, 'plots'));
   await mkdir(outDir, { recursive: true });
   const charts = [];
