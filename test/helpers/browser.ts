@@ -18,7 +18,7 @@ export function launchBrowser(): Promise<Browser> {
  * Polled from Node through the DevTools protocol, because the page's CSP forbids the eval that
  * `page.waitForFunction` uses inside the page.
  */
-export async function until(page: Page, expression: string, timeoutMs = 20_000): Promise<void> {
+export async function until(page: Page, expression: string, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await page.evaluate<unknown>(expression).catch(() => false)) return;

@@ -41,7 +41,7 @@ describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chr
       // Live: a new step written to run A reaches the page without a reload.
       const before = Number(await page.evaluate<string>("document.body.dataset.version ?? '0'"));
       await appendFile(join(runA, 'metrics.jsonl'), JSON.stringify({ step: 4, 'reward/mean': 0.9 }) + '\n');
-      await until(page, `Number(document.body.dataset.version ?? '0') > ${before}`, 15_000);
+      await until(page, `Number(document.body.dataset.version ?? '0') > ${before}`);
       await until(page, "/4 steps/.test(document.querySelector('#runs')?.textContent ?? '')");
     } finally {
       await browser.close();
