@@ -32,6 +32,7 @@ export type {
   ExecStatus,
   SamplingParams,
   SampledSequence,
+  TokenLogprob,
   StopReason,
   Datum,
   LossConfig,

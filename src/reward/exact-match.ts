@@ -4,6 +4,8 @@ import type { Trajectory } from '../types/trajectory.js';
 import type { Reward } from './types.js';
 import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { tagBlocks } from '../util/tag-blocks.js';
+import { isBlankAnswer } from './math/extract-boxed.js';
+import { sameOptionLetter } from './option-letter.js';
 
 /**
  * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols
@@ -63,12 +65,13 @@ export interface ExactMatchOptions extends EndingOptions {
 
 /**
  * Normalised exact match (Search-R1 `qa_em`): correct when the {@link normalizeAnswer}-ed final answer equals any
- * normalised gold alias ({@link goldAliases}). The final answer is {@link extractTaggedAnswer} of
+ * normalised gold alias ({@link goldAliases}), or, for a multiple-choice letter alias (`B`, `(B)`), when it names that
+ * letter alone or with its option text (`B) 12`; two letters never match — see `optionLetter`). The final answer is {@link extractTaggedAnswer} of
  * the answer part of `trajectory.finalText` (text after the last `</think>`); when it has neither `<answer>` nor
  * `\boxed{}`, that whole answer part is scored and `validFormat` is false. Only a trajectory that ended validly is
  * scored (the shared rule, {@link answerOf}): `invalid` → `wrong` (`invalid_format`), cut by a token budget →
  * `wrong` (`truncated`, unless `scoreTruncated`), no answer or an unfinished `<think>` → `wrong` (`no_answer`),
- * all with `validFormat: false`. An empty answer scores `wrong` (`no_answer`). When every gold alias normalises to `''` the
+ * all with `validFormat: false`. An empty or blank answer (`<answer></answer>`, `\boxed{}`, `\boxed{\,}`) scores `wrong` (`no_answer`, `validFormat: false`). When every gold alias normalises to `''` the
  * sample is dropped (`gold_unparseable`, `drop: true`), never rewarded.
  */
 export function exactMatch(opts: ExactMatchOptions = {}): Reward {
@@ -81,10 +84,11 @@ export function exactMatch(opts: ExactMatchOptions = {}): Reward {
     if (!ending.scorable) return unscoredResult(ending, wrong);
     const tagged = extractTaggedAnswer(ending.text);
     const answer = tagged ?? ending.text.trim();
-    const validFormat = tagged !== undefined;
     const pred = normalizeAnswer(answer);
-    if (pred === '') return { reward: wrong, correct: false, validFormat, answer, failure: 'no_answer' };
-    const ok = golds.includes(pred);
+    // An empty `<answer></answer>` or `\boxed{}` is no answer, not a well-formed one (the format rate must not reward it).
+    if (pred === '' || (tagged !== undefined && isBlankAnswer(tagged))) return { reward: wrong, correct: false, validFormat: false, answer, failure: 'no_answer' };
+    const validFormat = tagged !== undefined;
+    const ok = golds.includes(pred) || goldAliases(example).some((g) => sameOptionLetter(g, answer) === true);
     return { reward: ok ? correct : wrong, correct: ok, validFormat, answer };
   };
 }

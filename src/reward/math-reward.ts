@@ -10,10 +10,11 @@ import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import type { Reward } from './types.js';
-import { extractLastBoxed } from './math/extract-boxed.js';
+import { extractLastBoxed, isBlankAnswer } from './math/extract-boxed.js';
 import { mathEquivalentSync, type EquivalenceResult } from './math/equivalent.js';
 import { MathCheckPool } from './math/pool.js';
 import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
+import { sameOptionLetter } from './option-letter.js';
 
 /** Options of {@link mathReward}. */
 export interface MathRewardOptions extends EndingOptions {
@@ -64,7 +65,10 @@ const schema = z.strictObject({
  *   `failure: 'truncated'` (with `scoreTruncated: true` it is scored like an answer);
  * - ended without an answer (`max_tool_calls`, `max_turns`, `aborted`, an unfinished `<think>`) → `wrong`,
  *   `validFormat: false`, `failure: 'no_answer'`;
- * - no closed `\boxed{…}` in the window → `wrong`, `validFormat: false`, `failure: 'no_answer'`;
+ * - no closed `\boxed{…}` in the window, or the last box is blank (`\boxed{}`, `\boxed{\,}`, `\boxed{\text{}}`: an
+ *   echo of "put your final answer within \boxed{}" is no answer) → `wrong`, `validFormat: false`, `failure: 'no_answer'`;
+ * - the reference is a multiple-choice letter (`B`, `(B)`, `\text{B}`): correct when the box names that letter, alone
+ *   or with its option text (`B) 12`, `(B) 12`); naming two letters is wrong (`optionLetter`, docs/metrics.md);
  * - equivalent → `correct`, `correct: true`;
  * - not equivalent → `wrong`;
  * - the prediction does not parse → `wrong`, `failure: 'unparseable_prediction'`;
@@ -96,10 +100,12 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
     const ending = answerOf(trajectory, options);
     if (!ending.scorable) return unscoredResult(ending, wrong);
     const answer = extractLastBoxed(ending.text, { window, joinAdjacent: true });
-    if (answer === null) return { reward: wrong, correct: false, validFormat: false, failure: 'no_answer' };
+    if (answer === null || isBlankAnswer(answer)) return { reward: wrong, correct: false, validFormat: false, failure: 'no_answer' };
     if (example.answer.trim() === '') {
       return { reward: 0, correct: false, validFormat: true, answer, failure: 'gold_unparseable', drop: true };
     }
+    const letter = sameOptionLetter(example.answer, answer);
+    if (letter !== null) return { reward: letter ? correct : wrong, correct: letter, validFormat: true, answer };
     // Boxing marks both as LaTeX for the normaliser (`2,3` is a list there, not 2.3), as the seed's `parse(f"${x}$")`.
     const result = await check(`\\boxed{${example.answer}}`, `\\boxed{${answer}}`);
     switch (result.status) {

@@ -11,9 +11,9 @@ import { deriveSeed } from './seed.js';
 import { samplingParams } from './sampling-params.js';
 import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
 
-/** A trajectory that ended before its first turn (error, abort or no room for a completion). */
+/** A trajectory that ended before its first turn (error, abort or no room for a completion); it owns a copy of `messages`. */
 function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
-  return { id, example, groupIndex: g, messages, turns: [], stopReason: stop, toolCalls: 0, finalText: '', ...(error ? { error } : {}) };
+  return { id, example, groupIndex: g, messages: structuredClone(messages) as Message[], turns: [], stopReason: stop, toolCalls: 0, finalText: '', ...(error ? { error } : {}) };
 }
 
 /** Ends every branch of a group the same way (the failure happened before the fork). */
@@ -33,7 +33,9 @@ export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'prefixMismatch'>,
  * branches with ONE `sample` call (`numSamples = groupSize`) from the shared prompt; after that each
  * branch advances on its own (sample → parse → execute → observation → sample) without waiting for
  * the others, and tool calls of different branches run concurrently through the sandbox.
- * Each branch starts from its own copy of the prompt state.
+ * Each branch starts from its own copy of the prompt state: every trajectory owns its `messages` from the moment it is
+ * created (the environment's array is copied before the first await, then once per trajectory), so an environment
+ * that reuses or mutates its arrays, or a caller that edits one trajectory's messages, never changes another's.
  *
  * Never rejects: `initialMessages` or the prompt render throwing ends the whole group as `error` trajectories;
  * a branch that throws ends as `error` (see {@link runBranch}). Under `failure.kind: 'retry'` a failed branch is
@@ -47,7 +49,8 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
   let messages: Message[] = [];
   let promptTokens: number[];
   try {
-    messages = ctx.env.initialMessages(example);
+    // Copied at once: the environment may reuse or change its array (for the next group) while this one samples.
+    messages = structuredClone(ctx.env.initialMessages(example));
   } catch (e) {
     return wholeGroup(groupKey, example, groupSize, messages, 'error', { ...trajectoryError('initial_messages', e), env: ctx.env.name });
   }

@@ -1,6 +1,6 @@
 import type { Renderer } from '../chat/types.js';
 import type { RolloutBudgets } from '../rollout/types.js';
-import type { BatchSource } from './batch-source.js';
+import type { BatchSource, BatchSourceOptions } from './batch-source.js';
 import type { ResolvedTrainerOptions } from './config.js';
 import type { TrainerEvents } from './events.js';
 import { exampleStream } from './batches.js';
@@ -21,6 +21,7 @@ export function batchSourceFor(
     readonly weightsVersion: number;
     readonly signal: AbortSignal;
     readonly onTurn: TrainerEvents['turn'];
+    readonly onAborted?: BatchSourceOptions['onAborted'];
   },
 ): BatchSource {
   const common = {
@@ -47,6 +48,7 @@ export function batchSourceFor(
     weightsVersion: run.weightsVersion,
     signal: run.signal,
     onTurn: run.onTurn,
+    ...(run.onAborted ? { onAborted: run.onAborted } : {}),
   };
   if (!o.rollout.streaming) return syncBatchSource(common);
   return new GroupStream({

@@ -70,6 +70,21 @@ export interface BatchSourceOptions {
   readonly weightsVersion: number;
   readonly signal: AbortSignal;
   readonly onTurn?: (e: TurnEvent & { readonly step: number }) => void;
+  /**
+   * Called once for every trajectory of a step that `signal` aborted (rolled out, or still in flight and then ended
+   * `aborted`), with the step it was rolled out for and its reward when it had been scored. None of them is trained on.
+   */
+  readonly onAborted?: (step: number, trajectory: Trajectory, reward: RewardResult | undefined) => void;
+}
+
+/** Hands every trajectory of `groups` to `onAborted` (see {@link BatchSourceOptions.onAborted}). */
+export function reportAborted(
+  o: Pick<BatchSourceOptions, 'onAborted'>,
+  step: number,
+  groups: readonly { readonly trajectories_G: readonly Trajectory[]; readonly rewards_G?: readonly RewardResult[] }[],
+): void {
+  if (!o.onAborted) return;
+  for (const g of groups) g.trajectories_G.forEach((t, i) => o.onAborted!(step, t, g.rewards_G?.[i]));
 }
 
 /** The sampling seed of batch `batchIndex` (0-based) of a run with seed `seed` (as in the round-synchronous loop). */

@@ -11,11 +11,18 @@ export interface RolloutStartEvent {
   readonly groupSize: number;
 }
 
-/** `trajectory`: one finished, scored trajectory. */
+/**
+ * `trajectory`: one finished, scored trajectory. After `trainer.abort()`, every trajectory of the aborted step (and of
+ * steps rolled out ahead of it) is emitted once with `aborted: true`: those that ended before the abort keep their stop
+ * reason and, when they were scored, their reward; the rest end `aborted` with reward `{ reward: 0, failure: 'aborted',
+ * drop: true }`. None of them is trained on, and no `group` event follows for them.
+ */
 export interface TrajectoryEvent {
   readonly step: number;
   readonly trajectory: Trajectory;
   readonly reward: RewardResult;
+  /** Set when the step was aborted (`trainer.abort()`): the trajectory was not trained on. */
+  readonly aborted?: true;
 }
 
 /** `group`: one group's rewards and advantages. `degenerate` groups (all rewards equal) are skipped when configured. */

@@ -5,7 +5,7 @@ import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { rolloutFailedError } from '../errors/rollout-errors.js';
 import { runGroup, isFatal } from '../rollout/run-group.js';
-import { batchSeed, type BatchSource, type BatchSourceOptions, type ReadyGroup, type StepBatch } from './batch-source.js';
+import { batchSeed, reportAborted, type BatchSource, type BatchSourceOptions, type ReadyGroup, type StepBatch } from './batch-source.js';
 import { scoreTrajectory } from './score.js';
 import { scoreFinishedGroup } from './score-group.js';
 
@@ -91,7 +91,11 @@ export class GroupStream implements BatchSource {
         await this.#settled();
         throw this.#fatal;
       }
-      if (this.#o.signal.aborted) return undefined;
+      if (this.#o.signal.aborted) {
+        this.#ready.push(...taken);
+        this.#reportAborted();
+        return undefined;
+      }
       for (let i = 0; i < this.#ready.length && taken.length < this.#o.questionsPerBatch; ) {
         const g = this.#ready[i]!;
         this.#ready.splice(i, 1);
@@ -131,7 +135,19 @@ export class GroupStream implements BatchSource {
   async close(): Promise<void> {
     if (!this.#stop.signal.aborted) this.#stop.abort(new StreamClosed());
     await this.#settled();
+    this.#reportAborted();
     this.#wake?.();
+  }
+
+  /** After `abort()`: hands the groups ready but never trained on to `onAborted`, each under the step it was rolled out for. */
+  #reportAborted(): void {
+    if (!this.#o.signal.aborted) return;
+    for (const g of this.#ready.splice(0)) reportAborted(this.#o, this.#stepOf(g.seq), [g]);
+  }
+
+  /** The step a launch seq was rolled out for (1-based). */
+  #stepOf(seq: number): number {
+    return Math.floor(seq / this.#o.questionsPerBatch) + 1;
   }
 
   /** Starts groups while the staleness budget and the trajectory slots allow. */
@@ -190,7 +206,10 @@ export class GroupStream implements BatchSource {
         this.#stop.abort(this.#fatal);
       }
       const rewards_G = await scoreFinishedGroup({ reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), ...scoreOpts }, example, ts, scoring);
-      if (this.#stop.signal.aborted) return;
+      if (this.#stop.signal.aborted) {
+        if (o.signal.aborted) reportAborted(o, batchIndex + 1, [{ trajectories_G: ts, rewards_G }]);
+        return;
+      }
       this.#ready.push({ seq, example, trajectories_G: ts.map((t) => ({ ...t, weightsVersion: version })), rewards_G, weightsVersion: version });
     } catch (e) {
       // Not a trajectory's failure (those end as values): surface it from nextBatch() after the rest has ended.

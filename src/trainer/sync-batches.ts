@@ -1,6 +1,6 @@
 import type { Example } from '../types/example.js';
 import { runRollouts } from '../rollout/index.js';
-import { batchSeed, type BatchSource, type BatchSourceOptions, type ReadyGroup, type StepBatch } from './batch-source.js';
+import { batchSeed, reportAborted, type BatchSource, type BatchSourceOptions, type ReadyGroup, type StepBatch } from './batch-source.js';
 import { scoreFinishedGroup } from './score-group.js';
 
 /**
@@ -25,11 +25,17 @@ export function syncBatchSource(o: BatchSourceOptions): BatchSource {
         examples,
         o.groupSize,
       );
-      if (o.signal.aborted) return undefined;
+      if (o.signal.aborted) {
+        reportAborted(o, step, groups_P.map((trajectories_G) => ({ trajectories_G })));
+        return undefined;
+      }
       const rewards_P = await Promise.all(
         examples.map((ex, p) => scoreFinishedGroup({ reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), timeoutMs: o.rewardTimeoutMs, signal: o.signal }, ex, groups_P[p]!)),
       );
-      if (o.signal.aborted) return undefined;
+      if (o.signal.aborted) {
+        reportAborted(o, step, groups_P.map((trajectories_G, p) => ({ trajectories_G, rewards_G: rewards_P[p]! })));
+        return undefined;
+      }
       const groups: ReadyGroup[] = examples.map((example, p) => ({
         seq: consumed + p,
         example,

@@ -7,7 +7,7 @@ import type { RolloutBudgets } from '../rollout/index.js';
 import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
 import { samplingConsistencyIssues } from './sampling-consistency.js';
-import type { TrainerEvents, WarningEvent } from './events.js';
+import type { TrainerEvents, TrajectoryEvent, WarningEvent } from './events.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { trainOnDatums } from './train-step.js';
@@ -18,6 +18,11 @@ import type { BatchSource, ReadyGroup, StepBatch } from './batch-source.js';
 import { batchSourceFor } from './batch-source-for.js';
 import { evaluate } from '../eval/evaluate.js';
 import { StepWarnings } from './step-warnings.js';
+import type { Trajectory } from '../types/trajectory.js';
+import type { RewardResult } from '../types/reward.js';
+
+/** The reward of an aborted step's trajectory that was not scored before the abort. */
+const ABORTED: RewardResult = { reward: 0, correct: false, validFormat: false, failure: 'aborted', drop: true, cause: 'the step was aborted before scoring' };
 
 /** What `trainer.train()` resolves with. */
 export interface TrainSummary {
@@ -98,7 +103,8 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   /**
    * Aborts the current step as soon as possible: sampling calls and tool calls in flight get the abort signal,
    * rewards in flight are no longer awaited, trajectories end with `aborted`, the step is not trained on, and
-   * `train()` resolves with `stopped: true`.
+   * `train()` resolves with `stopped: true`. Before it resolves, every trajectory of the aborted step is emitted as a
+   * `trajectory` event with `aborted: true` (see {@link TrajectoryEvent}), so a listener sees how the step ended.
    */
   abort(): void {
     this.#stopRequested = true;
@@ -158,12 +164,14 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
       this.#warnings = new StepWarnings({ envName: o.env.name, toolNames: o.env.tools.map((t) => t.function.name), budgets });
-      source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e) });
-      // A before-training point of the eval curve (step 0), unless resuming past it.
+      // A before-training point of the eval curve (step 0), unless resuming past it; before any rollout starts.
       if (o.eval && step === 0 && !this.#stopRequested) {
         const before = await this.#evalIfDue(0, renderer, budgets);
         if (Object.keys(before).length > 0) for (const s of sinks) await s.write({ step: 0, ...before });
       }
+      const onAborted = (s: number, trajectory: Trajectory, reward: RewardResult | undefined) =>
+        this.emit('trajectory', { step: s, trajectory, reward: reward ?? ABORTED, aborted: true });
+      source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e), onAborted });
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, source);
         if (metrics === undefined) break; // aborted: the step is not counted
@@ -241,7 +249,11 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   async #step(step: number, source: BatchSource): Promise<Record<string, number> | undefined> {
     this.emit('rollout:start', { step, groups: this.options.questionsPerBatch, groupSize: this.options.groupSize });
     const batch = await source.nextBatch(step);
-    if (batch === undefined || this.#abort.signal.aborted) return undefined;
+    if (batch === undefined) return undefined;
+    if (this.#abort.signal.aborted) {
+      for (const g of batch.groups) g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]!, aborted: true }));
+      return undefined;
+    }
     const scored = batch.groups.map((g) => this.#scoreGroup(step, g));
     this.#warnFailures(step, scored);
     const warned = scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, droppedGroup: g.outcome.droppedGroup }));

@@ -88,6 +88,7 @@ export function startTrajectoryLog(source: Source, opts: { logDir: string; rende
   let chain: Promise<unknown> = mkdir(opts.logDir, { recursive: true });
   const key = (step: number, exampleId: string) => `${step}\u0000${exampleId}`;
   const onTrajectory = (e: TrajectoryEvent) => {
+    if (e.aborted) return; // an aborted step has no group event and is not part of the run's record
     const k = key(e.step, e.trajectory.example.id);
     const list = pending.get(k) ?? [];
     list.push(e);

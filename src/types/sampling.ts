@@ -21,6 +21,21 @@ export interface SamplingParams {
    * cancel may ignore it; the rollout engine stops waiting for them either way.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Also return, at every sampled position, the `topLogprobs` most likely tokens with their logprobs under the same
+   * distribution as `logprobs` (vLLM's `logprobs: k`). Samplers that cannot leave it out of the result. 0 or
+   * undefined: none. At most {@link MAX_TOP_LOGPROBS}.
+   */
+  readonly topLogprobs?: number;
+}
+
+/** The most alternatives per position a sampler returns ({@link SamplingParams.topLogprobs}; vLLM's default cap). */
+export const MAX_TOP_LOGPROBS = 20;
+
+/** A token id with its natural-log probability. */
+export interface TokenLogprob {
+  readonly token: number;
+  readonly logprob: number;
 }
 
 /** Why a sampled sequence ended: a stop token (`'stop'`) or the `maxTokens` limit (`'length'`). */
@@ -32,4 +47,9 @@ export interface SampledSequence {
   /** Per-token natural-log probability under the sampling distribution (temperature applied). */
   readonly logprobs: readonly number[];
   readonly stopReason: StopReason;
+  /**
+   * With {@link SamplingParams.topLogprobs} = k: per sampled position, the k most likely tokens (most likely first,
+   * ties by id) under the same distribution as `logprobs`.
+   */
+  readonly topLogprobs?: readonly (readonly TokenLogprob[])[];
 }

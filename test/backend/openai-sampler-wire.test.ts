@@ -158,6 +158,48 @@ describe('openaiCompatibleSampler, SGLang flavor', () => {
     answer = () => ({ body: { text: 'hello', meta_info: { finish_reason: { type: 'length' } } } });
     await expect(sglang().sample([1], { maxTokens: 2 })).rejects.toMatchObject({ code: 'SAMPLER_RESPONSE', option: 'return_logprob' });
   });
+
+  // Issue 24 §3: prompt-logprob rows must describe the request's tokens, with finite logprobs ≤ 0 — as on the vLLM path.
+  const prompt = [11, 12, 13, 14];
+  const rowsOf = (ids: readonly unknown[], lps: readonly unknown[]) => ids.map((id, i) => [lps[i], id, null]);
+  it('computeLogprobs reads [logprob, id] rows that match the request', async () => {
+    answer = () => ({ body: { meta_info: { input_token_logprobs: rowsOf(prompt, [null, -0.5, -1.25, -2]) } } });
+    await expect(sglang().computeLogprobs(prompt)).resolves.toEqual([null, -0.5, -1.25, -2]);
+  });
+
+  const badRows: [string, unknown[], number][] = [
+    ['ids shifted by one', rowsOf([12, 13, 14, 15], [null, -0.5, -1, -2]), 0],
+    ['ids shifted the other way', rowsOf([10, 11, 12, 13], [null, -0.5, -1, -2]), 0],
+    ['a null id', rowsOf([11, null, 13, 14], [null, -0.5, -1, -2]), 1],
+    ['one wrong id late', rowsOf([11, 12, 13, 99], [null, -0.5, -1, -2]), 3],
+    ['a "NaN" string', rowsOf(prompt, [null, 'NaN', -1, -2]), 1],
+    ['a null logprob past position 0', rowsOf(prompt, [null, -0.5, null, -2]), 2],
+    ['a positive logprob', rowsOf(prompt, [null, -0.5, 0.75, -2]), 2],
+    ['a numeric string', rowsOf(prompt, [null, -0.5, -1, '-2']), 3],
+    ['a row that is not a list', [[null, 11, null], { logprob: -1, id: 12 }, [-1, 13, null], [-2, 14, null]], 1],
+  ];
+  for (const [name, rows, at] of badRows) {
+    it(`computeLogprobs refuses prompt-logprob rows with ${name}, naming position ${at}`, async () => {
+      answer = () => ({ body: { meta_info: { input_token_logprobs: rows } } });
+      const err = await sglang().computeLogprobs(prompt).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SamplerResponseError);
+      expect(err).toMatchObject({ code: 'SAMPLER_RESPONSE', field: `meta_info.input_token_logprobs[${at}]` });
+    });
+  }
+
+  it('the vLLM path refuses the same kinds (an entry for another token, a non-number, a positive logprob)', async () => {
+    const entries = (lps: unknown[], ids: readonly number[] = prompt) => [null, ...ids.slice(1).map((id, i) => ({ [String(id)]: { logprob: lps[i] } }))];
+    const cases: [unknown[], number][] = [
+      [entries([-0.5, -1, -2], [11, 13, 14, 15]), 1],
+      [entries(['NaN', -1, -2]), 1],
+      [entries([-0.5, 0.5, -2]), 2],
+      [entries([-0.5, -1, null]), 3],
+    ];
+    for (const [pl, at] of cases) {
+      answer = () => ({ body: { choices: [choice(0, { prompt_logprobs: pl, token_ids: [1], logprobs: { token_logprobs: [-1] } })] } });
+      await expect(vllm().computeLogprobs(prompt)).rejects.toMatchObject({ code: 'SAMPLER_RESPONSE', field: `choices[0].prompt_logprobs[${at}]` });
+    }
+  });
 });
 
 describe('stop tokens from the model folder', () => {

@@ -1,7 +1,7 @@
 import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
 import { batchBucket, seqBucket } from './batching.js';
 import { disposeCache, type DecodeKernels, type KVCache } from './decode-kernels.js';
-import { drawToken, type ResolvedSampling } from './host-sampling.js';
+import { drawToken, topLogprobs, type ResolvedSampling } from './host-sampling.js';
 import type { Params } from './params.js';
 import { mulberry32 } from './rng.js';
 
@@ -11,6 +11,8 @@ interface Request {
   readonly maxTokens: number;
   readonly stop: ReadonlySet<number>;
   readonly sampling: ResolvedSampling;
+  /** Alternatives returned per position (`SamplingParams.topLogprobs`); 0: none. */
+  readonly topLogprobs: number;
   readonly rng: () => number;
   readonly out: (SampledSequence | undefined)[];
   remaining: number;
@@ -25,6 +27,8 @@ interface Row {
   readonly index: number;
   readonly tokens: number[];
   readonly logprobs: number[];
+  /** Per position, the top alternatives (only when the request asked for them). */
+  readonly top?: { token: number; logprob: number }[][];
   /** Position of the last token in `tokens` (the next decode input). */
   pos: number;
 }
@@ -71,7 +75,9 @@ export class DecodeScheduler {
     const C = this.#k.cfg.contextTokens;
     const maxTokens = Math.max(0, Math.min(params.maxTokens, C - prompt.length));
     if (n === 0) return Promise.resolve([]);
-    if (maxTokens === 0) return Promise.resolve(Array.from({ length: n }, () => ({ tokens: [], logprobs: [], stopReason: 'length' as const })));
+    if (maxTokens === 0) {
+      return Promise.resolve(Array.from({ length: n }, () => ({ tokens: [], logprobs: [], stopReason: 'length' as const, ...(params.topLogprobs ? { topLogprobs: [] } : {}) })));
+    }
     const seed = params.seed ?? (this.#autoSeed = (Math.imul(this.#autoSeed, 1664525) + 1013904223) >>> 0);
     const signal = params.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -83,6 +89,7 @@ export class DecodeScheduler {
         maxTokens,
         stop: new Set(params.stop ?? []),
         sampling: { temperature: params.temperature ?? 1, topP: params.topP ?? 1, topK: params.topK ?? 0 },
+        topLogprobs: params.topLogprobs ?? 0,
         rng: mulberry32(seed),
         out: new Array(n).fill(undefined),
         remaining: n,
@@ -178,7 +185,7 @@ export class DecodeScheduler {
       }
       this.#cache = res.cache;
       slots.forEach((slot, index) => {
-        const row: Row = { req, index, tokens: [], logprobs: [], pos: req.prompt.length - 1 };
+        const row: Row = { req, index, tokens: [], logprobs: [], ...(req.topLogprobs > 0 ? { top: [] } : {}), pos: req.prompt.length - 1 };
         this.#rows[slot] = row;
         this.#accept(slot, row, res.logits);
       });
@@ -191,11 +198,12 @@ export class DecodeScheduler {
     const { token, logprob } = drawToken(logits, req.sampling, req.rng());
     row.tokens.push(token);
     row.logprobs.push(logprob);
+    row.top?.push(topLogprobs(logits, req.sampling.temperature, req.topLogprobs));
     row.pos += 1;
     const stopped = req.stop.has(token);
     if (stopped || row.tokens.length >= req.maxTokens) {
       this.#rows[slot] = undefined;
-      req.out[row.index] = { tokens: row.tokens, logprobs: row.logprobs, stopReason: stopped ? 'stop' : 'length' };
+      req.out[row.index] = { tokens: row.tokens, logprobs: row.logprobs, stopReason: stopped ? 'stop' : 'length', ...(row.top ? { topLogprobs: row.top } : {}) };
       if (--req.remaining === 0) req.resolve(req.out as SampledSequence[]);
     }
   }

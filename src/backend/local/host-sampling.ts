@@ -85,3 +85,30 @@ export function logSoftmaxAt(logits: Float32Array, T: number, i: number): number
   for (let j = 0; j < logits.length; j++) z += Math.exp(logits[j]! / T - max);
   return logits[i]! / T - max - Math.log(z);
 }
+
+/**
+ * The `k` most likely tokens of `log softmax(logits / T)` over the full vocabulary (T = 0 reads as 1, as the greedy
+ * token's logprob does), most likely first, ties by lower id: the distribution {@link drawToken} reports logprobs in.
+ */
+export function topLogprobs(logits: Float32Array, temperature: number, k: number): { token: number; logprob: number }[] {
+  const T = temperature === 0 ? 1 : temperature;
+  const V = logits.length;
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) max = Math.max(max, logits[i]! / T);
+  let z = 0;
+  for (let i = 0; i < V; i++) z += Math.exp(logits[i]! / T - max);
+  const logZ = Math.log(z) + max;
+  const top: number[] = [];
+  for (let i = 0; i < V; i++) {
+    const v = logits[i]!;
+    if (top.length === k && v <= logits[top[k - 1]!]!) continue;
+    let j = top.length < k ? top.length : k - 1;
+    if (top.length < k) top.push(i);
+    while (j > 0 && logits[top[j - 1]!]! < v) {
+      top[j] = top[j - 1]!;
+      j--;
+    }
+    top[j] = i;
+  }
+  return top.map((token) => ({ token, logprob: logits[token]! / T - logZ }));
+}

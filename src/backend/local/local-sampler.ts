@@ -1,4 +1,4 @@
-import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
+import { MAX_TOP_LOGPROBS, type SampledSequence, type SamplingParams } from '../../types/sampling.js';
 import { BackendInputError } from '../../errors/index.js';
 import type { SamplingClient } from '../types.js';
 import { checkTokens } from './batching.js';
@@ -49,6 +49,8 @@ export class LocalSampler implements SamplingClient {
     const topP = params.topP ?? 1;
     if (!(topP > 0 && topP <= 1)) throw new BackendInputError('topP', `must be in (0, 1], got ${topP}`);
     if (params.stop) checkTokens('stop', params.stop, cfg.vocabSize);
+    const k = params.topLogprobs ?? 0;
+    if (!Number.isInteger(k) || k < 0 || k > MAX_TOP_LOGPROBS) throw new BackendInputError('topLogprobs', `must be an integer in [0, ${MAX_TOP_LOGPROBS}], got ${k}`);
     return this.#scheduler.submit([...promptTokens], params);
   }
 

@@ -31,7 +31,22 @@ function stopIds(params: SamplingParams, renderer: Renderer): number[] {
   return [...new Set([...(params.stop ?? []), ...renderer.stopTokens])];
 }
 
-/** Logprob of each prompt token from vLLM's `prompt_logprobs: 0` (keys are `str(token_id)`); entry 0 is `null`. */
+/**
+ * A prompt token's logprob as the server reported it: a finite number ≤ 0 (natural log of a probability).
+ * @throws SamplerResponseError naming `field` otherwise (`null`, `"NaN"`, a positive value).
+ */
+function promptLogprob(lp: unknown, field: string, option: string, token: number): number {
+  if (typeof lp !== 'number' || !Number.isFinite(lp) || lp > 0) {
+    throw new SamplerResponseError(field, option, `expected a finite logprob ≤ 0 for token ${token}, got ${JSON.stringify(lp)?.slice(0, 80)}`);
+  }
+  return lp;
+}
+
+/**
+ * Logprob of each prompt token from vLLM's `prompt_logprobs: 0` (keys are `str(token_id)`); entry 0 is `null`.
+ * @throws SamplerResponseError naming the position when an entry lacks the request's token id or its logprob is not
+ *   a finite number ≤ 0.
+ */
 function vllmPromptLogprobs(body: unknown, tokens: readonly number[]): (number | null)[] {
   const pl = (body as { choices?: { prompt_logprobs?: unknown }[] } | null)?.choices?.[0]?.prompt_logprobs;
   if (!Array.isArray(pl) || pl.length !== tokens.length) {
@@ -39,20 +54,32 @@ function vllmPromptLogprobs(body: unknown, tokens: readonly number[]): (number |
   }
   return tokens.map((t, i) => {
     if (i === 0) return null;
+    const field = `choices[0].prompt_logprobs[${i}]`;
     const entry = (pl[i] as Record<string, { logprob?: unknown }> | null)?.[String(t)];
-    const lp = entry?.logprob;
-    if (typeof lp !== 'number') throw new SamplerResponseError(`choices[0].prompt_logprobs[${i}]`, 'prompt_logprobs', `no logprob for token ${t}`);
-    return lp;
+    if (entry === undefined) throw new SamplerResponseError(field, 'prompt_logprobs', `no logprob for token ${t} (the entry names other token ids)`);
+    return promptLogprob(entry?.logprob, field, 'prompt_logprobs', t);
   });
 }
 
-/** Logprob of each prompt token from SGLang's `meta_info.input_token_logprobs` (`[logprob|null, id, text]`). */
+/**
+ * Logprob of each prompt token from SGLang's `meta_info.input_token_logprobs` (`[logprob|null, id, text]`); entry 0 is
+ * `null`. Every row must name the request's token id at its position (a shifted or missing id means the rows describe
+ * other tokens) and carry a finite logprob ≤ 0 (row 0 may be `null`).
+ * @throws SamplerResponseError naming the position otherwise.
+ */
 function sglangPromptLogprobs(body: unknown, tokens: readonly number[]): (number | null)[] {
   const rows = (body as { meta_info?: { input_token_logprobs?: unknown } } | null)?.meta_info?.input_token_logprobs;
   if (!Array.isArray(rows) || rows.length !== tokens.length) {
     throw new SamplerResponseError('meta_info.input_token_logprobs', 'logprob_start_len', `expected ${tokens.length} entries for logprob_start_len: 0`);
   }
-  return tokens.map((_, i) => (i === 0 ? null : ((rows[i] as unknown[])[0] as number)));
+  return tokens.map((t, i) => {
+    const field = `meta_info.input_token_logprobs[${i}]`;
+    const row = rows[i] as unknown;
+    if (!Array.isArray(row) || row[1] !== t) {
+      throw new SamplerResponseError(field, 'logprob_start_len', `expected [logprob, ${t}, …] for the request's token ${t}, got ${JSON.stringify(row)?.slice(0, 120)}`);
+    }
+    return i === 0 ? null : promptLogprob(row[0], field, 'logprob_start_len', t);
+  });
 }
 
 /**

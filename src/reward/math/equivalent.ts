@@ -5,8 +5,8 @@
  */
 import { compareNodes, type CompareContext } from './compare.js';
 import { normalizeDetailed } from './normalize.js';
-import { bracketsBalanced, parseAnswerNode } from './structure.js';
-import type { NumericPolicy } from './scalar.js';
+import { bracketsBalanced, parseAnswerNode, type AnswerNode } from './structure.js';
+import { lacksDefiniteValue, type NumericPolicy } from './scalar.js';
 
 /** Options of the equivalence check. */
 export interface MathEquivalenceOptions {
@@ -101,13 +101,33 @@ function check(gold: string, pred: string, options: MathEquivalenceOptions): Equ
   const p = normalizeDetailed(pred);
   if (g.text === '' || !bracketsBalanced(g.text)) return { equal: false, status: 'gold_unparseable' };
   if (p.text === '' || !bracketsBalanced(p.text)) return { equal: false, status: 'unparseable_prediction' };
+  const gNode = parseAnswerNode(g.text, g.degrees);
+  // A reference without a definite value (1/0, ln 0, tan π/2) cannot be compared: drop, never reward.
+  if (someValue(gNode, lacksDefiniteValue)) return { equal: false, status: 'gold_unparseable', detail: 'the reference has no definite value' };
+  const pNode = parseAnswerNode(p.text, p.degrees);
+  if (someValue(pNode, lacksDefiniteValue)) return { equal: false, status: 'ok', detail: 'the prediction has no definite value' };
   if (g.text === p.text) return { equal: true, status: 'ok' };
   const ctx: CompareContext = { policy: resolvePolicy(options), goldInvalid: false, predInvalid: false };
-  const gNode = parseAnswerNode(g.text, g.degrees);
-  const pNode = parseAnswerNode(p.text, p.degrees);
   const equal = compareNodes(gNode, pNode, ctx);
   if (equal) return { equal, status: 'ok' };
   if (ctx.goldInvalid && gNode.kind === 'expr') return { equal: false, status: 'gold_unparseable' };
   if (ctx.predInvalid && pNode.kind === 'expr') return { equal: false, status: 'unparseable_prediction' };
   return { equal: false, status: 'ok' };
+}
+
+/** True when `test` holds for some value of `n`: an expression, a relation's side, a list item, a matrix cell. */
+function someValue(n: AnswerNode, test: (latex: string) => boolean): boolean {
+  switch (n.kind) {
+    case 'expr': return test(n.latex);
+    case 'text': return false;
+    case 'relation': return n.parts.some(test);
+    case 'matrix': return n.rows.some((row) => row.some(test));
+    case 'union': return n.parts.some((x) => someValue(x, test));
+    case 'seq': case 'set': case 'tuple': case 'ratio': return n.items.some((x) => someValue(x, test));
+    default: return assertNever(n);
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected answer node ${JSON.stringify(x)}`);
 }

@@ -87,7 +87,8 @@ export function extractLastBoxed(text: string, options: ExtractBoxedOptions = {}
   const boxes = findBoxes(tail);
   const last = boxes[boxes.length - 1];
   if (last === undefined || !last.closed) return null;
-  if (options.joinAdjacent === true) {
+  // A blank last box is no answer even after other boxes (`\boxed{5}, put it in \boxed{}`): never joined away.
+  if (options.joinAdjacent === true && !isBlankAnswer(last.content)) {
     const outer = outermost(boxes);
     const run = adjacentRun(tail, outer);
     if (run.length >= 2 && run.every((b) => b.closed)) return joinContents(run);
@@ -121,11 +122,12 @@ function adjacentRun(text: string, outer: readonly BoxMatch[]): BoxMatch[] {
   return run;
 }
 
-/** Contents of `run` joined with `, `, identical consecutive contents kept once. */
+/** Contents of `run` joined with `, `, identical consecutive contents kept once, blank ones left out. */
 function joinContents(run: readonly BoxMatch[]): string {
   const parts: string[] = [];
   for (const b of run) {
     const c = b.content.trim();
+    if (isBlankAnswer(c)) continue;
     if (parts[parts.length - 1] !== c) parts.push(c);
   }
   return parts.join(', ');
@@ -160,4 +162,21 @@ export function extractBoxedAnswer(text: string): { readonly answer: string; rea
   const after = text.slice(last.end, last.end + 24);
   if (/^\s*\$?\s*(?:\\%|%|percent|percentage|pct)\b/i.test(after) || /^\s*\$?\s*(?:\\%|%)/.test(after)) answer += '\\%';
   return { answer, end: last.end };
+}
+
+/** Spacing commands, empty groups, math delimiters and empty text wrappers: what a blank box may hold. */
+const BLANK_PART = /\s+|\$+|\\[,;:! ]|\\q?quad\b|\\(?:h|v)space\*?\{[^{}]*\}|\\(?:text|mathrm|textbf|mathbf|textit|mbox|phantom|hphantom|vphantom)\s*\{\s*\}|\{\s*\}|~|\\(?:displaystyle|left\.|right\.)/g;
+
+/**
+ * True when a box's content holds no answer: empty, white space, spacing commands (`\,`, `\quad`, `~`), empty groups
+ * (`{}`, `\text{}`), or only those. `\boxed{}` echoed from the prompt ("put your final answer within \boxed{}") is blank.
+ * @example isBlankAnswer('\\;\\text{ }') === true; isBlankAnswer('0') === false
+ */
+export function isBlankAnswer(content: string): boolean {
+  let s = content;
+  for (let prev = ''; prev !== s; ) {
+    prev = s;
+    s = s.replace(BLANK_PART, '');
+  }
+  return s === '';
 }

@@ -315,3 +315,26 @@ export function realValue(latex: string, subs: Record<string, number> = {}): num
   if (v === null || !isReal(v)) return null;
   return v.re;
 }
+
+/** A bare infinity (`\infty`, `-\infty`, `+\infty`): a value an answer may name (a limit, an interval end). */
+const INFINITY_LITERAL = /^[+-]?\s*\\infty$/;
+
+/**
+ * True when `latex` is a constant expression with no definite value: it parses, has no free variables, and
+ * evaluates to an undefined quantity (`\frac{0}{0}`, `0^0`) or an infinite one (`\frac{1}{0}`, `\ln 0`,
+ * `\tan\frac{\pi}{2}`, `\Gamma(0)`) without being a bare infinity. Such a reference cannot be compared (dropping the
+ * sample is the only safe outcome), and such a prediction equals nothing.
+ */
+export function lacksDefiniteValue(latex: string): boolean {
+  const s = latex.trim();
+  if (INFINITY_LITERAL.test(s)) return false;
+  const e = parseLatex(applyPercent(s));
+  if (e === null || unknownsOf(e).length > 0) return false;
+  try {
+    const n = e.N();
+    if (!isLiteral(n)) return false;
+    return n.isNaN === true || n.isInfinity === true || n.isFinite === false;
+  } catch {
+    return false;
+  }
+}

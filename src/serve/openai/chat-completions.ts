@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Renderer } from '../../chat/types.js';
-import type { SampledSequence } from '../../types/sampling.js';
+import type { SampledSequence, TokenLogprob } from '../../types/sampling.js';
 import { OpenAIApiError } from './api-error.js';
 import { toMessages, toToolDefinitions } from './chat-messages.js';
 import { chatSchema, parseBody, type ChatBody } from './request-schemas.js';
-import { checkVocab, samplingParams, withoutStop } from './sampling.js';
+import { alternativesOf, checkVocab, samplingParams, topLogprobsCount, withoutStop } from './sampling.js';
 import { SseWriter } from './sse.js';
 import { extractToolCalls, type ExtractedMessage } from './tool-calls.js';
 import type { RouteContext } from './types.js';
@@ -17,14 +17,19 @@ interface ChoiceResult {
   readonly finishReason: 'stop' | 'length' | 'tool_calls';
 }
 
-function logprobEntry(renderer: Renderer, token: number, logprob: number) {
+function tokenEntry(renderer: Renderer, token: number, logprob: number) {
   const s = renderer.decode([token]);
-  return { token: s, logprob, bytes: [...Buffer.from(s, 'utf8')], top_logprobs: [] as unknown[] };
+  return { token: s, logprob, bytes: [...Buffer.from(s, 'utf8')] };
+}
+
+/** One `logprobs.content` entry: the sampled token and, with `top_logprobs: k`, the k most likely at its position. */
+function logprobEntry(renderer: Renderer, token: number, logprob: number, alternatives: readonly TokenLogprob[] = []) {
+  return { ...tokenEntry(renderer, token, logprob), top_logprobs: alternatives.map((a) => tokenEntry(renderer, a.token, a.logprob)) };
 }
 
 function validate(b: ChatBody): void {
-  if (b.top_logprobs !== undefined && b.top_logprobs !== null && b.top_logprobs > 0) {
-    throw new OpenAIApiError(400, 'top_logprobs > 0 (alternative tokens) is not supported; logprobs: true returns the sampled tokens\u2019 logprobs', 'top_logprobs', 'unsupported_parameter');
+  if (topLogprobsCount(b.top_logprobs, 'top_logprobs') > 0 && b.logprobs !== true) {
+    throw new OpenAIApiError(400, 'top_logprobs requires logprobs: true', 'top_logprobs', 'invalid_value');
   }
   const tc = b.tool_choice;
   if (tc !== undefined && tc !== null && tc !== 'auto' && tc !== 'none') {
@@ -36,8 +41,9 @@ function validate(b: ChatBody): void {
  * `POST /v1/chat/completions`: `messages` rendered with the model's chat template (and `tools` in the template's
  * tool block; vLLM's `chat_template_kwargs` as template variables), then sampled from token ids. With tools offered
  * (and `tool_choice` not `"none"`), the completion's `<tool_call>` blocks become OpenAI `tool_calls` (arguments as
- * a JSON string) and `finish_reason: "tool_calls"`. `logprobs: true` gives the sampled tokens' logprobs
- * (`top_logprobs > 0` is refused); vLLM's `return_token_ids` adds `prompt_token_ids` and `choices[].token_ids`.
+ * a JSON string) and `finish_reason: "tool_calls"`. `logprobs: true` gives the sampled tokens' logprobs, and
+ * `top_logprobs: k` (0 ≤ k ≤ 20, needs `logprobs: true`) the k most likely tokens at each position under the same
+ * distribution; vLLM's `return_token_ids` adds `prompt_token_ids` and `choices[].token_ids`.
  * `stream: true` answers with server-sent events (chunks sent once the engine has the sequence).
  */
 export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply): Promise<unknown> {
@@ -57,7 +63,8 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
     throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, 'messages', 'context_length_exceeded');
   }
   const maxTokens = b.max_completion_tokens ?? b.max_tokens ?? ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024;
-  const params = samplingParams(b, maxTokens, renderer);
+  const k = topLogprobsCount(b.top_logprobs, 'top_logprobs');
+  const params = { ...samplingParams(b, maxTokens, renderer), ...(k > 0 ? { topLogprobs: k } : {}) };
   const stop = params.stop ?? [];
   const parseTools = tools.length > 0 && b.tool_choice !== 'none';
   const seqs = await (await ctx.sampler(b.model)).sample(prompt, params);
@@ -71,7 +78,8 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
   const usage = { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens };
   const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
   const callId = () => `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-  const logprobsOf = (seq: SampledSequence) => (b.logprobs ? { content: seq.tokens.map((t, k) => logprobEntry(renderer, t, seq.logprobs[k]!)) } : null);
+  const entryAt = (seq: SampledSequence, i: number) => logprobEntry(renderer, seq.tokens[i]!, seq.logprobs[i]!, alternativesOf(seq, k, 'top_logprobs')?.[i]);
+  const logprobsOf = (seq: SampledSequence) => (b.logprobs ? { content: seq.tokens.map((_, i) => entryAt(seq, i)) } : null);
 
   if (b.stream) {
     const head = { id, object: 'chat.completion.chunk' as const, created: ctx.now(), model: modelName };
@@ -87,11 +95,11 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
         // one chunk per sampled token: the text it adds (held back while it ends in an incomplete UTF-8 sequence)
         const shown = withoutStop(r.seq.tokens, stop);
         let sent = '';
-        r.seq.tokens.forEach((t, k) => {
-          const upTo = renderer.decode(shown.slice(0, k + 1));
-          const delta = upTo.endsWith('\uFFFD') && k + 1 < shown.length ? '' : upTo.slice(sent.length);
+        r.seq.tokens.forEach((_, i) => {
+          const upTo = renderer.decode(shown.slice(0, i + 1));
+          const delta = upTo.endsWith('\uFFFD') && i + 1 < shown.length ? '' : upTo.slice(sent.length);
           if (delta) sent += delta;
-          sse.send({ ...head, choices: [{ index, delta: { content: delta }, logprobs: b.logprobs ? { content: [logprobEntry(renderer, t, r.seq.logprobs[k]!)] } : null, finish_reason: null }] });
+          sse.send({ ...head, choices: [{ index, delta: { content: delta }, logprobs: b.logprobs ? { content: [entryAt(r.seq, i)] } : null, finish_reason: null }] });
         });
       }
       sse.send({ ...head, choices: [{ index, delta: {}, logprobs: null, finish_reason: r.finishReason }] });

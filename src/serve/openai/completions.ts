@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { SampledSequence } from '../../types/sampling.js';
 import { OpenAIApiError } from './api-error.js';
 import { completionSchema, parseBody, type CompletionBody } from './request-schemas.js';
-import { checkVocab, samplingParams, withoutStop } from './sampling.js';
+import { alternativesOf, checkVocab, samplingParams, topLogprobsCount, withoutStop } from './sampling.js';
 import { SseWriter } from './sse.js';
 import type { RouteContext } from './types.js';
 
@@ -24,7 +24,10 @@ function promptTokens(b: CompletionBody, encode: (s: string) => number[]): numbe
 
 /**
  * `POST /v1/completions` as vLLM answers it: `prompt` as text, token ids, or a list of either (choice index
- * `p·n + j`); `logprobs: 0` (the sampled token's logprob; alternatives, `logprobs > 0`, are refused with 400);
+ * `p·n + j`); `logprobs: k` (0 ≤ k ≤ 20, as vLLM's default `max_logprobs`): `token_logprobs` has each sampled token's
+ * logprob and `top_logprobs` at each position the sampled token and the k most likely tokens (token string → logprob,
+ * under the same distribution as the sampled logprob: temperature applied, full vocabulary); `echo` with `k > 0` is
+ * refused with 400;
  * `return_token_ids` (`choices[].token_ids`, `prompt_token_ids`); `return_tokens_as_token_ids` (`token_id:N` token
  * strings); `echo` (the prompt's text and, with `logprobs`, its tokens first, the first one's logprob `null`);
  * `prompt_logprobs: 0` (`choices[].prompt_logprobs`: `null`, then `{ "<id>": { logprob, decoded_token } }` per token,
@@ -33,8 +36,9 @@ function promptTokens(b: CompletionBody, encode: (s: string) => number[]): numbe
 export async function completionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply): Promise<unknown> {
   const b = parseBody(completionSchema, rawBody);
   const { renderer } = ctx.opts;
-  if (b.logprobs !== undefined && b.logprobs !== null && b.logprobs > 0) {
-    throw new OpenAIApiError(400, 'logprobs > 0 (alternative tokens) is not supported; logprobs: 0 returns the sampled tokens\u2019 logprobs', 'logprobs', 'unsupported_parameter');
+  const k = topLogprobsCount(b.logprobs, 'logprobs');
+  if (k > 0 && b.echo) {
+    throw new OpenAIApiError(400, 'echo with logprobs > 0 is not supported (the prompt tokens\u2019 alternatives are not computed); use logprobs: 0 with echo', 'logprobs', 'unsupported_parameter');
   }
   if (b.prompt_logprobs !== undefined && b.prompt_logprobs !== null && b.prompt_logprobs !== 0) {
     throw new OpenAIApiError(400, 'only prompt_logprobs: 0 (each prompt token\u2019s own logprob) is supported', 'prompt_logprobs', 'unsupported_parameter');
@@ -47,7 +51,7 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
     if (p.length === 0) throw new OpenAIApiError(400, 'the prompt is empty', 'prompt', 'invalid_value');
     checkVocab(p, renderer.vocabSize, prompts.length > 1 ? `prompt.${i}` : 'prompt');
   });
-  const params = samplingParams(b, b.max_tokens ?? 16, renderer);
+  const params = { ...samplingParams(b, b.max_tokens ?? 16, renderer), ...(k > 0 ? { topLogprobs: k } : {}) };
   const stop = params.stop ?? [];
   const n = params.numSamples ?? 1;
   const wantLogprobs = b.logprobs !== undefined && b.logprobs !== null;
@@ -77,7 +81,15 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
         const tokens = ids.map(tokenString);
         let offset = 0;
         const text_offset = tokens.map((s) => ((offset += s.length), offset - s.length));
-        logprobs = { tokens, token_logprobs: lps, top_logprobs: lps.map((lp, k) => (lp === null ? null : { [tokens[k]!]: lp })), text_offset };
+        const alternatives = alternativesOf(seq, k, 'logprobs');
+        // As vLLM: the sampled token's own entry, then the k most likely (a token among them is listed once).
+        const top = (lp: number | null, i: number): Record<string, number> | null => {
+          if (lp === null) return null;
+          const entry: Record<string, number> = { [tokens[i]!]: lp };
+          for (const a of alternatives?.[i] ?? []) entry[tokenString(a.token)] ??= a.logprob;
+          return entry;
+        };
+        logprobs = { tokens, token_logprobs: lps, top_logprobs: lps.map(top), text_offset };
       }
       if (b.echo) text = renderer.decode(prompt) + text;
       const last = seq.tokens[seq.tokens.length - 1];

@@ -1,5 +1,5 @@
 import type { Renderer } from '../../chat/types.js';
-import type { SamplingParams } from '../../types/sampling.js';
+import { MAX_TOP_LOGPROBS, type SampledSequence, type SamplingParams, type TokenLogprob } from '../../types/sampling.js';
 import { OpenAIApiError } from './api-error.js';
 
 /** Fields of a request that set how tokens are drawn (both endpoints). */
@@ -61,4 +61,27 @@ export function withoutStop(tokens: readonly number[], stop: readonly number[]):
 export function checkVocab(tokens: readonly number[], vocabSize: number, param: string): void {
   const bad = tokens.find((t) => t >= vocabSize);
   if (bad !== undefined) throw new OpenAIApiError(400, `token id ${bad} is outside the vocabulary of ${vocabSize} tokens`, param, 'invalid_value');
+}
+
+/**
+ * The number of alternatives a request asks for per position (`logprobs: k` on completions, `top_logprobs: k` on chat),
+ * checked against {@link MAX_TOP_LOGPROBS} (vLLM's default `max_logprobs`).
+ * @throws OpenAIApiError 400 naming `param` above the cap.
+ */
+export function topLogprobsCount(k: number | null | undefined, param: string): number {
+  if (k === undefined || k === null) return 0;
+  if (k > MAX_TOP_LOGPROBS) throw new OpenAIApiError(400, `${param} must be at most ${MAX_TOP_LOGPROBS}, got ${k}`, param, 'invalid_value');
+  return k;
+}
+
+/**
+ * The alternatives of every position of `seq` when `k > 0` (the sampler was asked for them).
+ * @throws OpenAIApiError 400 naming `param` when the model's sampler returned none (it cannot rank alternatives).
+ */
+export function alternativesOf(seq: SampledSequence, k: number, param: string): readonly (readonly TokenLogprob[])[] | undefined {
+  if (k === 0) return undefined;
+  if (seq.topLogprobs === undefined || seq.topLogprobs.length !== seq.tokens.length) {
+    throw new OpenAIApiError(400, `${param} > 0: this model's sampler does not return alternative tokens`, param, 'unsupported_parameter');
+  }
+  return seq.topLogprobs;
 }

@@ -76,6 +76,76 @@ describe('official openai client: models and completions', () => {
     expect(c.prompt_logprobs.slice(1).map((e, k) => e![String(ids[k + 1])]!.logprob)).toEqual(plp.slice(1));
   });
 
+  // Issue 24 §7: logprobs: k (the way completions clients ask for token logprobs), with vLLM's return_token_ids.
+  for (const k of [1, 5, 20]) {
+    it(`logprobs: ${k} returns the sampled token's logprob and the ${k} most likely tokens at each position`, async () => {
+      const prompt = local.renderPrompt([{ role: 'user', content: 'hello there' }]);
+      const r = await client(tiny.baseUrl).completions.create({ model: 'tiny', prompt, n: 2, max_tokens: 6, seed: 11, temperature: 0.8, logprobs: k, return_token_ids: true } as OpenAI.CompletionCreateParamsNonStreaming);
+      const want = await inProcess.sample(prompt, { numSamples: 2, maxTokens: 6, seed: 11, temperature: 0.8, stop: local.stopTokens, topLogprobs: k });
+      let completion = 0;
+      r.choices.forEach((choice, j) => {
+        const c = choice as OpenAI.CompletionChoice & { token_ids: number[] };
+        const w = want[j]!;
+        completion += w.tokens.length;
+        expect(c.token_ids).toEqual(w.tokens);
+        expect(c.logprobs!.token_logprobs).toEqual(w.logprobs);
+        expect(c.finish_reason).toBe(w.stopReason);
+        c.logprobs!.top_logprobs!.forEach((top, i) => {
+          const sampled = local.decode([w.tokens[i]!]);
+          expect(top![sampled]).toBe(w.logprobs[i]);
+          const alts = w.topLogprobs![i]!;
+          expect(alts).toHaveLength(k);
+          for (const a of alts) expect(top![local.decode([a.token])]).toBeDefined();
+          // most likely first, all ≤ 0, and no alternative is less likely than one left out: sorted, and ≥ the sampled one when it is not listed
+          for (let q = 1; q < alts.length; q++) expect(alts[q - 1]!.logprob).toBeGreaterThanOrEqual(alts[q]!.logprob);
+          expect(alts.every((a) => a.logprob <= 0)).toBe(true);
+          if (!alts.some((a) => a.token === w.tokens[i])) expect(w.logprobs[i]!).toBeLessThanOrEqual(alts[k - 1]!.logprob);
+        });
+      });
+      expect(r.usage).toEqual({ prompt_tokens: prompt.length, completion_tokens: completion, total_tokens: prompt.length + completion });
+    });
+  }
+
+  it('logprobs: 1 with return_tokens_as_token_ids keys alternatives by token_id:N; streamed choices carry the same', async () => {
+    const prompt = [5, 6, 7, 8];
+    const base = { model: 'tiny', prompt, max_tokens: 5, seed: 4, logprobs: 1, return_tokens_as_token_ids: true } as const;
+    const r = await client(tiny.baseUrl).completions.create(base as unknown as OpenAI.CompletionCreateParamsNonStreaming);
+    const [w] = await inProcess.sample(prompt, { maxTokens: 5, seed: 4, stop: local.stopTokens, topLogprobs: 1 });
+    const top = r.choices[0]!.logprobs!.top_logprobs!;
+    top.forEach((t, i) => {
+      expect(t![`token_id:${w!.tokens[i]}`]).toBe(w!.logprobs[i]);
+      expect(t![`token_id:${w!.topLogprobs![i]![0]!.token}`]).toBe(w!.topLogprobs![i]![0]!.logprob);
+    });
+    const stream = await client(tiny.baseUrl).completions.create({ ...base, stream: true, stream_options: { include_usage: true } } as unknown as OpenAI.CompletionCreateParamsStreaming);
+    const chunks: OpenAI.Completion[] = [];
+    for await (const c of stream) chunks.push(c);
+    expect(chunks[0]!.choices[0]!.logprobs!.top_logprobs).toEqual(top);
+    expect(chunks[0]!.choices[0]!.finish_reason).toBe(w!.stopReason);
+    expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 4, completion_tokens: w!.tokens.length, total_tokens: 4 + w!.tokens.length });
+  });
+
+  it('chat completions: logprobs + top_logprobs k give k alternatives per token, streamed and not', async () => {
+    const messages = [{ role: 'user' as const, content: 'count' }];
+    for (const k of [1, 3]) {
+      const r = await client(tiny.baseUrl).chat.completions.create({ model: 'tiny', messages, max_tokens: 5, seed: 9, logprobs: true, top_logprobs: k, temperature: 0.7 });
+      const prompt = local.renderPrompt(messages, { addGenerationPrompt: true });
+      const [w] = await inProcess.sample(prompt, { maxTokens: 5, seed: 9, temperature: 0.7, stop: local.stopTokens, topLogprobs: k });
+      const content = r.choices[0]!.logprobs!.content!;
+      expect(content.map((e) => e.logprob)).toEqual(w!.logprobs);
+      content.forEach((e, i) => {
+        expect(e.top_logprobs).toHaveLength(k);
+        expect(e.top_logprobs.map((a) => a.logprob)).toEqual(w!.topLogprobs![i]!.map((a) => a.logprob));
+        expect(e.top_logprobs.map((a) => a.token)).toEqual(w!.topLogprobs![i]!.map((a) => local.decode([a.token])));
+      });
+      expect(r.choices[0]!.finish_reason).toBe(w!.stopReason);
+      expect(r.usage).toMatchObject({ prompt_tokens: prompt.length, completion_tokens: w!.tokens.length });
+      const stream = await client(tiny.baseUrl).chat.completions.create({ model: 'tiny', messages, max_tokens: 5, seed: 9, logprobs: true, top_logprobs: k, temperature: 0.7, stream: true });
+      const streamed: OpenAI.ChatCompletionTokenLogprob[] = [];
+      for await (const c of stream) streamed.push(...(c.choices[0]?.logprobs?.content ?? []));
+      expect(streamed).toEqual(content);
+    }
+  });
+
   it('several prompts and n: choices are indexed prompt·n + sample', async () => {
     const r = await client(tiny.baseUrl).completions.create({ model: 'tiny', prompt: [[5, 6, 7], [8, 9]], n: 2, max_tokens: 4, seed: 2 });
     expect(r.choices.map((c) => c.index)).toEqual([0, 1, 2, 3]);
@@ -195,12 +265,18 @@ describe('official openai client: errors in OpenAI\u2019s shape', () => {
     const bad = async (p: Record<string, unknown>) => c.completions.create({ model: 'tiny', prompt: 'x', ...p } as OpenAI.CompletionCreateParamsNonStreaming).catch((e: unknown) => e);
     expect(await bad({ n: 0 })).toMatchObject({ status: 400, param: 'n', type: 'invalid_request_error' });
     expect(await bad({ stop: ['\n'] })).toMatchObject({ status: 400, param: 'stop' });
-    expect(await bad({ logprobs: 3 })).toMatchObject({ status: 400, param: 'logprobs' });
+    expect(await bad({ logprobs: 21 })).toMatchObject({ status: 400, param: 'logprobs' });
+    expect(await bad({ logprobs: 2, echo: true })).toMatchObject({ status: 400, param: 'logprobs' });
     expect(await bad({ presence_penalty: 0.5 })).toMatchObject({ status: 400, param: 'presence_penalty' });
     expect(await bad({ prompt: [999_999] })).toMatchObject({ status: 400, param: 'prompt' });
-    const chatErr = await c.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'x' }], logprobs: true, top_logprobs: 2 }).catch((e: unknown) => e);
-    expect(chatErr).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(chatErr).toMatchObject({ param: 'top_logprobs' });
+    for (const over of [{ logprobs: true, top_logprobs: 21 }, { top_logprobs: 2 }, { logprobs: false, top_logprobs: 1 }]) {
+      const chatErr = await c.chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'x' }], ...over }).catch((e: unknown) => e);
+      expect(chatErr).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(chatErr).toMatchObject({ param: 'top_logprobs' });
+    }
+    // a sampler that cannot rank alternatives says so (the scripted one returns none)
+    const noAlt = await client(scripted.baseUrl).completions.create({ model: 'Qwen/Qwen3-8B', prompt: 'x', max_tokens: 2, logprobs: 1 }).catch((e: unknown) => e);
+    expect(noAlt).toMatchObject({ status: 400, param: 'logprobs' });
   });
 
   it('a prompt longer than the context → 400; an unknown /v1 route → 404; a body over the limit → 413, all in OpenAI\u2019s shape', async () => {
