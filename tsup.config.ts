@@ -24,5 +24,5 @@ export default defineConfig({
   shims: true,
   splitting: true,
   // Optional native/heavy dependencies stay external: loaded only by the adapters and environments that use them.
-  external: ['dockerode', 'isolated-vm', 'better-sqlite3', 'vitest'],
+  external: ['dockerode', 'isolated-vm', 'better-sqlite3', 'vitest', 'playwright-core'],
 });

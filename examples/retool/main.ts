@@ -97,6 +97,7 @@ console.log(formatEvalRow('SFT, tool mode', before.tool));
 console.log(formatEvalRow('SFT+RL, text-only', after.text!));
 console.log(formatEvalRow('SFT+RL, tool mode', after.tool));
 const plots = await plotRuns([runDir]);
+for (const c of plots.evalCurves) console.log('\n' + c.lines.join('\n'));
 console.log(`\ncharts: ${plots.outDir}\nreport: ${plots.report}\nlive view: npm run agentrl -- dashboard ${runDir}`);
 const d = (k: string) => ((after.tool.metrics[k] ?? 0) - (before.tool.metrics[k] ?? 0)) * 100;
 console.log(`\ntool mode, RL vs SFT: Average@${n} ${d('eval/average_at_n') >= 0 ? '+' : ''}${d('eval/average_at_n').toFixed(1)} pts, valid tool-call rate ${d('eval/valid_tool_call_rate') >= 0 ? '+' : ''}${d('eval/valid_tool_call_rate').toFixed(1)} pts  (${elapsed()} total)`);

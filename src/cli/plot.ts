@@ -28,6 +28,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   try {
     const r = await plotRuns(positionals, { ...(values.out ? { outDir: values.out } : {}), ...(n === undefined ? {} : { trajectories: n }) });
+    for (const c of r.evalCurves) io.stdout(`${r.evalCurves.length > 1 ? `${c.run}: ` : ''}${c.lines.join('\n')}\n`);
+    for (const w of r.warnings) io.stderr(`agentrl plot: warning: ${w}\n`);
     io.stdout(`agentrl plot: ${r.charts.length} charts (SVG + PNG) in ${r.outDir}\nreport: ${r.report}\n`);
     return 0;
   } catch (e) {

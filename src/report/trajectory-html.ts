@@ -1,57 +1,61 @@
 import type { Message } from '../types/message.js';
 import type { TrajectoryRecord } from '../trainer/trajectory-log.js';
+import { html, type SafeHtml } from './html.js';
 
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export { escapeHtml } from './html.js';
+
+function toolCallText(args: unknown): string {
+  const code = args !== null && typeof args === 'object' ? (args as Record<string, unknown>)['code'] : undefined;
+  if (typeof code === 'string') return code;
+  return typeof args === 'string' ? args : (JSON.stringify(args, null, 2) ?? '');
 }
 
-function toolCallText(args: Readonly<Record<string, unknown>>): string {
-  const code = args['code'];
-  return typeof code === 'string' ? code : JSON.stringify(args, null, 2);
-}
+// Records come from a file anyone may have written: every field is read defensively and escaped by `html`.
+const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+const list = (v: unknown): readonly unknown[] => (Array.isArray(v) ? v : []);
+const field = (o: unknown, k: string): unknown => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined);
 
-function messageHtml(m: Message): string {
-  switch (m.role) {
+function messageHtml(m: unknown): SafeHtml {
+  const content = text(field(m, 'content'));
+  switch (field(m, 'role') as Message['role'] | undefined) {
     case 'system':
-      return `<details class="msg system"><summary>system prompt</summary><pre>${escapeHtml(m.content)}</pre></details>`;
+      return html`<details class="msg system"><summary>system prompt</summary><pre>${content}</pre></details>`;
     case 'user':
-      return `<div class="msg user"><div class="role">user</div><pre>${escapeHtml(m.content)}</pre></div>`;
+      return html`<div class="msg user"><div class="role">user</div><pre>${content}</pre></div>`;
     case 'assistant': {
-      const calls = (m.toolCalls ?? [])
-        .map((c) => `<div class="tool-call"><div class="role">tool call · ${escapeHtml(c.function.name)}</div><pre>${escapeHtml(toolCallText(c.function.arguments))}</pre></div>`)
-        .join('');
-      return `<div class="msg assistant"><div class="role">assistant</div><pre>${escapeHtml(m.content)}</pre>${calls}</div>`;
+      const calls = list(field(m, 'toolCalls')).map((c) => {
+        const fn = field(c, 'function');
+        return html`<div class="tool-call"><div class="role">tool call · ${text(field(fn, 'name'))}</div><pre>${toolCallText(field(fn, 'arguments'))}</pre></div>`;
+      });
+      return html`<div class="msg assistant"><div class="role">assistant</div><pre>${content}</pre>${calls}</div>`;
     }
     case 'tool':
-      return `<div class="msg tool"><div class="role">${escapeHtml(m.name ?? 'tool')} output</div><pre>${escapeHtml(m.content)}</pre></div>`;
+      return html`<div class="msg tool"><div class="role">${text(field(m, 'name')) || 'tool'} output</div><pre>${content}</pre></div>`;
     default:
-      return '';
+      return html``;
   }
 }
+
+const SEGMENT_KINDS = new Set(['prompt', 'completion', 'observation']);
 
 /**
  * One recorded trajectory as HTML: a header (reward, correct, stop reason, advantage), the conversation with tool
  * calls and interpreter output marked as such, and the token view where trained tokens (mask 1) and masked tokens
  * (prompt, tool output; mask 0) are styled differently (`.trained` / `.masked`). Styles: {@link TRAJECTORY_CSS}.
+ * Every value is escaped (see `html`), whatever its type in the file.
  */
 export function trajectoryHtml(r: TrajectoryRecord): string {
-  const adv = r.advantage === null ? 'none' : r.advantage.toFixed(3);
-  const header =
-    `<div class="traj-head"><span class="badge ${r.correct ? 'ok' : 'bad'}">reward ${r.reward}</span>` +
-    `<span>correct: ${r.correct}</span><span>stop: ${escapeHtml(r.stopReason)}</span><span>advantage: ${adv}</span>` +
-    `<span>tool calls: ${r.toolCalls}</span><span>turns: ${r.turns}</span>` +
-    `<span>answer: ${escapeHtml(r.answer ?? '—')} (gold ${escapeHtml(r.gold)})</span></div>`;
-  const convo = `<div class="convo">${r.messages.map(messageHtml).join('')}</div>`;
-  const tokens = r.segments
-    .map((s) => `<span class="seg ${s.mask === 1 ? 'trained' : 'masked'} ${s.kind}" title="${s.kind}, ${s.tokens} tokens, mask ${s.mask}">${escapeHtml(s.text)}</span>`)
-    .join('');
-  return (
-    `<article class="trajectory" data-id="${escapeHtml(r.id)}">${header}` +
-    `<h4>Conversation</h4>${convo}` +
-    `<h4>Tokens <small>(<span class="seg trained">trained, mask 1</span> · <span class="seg masked">masked, mask 0</span>)</small></h4>` +
-    `<pre class="tokens">${tokens}</pre></article>`
-  );
+  const adv = typeof r.advantage === 'number' ? r.advantage.toFixed(3) : 'none';
+  const ok = r.correct === true;
+  const header = html`<div class="traj-head"><span class="badge ${ok ? 'ok' : 'bad'}">reward ${text(r.reward)}</span><span>correct: ${text(r.correct)}</span><span>stop: ${text(r.stopReason)}</span><span>advantage: ${adv}</span><span>tool calls: ${text(r.toolCalls)}</span><span>turns: ${text(r.turns)}</span><span>answer: ${r.answer === undefined ? '—' : text(r.answer)} (gold ${text(r.gold)})</span></div>`;
+  const convo = list(r.messages).map(messageHtml);
+  const tokens = list(r.segments).map((s) => {
+    const kind = text(field(s, 'kind'));
+    const trained = field(s, 'mask') === 1;
+    const cls = `seg ${trained ? 'trained' : 'masked'}${SEGMENT_KINDS.has(kind) ? ` ${kind}` : ''}`;
+    return html`<span class="${cls}" title="${kind}, ${text(field(s, 'tokens'))} tokens, mask ${trained ? 1 : 0}">${text(field(s, 'text'))}</span>`;
+  });
+  return html`<article class="trajectory" data-id="${text(r.id)}">${header}<h4>Conversation</h4><div class="convo">${convo}</div><h4>Tokens <small>(<span class="seg trained">trained, mask 1</span> · <span class="seg masked">masked, mask 0</span>)</small></h4><pre class="tokens">${tokens}</pre></article>`.toString();
 }
 
 /** Styles for {@link trajectoryHtml}, shared by the HTML report and the dashboard. */

@@ -44,6 +44,11 @@ export interface HttpServerOptions {
   readonly apiKey?: string;
   /** Several accepted keys (one per client); each key is then its own client for fairness. Combined with `apiKey`. */
   readonly apiKeys?: readonly string[];
+  /**
+   * Another place a request may present the key, tried when its headers carry none (the dashboard's HttpOnly
+   * session cookie). Return the key itself; it is checked like a header key. @default none
+   */
+  readonly keyFromRequest?: (request: FastifyRequest) => string | undefined;
   /** Overrides of the default {@link HttpLimits}. */
   readonly limits?: Partial<HttpLimits>;
   /** Browser origins allowed besides the server's own, e.g. `['http://localhost:5173']`. @default [] */
@@ -200,7 +205,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     if (why !== undefined) return refuse(reply, { status: 403, code: 'CROSS_ORIGIN', message: why });
     let client = req.socket.remoteAddress ?? 'unknown';
     if (keyDigests.length > 0) {
-      const i = matchApiKey(presentedKey(req.headers), keyDigests);
+      const i = matchApiKey(presentedKey(req.headers) ?? options.keyFromRequest?.(req), keyDigests);
       if (i < 0) return refuse(reply, { status: 401, code: 'UNAUTHORIZED', message: 'missing or wrong API key' });
       if (keyDigests.length > 1) client = `key#${i}`;
     }

@@ -128,6 +128,7 @@ export const trainerOptionsSchema = z
         coef: z.number().positive('expected a coefficient > 0'),
       })
       .optional(),
+    runName: z.string().trim().min(1, 'expected a non-empty name').max(120, 'expected at most 120 characters').optional(),
   })
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
@@ -166,7 +167,7 @@ const keysMatch: Same<SchemaKeys, keyof TrainerOptions> = true;
 void keysMatch;
 
 /** Options after validation, with every default filled in (emitted as `config` at start-up). */
-export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { budgets: RolloutBudgets };
+export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { budgets: RolloutBudgets; runName: string };
 
 /**
  * Validates and resolves Trainer options before any work starts.
@@ -188,7 +189,13 @@ export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
     throw new ConfigError('Trainer options', [...issues, ...rowIssues]);
   }
   const o = parsed.data;
-  return { ...o, budgets: { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets) } } as ResolvedTrainerOptions;
+  return { ...o, runName: o.runName ?? defaultRunName(o), budgets: { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets) } } as ResolvedTrainerOptions;
+}
+
+/** The run's label when `runName` is not set: environment, loss and batch shape, e.g. `code-interpreter · ppo · 8×8 · lr 4e-5`. */
+export function defaultRunName(o: Pick<z.output<typeof trainerOptionsSchema>, 'env' | 'loss' | 'groupSize' | 'questionsPerBatch' | 'optimizer'>): string {
+  const env = typeof o.env.name === 'string' && o.env.name !== '' ? o.env.name : 'env';
+  return `${env} · ${o.loss.kind} · ${o.questionsPerBatch}×${o.groupSize} · lr ${o.optimizer.learningRate.toExponential().replace('e+', 'e')}`;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -68,7 +68,9 @@ export function progressSink(opts: { maxSteps: number; stream?: NodeJS.WriteStre
       const line =
         `step ${step}/${opts.maxSteps} ${bar} reward ${f('reward/mean', 3)} correct ${f('reward/correct')} ` +
         `tool ${f('rollout/tool_calls')} valid ${f('rollout/valid_tool_call_rate')} loss ${f('optim/loss', 4)} | ${secs}s`;
-      stream.write(line + '\n');
+      // The held-out curve as it is computed (step 0: before the first update).
+      const held = typeof r['eval/average_at_n'] === 'number' ? ` | held-out Average@n ${f('eval/average_at_n', 3)} Pass@n ${f('eval/pass_at_n', 3)}` : '';
+      stream.write(line + held + '\n');
     },
     warning(e) {
       const where = [e.step !== undefined ? `step ${e.step}` : '', e.count !== undefined ? `(${e.count}${e.total !== undefined ? `/${e.total}` : ''})` : ''].filter(Boolean).join(' ');

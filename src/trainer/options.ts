@@ -76,7 +76,7 @@ export interface TrainerRolloutOptions {
 export interface TrainerEvalOptions {
   /** Held-out examples (rows checked like `dataset`). */
   readonly dataset: readonly Example[];
-  /** Evaluate after every this many steps. */
+  /** Evaluate after every this many steps, and once before the first update (step 0; not when resuming). */
   readonly every: number;
   /** Samples per example (Average@n / Pass@n). @default 4 */
   readonly samples?: number;
@@ -192,4 +192,9 @@ export interface TrainerOptions {
   readonly sinks?: readonly MetricsSink[];
   /** Extra variables for the chat template (e.g. `{ enable_thinking: false }` for Qwen3). @default none */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
+  /**
+   * The run's label in `config.json`, `agentrl plot` and the dashboard (the `logDir` folder name is shown as detail).
+   * 1–120 characters. @default derived from the config: `<env> · <loss> · <questionsPerBatch>×<groupSize> · lr <rate>`
+   */
+  readonly runName?: string;
 }

@@ -174,6 +174,11 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       const budgets = this.#effectiveBudgets();
       this.#maxTrajectoryTokens = budgets.maxTrajectoryTokens;
       this.#warnings = new StepWarnings({ envName: o.env.name, toolNames: o.env.tools.map((t) => t.function.name), budgets });
+      // A before-training point of the eval curve (step 0), unless resuming past it; before any rollout starts.
+      if (o.eval && step === 0 && !this.#stopRequested) {
+        const before = await this.#evalIfDue(0, renderer, budgets);
+        if (Object.keys(before).length > 0) for (const s of sinks) await s.write({ step: 0, ...before });
+      }
       const onAborted = (s: number, trajectory: Trajectory, reward: RewardResult | undefined) =>
         this.emit('trajectory', { step: s, trajectory, reward: reward ?? ABORTED, aborted: true });
       source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e), onAborted });
@@ -206,7 +211,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     };
   }
 
-  /** Runs `evaluate()` on `eval.dataset` after every `eval.every` steps; emits `eval` and returns its `eval/*` metrics. */
+  /** Runs `evaluate()` on `eval.dataset` before the first update (step 0) and after every `eval.every` steps; emits `eval` and returns its `eval/*` metrics. */
   async #evalIfDue(step: number, renderer: Renderer, budgets: RolloutBudgets): Promise<Record<string, number>> {
     const e = this.options.eval;
     if (!e || step % e.every !== 0) return {};

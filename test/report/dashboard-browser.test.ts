@@ -1,14 +1,12 @@
-import { existsSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chromium } from 'playwright-core';
 import { startDashboard } from 'agentrl';
+import { haveBrowser, launchBrowser, until } from '../helpers/browser.js';
 import { scriptedRun } from '../helpers/scripted-run.js';
-
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
-// CI installs Debian's chromium (scripts/install-system-deps.sh); elsewhere the test is skipped without it.
-const haveBrowser = existsSync(CHROMIUM) || process.env['CI'] === 'true';
+import { runCli } from '../../src/cli/run-cli.js';
+import { registerBuiltinCommands } from '../../src/cli/commands.js';
 
 /** Hazard: a dashboard that serves a page but shows no curves, no trajectory, or never updates while a run writes. */
 describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chromium)', () => {
@@ -16,15 +14,12 @@ describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chr
     const runA = await scriptedRun({ steps: 3 });
     const runB = await scriptedRun({ steps: 2 });
     const dash = await startDashboard({ runDirs: [runA, runB], port: 0, pollMs: 200 });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchBrowser();
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
       await page.goto(dash.url);
       // Browser-side expressions are strings: the test is compiled without DOM types.
-      await page.waitForFunction("document.querySelectorAll('#charts img').length >= 9 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)");
+      await until(page, "document.querySelectorAll('#charts img').length >= 10 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)");
       // The reward chart has a line per run.
       const svg = await page.evaluate<string>("fetch('/api/charts/reward.svg').then((r) => r.text())");
       expect((svg.match(/<path[^>]+d="M/g) ?? []).length).toBeGreaterThanOrEqual(2);
@@ -46,11 +41,25 @@ describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chr
       // Live: a new step written to run A reaches the page without a reload.
       const before = Number(await page.evaluate<string>("document.body.dataset.version ?? '0'"));
       await appendFile(join(runA, 'metrics.jsonl'), JSON.stringify({ step: 4, 'reward/mean': 0.9 }) + '\n');
-      await page.waitForFunction(`Number(document.body.dataset.version ?? '0') > ${before}`, undefined, { timeout: 15_000 });
-      await page.waitForFunction("/4 steps/.test(document.querySelector('#runs')?.textContent ?? '')");
+      await until(page, `Number(document.body.dataset.version ?? '0') > ${before}`);
+      await until(page, "/4 steps/.test(document.querySelector('#runs')?.textContent ?? '')");
     } finally {
       await browser.close();
       await dash.close();
     }
   });
+
+  it('agentrl dashboard --screenshot waits for the data and writes the picture', async () => {
+    const run = await scriptedRun({ steps: 3 });
+    const out = join(await mkdtemp(join(tmpdir(), 'agentrl-shot-')), 'dash.png');
+    registerBuiltinCommands();
+    const log: string[] = [];
+    const io = { stdout: (t: string) => log.push(t), stderr: (t: string) => log.push(t), signal: new AbortController().signal };
+    expect(await runCli(['dashboard', run, '--screenshot', out, '--width', '900', '--height', '700'], io), log.join('')).toBe(0);
+    const png = await readFile(out);
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.readUInt32BE(16)).toBe(900); // IHDR width
+    expect(png.length).toBeGreaterThan(15_000); // charts drawn (a page without its charts is far smaller)
+    expect(await runCli(['dashboard', run, '--screenshot', out, '--width', '10'], io)).toBe(2);
+  }, 120_000);
 });

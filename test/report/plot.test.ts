@@ -15,7 +15,7 @@ describe('agentrl plot', () => {
     await appendFile(join(dir, 'metrics.jsonl'), JSON.stringify({ step: 3, 'eval/average_at_n': 0.5, 'eval/pass_at_n': 1, 'eval/n': 4 }) + '\n');
     const r = await plotRuns([dir]);
     const names = r.charts.map((c) => c.name);
-    for (const n of ['reward', 'correct', 'format', 'valid-tool-calls', 'tool-calls-turns', 'loss', 'clip-frac', 'kl', 'time', 'eval']) expect(names).toContain(n);
+    for (const n of ['reward', 'correct', 'format', 'valid-tool-calls', 'tool-calls', 'turns', 'loss', 'clip-frac', 'kl', 'time', 'eval']) expect(names).toContain(n);
     for (const c of r.charts) {
       const png = await readFile(c.png);
       expect(png.subarray(0, 8).equals(PNG_MAGIC)).toBe(true);
@@ -33,10 +33,10 @@ describe('agentrl plot', () => {
   it('puts each metric of each run in the chart data, raw and smoothed', async () => {
     const dir = await scriptedRun({ steps: 2 });
     const run = await readRun(dir);
-    const spec = chartSpec([run, { ...run, name: 'copy' }], RUN_CHARTS.find((c) => c.name === 'tool-calls-turns')!);
+    const spec = chartSpec([run, { ...run, name: 'copy' }], RUN_CHARTS.find((c) => c.name === 'time')!);
     const values = (spec['data'] as { values: { series: string; step: number; value: number; smoothed: number }[] }).values;
-    expect(new Set(values.map((v) => v.series))).toEqual(new Set([`${run.name} · rollout/tool_calls`, `${run.name} · rollout/turns`, 'copy · rollout/tool_calls', 'copy · rollout/turns']));
-    expect(values.filter((v) => v.series === 'copy · rollout/turns').map((v) => v.value)).toEqual(run.metrics.map((m) => m['rollout/turns']));
+    expect(new Set(values.map((v) => v.series.replace(/\n/g, ' ')))).toEqual(new Set([`${run.name} · time/rollout_s`, `${run.name} · time/train_s`, 'copy · time/rollout_s', 'copy · time/train_s']));
+    expect(values.filter((v) => v.series === 'copy · time/train_s').map((v) => v.value)).toEqual(run.metrics.map((m) => Number((m['time/train_s'] as number).toPrecision(12))));
   });
 
   it('exits 2 on usage errors and 1 on a folder that is not a run', async () => {
@@ -49,11 +49,36 @@ describe('agentrl plot', () => {
   });
 });
 
-describe('the eval chart', () => {
-  it('draws rates and Average/Pass@N only (counts such as eval/n would squash them)', async () => {
-    const { evalChart } = await import('../../src/report/charts.js');
-    const run = { name: 'r', dir: '/r', trajectories: [], metrics: [{ step: 1, 'eval/average_at_n': 0.2, 'eval/format_rate': 0.9, 'eval/n': 4, 'eval/problems': 16, 'eval/tool_calls': 1.2 }] };
-    expect(evalChart([run])?.metrics).toEqual(['eval/average_at_n', 'eval/format_rate']);
-    expect(evalChart([{ ...run, metrics: [{ step: 1, 'reward/mean': 0 }] }])).toBeUndefined();
+describe('the eval charts', () => {
+  it('draw one metric family each, rates and Average/Pass@N only (counts such as eval/n would squash them)', async () => {
+    const { evalCharts } = await import('../../src/report/charts.js');
+    const row = { step: 1, 'eval/average_at_n': 0.2, 'eval/pass_at_n': 0.5, 'eval/format_rate': 0.9, 'eval/valid_tool_call_rate': 1, 'eval/tool_use_rate': 0.7, 'eval/self_correction_rate': 0.1, 'eval/error_rate': 0, 'eval/custom_rate': 0.3, 'eval/n': 4, 'eval/problems': 16, 'eval/tool_calls': 1.2 };
+    const run = { name: 'r', detail: 'r', dir: '/r', trajectories: [], warnings: [], metrics: [row] };
+    const charts = evalCharts([run]);
+    expect(charts.map((c) => c.metrics)).toEqual([
+      ['eval/average_at_n', 'eval/pass_at_n'],
+      ['eval/format_rate'],
+      ['eval/valid_tool_call_rate', 'eval/tool_use_rate'],
+      ['eval/self_correction_rate'],
+      ['eval/error_rate'],
+      ['eval/custom_rate'],
+    ]);
+    expect(Math.max(...charts.map((c) => c.metrics.length))).toBeLessThanOrEqual(2);
+    expect(evalCharts([{ ...run, metrics: [{ step: 1, 'reward/mean': 0 }] }])).toEqual([]);
+  });
+});
+
+describe('the held-out curve on the console', () => {
+  it('prints one row per evaluated step, step 0 first, in percent', async () => {
+    const { formatEvalCurve } = await import('../../src/report/eval-curve.js');
+    const metrics: Record<string, number>[] & { step: number }[] = [
+      { step: 0, 'eval/average_at_n': 0.34375, 'eval/pass_at_n': 0.5, 'eval/n': 2, 'eval/problems': 16 },
+      { step: 1, 'reward/mean': 0.2 },
+      { step: 10, 'eval/average_at_n': 0.5, 'eval/pass_at_n': 0.6875, 'eval/n': 2, 'eval/problems': 16 },
+    ];
+    const lines = formatEvalCurve({ metrics });
+    expect(lines[0]).toMatch(/16 problems × 2 samples/);
+    expect(lines.slice(2).map((l) => l.trim().split(/\s+/))).toEqual([['0', '34.4%', '50.0%'], ['10', '50.0%', '68.8%']]);
+    expect(formatEvalCurve({ metrics: [{ step: 1, 'reward/mean': 1 }] })).toEqual([]);
   });
 });

@@ -253,6 +253,17 @@ describe('the progress sink prints warnings', () => {
     expect(out).toBe('warning [unknown_tool_calls] step 2 (5/8): 5 of 8 tool calls name a tool …\n');
   });
 
+  it('prints the held-out curve on the step lines that have one (step 0 included)', async () => {
+    const { progressSink } = await import('agentrl/internal');
+    let out = '';
+    const sink = progressSink({ maxSteps: 3, stream: { write: (t: string) => ((out += t), true) } as unknown as NodeJS.WriteStream });
+    await sink.write({ step: 0, 'eval/average_at_n': 0.34375, 'eval/pass_at_n': 0.5 });
+    await sink.write({ step: 1, 'reward/mean': 0.25 });
+    const [before, first] = out.trim().split('\n');
+    expect(before).toMatch(/^step 0\/3 .*\| held-out Average@n 0\.344 Pass@n 0\.500$/);
+    expect(first).not.toMatch(/held-out/);
+  });
+
   it('degenerate groups where the model calls tools but never answers right point at the answer format', async () => {
     const { trainer, warnings } = await run({}, (p) => (p.includes('<tool_response>') ? 'five' : call('add', { a: 2, b: 3 })), 3);
     await trainer.train();

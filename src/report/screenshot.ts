@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+
+/** Options of {@link screenshotDashboard}. */
+export interface ScreenshotOptions {
+  /** The dashboard's URL (a `?key=` URL when it has an API key). */
+  readonly url: string;
+  /** Where the PNG goes. */
+  readonly out: string;
+  /** Viewport, CSS pixels. @default 1400 × 1300 */
+  readonly width?: number;
+  readonly height?: number;
+  /** Also open the first correct trajectory (else the first) in the viewer. @default true */
+  readonly openTrajectory?: boolean;
+  /** Chromium binary. @default `CHROMIUM_PATH`, else `/usr/bin/chromium` when present, else playwright's own */
+  readonly executablePath?: string;
+  /** Give up after this long, ms. @default 60000 */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Takes a picture of a running dashboard with headless Chromium (driven by playwright-core, an optional peer
+ * dependency): loads the page, waits until its data arrived and every chart image decoded (the page sets
+ * `data-ready` — a plain headless screenshot would catch the page before its data, and a virtual-time budget never
+ * ends on the live stream), opens a trajectory, and writes the PNG.
+ * @throws Error when playwright-core is not installed, no Chromium is found, or the page has no data within `timeoutMs`.
+ */
+export async function screenshotDashboard(opts: ScreenshotOptions): Promise<void> {
+  let chromium: typeof import('playwright-core').chromium;
+  try {
+    ({ chromium } = await import('playwright-core'));
+  } catch {
+    throw new Error('--screenshot needs playwright-core (npm install --save-dev playwright-core) and a Chromium (Debian: apt-get install chromium)');
+  }
+  const envPath = process.env['CHROMIUM_PATH'];
+  const executablePath = opts.executablePath ?? envPath ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+  const timeout = opts.timeoutMs ?? 60_000;
+  const browser = await chromium.launch({
+    ...(executablePath ? { executablePath } : {}),
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: opts.width ?? 1400, height: opts.height ?? 1300 } });
+    await page.goto(opts.url, { timeout });
+    const ready = async (expr: string) => {
+      const end = Date.now() + timeout;
+      while (!(await page.evaluate<unknown>(expr).catch(() => false))) {
+        if (Date.now() > end) throw new Error(`the dashboard at ${new URL(opts.url).origin} showed no data within ${timeout} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    await ready("document.body.dataset.ready === '1' && [...document.querySelectorAll('#charts img')].every((i) => i.complete)");
+    if (opts.openTrajectory ?? true) {
+      const button = (await page.$('#list button[data-correct="1"]')) ?? (await page.$('#list button'));
+      if (button) {
+        await button.click();
+        await ready("document.querySelector('#detail .trajectory') !== null");
+      }
+    }
+    await page.evaluate('window.scrollTo(0, 0)');
+    await writeFile(opts.out, await page.screenshot({ fullPage: false, type: 'png' }));
+  } finally {
+    await browser.close();
+  }
+}
