@@ -17,8 +17,7 @@ export function parseLlama3(text: string, opts: FamilyParseOptions): FamilyParse
   let i = skipSpace(text, 0);
   const tagged = text.startsWith(PYTHON_TAG, i);
   if (tagged) i = skipSpace(text, i + PYTHON_TAG.length);
-  if (text.indexOf(PYTHON_TAG, tagged ? i : 0) >= 0) return { kind: 'invalid', reason: 'stray_tool_tag' };
-  if (!tagged && text[i] !== '{') return { kind: 'answer', content: text.trim() };
+  if (!tagged && text[i] !== '{') return text.includes(PYTHON_TAG) ? { kind: 'invalid', reason: 'stray_tool_tag' } : { kind: 'answer', content: text.trim() };
   if (tagged && text[i] !== '{') {
     const code = text.slice(i).trim();
     if (code === '') return { kind: 'invalid', reason: 'empty_tool_call' };
