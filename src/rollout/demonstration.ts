@@ -71,7 +71,7 @@ export async function demonstrationDatum(
           break;
         }
         const outcome = await env.step(action, toolCtx);
-        toolCalls++;
+        toolCalls += action.calls?.length ?? 1;
         if (outcome.done) {
           if (k < turns.length - 1) throw ends(`the environment ended the episode after this tool call`);
           break;
