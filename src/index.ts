@@ -63,6 +63,7 @@ export { sqlAgent, type SqlAgentOptions } from './env/index.js';
 // chat
 export { loadRenderer, type Renderer, type LoadRendererOptions } from './chat/index.js';
 export { tokenize, type TokenPiece } from './chat/tokenize.js';
+export { FAMILY_IDS, type FamilyId, type ParseOptions } from './chat/index.js';
 
 // rollout
 export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent } from './rollout/index.js';

@@ -14,3 +14,5 @@ export { sanitizeToolContent, SANITIZE_MARK } from './sanitize.js';
 export { suffixPrefixOverlap } from './overlap.js';
 export { toTemplateMessages, type TemplateMessage } from './template-messages.js';
 export { countTokens } from './count-tokens.js';
+export type { ParseOptions } from './types.js';
+export * from './families/index.js';

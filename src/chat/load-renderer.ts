@@ -6,10 +6,10 @@ import { createRenderer, type ChatRenderer } from './renderer.js';
 
 /**
  * Loads a renderer from a folder holding `tokenizer.json` and `tokenizer_config.json` (and, when present,
- * `generation_config.json`, whose `eos_token_id`s all stop a turn) (`{ dir }`), or from the parsed objects
- * (`{ tokenizerJson, tokenizerConfig, generationConfig? }`), plus optional settings
- * (`templateKwargs`, `toolCallFormat`, `codeToolName`, `stopTokens`, `chatTemplate`,
- * `expectedTemplateSha256`). This is the only place in `chat/` that touches the file system.
+ * `generation_config.json`, whose `eos_token_id`s all stop a turn, and `config.json`, whose `model_type` helps pick the
+ * model family) (`{ dir }`), or from the parsed objects (`{ tokenizerJson, tokenizerConfig, generationConfig?,
+ * modelConfig? }`), plus optional settings (`family`, `templateKwargs`, `toolCallFormat`, `codeToolName`, `stopTokens`,
+ * `chatTemplate`, `expectedTemplateSha256`). This is the only place in `chat/` that touches the file system.
  *
  * @example
  * const renderer = await loadRenderer({ dir: 'models/qwen3', templateKwargs: { enable_thinking: false } });
@@ -22,12 +22,19 @@ export async function loadRenderer(options: LoadRendererOptions): Promise<ChatRe
   const opts = validateLoadOptions(options);
   if (!('dir' in opts) || opts.dir === undefined) return createRenderer(opts as Parameters<typeof createRenderer>[0]);
   const { dir, ...settings } = opts;
-  const [tokenizerJson, tokenizerConfig, generationConfig] = await Promise.all([
+  const [tokenizerJson, tokenizerConfig, generationConfig, modelConfig] = await Promise.all([
     readJson(join(dir, 'tokenizer.json')),
     readJson(join(dir, 'tokenizer_config.json')),
     readJson(join(dir, 'generation_config.json'), { optional: true }),
+    readJson(join(dir, 'config.json'), { optional: true }),
   ]);
-  return createRenderer({ ...settings, tokenizerJson, tokenizerConfig, ...(generationConfig ? { generationConfig } : {}) });
+  return createRenderer({
+    ...settings,
+    tokenizerJson,
+    tokenizerConfig,
+    ...(generationConfig ? { generationConfig } : {}),
+    ...(modelConfig ? { modelConfig } : {}),
+  });
 }
 
 async function readJson(path: string): Promise<Record<string, unknown>>;

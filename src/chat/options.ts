@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors/config-error.js';
 import type { ToolCallFormat } from './parse-assistant.js';
+import { FAMILY_IDS, type FamilyId } from './families/types.js';
 
 /** Settings shared by {@link loadRenderer} and {@link createRenderer}. */
 export interface RendererSettings {
+  /**
+   * The model family (prompt format, tool-call syntax, stop tokens; docs/models.md). @default detected from the folder:
+   * `config.json`'s `model_type`, the tokenizer's added tokens, the chat template's markers; `qwen3` when none match.
+   */
+  readonly family?: FamilyId;
   /** Default template variables for every render, e.g. `{ enable_thinking: false }`; per-call kwargs override them. */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
-  /** How a `<tool_call>` body is written. @default 'json' */
+  /** How a Qwen3 `<tool_call>` body is written. @default 'json' */
   readonly toolCallFormat?: ToolCallFormat;
   /** Tool that receives the body in `'code'` format. @default 'code_interpreter' */
   readonly codeToolName?: string;
@@ -36,12 +42,15 @@ export interface RendererFiles {
    * `transformers`' `generate` (Qwen3: `<|im_end|>` and `<|endoftext|>`).
    */
   readonly generationConfig?: Record<string, unknown>;
+  /** Parsed `config.json` of the model, when there is one: its `model_type` picks the family. */
+  readonly modelConfig?: Record<string, unknown>;
 }
 
 /** Options of {@link loadRenderer}: a folder holding the two files, or the parsed objects themselves. */
 export type LoadRendererOptions = RendererSettings & ({ readonly dir: string } | RendererFiles);
 
 const settingsShape = {
+  family: z.enum(FAMILY_IDS as [FamilyId, ...FamilyId[]]).optional(),
   templateKwargs: z.record(z.string(), z.unknown()).optional(),
   toolCallFormat: z.enum(['json', 'code']).optional(),
   codeToolName: z.string().min(1).optional(),
@@ -54,9 +63,9 @@ const settingsShape = {
 const fileObject = z.record(z.string(), z.unknown());
 
 const loadSchema = z
-  .strictObject({ dir: z.string().min(1).optional(), tokenizerJson: fileObject.optional(), tokenizerConfig: fileObject.optional(), generationConfig: fileObject.optional(), ...settingsShape })
+  .strictObject({ dir: z.string().min(1).optional(), tokenizerJson: fileObject.optional(), tokenizerConfig: fileObject.optional(), generationConfig: fileObject.optional(), modelConfig: fileObject.optional(), ...settingsShape })
   .superRefine((o, ctx) => {
-    const hasFiles = o.tokenizerJson !== undefined || o.tokenizerConfig !== undefined || o.generationConfig !== undefined;
+    const hasFiles = o.tokenizerJson !== undefined || o.tokenizerConfig !== undefined || o.generationConfig !== undefined || o.modelConfig !== undefined;
     if (o.dir !== undefined && hasFiles) {
       ctx.addIssue({ code: 'custom', path: ['dir'], message: 'give either dir or tokenizerJson + tokenizerConfig, not both' });
     } else if (o.dir === undefined) {
@@ -65,7 +74,7 @@ const loadSchema = z
     }
   });
 
-const createSchema = z.strictObject({ tokenizerJson: fileObject, tokenizerConfig: fileObject, generationConfig: fileObject.optional(), ...settingsShape });
+const createSchema = z.strictObject({ tokenizerJson: fileObject, tokenizerConfig: fileObject, generationConfig: fileObject.optional(), modelConfig: fileObject.optional(), ...settingsShape });
 
 /**
  * Validates {@link LoadRendererOptions}.

@@ -3,7 +3,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { Template } from '@huggingface/jinja';
 import type { Message, ToolDefinition } from '../types/message.js';
 import type { ParsedAction } from '../types/action.js';
-import type { NextPromptArgs, RenderOptions, Renderer } from './types.js';
+import type { NextPromptArgs, ParseOptions, RenderOptions, Renderer } from './types.js';
 import { ChatTemplateError } from '../errors/chat-template-error.js';
 import { TokenizerError } from '../errors/chat-errors.js';
 import { AgentRLError } from '../errors/base.js';
@@ -12,6 +12,9 @@ import { spliceObservation } from './next-prompt.js';
 import { toTemplateMessages } from './template-messages.js';
 import { sanitizeToolContent } from './sanitize.js';
 import { validateCreateOptions, type RendererFiles, type RendererSettings } from './options.js';
+import type { FamilyId, ModelFamily } from './families/types.js';
+import { detectFamily, getFamily } from './families/registry.js';
+import { codeTemplateNextPrompt } from './families/code-next-prompt.js';
 
 /**
  * A {@link Renderer} built from Hugging Face tokenizer files, with a few extras for tooling and tests.
@@ -25,8 +28,12 @@ export interface ChatRenderer extends Renderer {
   readonly stopStrings: readonly string[];
   /** sha256 (hex) of the chat template source in use; pin it with `expectedTemplateSha256`. */
   readonly chatTemplateSha256: string;
-  /** Tool-call body format used by {@link Renderer.parseAssistant}. */
+  /** Tool-call body format used by {@link Renderer.parseAssistant} (Qwen3 family). */
   readonly toolCallFormat: ToolCallFormat;
+  /** The model family whose prompt format and call syntax this renderer uses (detected, or `family` when given). */
+  readonly family: FamilyId;
+  /** Where prompts come from: the checkpoint's Jinja chat template, or the family's format written in code. */
+  readonly templateSource: 'jinja' | 'code';
 }
 
 /**
@@ -43,7 +50,23 @@ export interface ChatRenderer extends Renderer {
 export function createRenderer(options: RendererSettings & RendererFiles): ChatRenderer {
   const opts = validateCreateOptions(options);
   const config = opts.tokenizerConfig;
-  const source = opts.chatTemplate ?? pickChatTemplate(config.chat_template);
+  const shipped = opts.chatTemplate ?? pickChatTemplate(config.chat_template);
+
+
+  const family: ModelFamily = getFamily(
+    opts.family ??
+      detectFamily({
+        ...modelTypeOf(opts.modelConfig),
+        ...(shipped !== undefined ? { chatTemplate: shipped } : {}),
+        specialTokens: addedTokenStrings(opts.tokenizerJson),
+      }),
+  );
+  const codeTemplate = opts.chatTemplate === undefined && family.codeTemplate && (family.needsCodeTemplate?.(shipped) ?? false) ? family.codeTemplate : undefined;
+  if (!codeTemplate && shipped === undefined) {
+    throw new TokenizerError('tokenizer_config.json has no usable chat_template (pass chatTemplate to supply one)');
+  }
+  // A code template is pinned by its family id (its text is agentrl's code, versioned with the package).
+  const source = codeTemplate ? `agentrl:code-template:${family.id}` : (shipped as string);
   const chatTemplateSha256 = createHash('sha256').update(source).digest('hex');
   if (opts.expectedTemplateSha256 !== undefined && opts.expectedTemplateSha256 !== chatTemplateSha256) {
     throw new TokenizerError(`chat template sha256 ${chatTemplateSha256} differs from the pinned ${opts.expectedTemplateSha256}`);
@@ -51,24 +74,25 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
 
   const eosIds = generationEosIds(opts.generationConfig);
   let tokenizer: Tokenizer;
-  let template: Template;
   try {
     tokenizer = new Tokenizer(opts.tokenizerJson, config);
   } catch (cause) {
     throw new TokenizerError(`cannot build the tokenizer: ${String(cause)}`, { cause });
   }
-  try {
-    template = new Template(source);
-  } catch (cause) {
-    throw new TokenizerError(`cannot parse the chat template: ${String(cause)}`, { cause });
+  let template: Template | undefined;
+  if (!codeTemplate) {
+    try {
+      template = new Template(source);
+    } catch (cause) {
+      throw new TokenizerError(`cannot parse the chat template: ${String(cause)}`, { cause });
+    }
   }
-
   const specialTokens = [...tokenizer.get_added_tokens_decoder().values()].map((t) => t.content).filter((s) => s.length > 0);
   const vocab = tokenizer.get_vocab(true);
   let maxId = -1;
   for (const id of vocab.values()) if (id > maxId) maxId = id;
 
-  const stopStrings = [...(opts.stopTokens ?? defaultStopStrings(config, vocab))];
+  const stopStrings = [...(opts.stopTokens ?? defaultStopStrings(config, vocab, family))];
   const stopTokens = stopStrings.map((s) => {
     const id = tokenizer.token_to_id(s);
     if (id === undefined) throw new TokenizerError(`stop token ${JSON.stringify(s)} is not in the vocabulary`);
@@ -96,16 +120,24 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
 
   const renderText = (messages: readonly Message[], ro: RenderOptions = {}): string => {
     const tools = ro.tools && ro.tools.length > 0 ? ro.tools : undefined;
+    if (codeTemplate) {
+      return codeTemplate.renderText(messages, {
+        ...(tools ? { tools } : {}),
+        addGenerationPrompt: ro.addGenerationPrompt ?? true,
+        kwargs: { ...defaultKwargs, ...ro.templateKwargs },
+        specialTokens,
+      });
+    }
     const context: Record<string, unknown> = {
       ...baseVars,
       ...defaultKwargs,
       ...ro.templateKwargs,
-      messages: toTemplateMessages(messages, specialTokens),
+      messages: toTemplateMessages(messages, specialTokens, { argumentsAsJsonString: family.argumentsAsJsonString === true }),
       add_generation_prompt: ro.addGenerationPrompt ?? true,
     };
     if (tools) context.tools = tools;
     try {
-      return template.render(context);
+      return template!.render(context);
     } catch (cause) {
       if (AgentRLError.isInstance(cause)) throw cause;
       throw new ChatTemplateError(`chat template failed to render: ${String(cause)}`, { cause });
@@ -117,6 +149,15 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
     renderPrompt: (messages, ro) => encode(renderText(messages, ro)),
     nextPrompt: (args: NextPromptArgs) => {
       const ro = { tools: args.tools, templateKwargs: args.templateKwargs };
+      if (codeTemplate) {
+        return codeTemplateNextPrompt(codeTemplate, family, args, {
+          encode,
+          decode,
+          stopTokens,
+          codeToolName,
+          render: { ...(args.tools && args.tools.length > 0 ? { tools: args.tools } : {}), addGenerationPrompt: true, kwargs: { ...defaultKwargs, ...args.templateKwargs }, specialTokens },
+        });
+      }
       return spliceObservation(
         {
           render: (messages, addGenerationPrompt) => renderText(messages, { ...ro, addGenerationPrompt }),
@@ -126,8 +167,8 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
         args,
       );
     },
-    parseAssistant: (text: string, tools?: readonly ToolDefinition[]): ParsedAction =>
-      parseAssistant(text, { tools, format: toolCallFormat, codeToolName, stopStrings }),
+    parseAssistant: (text: string, tools?: readonly ToolDefinition[], po?: ParseOptions): ParsedAction =>
+      parseAssistant(text, { tools, family: family.id, format: toolCallFormat, codeToolName, stopStrings, parallelToolCalls: po?.parallelToolCalls === true }),
     encode,
     decode,
     countObservationTokens: (text: string) => encode(sanitizeToolContent(text, specialTokens)).length,
@@ -137,11 +178,32 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
     specialTokens,
     chatTemplateSha256,
     toolCallFormat,
+    family: family.id,
+    templateSource: codeTemplate ? 'code' : 'jinja',
   };
 }
 
-/** Picks the template source: a string, the `default` entry of a named list/map, or the first one. */
-function pickChatTemplate(raw: unknown): string {
+/** The `added_tokens` contents of a parsed `tokenizer.json` (family detection runs before the tokenizer is built). */
+function addedTokenStrings(tokenizerJson: Record<string, unknown>): Set<string> {
+  const added = tokenizerJson['added_tokens'];
+  const out = new Set<string>();
+  if (Array.isArray(added)) {
+    for (const t of added) if (t && typeof t === 'object' && typeof (t as { content?: unknown }).content === 'string') out.add((t as { content: string }).content);
+  }
+  return out;
+}
+
+/** `model_type` / `architectures` of a parsed `config.json`, for family detection. */
+function modelTypeOf(config: Record<string, unknown> | undefined): { modelType?: string; architectures?: string[] } {
+  const out: { modelType?: string; architectures?: string[] } = {};
+  if (typeof config?.['model_type'] === 'string') out.modelType = config['model_type'];
+  const arch = config?.['architectures'];
+  if (Array.isArray(arch)) out.architectures = arch.filter((a): a is string => typeof a === 'string');
+  return out;
+}
+
+/** Picks the template source: a string, the `default` entry of a named list/map, or the first one; `undefined` when none. */
+function pickChatTemplate(raw: unknown): string | undefined {
   if (typeof raw === 'string' && raw.length > 0) return raw;
   if (Array.isArray(raw)) {
     const named = raw as { name?: unknown; template?: unknown }[];
@@ -152,7 +214,7 @@ function pickChatTemplate(raw: unknown): string {
     const hit = map.default ?? Object.values(map)[0];
     if (typeof hit === 'string') return hit;
   }
-  throw new TokenizerError('tokenizer_config.json has no usable chat_template (pass chatTemplate to supply one)');
+  return undefined;
 }
 
 /** A special-token entry of `tokenizer_config.json`: a string or `{ content }`. */
@@ -188,11 +250,12 @@ function generationEosIds(config: Record<string, unknown> | undefined): number[]
   return ids as number[];
 }
 
-function defaultStopStrings(config: Record<string, unknown>, vocab: Map<string, number>): string[] {
+/** The config's `eos_token`, then the family's end-of-turn / call tokens that are in the vocabulary. */
+function defaultStopStrings(config: Record<string, unknown>, vocab: Map<string, number>, family: ModelFamily): string[] {
   const out: string[] = [];
   const eos = tokenString(config.eos_token);
   if (eos !== undefined) out.push(eos);
-  if (vocab.has('<|im_end|>') && !out.includes('<|im_end|>')) out.push('<|im_end|>');
+  for (const s of family.stopStrings) if (vocab.has(s) && !out.includes(s)) out.push(s);
   if (out.length === 0) throw new TokenizerError('no stop token: tokenizer_config.json has no eos_token (pass stopTokens)');
   return out;
 }

@@ -1,5 +1,6 @@
 import type { Message } from '../types/message.js';
 import { sanitizeToolContent } from './sanitize.js';
+import { pyJsonDumps } from './families/py-json.js';
 
 /** A message in the shape Hugging Face chat templates read (`tool_calls`, `tool_call_id`, snake_case). */
 export type TemplateMessage = Record<string, unknown>;
@@ -16,20 +17,28 @@ export type TemplateMessage = Record<string, unknown>;
  *
  * @param messages - agentrl messages, in order.
  * @param specialTokens - token strings to defuse inside tool output.
+ * @param opts - `argumentsAsJsonString`: write `arguments` as Python-style JSON text, for templates that concatenate
+ *   it (DeepSeek V3); such templates also test `content is none` on a call turn, so a call turn's empty content is
+ *   `null` there.
  */
-export function toTemplateMessages(messages: readonly Message[], specialTokens: readonly string[]): TemplateMessage[] {
+export function toTemplateMessages(
+  messages: readonly Message[],
+  specialTokens: readonly string[],
+  opts: { readonly argumentsAsJsonString?: boolean } = {},
+): TemplateMessage[] {
   return messages.map((m): TemplateMessage => {
     switch (m.role) {
       case 'system':
       case 'user':
         return { role: m.role, content: m.content };
       case 'assistant': {
-        const out: TemplateMessage = { role: 'assistant', content: m.content ?? '' };
+        const calling = m.toolCalls !== undefined && m.toolCalls.length > 0;
+        const out: TemplateMessage = { role: 'assistant', content: opts.argumentsAsJsonString === true && calling && (m.content ?? '') === '' ? null : (m.content ?? '') };
         if (m.toolCalls && m.toolCalls.length > 0) {
           out.tool_calls = m.toolCalls.map((c) => ({
             type: 'function',
             ...(c.id !== undefined ? { id: c.id } : {}),
-            function: { name: c.function.name, arguments: c.function.arguments },
+            function: { name: c.function.name, arguments: opts.argumentsAsJsonString === true ? pyJsonDumps(c.function.arguments) : c.function.arguments },
           }));
         }
         return out;

@@ -24,8 +24,12 @@ export interface Renderer {
    * @throws TemplateRewriteError when the template rewrites earlier history.
    */
   nextPrompt(args: NextPromptArgs): number[];
-  /** Parses an assistant completion into `tool | answer | invalid`. */
-  parseAssistant(text: string, tools?: readonly ToolDefinition[]): ParsedAction;
+  /**
+   * Parses an assistant completion into `tool | answer | invalid` in the model family's call syntax. With
+   * `{ parallelToolCalls: true }` several calls in one turn are a `tool` action (`calls`, in order); else a second call
+   * is `multiple_tool_calls`.
+   */
+  parseAssistant(text: string, tools?: readonly ToolDefinition[], opts?: ParseOptions): ParsedAction;
   /**
    * Encodes `text` as one string, adding no BOS/EOS (for budgets and SFT targets). Added-token strings
    * inside `text` (e.g. `<|im_end|>`) map to their ids, as in HF's default; tool output is sanitised
@@ -43,6 +47,12 @@ export interface Renderer {
   readonly stopTokens: readonly number[];
   /** Vocabulary size (including added tokens). */
   readonly vocabSize: number;
+}
+
+/** Options of {@link Renderer.parseAssistant}. */
+export interface ParseOptions {
+  /** Several tool calls in one turn are valid. @default false */
+  readonly parallelToolCalls?: boolean;
 }
 
 /** Arguments of {@link Renderer.nextPrompt}. */

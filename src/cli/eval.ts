@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { FAMILY_IDS, type FamilyId } from '../chat/families/types.js';
 import type { Sandbox } from '../types/exec-result.js';
 import type { Environment } from '../env/types.js';
 import { codeInterpreter } from '../env/code-interpreter.js';
@@ -24,6 +25,8 @@ Required:
   --tokenizer <dir>            the model's Hugging Face folder: tokenizer.json, tokenizer_config.json and
                                generation_config.json (its eos_token_id list ends every turn)
   --data <file>                problems, .jsonl or .parquet with question and answer (DAPO-Math rows work)
+                               (the model family — prompt format and tool-call syntax — is detected from
+                               --tokenizer; see docs/models.md)
 
 Options:
   --env <name>[,<name>]        retool: code_interpreter tool on a local sandbox, math reward (default)
@@ -41,6 +44,8 @@ Options:
   --top-k <k>                  (default off)
   --seed <n>                   base seed; each call derives its own (default: fresh randomness)
   --template-kwargs <json>     chat-template variables, e.g. '{"enable_thinking":false}'
+  --family <id>                override the detected family: qwen3, qwen3_coder, llama3, deepseek_v3,
+                               gpt_oss, kimi_k2, mistral
   --system-prompt <text|none>  retool's system prompt (default: the built-in ReTool prompt)
   --max-turns <n>              assistant turns per trajectory (default ${DEFAULT_BUDGETS.maxTurns})
   --max-tool-calls <n>         tool calls per trajectory (default ${DEFAULT_BUDGETS.maxToolCalls})
@@ -96,6 +101,7 @@ const OPTIONS = {
   'top-k': { type: 'string' },
   seed: { type: 'string' },
   'template-kwargs': { type: 'string' },
+  family: { type: 'string' },
   'system-prompt': { type: 'string' },
   'max-turns': { type: 'string' },
   'max-tool-calls': { type: 'string' },
@@ -198,6 +204,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     ({ values } = parseArgs({ args: [...args], strict: true, allowPositionals: false, options: OPTIONS }));
     for (const key of ['sampler', 'tokenizer', 'data']) required(values, key);
     if (str(values, 'flavor') !== 'sglang') required(values, 'model');
+    const family = str(values, 'family');
+    if (family !== undefined && !(FAMILY_IDS as readonly string[]).includes(family)) throw new UsageError(`--family must be one of ${FAMILY_IDS.join(', ')}, got '${family}'`);
     p = plan(values);
   } catch (e) {
     io.stderr(`agentrl eval: ${e instanceof Error ? e.message : String(e)}\n\n${USAGE}\n`);
@@ -213,6 +221,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       baseUrl: str(values, 'sampler')!,
       ...(str(values, 'model') ? { model: str(values, 'model')! } : {}),
       tokenizer: str(values, 'tokenizer')!,
+      ...(str(values, 'family') ? { family: str(values, 'family') as FamilyId } : {}),
       flavor: str(values, 'flavor') === 'sglang' ? 'sglang' : 'vllm',
       concurrency: p.concurrency,
       ...(apiKey ? { apiKey } : {}),

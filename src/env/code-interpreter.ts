@@ -5,6 +5,7 @@ import type { Example } from '../types/example.js';
 import type { Message, ToolCall, ToolDefinition } from '../types/message.js';
 import type { InvalidReason, ParsedAction } from '../types/action.js';
 import { truncateTail, utf8Bytes } from './truncate.js';
+import { DEFAULT_MAX_CONCURRENT_CALLS, runToolCalls } from './parallel-calls.js';
 
 /** The `code_interpreter` tool, as the ReTool seed defines it: one string argument, fresh state per run. */
 export const CODE_INTERPRETER_TOOL: ToolDefinition = {
@@ -64,6 +65,15 @@ export interface CodeInterpreterOptions {
    * @default 'call'
    */
   readonly session?: 'call' | 'trajectory';
+  /**
+   * Several `code_interpreter` calls in one turn are valid: they run concurrently (at most `maxConcurrentCalls`; in
+   * session mode one after another, in the trajectory's session) and each gets its own tool message, in call order.
+   * Off, a second call is `multiple_tool_calls` — the ReTool seed's rule, which the default system prompt states.
+   * @default false
+   */
+  readonly parallelToolCalls?: boolean;
+  /** Calls of one turn running at once with `parallelToolCalls`. @default 4 */
+  readonly maxConcurrentCalls?: number;
 }
 
 const SESSION_KEY = 'code-interpreter/session';
@@ -128,7 +138,7 @@ export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
   };
   const run = async (code: string, ctx: ToolContext): Promise<ExecResult> =>
     perTrajectory ? (await sessionOf(ctx)).run({ code, timeoutMs }, ctx.signal) : opts.sandbox.run({ code, timeoutMs }, ctx.signal);
-  return {
+  const env: Environment = {
     name: 'code-interpreter',
     tools: [perTrajectory ? CODE_INTERPRETER_SESSION_TOOL : CODE_INTERPRETER_TOOL],
     initialMessages(example: Example): Message[] {
@@ -143,26 +153,19 @@ export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
       if (typeof code !== 'string') return 'bad_arguments';
       return code.trim() === '' ? 'empty_code' : null;
     },
+    ...(opts.parallelToolCalls === true ? { parallelToolCalls: true } : {}),
     async step(action: ParsedAction, ctx: ToolContext): Promise<StepOutcome> {
       if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };
-      const code = String(action.call.function.arguments['code'] ?? '');
-      let exec: ExecResult;
-      try {
-        exec = await run(code, ctx);
-      } catch (err) {
-        if (ctx.signal.aborted) throw err;
-        exec = {
-          status: 'sandbox_error',
-          exitCode: null,
-          stdout: '',
-          stderr: err instanceof Error ? err.message : String(err),
-          truncated: false,
-          wallMs: 0,
-        };
-      }
-      const full = (exec.sessionReset ? SESSION_RESET_NOTE : '') + formatExecObservation(exec, timeoutMs);
-      const text = truncateTail(full, ctx.maxToolResponseTokens, ctx.countTokens);
-      return { done: false, observation: [{ role: 'tool', name: 'code_interpreter', content: text }], exec, rawBytes: utf8Bytes(full) };
+      if (opts.parallelToolCalls !== true || (action.calls?.length ?? 1) <= 1) return runCall(action.call, ctx);
+      const results = await runToolCalls(action, (call) => runCall(call, ctx), perTrajectory ? 1 : (opts.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS));
+      // One tool message per call, in call order; the turn's sandbox result is the first failure, else the last run.
+      const exec = results.find((r) => r.exec.status !== 'ok')?.exec ?? results[results.length - 1]!.exec;
+      return {
+        done: false,
+        observation: results.flatMap((r) => r.observation),
+        exec,
+        rawBytes: results.reduce((n, r) => n + r.rawBytes, 0),
+      };
     },
     async endTrajectory(ctx: ToolContext): Promise<void> {
       const s = ctx.state.get(SESSION_KEY) as Promise<SandboxSession> | undefined;
@@ -172,4 +175,27 @@ export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
     },
     close: () => opts.sandbox.close(),
   };
+  return env;
+
+  /** Runs one call's code and formats its observation (sandbox faults are observations). */
+  async function runCall(call: ToolCall, ctx: ToolContext): Promise<{ done: false; observation: Message[]; exec: ExecResult; rawBytes: number }> {
+    const code = String(call.function.arguments['code'] ?? '');
+    let exec: ExecResult;
+    try {
+      exec = await run(code, ctx);
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      exec = {
+        status: 'sandbox_error',
+        exitCode: null,
+        stdout: '',
+        stderr: err instanceof Error ? err.message : String(err),
+        truncated: false,
+        wallMs: 0,
+      };
+    }
+    const full = (exec.sessionReset ? SESSION_RESET_NOTE : '') + formatExecObservation(exec, timeoutMs);
+    const text = truncateTail(full, ctx.maxToolResponseTokens, ctx.countTokens);
+    return { done: false, observation: [{ role: 'tool', name: 'code_interpreter', content: text }], exec, rawBytes: utf8Bytes(full) };
+  }
 }

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { Example } from '../types/example.js';
-import type { JsonSchema, Message, ToolDefinition } from '../types/message.js';
+import type { JsonSchema, Message, ToolCall, ToolDefinition } from '../types/message.js';
 import type { Environment, StepOutcome, ToolContext } from './types.js';
 import { truncateTail } from './truncate.js';
 import { assertZod4Object, assertZodPeer } from '../util/zod-peer.js';
+import { runToolCalls } from './parallel-calls.js';
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
@@ -63,12 +64,20 @@ export interface ToolEnvironmentOptions<E extends Example> {
   readonly tools: readonly Tool<any, E>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Messages that open one trajectory (system prompt + question). */
   initialMessages(example: E): Message[];
+  /**
+   * Several calls in one assistant turn are valid: they run concurrently (at most `maxConcurrentCalls`) and each is
+   * answered with its own tool message, in call order. @default false (a second call is `multiple_tool_calls`)
+   */
+  readonly parallelToolCalls?: boolean;
+  /** Calls of one turn running at once with `parallelToolCalls`. @default 4 */
+  readonly maxConcurrentCalls?: number;
 }
 
 /**
  * An {@link Environment} over tools made with {@link defineTool}: each tool call is validated against its schema
  * (arguments that do not fit come back to the model as an observation naming the problem), executed, and its output
- * cut to the tool-response budget. An answer ends the episode.
+ * cut to the tool-response budget. An answer ends the episode. With `parallelToolCalls`, every call of a turn runs
+ * (concurrently, bounded) and is answered in call order.
  */
 export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
   const byName = new Map(opts.tools.map((t) => [t.definition.function.name, t]));
@@ -77,26 +86,34 @@ export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironme
     name: opts.name,
     tools: opts.tools.map((t) => t.definition),
     initialMessages: (example) => opts.initialMessages(example),
+    ...(opts.parallelToolCalls === true ? { parallelToolCalls: true } : {}),
     async step(action, ctx): Promise<StepOutcome> {
       if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };
-      const name = action.call.function.name;
-      const tool = byName.get(name);
-      const reply = (content: string): StepOutcome => ({
-        done: false,
-        observation: [{ role: 'tool', name, content: truncateTail(content, ctx.maxToolResponseTokens, (s) => ctx.countTokens(s)) }],
-      });
-      if (!tool) return reply(`Error: unknown tool '${name}'. Available: ${[...byName.keys()].join(', ')}.`);
-      const parsed = tool.inputSchema.safeParse(action.call.function.arguments);
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((i: { path: readonly PropertyKey[]; message: string }) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
-        return reply(`Error: bad arguments for ${name}: ${problems}`);
-      }
-      try {
-        const out = await tool.execute(parsed.data, ctx);
-        return typeof out === 'string' ? reply(out) : { done: false, observation: out };
-      } catch (e) {
-        return reply(`Error: ${e instanceof Error ? e.message : String(e)}`);
-      }
+      if (opts.parallelToolCalls !== true) return runCall(action.call, ctx);
+      const results = await runToolCalls(action, (call) => runCall(call, ctx), opts.maxConcurrentCalls);
+      return { done: false, observation: results.flatMap((r) => r.observation) };
     },
   };
+
+  /** Validates and executes one call; every fault is an observation naming it. */
+  async function runCall(call: ToolCall, ctx: ToolContext<E>): Promise<{ done: false; observation: readonly Message[] }> {
+    const name = call.function.name;
+    const tool = byName.get(name);
+    const reply = (content: string): { done: false; observation: readonly Message[] } => ({
+      done: false,
+      observation: [{ role: 'tool', name, content: truncateTail(content, ctx.maxToolResponseTokens, (s) => ctx.countTokens(s)) }],
+    });
+    if (!tool) return reply(`Error: unknown tool '${name}'. Available: ${[...byName.keys()].join(', ')}.`);
+    const parsed = tool.inputSchema.safeParse(call.function.arguments);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i: { path: readonly PropertyKey[]; message: string }) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
+      return reply(`Error: bad arguments for ${name}: ${problems}`);
+    }
+    try {
+      const out = await tool.execute(parsed.data, ctx);
+      return typeof out === 'string' ? reply(out) : { done: false, observation: out };
+    } catch (e) {
+      return reply(`Error: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 }

@@ -72,6 +72,12 @@ export interface Environment<E extends Example = Example> {
    * `invalid` (it ends the trajectory and counts as a malformed call). Pure and fast: it runs on the trainer's thread.
    */
   checkToolCall?(call: ToolCall): InvalidReason | null;
+  /**
+   * Several tool calls in one assistant turn are a valid action (`action.calls`, in order); `step` answers each with
+   * its own tool message, in call order. Off (the default, and the ReTool seed's rule), a second call makes the turn
+   * `invalid` (`multiple_tool_calls`). The rollout budgets count every call (`maxToolCalls`).
+   */
+  readonly parallelToolCalls?: boolean;
   /** Releases resources (sandboxes, databases). */
   close?(): Promise<void>;
 }

@@ -42,12 +42,25 @@ export type Ending =
 const THINK_OPEN = '<think>';
 const THINK_CLOSE = '</think>';
 
+/** Harmony (GPT-OSS): the header of the `final` channel; what precedes it is analysis / commentary. */
+const HARMONY_FINAL = '<|channel|>final<|message|>';
+const HARMONY_CHANNEL = '<|channel|>';
+
 /**
- * The answer part of a reply: the text after the last `</think>` (reasoning is not the answer).
- * @returns `null` when a `<think>` block is still open at the end (the reply is reasoning only).
+ * The answer part of a reply: the text after the last `</think>` (reasoning is not the answer); for a harmony reply
+ * (GPT-OSS), the text of its `final` channel.
+ * @returns `null` when a `<think>` block is still open at the end, or a harmony reply has no `final` channel (the reply
+ *   is reasoning only).
  * @example answerPart('<think>maybe \\boxed{7}</think>\n\nSo it is 8.') === '\n\nSo it is 8.'
  */
 export function answerPart(text: string): string | null {
+  if (text.trimStart().startsWith(HARMONY_CHANNEL)) {
+    const f = text.lastIndexOf(HARMONY_FINAL);
+    if (f < 0) return null;
+    const final = text.slice(f + HARMONY_FINAL.length);
+    const end = final.indexOf('<|end|>');
+    return end < 0 ? final : final.slice(0, end);
+  }
   const close = text.lastIndexOf(THINK_CLOSE);
   const after = close < 0 ? text : text.slice(close + THINK_CLOSE.length);
   if (after.includes(THINK_OPEN)) return null;

@@ -115,7 +115,7 @@ function parseTurn(ctx: RolloutContext, s: BranchState, prompt: readonly number[
   // the trajectory ends with the budget's stop reason.
   const action: ParsedAction = truncated && parsed.kind !== 'answer' ? { kind: 'invalid', reason: 'truncated', content: text, raw: text } : parsed;
   const assistant: Message =
-    action.kind === 'tool' ? { role: 'assistant', content: action.content, toolCalls: [action.call as ToolCall] } : { role: 'assistant', content: text };
+    action.kind === 'tool' ? { role: 'assistant', content: action.content, toolCalls: callsOf(action) } : { role: 'assistant', content: text };
   return {
     index: s.turns.length,
     seq,
@@ -133,7 +133,8 @@ function parseTurn(ctx: RolloutContext, s: BranchState, prompt: readonly number[
 function budgetStopReason(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, limitedByRoom: boolean): TrajectoryStopReason | undefined {
   const { budgets } = ctx;
   if (turn.action.kind === 'invalid') return turn.truncated ? (limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens') : 'invalid';
-  if (turn.action.kind === 'tool' && s.toolCalls >= budgets.maxToolCalls) return 'max_tool_calls';
+  // Every call of the turn counts: a turn whose calls would pass the budget does not run.
+  if (turn.action.kind === 'tool' && s.toolCalls + callsOf(turn.action).length > budgets.maxToolCalls) return 'max_tool_calls';
   if (turn.action.kind === 'tool' && s.turns.length + 1 >= budgets.maxTurns) return 'max_turns';
   return undefined;
 }
@@ -149,6 +150,7 @@ function recordTurn(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, r
     action: turn.action.kind,
     ...(turn.action.kind === 'invalid' ? { invalidReason: turn.action.reason } : {}),
     completionTokens: turn.seq.tokens.length,
+    toolCalls: turn.action.kind === 'tool' ? callsOf(turn.action).length : 0,
     ...(record.exec ? { execStatus: record.exec.status } : {}),
     toolMs: record.toolMs ?? 0,
   });
@@ -210,7 +212,7 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
     s.stage = 'env_step';
     const outcome = await untilAborted(env.step(turn.action, toolCtx), signal);
     const toolMs = turn.action.kind === 'tool' ? performance.now() - t0 : 0;
-    if (turn.action.kind === 'tool') s.toolCalls++;
+    if (turn.action.kind === 'tool') s.toolCalls += callsOf(turn.action).length;
     if (outcome.done) return endTurn(ctx, s, turn, outcome, toolMs, limitedByRoom);
     // Every environment's output, built-in or custom, is bounded before it is rendered; the trajectory keeps only
     // what the model saw plus the original size.
@@ -247,6 +249,11 @@ function nextPromptOrRerender(
     if (ctx.prefixMismatch !== 'split' || !(e instanceof TemplateRewriteError)) throw e;
     return ctx.renderer.renderPrompt([...before, assistant, ...observation], { tools: ctx.env.tools, addGenerationPrompt: true, ...kwargs });
   }
+}
+
+/** The calls of a `tool` action, in order (`calls`; `[call]` for an action built without it). */
+function callsOf(action: Extract<ParsedAction, { kind: 'tool' }>): readonly ToolCall[] {
+  return action.calls !== undefined && action.calls.length > 0 ? action.calls : [action.call];
 }
 
 function hashId(id: string): number {

@@ -97,7 +97,7 @@ export async function renderDemonstration(
           break;
         }
         const outcome = await env.step(action, toolCtx);
-        toolCalls++;
+        toolCalls += action.calls?.length ?? 1;
         if (outcome.done) {
           if (k < turns.length - 1) throw ends(`the environment ended the episode after this tool call`);
           break;

@@ -68,6 +68,8 @@ export interface TurnEvent {
   readonly action: ParsedAction['kind'];
   readonly invalidReason?: string;
   readonly completionTokens: number;
+  /** Tool calls the turn made (0 for an answer or an invalid turn; more than 1 only with parallel tool calls). */
+  readonly toolCalls: number;
   readonly execStatus?: ExecStatus;
   /** Tool wall time in ms (0 when no tool ran). */
   readonly toolMs: number;

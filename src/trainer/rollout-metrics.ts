@@ -48,6 +48,8 @@ export function rolloutMetrics(
     'rollout/invalid_rate': rate(trajs.filter((t) => t.stopReason === 'invalid').length, trajs.length),
     'rollout/tool_use_rate': rate(trajs.filter((t) => t.toolCalls > 0).length, trajs.length),
     'rollout/tool_calls': mean(trajs.map((t) => t.toolCalls)),
+    // Calls per tool-calling turn: 1 unless the environment allows parallel tool calls.
+    'rollout/calls_per_tool_turn': mean(toolTurns.map((t) => (t.action.kind === 'tool' ? (t.action.calls?.length ?? 1) : 0))),
     'rollout/turns': mean(trajs.map((t) => t.turns.length)),
     'rollout/trajectory_tokens': mean(trajs.map(trajectoryTokens)),
     'rollout/completion_tokens': mean(trajs.map((t) => t.turns.reduce((s, u) => s + u.completionTokens.length, 0))),

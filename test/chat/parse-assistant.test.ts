@@ -26,7 +26,9 @@ describe('parseAssistant: the seed three paths', () => {
       kind: 'tool',
       content: '<think>\nCompute it.\n</think>\n\nLet me run it.',
       call: { type: 'function', function: { name: 'code_interpreter', arguments: { code: 'print(2**100 % 7)' } } },
+      calls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: 'print(2**100 % 7)' } } }],
       raw: text,
+      reasoning: 'Compute it.',
     });
   });
 

@@ -90,6 +90,9 @@ describe('agentrl eval', () => {
     const a = capture();
     expect(await evalCommand.run(['--model', 'm'], a.io)).toBe(2);
     expect(a.out.stderr).toContain('--sampler is required');
+    const f = capture();
+    expect(await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, '--family', 'gpt5'], f.io)).toBe(2);
+    expect(f.out.stderr).toContain("--family must be one of gpt_oss, kimi_k2, deepseek_v3, mistral, llama3, qwen3_coder, qwen3, got 'gpt5'");
     const b = capture();
     expect(await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, '--limit', '1', '--env', 'retool-text', '--out', join(dir, 'x.jsonl')], b.io)).toBe(1);
     expect(b.out.stderr).toMatch(/SAMPLER_UNAVAILABLE|request failed|127\.0\.0\.1:9/);

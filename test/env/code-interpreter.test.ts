@@ -29,7 +29,10 @@ function ctx(over: Partial<ToolContext> = {}): ToolContext {
     ...over,
   };
 }
-const toolAction = (code: string) => ({ kind: 'tool' as const, content: '', raw: '', call: { type: 'function' as const, function: { name: 'code_interpreter', arguments: { code } } } });
+const toolAction = (code: string) => {
+  const call = { type: 'function' as const, function: { name: 'code_interpreter', arguments: { code } } };
+  return { kind: 'tool' as const, content: '', raw: '', call, calls: [call] };
+};
 
 describe('formatExecObservation (seed format_tool_content)', () => {
   it('returns stdout on success, even when empty', () => {

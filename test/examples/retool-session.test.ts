@@ -12,7 +12,10 @@ const ctx = (): ToolContext => ({
   signal: new AbortController().signal,
   state: new Map(),
 });
-const call = (code: string) => ({ kind: 'tool' as const, content: '', raw: '', call: { type: 'function' as const, function: { name: 'code_interpreter', arguments: { code } } } });
+const call = (code: string) => {
+  const c = { type: 'function' as const, function: { name: 'code_interpreter', arguments: { code } } };
+  return { kind: 'tool' as const, content: '', raw: '', call: c, calls: [c] };
+};
 
 describe('ReTool example --session', () => {
   it('keeps variables between the tool calls of a trajectory (and not without the flag)', async () => {

@@ -48,6 +48,10 @@ describe('the ending rule (answerOf)', () => {
     await expect(math(traj('<think>a</think>\\boxed{7} <think>hmm \\boxed{7}'), ex('7'))).resolves.toMatchObject({ reward: -1, failure: 'no_answer' });
     expect(answerPart('<think>x')).toBeNull();
     expect(answerPart('plain \\boxed{1}')).toBe('plain \\boxed{1}');
+    // Harmony (GPT-OSS): only the final channel is the answer; analysis is reasoning.
+    expect(answerPart('<|channel|>analysis<|message|>maybe \\boxed{7}<|end|><|start|>assistant<|channel|>final<|message|>So \\boxed{8}.')).toBe('So \\boxed{8}.');
+    expect(answerPart('<|channel|>analysis<|message|>maybe \\boxed{7}')).toBeNull();
+    expect(answerPart('text that mentions <|channel|>final<|message|> inside')).toBe('text that mentions <|channel|>final<|message|> inside');
   });
 
   it('scores a trajectory cut by a token budget as wrong by default, and as an answer when asked', async () => {

@@ -73,7 +73,7 @@ describe('sandbox/latency_ms', () => {
     logprobs: [0],
     text: '',
     stopReason: 'stop',
-    action: { kind: 'tool', content: '', raw: '', call: { type: 'function', function: { name: 'code_interpreter', arguments: { code: 'x' } } } },
+    action: { kind: 'tool', content: '', raw: '', call: { type: 'function', function: { name: 'code_interpreter', arguments: { code: 'x' } } }, calls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: 'x' } } }] },
     ...over,
   });
   const traj = (turns: Turn[], stopReason: Trajectory['stopReason']): Trajectory => ({ id: 'q/0', example: ex, groupIndex: 0, messages: [], turns, stopReason, toolCalls: 1, finalText: '' });

@@ -109,7 +109,7 @@ export function openaiCompatibleSampler(options: OpenAICompatibleSamplerOptions)
   const o: ResolvedSamplerOptions = resolveSamplerOptions(options);
   const limit = pLimit(o.concurrency);
   let rendererP: Promise<Renderer> | undefined = o.renderer ? Promise.resolve(o.renderer) : undefined;
-  const renderer = (): Promise<Renderer> => (rendererP ??= loadRenderer({ dir: o.tokenizer! }));
+  const renderer = (): Promise<Renderer> => (rendererP ??= loadRenderer({ dir: o.tokenizer!, ...(o.family ? { family: o.family } : {}) }));
   const http: PostJsonOptions = { fetch: o.fetch, headers: o.headers, apiKey: o.apiKey, timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes, maxRetries: o.maxRetries };
   const post = (path: string, body: unknown, signal?: AbortSignal): Promise<unknown> =>
     limit(() => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FAMILY_IDS, type FamilyId } from '../../chat/families/types.js';
 import type { Renderer } from '../../chat/types.js';
 import { ConfigError } from '../../errors/config-error.js';
 
@@ -29,6 +30,11 @@ export interface OpenAICompatibleSamplerOptions {
    * `generation_config.json`. Give this or `renderer`.
    */
   readonly tokenizer?: string;
+  /**
+   * The model family of `tokenizer` (prompt format and tool-call parser). @default detected from the folder
+   * (docs/models.md)
+   */
+  readonly family?: FamilyId;
   /** A renderer already loaded (instead of `tokenizer`); its `stopTokens` are the stop tokens. */
   readonly renderer?: Renderer;
   /** Total time allowed for one HTTP request (the whole generation and its answer; a slow drip does not extend it). @default 600_000 */
@@ -52,6 +58,7 @@ export interface ResolvedSamplerOptions {
   readonly apiKey: string | undefined;
   readonly flavor: SamplerFlavor;
   readonly tokenizer: string | undefined;
+  readonly family: FamilyId | undefined;
   readonly renderer: Renderer | undefined;
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
@@ -71,6 +78,7 @@ const schema = z
     apiKey: z.string().min(1).optional(),
     flavor: z.enum(['vllm', 'sglang']).optional(),
     tokenizer: z.string().min(1).optional(),
+    family: z.enum(FAMILY_IDS as [FamilyId, ...FamilyId[]]).optional(),
     renderer: z.custom<Renderer>(isRenderer, 'expected a Renderer (from loadRenderer)').optional(),
     timeoutMs: z.number().int().min(1).optional(),
     maxResponseBytes: z.number().int().min(1024).max(2 ** 31).optional(),
@@ -105,6 +113,7 @@ export function resolveSamplerOptions(options: OpenAICompatibleSamplerOptions): 
     apiKey: o.apiKey ?? (envKey ? envKey : undefined),
     flavor: o.flavor ?? 'vllm',
     tokenizer: o.tokenizer,
+    family: o.family,
     renderer: o.renderer,
     timeoutMs: o.timeoutMs ?? 600_000,
     maxResponseBytes: o.maxResponseBytes ?? 268_435_456,

@@ -40,10 +40,11 @@ function validate(b: ChatBody): void {
 /**
  * `POST /v1/chat/completions`: `messages` rendered with the model's chat template (and `tools` in the template's
  * tool block; vLLM's `chat_template_kwargs` as template variables), then sampled from token ids. With tools offered
- * (and `tool_choice` not `"none"`), the completion's `<tool_call>` blocks become OpenAI `tool_calls` (arguments as
- * a JSON string) and `finish_reason: "tool_calls"`. `logprobs: true` gives the sampled tokens' logprobs, and
- * `top_logprobs: k` (0 ≤ k ≤ 20, needs `logprobs: true`) the k most likely tokens at each position under the same
- * distribution; vLLM's `return_token_ids` adds `prompt_token_ids` and `choices[].token_ids`.
+ * (and `tool_choice` not `"none"`), the completion's tool calls, in the served model family's syntax (the renderer's
+ * parser, several per turn), become OpenAI `tool_calls` (arguments as a JSON string) and `finish_reason: "tool_calls"`.
+ * `logprobs: true` gives the sampled tokens' logprobs, and `top_logprobs: k` (0 ≤ k ≤ 20, needs `logprobs: true`) the
+ * k most likely tokens at each position under the same distribution; vLLM's `return_token_ids` adds
+ * `prompt_token_ids` and `choices[].token_ids`.
  * `stream: true` answers with server-sent events (chunks sent once the engine has the sequence).
  */
 export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply): Promise<unknown> {
@@ -70,7 +71,7 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
   const seqs = await (await ctx.sampler(b.model)).sample(prompt, params);
   const results: ChoiceResult[] = seqs.map((seq) => {
     const text = renderer.decode(withoutStop(seq.tokens, stop));
-    const message = parseTools ? extractToolCalls(text) : { content: text, toolCalls: [] };
+    const message = parseTools ? extractToolCalls(text, (t) => renderer.parseAssistant(t, undefined, { parallelToolCalls: true })) : { content: text, toolCalls: [] };
     const finishReason = message.toolCalls.length > 0 ? 'tool_calls' : seq.stopReason;
     return { seq, text, message, finishReason };
   });
@@ -89,7 +90,7 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
       if (r.message.toolCalls.length > 0) {
         if (r.message.content) sse.send({ ...head, choices: [{ index, delta: { content: r.message.content }, logprobs: logprobsOf(r.seq), finish_reason: null }] });
         r.message.toolCalls.forEach((c, k) =>
-          sse.send({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] }),
+          sse.send({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] }),
         );
       } else {
         // one chunk per sampled token: the text it adds (held back while it ends in an incomplete UTF-8 sequence)
@@ -120,7 +121,7 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
         role: 'assistant',
         content: r.message.content,
         ...(r.message.toolCalls.length > 0
-          ? { tool_calls: r.message.toolCalls.map((c) => ({ id: callId(), type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+          ? { tool_calls: r.message.toolCalls.map((c) => ({ id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } })) }
           : {}),
       },
       logprobs: logprobsOf(r.seq),

@@ -1,52 +1,35 @@
-import { jsonObjectEnd } from '../../chat/json-object-end.js';
-import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from '../../chat/parse-assistant.js';
+import { parseAssistant } from '../../chat/parse-assistant.js';
+import type { ParsedAction } from '../../types/action.js';
 
-/** One call parsed from a `<tool_call>` block: the tool name and its arguments as a JSON string (OpenAI's shape). */
+/** One call parsed from a completion: the tool name, its arguments as a JSON string (OpenAI's shape), the family's id if any. */
 export interface ExtractedToolCall {
   readonly name: string;
   readonly arguments: string;
+  /** The call id the model wrote (Kimi K2 `functions.NAME:IDX`, Mistral `[CALL_ID]`); the server makes one otherwise. */
+  readonly id?: string;
 }
 
 /** An assistant completion split into OpenAI's `content` and `tool_calls`. */
 export interface ExtractedMessage {
-  /** Text before the first block, trimmed; `null` when empty and there are calls. The whole text when there are none. */
+  /** Text before the first call, trimmed; `null` when empty and there are calls. The whole text when there are none. */
   readonly content: string | null;
   readonly toolCalls: readonly ExtractedToolCall[];
 }
 
 /**
- * Splits an assistant completion (stop token already removed) into text and the model's `<tool_call>{"name", "arguments"}</tool_call>`
- * blocks (Qwen / Hermes convention), as vLLM's Hermes tool parser does: every block must hold a JSON object with a
- * string `name` and object `arguments`, and only whitespace may sit between and after blocks. When any block is
- * malformed the whole completion is returned as `content` with no calls (the client sees what the model wrote).
+ * Splits an assistant completion (stop token already removed) into text and tool calls with the model family's own
+ * parser (`parse`, normally `renderer.parseAssistant(text, undefined, { parallelToolCalls: true })`; the default is the
+ * Qwen3 / Hermes `<tool_call>` parser), as vLLM's tool parsers do: every call must be well formed, several calls are
+ * allowed, and the offered tools are not checked (the client does). When the completion is malformed the whole text is
+ * returned as `content` with no calls (the client sees what the model wrote). A harmony (GPT-OSS) answer's content is
+ * its `final` channel; other families' answers are the text as written.
  */
-export function extractToolCalls(text: string): ExtractedMessage {
-  const first = text.indexOf(TOOL_CALL_OPEN);
-  if (first < 0) return { content: text, toolCalls: [] };
-  const calls: ExtractedToolCall[] = [];
-  let i = first;
-  while (i < text.length) {
-    if (!text.startsWith(TOOL_CALL_OPEN, i)) return { content: text, toolCalls: [] };
-    let j = i + TOOL_CALL_OPEN.length;
-    while (/\s/.test(text[j] ?? '')) j++;
-    const end = jsonObjectEnd(text, j);
-    if (end < 0) return { content: text, toolCalls: [] };
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text.slice(j, end));
-    } catch {
-      return { content: text, toolCalls: [] };
-    }
-    const p = parsed as { name?: unknown; arguments?: unknown };
-    const args = p.arguments ?? {};
-    if (typeof p.name !== 'string' || p.name === '' || typeof args !== 'object' || args === null || Array.isArray(args)) return { content: text, toolCalls: [] };
-    calls.push({ name: p.name, arguments: JSON.stringify(args) });
-    let k = end;
-    while (/\s/.test(text[k] ?? '')) k++;
-    if (!text.startsWith(TOOL_CALL_CLOSE, k)) return { content: text, toolCalls: [] };
-    i = k + TOOL_CALL_CLOSE.length;
-    while (/\s/.test(text[i] ?? '')) i++;
-  }
-  const content = text.slice(0, first).trim();
-  return { content: content === '' ? null : content, toolCalls: calls };
+export function extractToolCalls(text: string, parse: (text: string) => ParsedAction = (t) => parseAssistant(t, { parallelToolCalls: true })): ExtractedMessage {
+  const parsed = parse(text);
+  if (parsed.kind === 'answer') return { content: text.includes('<|channel|>') ? parsed.content : text, toolCalls: [] };
+  if (parsed.kind === 'invalid') return { content: text, toolCalls: [] };
+  return {
+    content: parsed.content === '' ? null : parsed.content,
+    toolCalls: parsed.calls.map((c) => ({ name: c.function.name, arguments: JSON.stringify(c.function.arguments), ...(c.id !== undefined ? { id: c.id } : {}) })),
+  };
 }

@@ -23,10 +23,6 @@ export function makeCtx(over: Partial<Omit<ToolContext, 'countTokens'>> & { exam
 
 /** A parsed native tool call, as the renderer hands it to `Environment.step`. */
 export function toolCall(name: string, args: Record<string, unknown>, id?: string): ParsedAction {
-  return {
-    kind: 'tool',
-    content: '',
-    raw: `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`,
-    call: { type: 'function', function: { name, arguments: args }, ...(id ? { id } : {}) },
-  };
+  const call = { type: 'function' as const, function: { name, arguments: args }, ...(id ? { id } : {}) };
+  return { kind: 'tool', content: '', raw: `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`, call, calls: [call] };
 }

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { demonstrationDatum } from 'agentrl/internal';
+import { compareDemonstrations, compareEnv, compareReward, makeCompareDataset, COMPARE_BUDGETS } from '../../examples/custom-env/tea-compare.js';
+import { localRenderer } from '../helpers/local-renderer.js';
+
+describe('tea-compare example (parallel tool calls on the embedded backend): its task and demonstrations', () => {
+  it('needs two prices: the answer is the cheaper country, and the demonstrations ask for both in one turn', async () => {
+    const days = makeCompareDataset(40, 1);
+    for (const d of days) {
+      const prices = d.meta?.['prices'] as Record<string, number>;
+      const [a, b] = [String(d.meta?.['a']), String(d.meta?.['b'])];
+      expect(a).not.toBe(b);
+      expect(prices[a]).not.toBe(prices[b]);
+      expect(d.answer).toBe(prices[a]! < prices[b]! ? a : b);
+    }
+    expect(compareEnv.parallelToolCalls).toBe(true);
+    const renderer = await localRenderer();
+    const demo = compareDemonstrations(days, 1).find((x) => x.turns.length === 2)!;
+    const parsed = renderer.parseAssistant(String(demo.turns[0]), compareEnv.tools, { parallelToolCalls: true });
+    expect(parsed.kind === 'tool' && parsed.calls.map((c) => c.function.arguments['country'])).toEqual([demo.example.meta?.['a'], demo.example.meta?.['b']]);
+    // The demonstration renders through the environment: both tool responses follow the one call turn, then the answer.
+    const datum = await demonstrationDatum(renderer, compareEnv, demo.example, demo.turns.map((text) => ({ text: String(text) })), { maxToolResponseTokens: COMPARE_BUDGETS.maxToolResponseTokens });
+    const text = renderer.decode([...datum.modelInput, datum.targetTokens.at(-1)!]);
+    const prices = demo.example.meta?.['prices'] as Record<string, number>;
+    const ra = text.indexOf(`<tool_response>\n${prices[String(demo.example.meta?.['a'])]}`);
+    const rb = text.indexOf(`<tool_response>\n${prices[String(demo.example.meta?.['b'])]}`, ra + 1);
+    expect(ra).toBeGreaterThan(0);
+    expect(rb).toBeGreaterThan(ra);
+    expect(datum.modelInput.length + 1).toBeLessThanOrEqual(COMPARE_BUDGETS.maxTrajectoryTokens);
+  });
+
+  it('rewards only a turn that looked both prices up at once, plus the right country', () => {
+    const ex = makeCompareDataset(1, 3)[0]!;
+    const call = (n: number) => ({ kind: 'tool' as const, content: '', raw: '', call: { type: 'function' as const, function: { name: 'price', arguments: {} } }, calls: Array.from({ length: n }, () => ({ type: 'function' as const, function: { name: 'price', arguments: {} } })) });
+    const traj = (n: number, final: string) => ({ id: 't', example: ex, groupIndex: 0, messages: [], toolCalls: n, stopReason: 'answer' as const, finalText: final, turns: [{ promptTokens: [1], completionTokens: [2], logprobs: [0], text: '', stopReason: 'stop' as const, action: call(n), observation: [] }, { promptTokens: [1], completionTokens: [2], logprobs: [0], text: final, stopReason: 'stop' as const, action: { kind: 'answer' as const, content: final, raw: final } }] });
+    expect((compareReward(traj(2, ex.answer), ex) as { reward: number }).reward).toBe(1);
+    expect((compareReward(traj(1, ex.answer), ex) as { reward: number }).reward).toBe(0.5);
+    expect((compareReward(traj(2, 'Nowhere'), ex) as { reward: number }).reward).toBe(0.5);
+  });
+});
