@@ -4,6 +4,7 @@ import { localBackend } from '../../src/backend/index.js';
 import { LOCAL_VOCAB, TINY, lcg, randomDatum } from '../backend/helpers.js';
 import { call, newModel, result, submit, wireDatum } from './raw-client.js';
 
+const ANON = { principal: 'anonymous' };
 const MODEL = { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! };
 
 describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
@@ -197,10 +198,10 @@ describe('agentrl serve options', () => {
       const eph = await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 1 });
       const named = await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 2, path: 'v1' });
       const params = { maxTokens: 4, seed: 3 };
-      const fromId = await (await serve.service.resolveSampler(eph.sampling_session_id)).sample([1, 2, 3], params);
-      expect(await (await serve.service.resolveSampler(named.path)).sample([1, 2, 3], params)).toEqual(fromId);
-      expect(await (await serve.service.resolveSampler('agentrl/local')).sample([1, 2, 3], params)).toEqual(fromId);
-      await expect(serve.service.resolveSampler('nope')).rejects.toMatchObject({ status: 404 });
+      const fromId = await (await serve.service.resolveSampler(eph.sampling_session_id, ANON)).sample([1, 2, 3], params);
+      expect(await (await serve.service.resolveSampler(named.path, ANON)).sample([1, 2, 3], params)).toEqual(fromId);
+      expect(await (await serve.service.resolveSampler('agentrl/local', ANON)).sample([1, 2, 3], params)).toEqual(fromId);
+      await expect(serve.service.resolveSampler('nope', ANON)).rejects.toMatchObject({ status: 404 });
       const r = await serve.service.renderer();
       expect(r.decode(r.encode('hello world'))).toBe('hello world');
     } finally {
@@ -256,9 +257,9 @@ describe('agentrl serve sessions while the engine blocks the thread', () => {
     const { TinkerService } = await import('../../src/serve/tinker/service.js');
     const service = new TinkerService({ engine: MODEL, sessionTimeoutMs: 2000 });
     try {
-      const s = service.createSession({});
-      const { request_id } = service.createModel({ session_id: s.session_id });
-      await service.retrieve({ request_id });
+      const s = service.createSession({}, ANON);
+      const { request_id } = service.createModel({ session_id: s.session_id }, ANON);
+      await service.retrieve({ request_id }, ANON);
       expect(service.modelCount).toBe(1);
       const t0 = Date.now();
       while (Date.now() - t0 < 3000) {

@@ -1,4 +1,5 @@
 import type { Renderer } from '../../chat/types.js';
+import type { OpenAIRequestLimits } from './types.js';
 import type { SamplingParams } from '../../types/sampling.js';
 import { OpenAIApiError } from './api-error.js';
 
@@ -61,4 +62,19 @@ export function withoutStop(tokens: readonly number[], stop: readonly number[]):
 export function checkVocab(tokens: readonly number[], vocabSize: number, param: string): void {
   const bad = tokens.find((t) => t >= vocabSize);
   if (bad !== undefined) throw new OpenAIApiError(400, `token id ${bad} is outside the vocabulary of ${vocabSize} tokens`, param, 'invalid_value');
+}
+
+/**
+ * Refuses a request past `limits` before anything is sampled: `n`, `max_tokens`, and prompts × `n`.
+ * @throws OpenAIApiError 400 `invalid_value` naming the parameter.
+ */
+export function checkRequestLimits(limits: OpenAIRequestLimits | undefined, prompts: number, n: number, maxTokens: number, maxTokensParam: string): void {
+  const maxN = limits?.maxN ?? 64;
+  const maxT = limits?.maxTokens ?? 4096;
+  const maxSeq = limits?.maxSequences ?? 256;
+  if (n > maxN) throw new OpenAIApiError(400, `n ${n} exceeds this server's limit of ${maxN}`, 'n', 'invalid_value');
+  if (maxTokens > maxT) throw new OpenAIApiError(400, `${maxTokensParam} ${maxTokens} exceeds this server's limit of ${maxT}`, maxTokensParam, 'invalid_value');
+  if (prompts * n > maxSeq) {
+    throw new OpenAIApiError(400, `${prompts} prompts × n ${n} = ${prompts * n} sequences exceed this server's limit of ${maxSeq} per request`, 'prompt', 'invalid_value');
+  }
 }
