@@ -151,8 +151,10 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
       const r = await call(base, 'save_weights', { model_id: a.modelId, seq_id: 9, path });
       expect(r.status, path).toBe(400);
     }
-    const escape = await submit(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
-    expect(escape).toMatchObject({ category: 'user' });
+    // A malformed path is refused at once (400), before it is queued.
+    const escape = await call(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
+    expect(escape.status).toBe(400);
+    expect(escape.body).toMatchObject({ category: 'user' });
   });
 
   it('reports lora_config in get_info and refuses unknown sessions and base models', async () => {
