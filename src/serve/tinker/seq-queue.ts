@@ -4,7 +4,15 @@ export type Admission =
    * New request: run `start()` to queue it (it runs when every lower `seq_id` has run). `expire` is called instead
    * of `run` when the request waited `waitTimeoutMs` for a lower `seq_id` that never came.
    */
-  | { readonly kind: 'new'; readonly start: (run: () => Promise<void>, expire?: (message: string) => void) => void; readonly record: (requestId: string) => void }
+  | {
+      readonly kind: 'new';
+      readonly start: (run: () => Promise<void>, expire?: (message: string) => void) => void;
+      readonly record: (requestId: string) => void;
+      /** Whether it will be held for a lower `seq_id` (not released to run at `start`). */
+      readonly held: boolean;
+      /** Forgets the admission (the request was refused for another reason): its `seq_id` stays unused. */
+      readonly cancel: () => void;
+    }
   /** The same `seq_id` with the same content was submitted before: answer with its request id. */
   | { readonly kind: 'duplicate'; readonly requestId: string }
   /** The same `seq_id` arrived before with other content (HTTP 409). */
@@ -71,7 +79,7 @@ export class SeqQueue {
   /** Decides what to do with a request carrying `seqId` (or none), content `digest` and size `bytes`. */
   admit(seqId: number | null | undefined, digest: string, bytes = 0): Admission {
     if (seqId === null || seqId === undefined) {
-      return { kind: 'new', start: (run) => this.#chain(run), record: () => {} };
+      return { kind: 'new', start: (run) => this.#chain(run), record: () => {}, held: false, cancel: () => {} };
     }
     const seen = this.#seen.get(seqId);
     if (seen) {
@@ -92,6 +100,10 @@ export class SeqQueue {
     this.#seen.set(seqId, rec);
     return {
       kind: 'new',
+      held: seqId > this.#next,
+      cancel: () => {
+        if (this.#seen.get(seqId) === rec) this.#seen.delete(seqId);
+      },
       record: (requestId) => {
         rec.requestId = requestId;
       },

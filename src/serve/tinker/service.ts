@@ -540,10 +540,15 @@ export class TinkerService {
     const L = this.limits;
     const mine = this.#queued.get(key) ?? 0;
     if (mine >= L.maxQueuedPerSession) {
-      throw new ServeRequestError(429, `${mine} requests of this session are unfinished (maxQueuedPerSession ${L.maxQueuedPerSession}); retrieve their results first`, 'user', 1);
+      throw new ServeRequestError(429, `${mine} requests of this session are unfinished (maxQueuedPerSession ${L.maxQueuedPerSession}); wait for them to finish`, 'user', 1);
     }
     if (this.#queuedTotal >= L.maxQueued) throw new ServeRequestError(429, `server busy: ${this.#queuedTotal} requests unfinished (maxQueued ${L.maxQueued}); retry later`, 'server', 1);
-    this.#queued.set(key, mine + 1);
+    return this.#countLoad(key);
+  }
+
+  /** Counts one unfinished future against `key` without a check; the returned function uncounts it (once). */
+  #countLoad(key: string): () => void {
+    this.#queued.set(key, (this.#queued.get(key) ?? 0) + 1);
     this.#queuedTotal += 1;
     let done = false;
     return () => {
@@ -560,23 +565,33 @@ export class TinkerService {
     this.#touch(m);
     const text = JSON.stringify(body);
     const hash = digest(op, text);
-    // Load first: a refused request must leave its seq_id unused, so that its retry is new, not a duplicate.
-    const done = this.#takeLoad(m.sessionId);
     const adm = m.queue.admit(seqId, hash, text.length);
-    if (adm.kind !== 'new') done();
     if (adm.kind === 'duplicate') return { request_id: adm.requestId, model_id: m.id };
     if (adm.kind === 'conflict') throw new ServeRequestError(409, adm.message);
     if (adm.kind === 'full') throw new ServeRequestError(429, adm.message, 'user', 1);
+    // A request held for a missing lower seq_id is bounded by the out-of-order limits and counts as queued work only
+    // once released, so that the client can always send the missing one. The others are counted (and refused) now.
+    let done: (() => void) | undefined;
+    if (!adm.held) {
+      try {
+        // An unload always goes through: it is how a client at its limit frees what it holds.
+        done = op === 'unload_model' ? this.#countLoad(m.sessionId) : this.#takeLoad(m.sessionId);
+      } catch (e) {
+        adm.cancel(); // its seq_id stays unused: the retry is new, not a duplicate of nothing
+        throw e;
+      }
+    }
     let release!: (v: FutureBody | PromiseLike<FutureBody>) => void;
     let fail!: (e: unknown) => void;
     const result = new Promise<FutureBody>((res, rej) => {
       release = res;
       fail = rej;
     });
-    const requestId = this.#futures.create(caller.principal, result, errorBody, done);
+    const requestId = this.#futures.create(caller.principal, result, errorBody, () => done?.());
     adm.record(requestId);
     adm.start(
       async () => {
+        done ??= this.#countLoad(m.sessionId);
         try {
           if (!this.#models.has(m.id)) throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
           release(await run());
