@@ -275,3 +275,36 @@ describe('agentrl serve load limits', () => {
     }
   });
 });
+
+describe('agentrl serve stays responsive during a long forward', () => {
+  it('answers healthz and heartbeats between the datums of a forward of many datums', async () => {
+    // The attack: one forward of thousands of tiny datums held even healthz for 51 s. Now the datums are bounded
+    // (maxDatumsPerRequest) and the forward yields to the HTTP layer between datums.
+    const serve = createServeApp({ port: 0, model: MODEL, pollTimeoutMs: 200 });
+    const base = await serve.listen();
+    try {
+      const { sessionId, modelId } = await newModel(base);
+      const data = Array.from({ length: 300 }, (_, i) => datum(20, i));
+      await submit(base, 'forward', { model_id: modelId, forward_input: { data: data.slice(0, 2), loss_fn: 'cross_entropy' } }); // warm the kernels
+      const t0 = Date.now();
+      const sub = await call(base, 'forward', { model_id: modelId, forward_input: { data, loss_fn: 'cross_entropy' } });
+      let finished = false;
+      const res = result(base, sub.body.request_id).then((r) => ((finished = true), r));
+      const latencies: number[] = [];
+      while (!finished) {
+        const s = Date.now();
+        expect((await call(base, 'healthz')).status).toBe(200);
+        expect((await call(base, 'session_heartbeat', { session_id: sessionId })).status).toBe(200);
+        latencies.push(Date.now() - s);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const total = Date.now() - t0;
+      expect((await res).loss_fn_outputs).toHaveLength(300);
+      // A blocked thread would answer the first poll only after the whole forward (total ms).
+      expect(total).toBeGreaterThan(1000);
+      expect(Math.max(...latencies)).toBeLessThan(Math.min(500, total / 2));
+    } finally {
+      await serve.close();
+    }
+  });
+});

@@ -352,6 +352,8 @@ export class TinkerService {
             throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens[${t}]`, 'forward needs next-token targets (target_tokens[t] = model_input[t+1])');
           }
         }
+        // The engine runs on this thread: between datums, let the HTTP layer answer (healthz, heartbeats, other models).
+        if (i > 0) await new Promise<void>((r) => setImmediate(r));
         const lp = await m.backend.computeLogprobs([...d.modelInput, d.targetTokens[T - 1]!]);
         logprobs.push(lp.slice(1) as number[]);
       }
