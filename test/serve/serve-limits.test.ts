@@ -301,8 +301,10 @@ describe('agentrl serve stays responsive during a long forward', () => {
       const total = Date.now() - t0;
       expect((await res).loss_fn_outputs).toHaveLength(300);
       // A blocked thread would answer the first poll only after the whole forward (total ms).
+      // (The bound is relative to the forward's own length: on a loaded machine both stretch alike.)
       expect(total).toBeGreaterThan(1000);
-      expect(Math.max(...latencies)).toBeLessThan(Math.min(500, total / 2));
+      expect(latencies.length).toBeGreaterThan(3);
+      expect(Math.max(...latencies)).toBeLessThan(total / 3);
     } finally {
       await serve.close();
     }
