@@ -39,6 +39,8 @@ export interface ServeAppOptions {
   readonly futureTtlMs?: number;
   /** Request and load limits of the Tinker and `/v1` surfaces (`DEFAULT_SERVE_LIMITS`; `docs/security.md`). */
   readonly serveLimits?: Partial<ServeLimits>;
+  /** `'worker'`: each model's engine in its own worker thread, so the server answers while it computes. @default 'main' */
+  readonly engineThread?: 'worker' | 'main';
   /** Padded tokens per training micro-batch of each model's engine. @default 8192 */
   readonly maxBatchTokens?: number;
   /** Model shape and init seed when there is no `checkpoint` (`localBackend` options). @default the default local model, seed 0 */
@@ -57,6 +59,7 @@ const optionsSchema = z.strictObject({
   apiKeys: z.array(z.string().min(1)).optional(),
   futureTtlMs: z.number().int().min(1000).optional(),
   serveLimits: serveLimitsSchema.optional(),
+  engineThread: z.enum(['worker', 'main']).optional(),
   modelName: z.string().min(1).optional(),
   stateDir: z.string().min(1).optional(),
   pollTimeoutMs: z.number().int().min(0).optional(),
@@ -112,6 +115,7 @@ export function createServeApp(options: ServeAppOptions = {}): ServeApp {
       ...(o.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: o.sessionTimeoutMs } : {}),
       ...(o.futureTtlMs !== undefined ? { futureTtlMs: o.futureTtlMs } : {}),
       ...(o.serveLimits !== undefined ? { limits: o.serveLimits } : {}),
+      ...(o.engineThread !== undefined ? { engineThread: o.engineThread } : {}),
       apiKeys: keys,
       engine: { ...(o.checkpoint === undefined ? o.model : { seed: o.model?.seed }), ...(o.maxBatchTokens !== undefined ? { maxBatchTokens: o.maxBatchTokens } : {}) },
     });

@@ -7,6 +7,7 @@ import { join, sep } from 'node:path';
 import type { z } from 'zod';
 import type { SamplingClient, TrainingBackend } from '../../backend/types.js';
 import { localBackend, type LocalBackendOptions } from '../../backend/local/index.js';
+import { workerLocalBackend } from '../../backend/local/worker/worker-backend.js';
 import { BackendInputError } from '../../errors/index.js';
 import { perTokenLoss } from '../../loss/index.js';
 import type { Datum } from '../../types/datum.js';
@@ -39,6 +40,11 @@ export interface TinkerServiceOptions {
   readonly limits?: Partial<ServeLimits>;
   /** The server's API keys: with several, each key is its own principal (see {@link ServeCaller}). @default [] */
   readonly apiKeys?: readonly string[];
+  /**
+   * Where each model's engine computes: `'worker'`, its own worker thread (the HTTP layer, heartbeats and other
+   * models answer while it trains), or `'main'`, this thread. @default 'main'
+   */
+  readonly engineThread?: 'worker' | 'main';
 }
 
 interface ModelState {
@@ -650,7 +656,8 @@ export class TinkerService {
   }
 
   #newBackend(): TrainingBackend {
-    return localBackend({ ...this.#o.engine, ...(this.#o.checkpoint !== undefined ? { checkpoint: this.#o.checkpoint } : {}) });
+    const make = this.#o.engineThread === 'worker' ? workerLocalBackend : localBackend;
+    return make({ ...this.#o.engine, ...(this.#o.checkpoint !== undefined ? { checkpoint: this.#o.checkpoint } : {}) });
   }
 
   async #unload(id: string): Promise<void> {
