@@ -67,6 +67,8 @@ Options:
   --model-name <name>      the base model name offered (default agentrl/local)
   --state-dir <dir>        where save_weights writes (default: a temporary directory, removed on exit)
   --session-timeout-s <n>  drop a session (and its models) after this long without a heartbeat (default 300)
+  --engine-thread <where>  worker: each model's engine in its own worker thread, so healthz, heartbeats and
+                           other models answer while it trains; main: on the server's thread (default main)
 
 Limits (docs/security.md, "agentrl serve"; past a request limit: 400, past a load limit: 429/503 + Retry-After):
 ${LIMIT_FLAGS.map(([flag, key, unit]) => `  --${flag} <n>`.padEnd(43) + `${LIMIT_HELP[key]} (default ${fromLimit(DEFAULT_SERVE_LIMITS[key], unit)})`).join('\n')}
@@ -110,6 +112,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
         'state-dir': { type: 'string' },
         'session-timeout-s': { type: 'string' },
         'max-body-mib': { type: 'string' },
+        'engine-thread': { type: 'string' },
         'future-ttl-s': { type: 'string' },
         ...Object.fromEntries(LIMIT_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
       },
@@ -123,6 +126,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     const maxBodyBytes = positiveOpt(values['max-body-mib'], 'max-body-mib', 'mib');
     const futureTtlMs = positiveOpt(values['future-ttl-s'], 'future-ttl-s', 's');
     const keys = values['api-key'] ?? [];
+    const engineThread = values['engine-thread'];
+    if (engineThread !== undefined && engineThread !== 'worker' && engineThread !== 'main') throw new UsageError(`--engine-thread expects worker or main, got '${engineThread}'`);
     const port = intOpt(values.port, 'port');
     const sessionTimeoutS = values['session-timeout-s'] === undefined ? undefined : Number(values['session-timeout-s']);
     if (sessionTimeoutS !== undefined && !(sessionTimeoutS >= 1 && sessionTimeoutS <= 86_400)) {
@@ -134,6 +139,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       port: port ?? 8000,
       ...(keys.length === 1 ? { apiKey: keys[0]! } : keys.length > 1 ? { apiKeys: keys } : {}),
       serveLimits,
+      ...(engineThread !== undefined ? { engineThread } : {}),
       ...(maxBodyBytes !== undefined ? { limits: { maxBodyBytes } } : {}),
       ...(futureTtlMs !== undefined ? { futureTtlMs } : {}),
       ...(values['model-name'] !== undefined ? { modelName: values['model-name'] } : {}),

@@ -22,6 +22,7 @@ describe('agentrl serve (CLI)', () => {
       [['serve', '--max-models', '2.5'], /--max-models expects a positive integer/],
       [['serve', '--max-out-of-order-mib=-1'], /--max-out-of-order-mib expects a positive number/],
       [['serve', '--future-ttl-s', 'soon'], /--future-ttl-s expects/],
+      [['serve', '--engine-thread', 'gpu'], /--engine-thread expects worker or main/],
     ];
     for (const [args, message] of cases) {
       const c = io();
