@@ -10,6 +10,8 @@ export default defineConfig({
     otel: 'src/otel/index.ts',
     // Loaded by the math-equivalence worker pool (src/reward/math/pool.ts) inside worker threads.
     'reward-math-worker': 'src/reward/math/equivalent.ts',
+    // Loaded by workerLocalBackend (src/backend/local/worker/worker-backend.ts) inside its engine worker thread.
+    'local-engine-worker': 'src/backend/local/worker/engine-host.ts',
     'adapters/local': 'adapters/local/index.ts',
     'adapters/docker': 'adapters/docker/index.ts',
     'adapters/remote': 'adapters/remote/index.ts',

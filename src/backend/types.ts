@@ -17,6 +17,11 @@ export interface SamplingClient {
   computeLogprobs(tokens: readonly number[]): Promise<(number | null)[]>;
   /** The model's context in tokens (prompt + completion), when the sampler knows it; `evaluate` caps budgets at it. */
   readonly maxContextTokens?: number;
+  /**
+   * Frees what the sampler holds (e.g. a frozen copy of the weights) once the calls in progress have finished;
+   * later calls reject. Optional: samplers that hold nothing need not have it. Idempotent.
+   */
+  release?(): void;
 }
 
 /** Adam hyperparameters for one optimizer step (Tinker's `AdamParams`). */

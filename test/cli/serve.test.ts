@@ -18,6 +18,11 @@ describe('agentrl serve (CLI)', () => {
       [['serve', '--checkpoint', 'test/cli/no-such-checkpoint'], /checkpoint/],
       [['serve', '--host', '0.0.0.0'], /apiKey/],
       [['serve', '--session-timeout-s', '0'], /--session-timeout-s expects/],
+      [['serve', '--max-num-samples', '0'], /--max-num-samples expects a positive integer/],
+      [['serve', '--max-models', '2.5'], /--max-models expects a positive integer/],
+      [['serve', '--max-out-of-order-mib=-1'], /--max-out-of-order-mib expects a positive number/],
+      [['serve', '--future-ttl-s', 'soon'], /--future-ttl-s expects/],
+      [['serve', '--engine-thread', 'gpu'], /--engine-thread expects worker or main/],
     ];
     for (const [args, message] of cases) {
       const c = io();
@@ -43,5 +48,28 @@ describe('agentrl serve (CLI)', () => {
     ac.abort();
     expect(await done).toBe(0);
     expect(c.out.join('')).toContain('stopped');
+  });
+
+  it('applies limit flags, and repeated --api-key flags are separate principals', async () => {
+    registerBuiltinCommands();
+    const ac = new AbortController();
+    const c = io(ac.signal);
+    const done = runCli(['serve', '--port', '0', '--api-key', 'k1', '--api-key', 'k2', '--max-num-samples', '2', '--max-sample-tokens', '3'], c.io);
+    const deadline = Date.now() + 20_000;
+    while (!/listening on/.test(c.out.join('')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const url = /listening on (http:\/\/\S+)/.exec(c.out.join(''))![1]!;
+    const k1 = { 'x-api-key': 'k1' };
+    const k2 = { 'x-api-key': 'k2' };
+    const ask = (n: number, t: number, h: Record<string, string>) => call(url, 'asample', { base_model: 'agentrl/local', num_samples: n, prompt: { chunks: [{ tokens: [1, 2] }] }, sampling_params: { max_tokens: t } }, h);
+    expect((await ask(3, 1, k1)).status).toBe(400);
+    expect((await ask(1, 4, k1)).status).toBe(400);
+    const ok = await ask(2, 3, k1);
+    expect(ok.status).toBe(200);
+    expect((await call(url, 'retrieve_future', { request_id: ok.body.request_id }, k2)).status).toBe(404);
+    const s = await call(url, 'create_session', {}, k1);
+    expect((await call(url, 'session_heartbeat', { session_id: s.body.session_id }, k2)).status).toBe(404);
+    expect((await call(url, 'session_heartbeat', { session_id: s.body.session_id }, k1)).status).toBe(200);
+    ac.abort();
+    expect(await done).toBe(0);
   });
 });

@@ -7,17 +7,17 @@ describe('FutureStore', () => {
     const store = new FutureStore({ ttlMs: 1000 });
     try {
       let finish!: (v: Record<string, unknown>) => void;
-      const id = store.create(new Promise((r) => (finish = r)), () => ({}));
-      expect(await store.wait(id, 10)).toEqual({ state: 'pending' });
-      const polled = store.wait(id, 60_000);
+      const id = store.create('a', new Promise((r) => (finish = r)), () => ({}));
+      expect(await store.wait('a', id, 10)).toEqual({ state: 'pending' });
+      const polled = store.wait('a', id, 60_000);
       finish({ type: 'optim_step' });
       expect(await polled).toEqual({ state: 'done', body: { type: 'optim_step' } });
-      expect(await store.wait(id, 0)).toEqual({ state: 'done', body: { type: 'optim_step' } });
+      expect(await store.wait('a', id, 0)).toEqual({ state: 'done', body: { type: 'optim_step' } });
       store.sweep(Date.now() + 500);
-      expect((await store.wait(id, 0)).state).toBe('done');
+      expect((await store.wait('a', id, 0)).state).toBe('done');
       store.sweep(Date.now() + 2000);
-      expect(await store.wait(id, 0)).toEqual({ state: 'expired' });
-      expect(await store.wait('req_never', 0)).toEqual({ state: 'unknown' });
+      expect(await store.wait('a', id, 0)).toEqual({ state: 'expired' });
+      expect(await store.wait('a', 'req_never', 0)).toEqual({ state: 'unknown' });
     } finally {
       store.close();
     }
@@ -25,10 +25,10 @@ describe('FutureStore', () => {
 
   it('turns a failed request into its {error, category} body, and close() ends pending polls', async () => {
     const store = new FutureStore({ ttlMs: 1000 });
-    const failed = store.create(Promise.reject(new Error('boom')), (e) => ({ error: String(e), category: 'server' }));
-    expect(await store.wait(failed, 1000)).toEqual({ state: 'done', body: { error: 'Error: boom', category: 'server' } });
-    const pending = store.create(new Promise(() => {}), () => ({}));
-    const poll = store.wait(pending, 60_000);
+    const failed = store.create('a', Promise.reject(new Error('boom')), (e: unknown) => ({ error: String(e), category: 'server' }));
+    expect(await store.wait('a', failed, 1000)).toEqual({ state: 'done', body: { error: 'Error: boom', category: 'server' } });
+    const pending = store.create('a', new Promise(() => {}), () => ({}));
+    const poll = store.wait('a', pending, 60_000);
     store.close();
     expect(await poll).toEqual({ state: 'pending' });
   });

@@ -13,25 +13,25 @@ export async function call(base: string, path: string, body?: unknown, headers: 
 }
 
 /** Polls `retrieve_future` until the result is not `try_again`. */
-export async function result(base: string, requestId: string): Promise<any> {
+export async function result(base: string, requestId: string, headers: Record<string, string> = {}): Promise<any> {
   for (;;) {
-    const r = await call(base, 'retrieve_future', { request_id: requestId });
+    const r = await call(base, 'retrieve_future', { request_id: requestId }, headers);
     if (r.status !== 200) throw new Error(`retrieve_future ${r.status}: ${JSON.stringify(r.body)}`);
     if (r.body?.type !== 'try_again') return r.body;
   }
 }
 
 /** Submits and waits: the future's result. */
-export async function submit(base: string, path: string, body: unknown): Promise<any> {
-  const r = await call(base, path, body);
+export async function submit(base: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const r = await call(base, path, body, headers);
   if (r.status !== 200) throw new Error(`${path} ${r.status}: ${JSON.stringify(r.body)}`);
-  return result(base, r.body.request_id);
+  return result(base, r.body.request_id, headers);
 }
 
 /** A session and one model; returns their ids. */
-export async function newModel(base: string): Promise<{ sessionId: string; modelId: string }> {
-  const s = await call(base, 'create_session', { tags: [], type: 'create_session' });
-  const m = await submit(base, 'create_model', { session_id: s.body.session_id, model_seq_id: 0, lora_config: { rank: 8 }, type: 'create_model' });
+export async function newModel(base: string, headers: Record<string, string> = {}): Promise<{ sessionId: string; modelId: string }> {
+  const s = await call(base, 'create_session', { tags: [], type: 'create_session' }, headers);
+  const m = await submit(base, 'create_model', { session_id: s.body.session_id, model_seq_id: 0, lora_config: { rank: 8 }, type: 'create_model' }, headers);
   return { sessionId: s.body.session_id, modelId: m.model_id };
 }
 

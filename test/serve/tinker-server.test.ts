@@ -4,6 +4,7 @@ import { localBackend } from '../../src/backend/index.js';
 import { LOCAL_VOCAB, TINY, lcg, randomDatum } from '../backend/helpers.js';
 import { call, newModel, result, submit, wireDatum } from './raw-client.js';
 
+const ANON = { principal: 'anonymous' };
 const MODEL = { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! };
 
 describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
@@ -150,8 +151,10 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
       const r = await call(base, 'save_weights', { model_id: a.modelId, seq_id: 9, path });
       expect(r.status, path).toBe(400);
     }
-    const escape = await submit(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
-    expect(escape).toMatchObject({ category: 'user' });
+    // A malformed path is refused at once (400), before it is queued.
+    const escape = await call(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
+    expect(escape.status).toBe(400);
+    expect(escape.body).toMatchObject({ category: 'user' });
   });
 
   it('reports lora_config in get_info and refuses unknown sessions and base models', async () => {
@@ -197,10 +200,10 @@ describe('agentrl serve options', () => {
       const eph = await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 1 });
       const named = await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 2, path: 'v1' });
       const params = { maxTokens: 4, seed: 3 };
-      const fromId = await (await serve.service.resolveSampler(eph.sampling_session_id)).sample([1, 2, 3], params);
-      expect(await (await serve.service.resolveSampler(named.path)).sample([1, 2, 3], params)).toEqual(fromId);
-      expect(await (await serve.service.resolveSampler('agentrl/local')).sample([1, 2, 3], params)).toEqual(fromId);
-      await expect(serve.service.resolveSampler('nope')).rejects.toMatchObject({ status: 404 });
+      const fromId = await (await serve.service.resolveSampler(eph.sampling_session_id, ANON)).sample([1, 2, 3], params);
+      expect(await (await serve.service.resolveSampler(named.path, ANON)).sample([1, 2, 3], params)).toEqual(fromId);
+      expect(await (await serve.service.resolveSampler('agentrl/local', ANON)).sample([1, 2, 3], params)).toEqual(fromId);
+      await expect(serve.service.resolveSampler('nope', ANON)).rejects.toMatchObject({ status: 404 });
       const r = await serve.service.renderer();
       expect(r.decode(r.encode('hello world'))).toBe('hello world');
     } finally {
@@ -256,9 +259,9 @@ describe('agentrl serve sessions while the engine blocks the thread', () => {
     const { TinkerService } = await import('../../src/serve/tinker/service.js');
     const service = new TinkerService({ engine: MODEL, sessionTimeoutMs: 2000 });
     try {
-      const s = service.createSession({});
-      const { request_id } = service.createModel({ session_id: s.session_id });
-      await service.retrieve({ request_id });
+      const s = service.createSession({}, ANON);
+      const { request_id } = service.createModel({ session_id: s.session_id }, ANON);
+      await service.retrieve({ request_id }, ANON);
       expect(service.modelCount).toBe(1);
       const t0 = Date.now();
       while (Date.now() - t0 < 3000) {

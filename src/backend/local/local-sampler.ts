@@ -21,12 +21,53 @@ export class LocalSampler implements SamplingClient {
   readonly #engine: LocalEngine;
   readonly #params: Params;
   readonly #scheduler: DecodeScheduler;
+  /** Calls in progress (they keep the weights alive past {@link LocalSampler.release}). */
+  #inFlight = 0;
+  #released = false;
+  #freed = false;
 
   constructor(engine: LocalEngine, kernels: DecodeKernels, params: Params, opts: { maxRows: number; seed: number }) {
     this.#engine = engine;
     this.#params = params;
     this.#scheduler = new DecodeScheduler(kernels, params, opts);
-    release.register(this.#scheduler, params);
+    release.register(this.#scheduler, params, this);
+  }
+
+  /** Calls (`sample`, `computeLogprobs`) in progress. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Whether {@link LocalSampler.release} was called. */
+  get released(): boolean {
+    return this.#released;
+  }
+
+  /**
+   * Frees the frozen weights now, or when the calls in progress have finished; later calls reject with
+   * `BackendInputError`. Idempotent.
+   */
+  release(): void {
+    this.#released = true;
+    this.#freeIfIdle();
+  }
+
+  #freeIfIdle(): void {
+    if (!this.#released || this.#freed || this.#inFlight > 0) return;
+    this.#freed = true;
+    release.unregister(this);
+    tree.dispose(this.#params);
+  }
+
+  async #use<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#released) throw new BackendInputError('sampler', 'this sampler was released (its weights version was freed)');
+    this.#inFlight += 1;
+    try {
+      return await work();
+    } finally {
+      this.#inFlight -= 1;
+      this.#freeIfIdle();
+    }
   }
 
   /** Context length of the model in tokens. */
@@ -34,7 +75,11 @@ export class LocalSampler implements SamplingClient {
     return this.#engine.cfg.contextTokens;
   }
 
-  async sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
+  sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
+    return this.#use(() => this.#sample(promptTokens, params));
+  }
+
+  async #sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
     const cfg = this.#engine.cfg;
     if (promptTokens.length === 0) throw new BackendInputError('promptTokens', 'empty prompt');
     checkTokens('promptTokens', promptTokens, cfg.vocabSize);
@@ -54,7 +99,7 @@ export class LocalSampler implements SamplingClient {
     return this.#scheduler.submit([...promptTokens], params);
   }
 
-  async computeLogprobs(tokens: readonly number[]): Promise<(number | null)[]> {
-    return this.#engine.computeLogprobs(tokens, this.#params);
+  computeLogprobs(tokens: readonly number[]): Promise<(number | null)[]> {
+    return this.#use(async () => this.#engine.computeLogprobs(tokens, this.#params));
   }
 }

@@ -5,7 +5,8 @@ import type { SampledSequence, TokenLogprob } from '../../types/sampling.js';
 import { OpenAIApiError } from './api-error.js';
 import { toMessages, toToolDefinitions } from './chat-messages.js';
 import { chatSchema, parseBody, type ChatBody } from './request-schemas.js';
-import { alternativesOf, checkVocab, samplingParams, topLogprobsCount, withoutStop } from './sampling.js';
+import { clientGone } from '../../server/client-signal.js';
+import { alternativesOf, checkRequestLimits, checkVocab, samplingParams, topLogprobsCount, withoutStop } from './sampling.js';
 import { SseWriter } from './sse.js';
 import { extractToolCalls, type ExtractedMessage } from './tool-calls.js';
 import type { RouteContext } from './types.js';
@@ -63,12 +64,16 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
   if (ctxLeft !== undefined && ctxLeft <= 0) {
     throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, 'messages', 'context_length_exceeded');
   }
-  const maxTokens = b.max_completion_tokens ?? b.max_tokens ?? ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024;
+  const asked = b.max_completion_tokens ?? b.max_tokens ?? undefined;
+  checkRequestLimits(ctx.opts.limits, 1, b.n ?? 1, asked ?? 0, b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
+  const fallback = Math.min(ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024, ctx.opts.limits?.maxTokens ?? 4096);
+  const maxTokens = asked ?? fallback;
+  // Sampling stops (its rows are freed) as soon as the client disconnects.
   const k = topLogprobsCount(b.top_logprobs, 'top_logprobs');
-  const params = { ...samplingParams(b, maxTokens, renderer), ...(k > 0 ? { topLogprobs: k } : {}) };
+  const params = { ...samplingParams(b, maxTokens, renderer), ...(k > 0 ? { topLogprobs: k } : {}), signal: clientGone(reply) };
   const stop = params.stop ?? [];
   const parseTools = tools.length > 0 && b.tool_choice !== 'none';
-  const seqs = await (await ctx.sampler(b.model)).sample(prompt, params);
+  const seqs = await (await ctx.sampler(b.model, reply.request)).sample(prompt, params);
   const results: ChoiceResult[] = seqs.map((seq) => {
     const text = renderer.decode(withoutStop(seq.tokens, stop));
     const message = parseTools ? extractToolCalls(text, (t) => renderer.parseAssistant(t, undefined, { parallelToolCalls: true })) : { content: text, toolCalls: [] };

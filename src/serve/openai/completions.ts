@@ -3,7 +3,8 @@ import type { FastifyReply } from 'fastify';
 import type { SampledSequence } from '../../types/sampling.js';
 import { OpenAIApiError } from './api-error.js';
 import { completionSchema, parseBody, type CompletionBody } from './request-schemas.js';
-import { alternativesOf, checkVocab, samplingParams, topLogprobsCount, withoutStop } from './sampling.js';
+import { clientGone } from '../../server/client-signal.js';
+import { alternativesOf, checkRequestLimits, checkVocab, samplingParams, topLogprobsCount, withoutStop } from './sampling.js';
 import { SseWriter } from './sse.js';
 import type { RouteContext } from './types.js';
 
@@ -46,17 +47,20 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
   if (b.stream && b.prompt_logprobs !== undefined && b.prompt_logprobs !== null) {
     throw new OpenAIApiError(400, 'prompt_logprobs is not allowed with stream', 'prompt_logprobs', 'invalid_value');
   }
+  const promptCount = typeof b.prompt === 'string' || typeof b.prompt[0] === 'number' ? 1 : b.prompt.length;
+  checkRequestLimits(ctx.opts.limits, promptCount, b.n ?? 1, b.max_tokens ?? 16, 'max_tokens');
   const prompts = promptTokens(b, (s) => renderer.encode(s));
   prompts.forEach((p, i) => {
     if (p.length === 0) throw new OpenAIApiError(400, 'the prompt is empty', 'prompt', 'invalid_value');
     checkVocab(p, renderer.vocabSize, prompts.length > 1 ? `prompt.${i}` : 'prompt');
   });
-  const params = { ...samplingParams(b, b.max_tokens ?? 16, renderer), ...(k > 0 ? { topLogprobs: k } : {}) };
+  // Sampling stops (its rows are freed) as soon as the client disconnects.
+  const params = { ...samplingParams(b, b.max_tokens ?? 16, renderer), ...(k > 0 ? { topLogprobs: k } : {}), signal: clientGone(reply) };
   const stop = params.stop ?? [];
   const n = params.numSamples ?? 1;
   const wantLogprobs = b.logprobs !== undefined && b.logprobs !== null;
   const wantPromptLogprobs = b.prompt_logprobs === 0;
-  const sampler = await ctx.sampler(b.model);
+  const sampler = await ctx.sampler(b.model, reply.request);
   const tokenString = (t: number): string => (b.return_tokens_as_token_ids ? `token_id:${t}` : renderer.decode([t]));
   const skipSpecial = b.skip_special_tokens ?? true;
 

@@ -1,4 +1,4 @@
 export { openaiRoutes } from './routes.js';
-export type { OpenAIRoutesOptions } from './types.js';
+export type { OpenAIRoutesOptions, OpenAIRequestLimits } from './types.js';
 export { extractToolCalls, type ExtractedMessage, type ExtractedToolCall } from './tool-calls.js';
 export { openaiServePlugin } from './serve-plugin.js';

@@ -25,8 +25,8 @@ export async function openaiRoutes(app: FastifyInstance, opts: OpenAIRoutesOptio
   const created = Math.floor(Date.now() / 1000);
   const ctx: RouteContext = {
     opts,
-    sampler: async (model: string): Promise<SamplingClient> => {
-      if (typeof opts.sampler === 'function') return opts.sampler(model);
+    sampler: async (model: string, request): Promise<SamplingClient> => {
+      if (typeof opts.sampler === 'function') return opts.sampler(model, request);
       if (model !== opts.modelName) throw new OpenAIApiError(404, `The model \`${model}\` does not exist.`, 'model', 'model_not_found');
       return opts.sampler;
     },
@@ -44,9 +44,9 @@ export async function openaiRoutes(app: FastifyInstance, opts: OpenAIRoutesOptio
         if (reply.statusCode !== 401 || typeof payload !== 'string' || payload.includes('"authentication_error"')) return payload;
         return JSON.stringify(new OpenAIApiError(401, 'missing or wrong API key', null, 'invalid_api_key').body());
       });
-      v1.get('/models', async () => ({
+      v1.get('/models', async (req) => ({
         object: 'list',
-        data: [opts.modelName, ...(opts.models?.() ?? [])].map((id) => ({ id, object: 'model', created, owned_by: 'agentrl' })),
+        data: [opts.modelName, ...(opts.models?.(req) ?? [])].map((id) => ({ id, object: 'model', created, owned_by: 'agentrl' })),
       }));
       v1.post('/completions', async (req, reply) => completionsHandler(ctx, req.body, reply));
       v1.post('/chat/completions', async (req, reply) => chatCompletionsHandler(ctx, req.body, reply));

@@ -1,4 +1,5 @@
 import type { Renderer } from '../../chat/types.js';
+import type { OpenAIRequestLimits } from './types.js';
 import { MAX_TOP_LOGPROBS, type SampledSequence, type SamplingParams, type TokenLogprob } from '../../types/sampling.js';
 import { OpenAIApiError } from './api-error.js';
 
@@ -84,4 +85,19 @@ export function alternativesOf(seq: SampledSequence, k: number, param: string): 
     throw new OpenAIApiError(400, `${param} > 0: this model's sampler does not return alternative tokens`, param, 'unsupported_parameter');
   }
   return seq.topLogprobs;
+}
+
+/**
+ * Refuses a request past `limits` before anything is sampled: `n`, `max_tokens`, and prompts × `n`.
+ * @throws OpenAIApiError 400 `invalid_value` naming the parameter.
+ */
+export function checkRequestLimits(limits: OpenAIRequestLimits | undefined, prompts: number, n: number, maxTokens: number, maxTokensParam: string): void {
+  const maxN = limits?.maxN ?? 64;
+  const maxT = limits?.maxTokens ?? 4096;
+  const maxSeq = limits?.maxSequences ?? 256;
+  if (n > maxN) throw new OpenAIApiError(400, `n ${n} exceeds this server's limit of ${maxN}`, 'n', 'invalid_value');
+  if (maxTokens > maxT) throw new OpenAIApiError(400, `${maxTokensParam} ${maxTokens} exceeds this server's limit of ${maxT}`, maxTokensParam, 'invalid_value');
+  if (prompts * n > maxSeq) {
+    throw new OpenAIApiError(400, `${prompts} prompts × n ${n} = ${prompts * n} sequences exceed this server's limit of ${maxSeq} per request`, 'prompt', 'invalid_value');
+  }
 }

@@ -7,7 +7,9 @@ import { openaiRoutes } from './routes.js';
  * the served base model's name (its weights as loaded, e.g. `--checkpoint`), every `tinker://…/sampler_weights/<name>`
  * saved through the Tinker API (a trained checkpoint; `GET /v1/models` lists these two kinds), and a
  * `sampling_session_id`.
- * The server's API key applies (`Authorization: Bearer KEY`).
+ * The server's API key applies (`Authorization: Bearer KEY`); with several keys each one samples and lists only its own
+ * sampler paths. `n`, `max_tokens` and prompts × `n` are bounded by the service's limits (`maxNumSamples`,
+ * `maxSampleTokens`, `maxSequencesPerRequest`); sampling stops when the client disconnects.
  * @example
  * const serve = createServeApp({ checkpoint: 'examples/retool/checkpoints/sft', plugins: [openaiServePlugin] });
  * const url = await serve.listen();   // OpenAI base URL: `${url}/v1`
@@ -16,8 +18,9 @@ export async function openaiServePlugin(app: FastifyInstance, service: TinkerSer
   await app.register(openaiRoutes, {
     modelName: service.modelName,
     renderer: await service.renderer(),
-    sampler: (model: string) => service.resolveSampler(model),
-    models: () => service.samplerPaths(),
+    sampler: (model, req) => service.resolveSampler(model, service.callerOf(req.headers)),
+    models: (req) => service.samplerPaths(service.callerOf(req.headers)),
     maxContextTokens: service.contextTokens,
+    limits: { maxN: service.limits.maxNumSamples, maxTokens: service.limits.maxSampleTokens, maxSequences: service.limits.maxSequencesPerRequest },
   });
 }

@@ -5,7 +5,8 @@ export type ErrorCategory = 'user' | 'server' | 'unknown';
 
 /**
  * A request `agentrl serve` refuses synchronously: answered with HTTP `status` and `{error, category}`
- * (e.g. 404 for an unknown model or session, 409 for a reused `seq_id`).
+ * (e.g. 404 for an unknown model or session, 409 for a reused `seq_id`, 400 past a request limit, 429/503 past a
+ * load limit). `retryAfterS`, when set, is sent as `Retry-After` (load refusals: the same request may succeed later).
  */
 export class ServeRequestError extends AgentRLError {
   readonly code = 'SERVE_REQUEST' as const;
@@ -13,6 +14,7 @@ export class ServeRequestError extends AgentRLError {
     readonly status: number,
     message: string,
     readonly category: ErrorCategory = 'user',
+    readonly retryAfterS?: number,
   ) {
     super(message);
     this.name = 'ServeRequestError';

@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors/index.js';
 import { createHttpServer, type HttpLimits } from '../../server/index.js';
 import { registerTinkerRoutes } from './routes.js';
 import { TinkerService } from './service.js';
+import { serveLimitsSchema, type ServeLimits } from './serve-limits.js';
 
 /**
  * An extra surface mounted on the same server (e.g. the OpenAI-compatible `/v1`). It receives the Fastify
@@ -21,6 +22,11 @@ export interface ServeAppOptions {
   readonly port?: number;
   /** When set, requests must send `X-API-Key: KEY` (or `Authorization: Bearer KEY`). */
   readonly apiKey?: string;
+  /**
+   * Several accepted keys, one per client: each is its own principal, whose sessions, models, futures, checkpoints
+   * and sampling sessions the others cannot see (404). Combined with `apiKey`.
+   */
+  readonly apiKeys?: readonly string[];
   /** The base model name offered by `get_server_capabilities`. @default 'agentrl/local' */
   readonly modelName?: string;
   /** Directory for `save_weights` states. @default a temporary directory removed on close */
@@ -29,6 +35,12 @@ export interface ServeAppOptions {
   readonly pollTimeoutMs?: number;
   /** Sessions without a heartbeat for this long are dropped with their models, ms. @default 300_000 */
   readonly sessionTimeoutMs?: number;
+  /** Finished results are kept this long for `retrieve_future` (then 410), ms. @default 600_000 */
+  readonly futureTtlMs?: number;
+  /** Request and load limits of the Tinker and `/v1` surfaces (`DEFAULT_SERVE_LIMITS`; `docs/security.md`). */
+  readonly serveLimits?: Partial<ServeLimits>;
+  /** `'worker'`: each model's engine in its own worker thread, so the server answers while it computes. @default 'main' */
+  readonly engineThread?: 'worker' | 'main';
   /** Padded tokens per training micro-batch of each model's engine. @default 8192 */
   readonly maxBatchTokens?: number;
   /** Model shape and init seed when there is no `checkpoint` (`localBackend` options). @default the default local model, seed 0 */
@@ -44,6 +56,10 @@ const optionsSchema = z.strictObject({
   host: z.string().min(1).optional(),
   port: z.number().int().min(0).max(65535).optional(),
   apiKey: z.string().min(1).optional(),
+  apiKeys: z.array(z.string().min(1)).optional(),
+  futureTtlMs: z.number().int().min(1000).optional(),
+  serveLimits: serveLimitsSchema.optional(),
+  engineThread: z.enum(['worker', 'main']).optional(),
   modelName: z.string().min(1).optional(),
   stateDir: z.string().min(1).optional(),
   pollTimeoutMs: z.number().int().min(0).optional(),
@@ -85,8 +101,10 @@ export function createServeApp(options: ServeAppOptions = {}): ServeApp {
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 8000,
     ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}),
+    ...(o.apiKeys !== undefined ? { apiKeys: o.apiKeys } : {}),
     limits: { maxBodyBytes: 64 * 1024 * 1024, ...o.limits },
   });
+  const keys = [...(o.apiKey !== undefined ? [o.apiKey] : []), ...(o.apiKeys ?? [])];
   let service: TinkerService;
   try {
     service = new TinkerService({
@@ -95,6 +113,10 @@ export function createServeApp(options: ServeAppOptions = {}): ServeApp {
       ...(o.stateDir !== undefined ? { stateDir: o.stateDir } : {}),
       ...(o.pollTimeoutMs !== undefined ? { pollTimeoutMs: o.pollTimeoutMs } : {}),
       ...(o.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: o.sessionTimeoutMs } : {}),
+      ...(o.futureTtlMs !== undefined ? { futureTtlMs: o.futureTtlMs } : {}),
+      ...(o.serveLimits !== undefined ? { limits: o.serveLimits } : {}),
+      ...(o.engineThread !== undefined ? { engineThread: o.engineThread } : {}),
+      apiKeys: keys,
       engine: { ...(o.checkpoint === undefined ? o.model : { seed: o.model?.seed }), ...(o.maxBatchTokens !== undefined ? { maxBatchTokens: o.maxBatchTokens } : {}) },
     });
   } catch (e) {

@@ -1,19 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { z } from 'zod';
 import type { SamplingClient, TrainingBackend } from '../../backend/types.js';
 import { localBackend, type LocalBackendOptions } from '../../backend/local/index.js';
+import { workerLocalBackend } from '../../backend/local/worker/worker-backend.js';
 import { BackendInputError } from '../../errors/index.js';
 import { perTokenLoss } from '../../loss/index.js';
 import type { Datum } from '../../types/datum.js';
 import type { Renderer } from '../../chat/types.js';
 import type { LossConfig } from '../../types/loss-config.js';
+import { callerResolver, principalTag, type ServeCaller } from './caller.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
 import { SeqQueue } from './seq-queue.js';
+import { resolveServeLimits, type ServeLimits } from './serve-limits.js';
 import * as w from './wire.js';
 
 /** Options of {@link TinkerService}; see {@link createServeApp} for the documented public form. */
@@ -32,23 +36,80 @@ export interface TinkerServiceOptions {
   readonly futureTtlMs?: number;
   /** A session without a heartbeat this long is dropped with its models, ms. @default 300_000 */
   readonly sessionTimeoutMs?: number;
+  /** Request and load limits ({@link ServeLimits}; defaults in `DEFAULT_SERVE_LIMITS`). */
+  readonly limits?: Partial<ServeLimits>;
+  /** The server's API keys: with several, each key is its own principal (see {@link ServeCaller}). @default [] */
+  readonly apiKeys?: readonly string[];
+  /**
+   * Where each model's engine computes: `'worker'`, its own worker thread (the HTTP layer, heartbeats and other
+   * models answer while it trains), or `'main'`, this thread. @default 'main'
+   */
+  readonly engineThread?: 'worker' | 'main';
 }
 
 interface ModelState {
   readonly id: string;
   readonly sessionId: string;
+  readonly principal: string;
   readonly backend: TrainingBackend;
   readonly queue: SeqQueue;
   readonly lora: z.infer<typeof w.loraConfigSchema> | undefined;
   readonly userMetadata: Readonly<Record<string, unknown>> | undefined;
+  /** Unnamed sampler versions (sampling session ids), oldest first. */
+  readonly ephemeral: string[];
+  /** Named sampler paths saved from this model. */
+  readonly named: Set<string>;
+  checkpoints: number;
 }
 
 interface SessionState {
+  readonly principal: string;
   lastSeen: number;
   readonly models: Set<string>;
+  /** `create_sampling_session` ids, oldest first. */
+  readonly samplingSessions: string[];
 }
 
-const digest = (op: string, body: unknown): string => createHash('sha256').update(op).update(JSON.stringify(body)).digest('hex');
+/** A sampling session id or a named sampler path, and whom it belongs to. */
+interface SamplerEntry {
+  readonly sampler: SamplingClient;
+  readonly principal: string;
+  /** The session whose load it counts against (none for a named path sampled directly). */
+  readonly sessionId: string | undefined;
+  /** The named path or base model this id samples (a `create_sampling_session` alias). */
+  readonly aliasOf?: string;
+}
+
+/** A model as {@link TinkerService.resolveModel} answers it. */
+export interface ServeModelRef {
+  readonly modelId: string;
+  /** The session that created it. */
+  readonly sessionId: string;
+}
+
+/** A session as {@link TinkerService.resolveSession} answers it. */
+export interface ServeSessionRef {
+  readonly sessionId: string;
+  readonly modelIds: readonly string[];
+}
+
+/** Counters of a {@link TinkerService} (for tests, logs and `bench:serve-memory`). */
+export interface TinkerServiceStats {
+  readonly sessions: number;
+  readonly models: number;
+  /** Submitted futures not finished yet. */
+  readonly queued: number;
+  /** Finished results held for `retrieve_future`. */
+  readonly retainedResults: number;
+  /** Frozen sampler weight versions held (unnamed + named), not counting the base model's. */
+  readonly samplerVersions: number;
+  /** Requests held for a missing lower `seq_id`, and their bytes, over all models. */
+  readonly outOfOrder: number;
+  readonly outOfOrderBytes: number;
+}
+
+const digest = (op: string, text: string): string => createHash('sha256').update(op).update(text).digest('hex');
+const newId = (prefix: string): string => `${prefix}_${randomBytes(16).toString('hex')}`;
 
 /**
  * The Tinker API's state machine over the embedded engine: sessions, models (one `localBackend` each, an
@@ -60,12 +121,19 @@ export class TinkerService {
   readonly modelName: string;
   readonly contextTokens: number;
   readonly pollTimeoutMs: number;
+  /** The limits in force. */
+  readonly limits: ServeLimits;
+  /** The caller (principal) of a request's headers; every route passes it to the methods below. */
+  readonly callerOf: (headers: IncomingHttpHeaders) => ServeCaller;
   readonly #o: TinkerServiceOptions;
   readonly #futures: FutureStore;
   readonly #sessions = new Map<string, SessionState>();
   readonly #models = new Map<string, ModelState>();
-  readonly #samplers = new Map<string, SamplingClient>();
-  readonly #namedSamplers = new Map<string, SamplingClient>();
+  readonly #samplers = new Map<string, SamplerEntry>();
+  readonly #namedSamplers = new Map<string, SamplerEntry & { readonly modelId: string }>();
+  /** Unfinished futures per load key (a session id, or `principal:<p>` for requests without one). */
+  readonly #queued = new Map<string, number>();
+  #queuedTotal = 0;
   readonly #sessionSweep: NodeJS.Timeout;
   readonly #baseBackend: TrainingBackend;
   #baseSampler: Promise<SamplingClient> | undefined;
@@ -80,7 +148,9 @@ export class TinkerService {
     this.#baseBackend = this.#newBackend();
     this.contextTokens = this.#baseBackend.maxContextTokens;
     this.pollTimeoutMs = options.pollTimeoutMs ?? 30_000;
-    this.#futures = new FutureStore({ ttlMs: options.futureTtlMs ?? 600_000 });
+    this.limits = resolveServeLimits(options.limits);
+    this.callerOf = callerResolver(options.apiKeys ?? []);
+    this.#futures = new FutureStore({ ttlMs: options.futureTtlMs ?? 600_000, maxRetained: this.limits.maxRetainedResults });
     const timeout = options.sessionTimeoutMs ?? 300_000;
     const every = Math.max(1000, Math.min(30_000, timeout / 4));
     let prev = Date.now();
@@ -101,9 +171,23 @@ export class TinkerService {
     return this.#models.size;
   }
 
-  /** `tinker://…/sampler_weights/<name>` paths saved so far (each a model id of the OpenAI-compatible `/v1`). */
-  samplerPaths(): string[] {
-    return [...this.#namedSamplers.keys()];
+  /** Live counters. */
+  stats(): TinkerServiceStats {
+    let outOfOrder = 0;
+    let outOfOrderBytes = 0;
+    for (const m of this.#models.values()) {
+      outOfOrder += m.queue.waiting;
+      outOfOrderBytes += m.queue.waitingBytes;
+    }
+    const versions = new Set<SamplingClient>();
+    for (const e of this.#samplers.values()) if (e.aliasOf === undefined) versions.add(e.sampler);
+    for (const e of this.#namedSamplers.values()) versions.add(e.sampler);
+    return { sessions: this.#sessions.size, models: this.#models.size, queued: this.#queuedTotal, retainedResults: this.#futures.retained, samplerVersions: versions.size, outOfOrder, outOfOrderBytes };
+  }
+
+  /** `tinker://…/sampler_weights/<name>` paths `caller` saved (each a model id of the OpenAI-compatible `/v1`). */
+  samplerPaths(caller: ServeCaller): string[] {
+    return [...this.#namedSamplers].filter(([, e]) => e.principal === caller.principal).map(([p]) => p);
   }
 
   /** `get_server_capabilities`: the one base model, with its context length. */
@@ -111,48 +195,120 @@ export class TinkerService {
     return { supported_models: [{ model_name: this.modelName, max_context_length: this.contextTokens }] };
   }
 
-  /** `create_session`: a new session id. */
-  createSession(_body: z.infer<typeof w.createSessionSchema>): { type: 'create_session'; session_id: string } {
-    const id = `session_${randomBytes(8).toString('hex')}`;
-    this.#sessions.set(id, { lastSeen: Date.now(), models: new Set() });
+  /** `create_session`: a new session id of `caller`. */
+  createSession(_body: z.infer<typeof w.createSessionSchema>, caller: ServeCaller): { type: 'create_session'; session_id: string } {
+    const id = newId('session');
+    this.#sessions.set(id, { principal: caller.principal, lastSeen: Date.now(), models: new Set(), samplingSessions: [] });
     return { type: 'create_session', session_id: id };
   }
 
-  /** `session_heartbeat`. @throws ServeRequestError 404 for an unknown session. */
-  heartbeat(body: z.infer<typeof w.heartbeatSchema>): { type: 'session_heartbeat' } {
-    this.#session(body.session_id).lastSeen = Date.now();
+  /** `session_heartbeat`. @throws ServeRequestError 404 for an unknown session (or another caller's). */
+  heartbeat(body: z.infer<typeof w.heartbeatSchema>, caller: ServeCaller): { type: 'session_heartbeat' } {
+    this.#session(caller, body.session_id).lastSeen = Date.now();
     return { type: 'session_heartbeat' };
   }
 
-  /** Drops sessions last seen before `cutoff` (ms since epoch) and closes their models. */
+  /** Drops sessions last seen before `cutoff` (ms since epoch) and closes their models and sampling sessions. */
   async expireSessions(cutoff: number): Promise<void> {
     for (const [id, s] of this.#sessions) {
       if (s.lastSeen >= cutoff) continue;
       this.#sessions.delete(id);
+      for (const sid of s.samplingSessions) this.#samplers.delete(sid);
       for (const m of s.models) await this.#unload(m);
     }
   }
 
-  /** `create_model`: a future of `{model_id}`; the model is a fresh copy of the checkpoint. @throws ServeRequestError 404/400 */
-  createModel(body: z.infer<typeof w.createModelSchema>): { request_id: string; model_id: string } {
-    const session = this.#session(body.session_id);
+  // ---- Ownership: the one place that resolves a caller's session, model, sampler, future or checkpoint. ----
+
+  /** `caller`'s session `id`: its live model ids. @throws ServeRequestError 404 when unknown or another principal's. */
+  resolveSession(caller: ServeCaller, id: string): ServeSessionRef {
+    return { sessionId: id, modelIds: [...this.#session(caller, id).models] };
+  }
+
+  /** `caller`'s model `id` and the session that created it. @throws ServeRequestError 404 when unknown or another principal's. */
+  resolveModel(caller: ServeCaller, id: string): ServeModelRef {
+    const m = this.#model(caller, id);
+    return { modelId: m.id, sessionId: m.sessionId };
+  }
+
+  #session(caller: ServeCaller, id: string): SessionState {
+    const s = this.#sessions.get(id);
+    if (!s || s.principal !== caller.principal) throw new ServeRequestError(404, `unknown session_id '${id}' (create_session first; sessions expire without heartbeats)`);
+    return s;
+  }
+
+  #model(caller: ServeCaller, id: string): ModelState {
+    const m = this.#models.get(id);
+    if (!m || m.principal !== caller.principal) throw new ServeRequestError(404, `unknown model_id '${id}'`);
+    return m;
+  }
+
+  /** Ids of `caller`'s live models (for listing routes). */
+  modelIds(caller: ServeCaller): string[] {
+    return [...this.#models.values()].filter((m) => m.principal === caller.principal).map((m) => m.id);
+  }
+
+  /** Ids of `caller`'s live sessions (for listing routes). */
+  sessionIds(caller: ServeCaller): string[] {
+    return [...this.#sessions].filter(([, s]) => s.principal === caller.principal).map(([id]) => id);
+  }
+
+  /**
+   * A sampler by reference, for `asample` and other surfaces on the same server (e.g. the OpenAI-compatible `/v1`):
+   * a `sampling_session_id`, a `tinker://<model>/sampler_weights/<name>` path, or the base model name (the
+   * checkpoint's weights, shared by everyone).
+   * @throws ServeRequestError 404 when nothing by that reference exists for `caller` (another principal's, or released).
+   */
+  async resolveSampler(ref: string, caller: ServeCaller): Promise<SamplingClient> {
+    return (await this.#samplerEntry(ref, caller)).sampler;
+  }
+
+  /**
+   * The directory of `caller`'s saved training state at a `tinker://<model_id>/weights/<name>` path: parsed strictly
+   * ({@link w.parseTinkerPath}), inside the state folder (symbolic links resolved), saved by `caller`.
+   * @throws ServeRequestError 404 when there is none for `caller`; BackendInputError for a malformed path.
+   */
+  async resolveCheckpoint(caller: ServeCaller, path: string, field = 'path'): Promise<string> {
+    const p = w.parseTinkerPath(path, field);
+    if (p.kind !== 'weights') throw new BackendInputError(field, 'expected a …/weights/<name> path (training state), not sampler weights');
+    const root = await realpath(await this.stateDir());
+    const notFound = new ServeRequestError(404, `${field}: no saved state at ${path}`);
+    const live = this.#models.get(p.modelId);
+    if (live ? live.principal !== caller.principal : (await readOwner(join(root, p.modelId))) !== principalTag(caller.principal)) throw notFound;
+    const dir = join(root, p.modelId, 'weights', p.name);
+    if (!existsSync(join(dir, 'config.json'))) throw notFound;
+    const real = await realpath(dir);
+    if (!real.startsWith(root + sep)) throw notFound;
+    return real;
+  }
+
+  /** `create_model`: a future of `{model_id}`; the model is a fresh copy of the checkpoint. @throws ServeRequestError 404/400/503 */
+  createModel(body: z.infer<typeof w.createModelSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+    const session = this.#session(caller, body.session_id);
     if (body.base_model && body.base_model !== this.modelName) {
       throw new ServeRequestError(400, `base_model '${body.base_model}' is not served here; available: ${this.modelName}`);
     }
-    const id = `model_${randomBytes(4).toString('hex')}`;
+    const L = this.limits;
+    if (session.models.size >= L.maxModelsPerSession) {
+      throw new ServeRequestError(400, `session ${body.session_id} already holds ${session.models.size} models (maxModelsPerSession ${L.maxModelsPerSession}); unload one first`);
+    }
+    if (this.#models.size >= L.maxModels) throw new ServeRequestError(503, `server full: ${this.#models.size} models loaded (maxModels ${L.maxModels}); retry later`, 'server', 30);
+    const done = this.#takeLoad(body.session_id);
+    const id = newId('model');
+    // lora_config.seed is not applied: every model starts from the same weights (the checkpoint, or the seeded init).
     const work = (async () => {
-      // lora_config.seed is not applied: every model starts from the same weights (the checkpoint, or the seeded init).
       const backend = this.#newBackend();
-      this.#models.set(id, { id, sessionId: body.session_id, backend, queue: new SeqQueue(), lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined });
+      const queue = new SeqQueue({ maxWaiting: L.maxOutOfOrderRequests, maxWaitingBytes: L.maxOutOfOrderBytes, waitTimeoutMs: L.outOfOrderTimeoutMs });
+      this.#models.set(id, { id, sessionId: body.session_id, principal: caller.principal, backend, queue, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, ephemeral: [], named: new Set(), checkpoints: 0 });
       session.models.add(id);
       return { type: 'create_model', model_id: id };
     })();
-    return { request_id: this.#futures.create(work, errorBody), model_id: id };
+    return { request_id: this.#futures.create(caller.principal, work, errorBody, done), model_id: id };
   }
 
   /** `get_info` (synchronous). @throws ServeRequestError 404 for an unknown model. */
-  getInfo(body: z.infer<typeof w.modelIdSchema>): Record<string, unknown> {
-    const m = this.#model(body.model_id);
+  getInfo(body: z.infer<typeof w.modelIdSchema>, caller: ServeCaller): Record<string, unknown> {
+    const m = this.#model(caller, body.model_id);
     const rank = m.lora?.rank ?? undefined;
     return {
       type: 'get_info',
@@ -165,19 +321,20 @@ export class TinkerService {
     };
   }
 
-  /** `unload_model`: closes the model after its queued requests. */
-  unloadModel(body: z.infer<typeof w.modelIdSchema>): { request_id: string; model_id: string } {
-    const m = this.#model(body.model_id);
-    return this.#submit(m, undefined, 'unload_model', body, async () => {
+  /** `unload_model`: closes the model after its queued requests, and frees its sampler versions. */
+  unloadModel(body: z.infer<typeof w.modelIdSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+    const m = this.#model(caller, body.model_id);
+    return this.#submit(caller, m, undefined, 'unload_model', body, async () => {
       await this.#unload(m.id);
       return { type: 'unload_model', model_id: m.id };
     });
   }
 
   /** `forward_backward`: Tinker's token-sum loss; gradients accumulate until `optim_step`. */
-  forwardBackward(body: z.infer<typeof w.forwardBackwardSchema>): { request_id: string; model_id: string } {
-    const m = this.#model(body.model_id);
-    return this.#submit(m, body.seq_id, 'forward_backward', body, async () => {
+  forwardBackward(body: z.infer<typeof w.forwardBackwardSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+    const m = this.#model(caller, body.model_id);
+    this.#checkBatch(body.forward_backward_input, 'forward_backward_input');
+    return this.#submit(caller, m, body.seq_id, 'forward_backward', body, async () => {
       const { datums, loss } = convert(body.forward_backward_input);
       const r = await m.backend.forwardBackward(datums, loss);
       return fbOutput(datums, loss, r.logprobs, { 'loss:sum': r.metrics['loss'] ?? 0, 'tokens:sum': r.metrics['tokens'] ?? 0, 'clip_frac:mean': r.metrics['clip_frac'] ?? 0, 'kl_sample_train:mean': r.metrics['kl_sample_train'] ?? 0 });
@@ -185,9 +342,10 @@ export class TinkerService {
   }
 
   /** `forward`: learner logprobs and the loss without touching gradients (one context-length pass per datum). */
-  forward(body: z.infer<typeof w.forwardSchema>): { request_id: string; model_id: string } {
-    const m = this.#model(body.model_id);
-    return this.#submit(m, body.seq_id, 'forward', body, async () => {
+  forward(body: z.infer<typeof w.forwardSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+    const m = this.#model(caller, body.model_id);
+    this.#checkBatch(body.forward_input, 'forward_input');
+    return this.#submit(caller, m, body.seq_id, 'forward', body, async () => {
       const { datums, loss } = convert(body.forward_input);
       if (datums.length === 0) throw new BackendInputError('data', 'empty batch');
       const logprobs: number[][] = [];
@@ -200,6 +358,8 @@ export class TinkerService {
             throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens[${t}]`, 'forward needs next-token targets (target_tokens[t] = model_input[t+1])');
           }
         }
+        // The engine runs on this thread: between datums, let the HTTP layer answer (healthz, heartbeats, other models).
+        if (i > 0) await new Promise<void>((r) => setImmediate(r));
         const lp = await m.backend.computeLogprobs([...d.modelInput, d.targetTokens[T - 1]!]);
         logprobs.push(lp.slice(1) as number[]);
       }
@@ -207,99 +367,124 @@ export class TinkerService {
     });
   }
 
-  /** `optim_step`: Adam on the accumulated gradients. */
-  optimStep(body: z.infer<typeof w.optimStepSchema>): { request_id: string; model_id: string } {
-    const m = this.#model(body.model_id);
-    return this.#submit(m, body.seq_id, 'optim_step', body, async () => {
+  /** `optim_step`: Adam on the accumulated gradients (hyperparameters range-checked by the wire schema). */
+  optimStep(body: z.infer<typeof w.optimStepSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+    const m = this.#model(caller, body.model_id);
+    return this.#submit(caller, m, body.seq_id, 'optim_step', body, async () => {
       const r = await m.backend.optimStep(w.toAdamParams(body.adam_params));
       return { type: 'optim_step', metrics: r.metrics };
     });
   }
 
   /** `save_weights`: weights + optimizer state under the state directory; answers the `tinker://` path. */
-  saveWeights(body: z.infer<typeof w.saveWeightsSchema>): { request_id: string; model_id: string } {
-    const m = this.#model(body.model_id);
+  saveWeights(body: z.infer<typeof w.saveWeightsSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+    const m = this.#model(caller, body.model_id);
     const name = body.path ?? `state-${randomBytes(4).toString('hex')}`;
-    if (!w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (letters, digits, . _ -)`);
-    return this.#submit(m, body.seq_id, 'save_weights', body, async () => {
-      await m.backend.saveState(join(await this.stateDir(), m.id, 'weights', name));
+    if (!w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (${w.CHECKPOINT_NAME_RULE})`);
+    if (m.checkpoints >= this.limits.maxCheckpointsPerModel) {
+      throw new ServeRequestError(400, `model ${m.id} already saved ${m.checkpoints} checkpoints (maxCheckpointsPerModel ${this.limits.maxCheckpointsPerModel})`);
+    }
+    return this.#submit(caller, m, body.seq_id, 'save_weights', body, async () => {
+      const modelDir = join(await this.stateDir(), m.id);
+      await mkdir(modelDir, { recursive: true });
+      await writeFile(join(modelDir, 'owner'), principalTag(m.principal));
+      await m.backend.saveState(join(modelDir, 'weights', name));
+      m.checkpoints += 1;
       return { type: 'save_weights', path: `tinker://${m.id}/weights/${name}` };
     });
   }
 
-  /** `load_weights` from a `tinker://…/weights/<name>` path of this server (optimizer state when `optimizer`). */
-  loadWeights(body: z.infer<typeof w.loadWeightsSchema>): { request_id: string; model_id: string } {
-    const m = this.#model(body.model_id);
-    return this.#submit(m, body.seq_id, 'load_weights', body, async () => {
-      const p = w.parseTinkerPath(body.path, 'path');
-      if (p.kind !== 'weights') throw new BackendInputError('path', 'load_weights needs a …/weights/<name> path (training state), not sampler weights');
-      const dir = join(await this.stateDir(), p.modelId, 'weights', p.name);
-      if (!existsSync(join(dir, 'config.json'))) throw new BackendInputError('path', `no saved state at ${body.path}`);
+  /** `load_weights` from a `tinker://…/weights/<name>` path of this server saved by the caller (optimizer state when `optimizer`). */
+  loadWeights(body: z.infer<typeof w.loadWeightsSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+    const m = this.#model(caller, body.model_id);
+    w.parseTinkerPath(body.path, 'path');
+    return this.#submit(caller, m, body.seq_id, 'load_weights', body, async () => {
+      const dir = await this.resolveCheckpoint(caller, body.path);
       await m.backend.loadState(dir, { optimizer: body.optimizer ?? false });
       return { type: 'load_weights', path: body.path, model_id: m.id };
     });
   }
 
-  /** `save_weights_for_sampler`: a frozen copy of the weights, named (`path`) or ephemeral (a sampling session id). */
-  saveWeightsForSampler(body: z.infer<typeof w.saveForSamplerSchema>): { request_id: string; model_id: string } {
-    const m = this.#model(body.model_id);
+  /**
+   * `save_weights_for_sampler`: a frozen copy of the weights, named (`path`) or unnamed (a sampling session id).
+   * Of the unnamed ones each model keeps the newest `samplerVersionsPerModel`; older ones are released once their
+   * sampling calls in progress end.
+   */
+  saveWeightsForSampler(body: z.infer<typeof w.saveForSamplerSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+    const m = this.#model(caller, body.model_id);
     const name = body.path ?? undefined;
-    if (name !== undefined && !w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (letters, digits, . _ -)`);
-    return this.#submit(m, body.seq_id, 'save_weights_for_sampler', body, async () => {
+    if (name !== undefined && !w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (${w.CHECKPOINT_NAME_RULE})`);
+    const path = name === undefined ? undefined : `tinker://${m.id}/sampler_weights/${name}`;
+    if (path !== undefined && !m.named.has(path) && m.named.size >= this.limits.maxNamedSamplersPerModel) {
+      throw new ServeRequestError(400, `model ${m.id} already holds ${m.named.size} named sampler weights (maxNamedSamplersPerModel ${this.limits.maxNamedSamplersPerModel})`);
+    }
+    return this.#submit(caller, m, body.seq_id, 'save_weights_for_sampler', body, async () => {
       const sampler = await m.backend.saveWeightsForSampler();
-      if (name !== undefined) {
-        const path = `tinker://${m.id}/sampler_weights/${name}`;
-        this.#namedSamplers.set(path, sampler);
+      if (!this.#models.has(m.id)) {
+        sampler.release?.();
+        throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
+      }
+      if (path !== undefined) {
+        this.#releaseNamed(path);
+        this.#namedSamplers.set(path, { sampler, principal: m.principal, sessionId: undefined, modelId: m.id });
+        m.named.add(path);
         return { type: 'save_weights_for_sampler', path };
       }
-      const id = `sampler_${randomBytes(8).toString('hex')}`;
-      this.#samplers.set(id, sampler);
+      const id = newId('sampler');
+      this.#samplers.set(id, { sampler, principal: m.principal, sessionId: m.sessionId });
+      m.ephemeral.push(id);
+      while (m.ephemeral.length > this.limits.samplerVersionsPerModel) this.#releaseSampler(m.ephemeral.shift()!);
       return { type: 'save_weights_for_sampler', sampling_session_id: id };
     });
   }
 
-  /** `create_sampling_session` from a named sampler path or the base model. */
-  async createSamplingSession(body: z.infer<typeof w.createSamplingSessionSchema>): Promise<{ type: 'create_sampling_session'; sampling_session_id: string }> {
-    this.#session(body.session_id);
-    const sampler = await this.#resolveSampler(body.model_path ?? undefined, body.base_model ?? undefined);
-    const id = `sampler_${randomBytes(8).toString('hex')}`;
-    this.#samplers.set(id, sampler);
+  /** `create_sampling_session` from a named sampler path of the caller, or the base model. */
+  async createSamplingSession(body: z.infer<typeof w.createSamplingSessionSchema>, caller: ServeCaller): Promise<{ type: 'create_sampling_session'; sampling_session_id: string }> {
+    const session = this.#session(caller, body.session_id);
+    const ref = body.model_path ?? body.base_model ?? undefined;
+    if (ref === undefined) throw new ServeRequestError(400, 'one of model_path or base_model is required');
+    if (body.model_path == null && body.base_model !== this.modelName) {
+      throw new ServeRequestError(400, `base_model '${body.base_model}' is not served here; available: ${this.modelName}`);
+    }
+    if (body.model_path != null) w.parseTinkerPath(body.model_path, 'model_path');
+    const target = await this.#samplerEntry(ref, caller);
+    const id = newId('sampler');
+    this.#samplers.set(id, { sampler: target.sampler, principal: caller.principal, sessionId: body.session_id, aliasOf: ref });
+    session.samplingSessions.push(id);
+    while (session.samplingSessions.length > this.limits.maxSamplingSessionsPerSession) this.#samplers.delete(session.samplingSessions.shift()!);
     return { type: 'create_sampling_session', sampling_session_id: id };
   }
 
-  /** `asample`: runs beside (not behind) training; returns a future. */
-  async sample(body: z.infer<typeof w.sampleSchema>): Promise<{ request_id: string }> {
-    const sampler = body.sampling_session_id
-      ? this.#samplers.get(body.sampling_session_id)
-      : await this.#resolveSampler(body.model_path ?? undefined, body.base_model ?? undefined);
-    if (!sampler) throw new ServeRequestError(404, `unknown sampling_session_id '${body.sampling_session_id}'`);
+  /** `asample`: runs beside (not behind) training; returns a future. Limits are checked before anything is allocated. */
+  async sample(body: z.infer<typeof w.sampleSchema>, caller: ServeCaller): Promise<{ request_id: string }> {
+    const ref = body.sampling_session_id ?? body.model_path ?? body.base_model ?? undefined;
+    if (ref === undefined) throw new ServeRequestError(400, 'one of sampling_session_id, model_path or base_model is required');
+    if (body.sampling_session_id == null && body.model_path == null && body.base_model !== this.modelName) {
+      throw new ServeRequestError(400, `base_model '${body.base_model}' is not served here; available: ${this.modelName}`);
+    }
+    if (body.sampling_session_id == null && body.model_path != null) w.parseTinkerPath(body.model_path, 'model_path');
+    const entry = await this.#samplerEntry(ref, caller);
+    const L = this.limits;
+    const n = body.num_samples ?? 1;
+    if (n < 1 || n > L.maxNumSamples) throw new ServeRequestError(400, `num_samples: ${n} is outside [1, ${L.maxNumSamples}] (maxNumSamples)`);
+    const maxTokens = body.sampling_params.max_tokens;
+    if (maxTokens !== undefined && maxTokens !== null && (maxTokens < 0 || maxTokens > L.maxSampleTokens)) {
+      throw new ServeRequestError(400, `sampling_params.max_tokens: ${maxTokens} is outside [0, ${L.maxSampleTokens}] (maxSampleTokens)`);
+    }
+    const prompt = w.modelInputTokens(body.prompt, 'prompt');
+    if (prompt.length >= this.contextTokens) throw new ServeRequestError(400, `prompt: ${prompt.length} tokens leave no room in the context of ${this.contextTokens}`);
+    const params = w.toSamplingParams(body.sampling_params, n, Math.min(this.contextTokens, L.maxSampleTokens));
+    const done = this.#takeLoad(entry.sessionId ?? `principal:${caller.principal}`);
     const work = (async () => {
-      const prompt = w.modelInputTokens(body.prompt, 'prompt');
-      const n = body.num_samples ?? 1;
-      const params = w.toSamplingParams(body.sampling_params, n, this.contextTokens);
-      const seqs = await sampler.sample(prompt, params);
-      const promptLogprobs = body.prompt_logprobs ? await sampler.computeLogprobs(prompt) : undefined;
+      const seqs = await entry.sampler.sample(prompt, params);
+      const promptLogprobs = body.prompt_logprobs ? await entry.sampler.computeLogprobs(prompt) : undefined;
       return {
         type: 'sample',
         sequences: seqs.map((s) => ({ tokens: [...s.tokens], logprobs: [...s.logprobs], stop_reason: s.stopReason })),
         ...(promptLogprobs ? { prompt_logprobs: promptLogprobs } : {}),
       };
     })();
-    return { request_id: this.#futures.create(work, errorBody) };
-  }
-
-  /**
-   * A sampler by reference, for other surfaces mounted on the same server (e.g. an OpenAI-compatible `/v1`): a
-   * `sampling_session_id`, a `tinker://<model>/sampler_weights/<name>` path, or the base model name (the checkpoint's
-   * weights).
-   * @throws ServeRequestError 404 when nothing by that reference exists.
-   */
-  async resolveSampler(ref: string): Promise<SamplingClient> {
-    const byId = this.#samplers.get(ref);
-    if (byId) return byId;
-    if (ref.startsWith('tinker://')) return this.#resolveSampler(ref, undefined);
-    if (ref === this.modelName) return this.#resolveSampler(undefined, ref);
-    throw new ServeRequestError(404, `no sampler '${ref}': expected a sampling_session_id, a tinker://…/sampler_weights/… path or '${this.modelName}'`);
+    return { request_id: this.#futures.create(caller.principal, work, errorBody, done) };
   }
 
   /** The served model's renderer (tokenizer + chat template of the embedded model). */
@@ -307,14 +492,18 @@ export class TinkerService {
     return this.#baseBackend.renderer();
   }
 
-  /** `retrieve_future`: waits up to the poll timeout. */
-  retrieve(body: z.infer<typeof w.retrieveFutureSchema>, signal?: AbortSignal): Promise<FutureWait> {
-    return this.#futures.wait(body.request_id, this.pollTimeoutMs, signal);
+  /** `retrieve_future`: waits up to the poll timeout; another caller's request id is `unknown`. */
+  retrieve(body: z.infer<typeof w.retrieveFutureSchema>, caller: ServeCaller, signal?: AbortSignal): Promise<FutureWait> {
+    return this.#futures.wait(caller.principal, body.request_id, this.pollTimeoutMs, signal);
   }
 
   /** The directory `save_weights` writes under (created on first use). */
   stateDir(): Promise<string> {
-    if (this.#o.stateDir !== undefined) return Promise.resolve(this.#o.stateDir);
+    if (this.#o.stateDir !== undefined) {
+      const dir = this.#o.stateDir;
+      this.#stateDir ??= mkdir(dir, { recursive: true }).then(() => dir);
+      return this.#stateDir;
+    }
     this.#stateDir ??= mkdtemp(join(tmpdir(), 'agentrl-serve-')).then((d) => {
       this.#ownsStateDir = true;
       return d;
@@ -330,33 +519,97 @@ export class TinkerService {
     this.#futures.close();
     for (const id of [...this.#models.keys()]) await this.#unload(id);
     await this.#baseBackend.close();
-    this.#samplers.clear();
-    this.#namedSamplers.clear();
+    for (const id of [...this.#samplers.keys()]) this.#releaseSampler(id);
+    if (this.#baseSampler) (await this.#baseSampler).release?.();
     if (this.#ownsStateDir && this.#stateDir) await rm(await this.#stateDir, { recursive: true, force: true });
   }
 
-  #submit(m: ModelState, seqId: number | null | undefined, op: string, body: unknown, run: () => Promise<FutureBody>): { request_id: string; model_id: string } {
+  /** Refuses a `forward` / `forward_backward` input over the datum or token limits (before anything is converted). */
+  #checkBatch(input: z.infer<typeof w.forwardInputSchema>, field: string): void {
+    const L = this.limits;
+    if (input.data.length > L.maxDatumsPerRequest) {
+      throw new ServeRequestError(400, `${field}.data: ${input.data.length} datums exceed maxDatumsPerRequest ${L.maxDatumsPerRequest}; split the batch`);
+    }
+    let tokens = 0;
+    input.data.forEach((d, i) => {
+      let T = 0;
+      for (const c of d.model_input.chunks) T += c.tokens?.length ?? 0;
+      if (T > this.contextTokens) throw new ServeRequestError(400, `${field}.data[${i}].model_input: ${T} tokens exceed the context of ${this.contextTokens}`);
+      tokens += T;
+    });
+    if (tokens > L.maxTokensPerRequest) throw new ServeRequestError(400, `${field}: ${tokens} tokens exceed maxTokensPerRequest ${L.maxTokensPerRequest}; split the batch`);
+  }
+
+  /**
+   * Counts one unfinished future against `key` (a session) and the server; the returned function uncounts it.
+   * @throws ServeRequestError 429 (with `Retry-After`) when the session or the server is at its queued limit.
+   */
+  #takeLoad(key: string): () => void {
+    const L = this.limits;
+    const mine = this.#queued.get(key) ?? 0;
+    if (mine >= L.maxQueuedPerSession) {
+      throw new ServeRequestError(429, `${mine} requests of this session are unfinished (maxQueuedPerSession ${L.maxQueuedPerSession}); wait for them to finish`, 'user', 1);
+    }
+    if (this.#queuedTotal >= L.maxQueued) throw new ServeRequestError(429, `server busy: ${this.#queuedTotal} requests unfinished (maxQueued ${L.maxQueued}); retry later`, 'server', 1);
+    return this.#countLoad(key);
+  }
+
+  /** Counts one unfinished future against `key` without a check; the returned function uncounts it (once). */
+  #countLoad(key: string): () => void {
+    this.#queued.set(key, (this.#queued.get(key) ?? 0) + 1);
+    this.#queuedTotal += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#queuedTotal -= 1;
+      const left = (this.#queued.get(key) ?? 1) - 1;
+      if (left === 0) this.#queued.delete(key);
+      else this.#queued.set(key, left);
+    };
+  }
+
+  #submit(caller: ServeCaller, m: ModelState, seqId: number | null | undefined, op: string, body: unknown, run: () => Promise<FutureBody>): { request_id: string; model_id: string } {
     this.#touch(m);
-    const adm = m.queue.admit(seqId, digest(op, body));
+    const text = JSON.stringify(body);
+    const hash = digest(op, text);
+    const adm = m.queue.admit(seqId, hash, text.length);
     if (adm.kind === 'duplicate') return { request_id: adm.requestId, model_id: m.id };
     if (adm.kind === 'conflict') throw new ServeRequestError(409, adm.message);
+    if (adm.kind === 'full') throw new ServeRequestError(429, adm.message, 'user', 1);
+    // A request held for a missing lower seq_id is bounded by the out-of-order limits and counts as queued work only
+    // once released, so that the client can always send the missing one. The others are counted (and refused) now.
+    let done: (() => void) | undefined;
+    if (!adm.held) {
+      try {
+        // An unload always goes through: it is how a client at its limit frees what it holds.
+        done = op === 'unload_model' ? this.#countLoad(m.sessionId) : this.#takeLoad(m.sessionId);
+      } catch (e) {
+        adm.cancel(); // its seq_id stays unused: the retry is new, not a duplicate of nothing
+        throw e;
+      }
+    }
     let release!: (v: FutureBody | PromiseLike<FutureBody>) => void;
     let fail!: (e: unknown) => void;
     const result = new Promise<FutureBody>((res, rej) => {
       release = res;
       fail = rej;
     });
-    const requestId = this.#futures.create(result, errorBody);
+    const requestId = this.#futures.create(caller.principal, result, errorBody, () => done?.());
     adm.record(requestId);
-    adm.start(async () => {
-      try {
-        if (!this.#models.has(m.id)) throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
-        release(await run());
-        this.#touch(m);
-      } catch (e) {
-        fail(e);
-      }
-    });
+    adm.start(
+      async () => {
+        done ??= this.#countLoad(m.sessionId);
+        try {
+          if (!this.#models.has(m.id)) throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
+          release(await run());
+          this.#touch(m);
+        } catch (e) {
+          fail(e);
+        }
+      },
+      (message) => fail(new BackendInputError('seq_id', message)),
+    );
     return { request_id: requestId, model_id: m.id };
   }
 
@@ -366,35 +619,45 @@ export class TinkerService {
     if (s) s.lastSeen = Math.max(s.lastSeen, Date.now());
   }
 
-  async #resolveSampler(modelPath: string | undefined, baseModel: string | undefined): Promise<SamplingClient> {
-    if (modelPath) {
-      const p = w.parseTinkerPath(modelPath, 'model_path');
-      const s = this.#namedSamplers.get(`tinker://${p.modelId}/${p.kind}/${p.name}`);
-      if (!s) throw new ServeRequestError(404, `model_path: no sampler weights saved at ${modelPath}`);
-      return s;
+  async #samplerEntry(ref: string, caller: ServeCaller): Promise<SamplerEntry> {
+    const byId = this.#samplers.get(ref);
+    if (byId) {
+      if (byId.principal !== caller.principal) throw unknownSampler(ref, this.modelName);
+      return byId;
     }
-    if (baseModel !== undefined && baseModel !== this.modelName) {
-      throw new ServeRequestError(400, `base_model '${baseModel}' is not served here; available: ${this.modelName}`);
+    if (ref.startsWith('tinker://')) {
+      const p = w.parseTinkerPath(ref, 'model_path');
+      const named = p.kind === 'sampler_weights' ? this.#namedSamplers.get(`tinker://${p.modelId}/${p.kind}/${p.name}`) : undefined;
+      if (!named || named.principal !== caller.principal) throw new ServeRequestError(404, `model_path: no sampler weights saved at ${ref}`);
+      return named;
     }
-    if (baseModel === undefined) throw new ServeRequestError(400, 'one of sampling_session_id, model_path or base_model is required');
-    this.#baseSampler ??= this.#baseBackend.saveWeightsForSampler();
-    return this.#baseSampler;
+    if (ref === this.modelName) {
+      this.#baseSampler ??= this.#baseBackend.saveWeightsForSampler();
+      return { sampler: await this.#baseSampler, principal: caller.principal, sessionId: undefined };
+    }
+    throw unknownSampler(ref, this.modelName);
+  }
+
+  /** Forgets sampling session `id`; frees its weights version unless it is an alias of a named or base sampler. */
+  #releaseSampler(id: string): void {
+    const e = this.#samplers.get(id);
+    if (!e) return;
+    this.#samplers.delete(id);
+    if (e.aliasOf === undefined) e.sampler.release?.();
+  }
+
+  /** Forgets a named sampler path, its aliases, and frees its weights version. */
+  #releaseNamed(path: string): void {
+    const e = this.#namedSamplers.get(path);
+    if (!e) return;
+    this.#namedSamplers.delete(path);
+    for (const [id, a] of this.#samplers) if (a.aliasOf === path) this.#samplers.delete(id);
+    e.sampler.release?.();
   }
 
   #newBackend(): TrainingBackend {
-    return localBackend({ ...this.#o.engine, ...(this.#o.checkpoint !== undefined ? { checkpoint: this.#o.checkpoint } : {}) });
-  }
-
-  #session(id: string): SessionState {
-    const s = this.#sessions.get(id);
-    if (!s) throw new ServeRequestError(404, `unknown session_id '${id}' (create_session first; sessions expire without heartbeats)`);
-    return s;
-  }
-
-  #model(id: string): ModelState {
-    const m = this.#models.get(id);
-    if (!m) throw new ServeRequestError(404, `unknown model_id '${id}'`);
-    return m;
+    const make = this.#o.engineThread === 'worker' ? workerLocalBackend : localBackend;
+    return make({ ...this.#o.engine, ...(this.#o.checkpoint !== undefined ? { checkpoint: this.#o.checkpoint } : {}) });
   }
 
   async #unload(id: string): Promise<void> {
@@ -402,7 +665,23 @@ export class TinkerService {
     if (!m) return;
     this.#models.delete(id);
     this.#sessions.get(m.sessionId)?.models.delete(id);
+    m.queue.clear(`model '${id}' was unloaded`);
+    for (const sid of m.ephemeral.splice(0)) this.#releaseSampler(sid);
+    for (const path of m.named) this.#releaseNamed(path);
+    m.named.clear();
     await m.backend.close();
+  }
+}
+
+function unknownSampler(ref: string, modelName: string): ServeRequestError {
+  return new ServeRequestError(404, `no sampler '${ref}': expected a live sampling_session_id (older unnamed sampler versions are released), a tinker://…/sampler_weights/… path or '${modelName}'`);
+}
+
+async function readOwner(modelDir: string): Promise<string | undefined> {
+  try {
+    return (await readFile(join(modelDir, 'owner'), 'utf8')).trim();
+  } catch {
+    return undefined;
   }
 }
 

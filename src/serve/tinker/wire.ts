@@ -36,7 +36,8 @@ export type WireDatum = z.infer<typeof datumSchema>;
 export const forwardInputSchema = z.looseObject({
   data: z.array(datumSchema),
   loss_fn: z.string(),
-  loss_fn_config: z.record(z.string(), z.number()).nullish(),
+  /** Clip thresholds: ratios in [0, 1000]. */
+  loss_fn_config: z.record(z.string(), z.number().min(0).max(1000)).nullish(),
 });
 
 const seqId = z.number().int().nullish();
@@ -67,14 +68,17 @@ export const modelIdSchema = z.looseObject({ model_id: z.string() });
 export const forwardBackwardSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, forward_backward_input: forwardInputSchema });
 /** `forward` body (no gradient). */
 export const forwardSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, forward_input: forwardInputSchema });
-/** Tinker `AdamParams`. */
+/**
+ * Tinker `AdamParams`, range-checked (a value outside leaves NaN or exploded weights): `learning_rate` in [0, 1],
+ * `beta1`/`beta2` in [0, 1), `eps` in (0, 1], `weight_decay` in [0, 1], `grad_clip_norm` in [0, 1e6] (0: off).
+ */
 export const adamParamsSchema = z.looseObject({
-  learning_rate: z.number(),
-  beta1: z.number().nullish(),
-  beta2: z.number().nullish(),
-  eps: z.number().nullish(),
-  weight_decay: z.number().nullish(),
-  grad_clip_norm: z.number().nullish(),
+  learning_rate: z.number().min(0).max(1),
+  beta1: z.number().min(0).lt(1).nullish(),
+  beta2: z.number().min(0).lt(1).nullish(),
+  eps: z.number().gt(0).max(1).nullish(),
+  weight_decay: z.number().min(0).max(1).nullish(),
+  grad_clip_norm: z.number().min(0).max(1e6).nullish(),
 });
 /** `optim_step` body. */
 export const optimStepSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, adam_params: adamParamsSchema });
@@ -101,9 +105,9 @@ export const samplingParamsSchema = z.looseObject({
   max_tokens: z.number().int().nullish(),
   seed: z.number().int().nullish(),
   stop: z.union([z.string(), z.array(z.string()), z.array(z.number())]).nullish(),
-  temperature: z.number().nullish(),
-  top_k: z.number().int().nullish(),
-  top_p: z.number().nullish(),
+  temperature: z.number().min(0).max(100).nullish(),
+  top_k: z.number().int().min(-1).nullish(),
+  top_p: z.number().gt(0).max(1).nullish(),
 });
 /** `asample` body. */
 export const sampleSchema = z.looseObject({
@@ -243,12 +247,21 @@ export interface TinkerPath {
 
 /** Names allowed for saved weights (they become directory names: no `/`, not `.` or `..`). */
 export const CHECKPOINT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
+/** {@link CHECKPOINT_NAME} in words, for error messages. */
+export const CHECKPOINT_NAME_RULE = '1–128 letters, digits, . _ -, not . or ..';
+/** Model ids in `tinker://` paths: letters, digits, `_`, `-` (no dots, so never `.` or `..`). */
+const MODEL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-/** Parses a `tinker://` path. @throws BackendInputError when malformed. */
+/**
+ * Parses a `tinker://<model_id>/(weights|sampler_weights)/<name>` path strictly: exactly three segments, a model id of
+ * letters, digits, `_` and `-`, a name per {@link CHECKPOINT_NAME}; no `..`, no empty or absolute segments, no
+ * percent-escapes, query or fragment.
+ * @throws BackendInputError when malformed.
+ */
 export function parseTinkerPath(path: string, field: string): TinkerPath {
   const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
-  if (!m || !CHECKPOINT_NAME.test(m[3]!)) {
-    throw new BackendInputError(field, `expected tinker://<model_id>/weights/<name> or …/sampler_weights/<name>, got '${path}'`);
+  if (!m || !MODEL_ID.test(m[1]!) || !CHECKPOINT_NAME.test(m[3]!)) {
+    throw new BackendInputError(field, `expected tinker://<model_id>/weights/<name> or …/sampler_weights/<name> (model id: letters, digits, _ -; name: ${CHECKPOINT_NAME_RULE}), got '${path.slice(0, 300)}'`);
   }
   return { modelId: m[1]!, kind: m[2] as TinkerPath['kind'], name: m[3]! };
 }

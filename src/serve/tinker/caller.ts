@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { digestKeys, matchApiKey, presentedKey } from '../../server/api-key.js';
+
+/**
+ * Who sent a request to `agentrl serve`: its principal is the API key it presented (`key:<first 16 hex of its SHA-256>`, when
+ * several keys are configured), or `'anonymous'` on a server with one key or none (every client is then the same
+ * principal; sessions are kept apart by their unguessable ids, which are never listed to another principal).
+ * Models, futures, checkpoints and sampling sessions belong to the principal that created them.
+ */
+export interface ServeCaller {
+  readonly principal: string;
+}
+
+/** The principal of a request's headers, given the server's API keys (the HTTP layer has already checked them). */
+export function callerResolver(keys: readonly string[]): (headers: IncomingHttpHeaders) => ServeCaller {
+  if (keys.length <= 1) {
+    const anonymous: ServeCaller = { principal: 'anonymous' };
+    return () => anonymous;
+  }
+  const digests = digestKeys(keys);
+  const principals = digests.map((d) => ({ principal: `key:${d.toString('hex').slice(0, 16)}` }));
+  const nobody: ServeCaller = { principal: 'unauthenticated' };
+  return (headers) => principals[matchApiKey(presentedKey(headers), digests)] ?? nobody;
+}
+
+/** A stable, non-reversible tag of a principal, written next to saved checkpoints (their owner across restarts). */
+export function principalTag(principal: string): string {
+  return createHash('sha256').update('agentrl-serve-owner:').update(principal).digest('hex');
+}
