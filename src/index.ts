@@ -52,6 +52,7 @@ export { truncateTail } from './env/index.js';
 export { search, type SearchEnvOptions, bm25Retriever, type Bm25RetrieverOptions, httpRetriever, type HttpRetrieverOptions } from './env/index.js';
 export { createRetrievalServer, type RetrievalServer, type RetrievalServerOptions, type Retriever, type Passage, loadCorpus, type CorpusDoc } from './env/index.js';
 export { sqlAgent, type SqlAgentOptions } from './env/index.js';
+export { mcpEnvironment, type McpEnvironment, type McpEnvironmentOptions, type McpStdioServer, type McpHttpServer, type McpToolResult, type McpToolCaller } from './env/index.js';
 
 // chat
 export { loadRenderer, type Renderer, type LoadRendererOptions } from './chat/index.js';
@@ -125,6 +126,7 @@ export {
   SessionsNotSupportedError,
   RetrieverError,
   SqlDatabaseError,
+  McpServerError,
   MathWorkerError,
   SamplerResponseError,
   SamplerHttpError,

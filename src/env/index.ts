@@ -14,3 +14,4 @@ export { boundObservation, type BoundedObservation } from './bound-observation.j
 export * from './search/index.js';
 export * from './sql/index.js';
 export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type ToolEnvironmentOptions } from './define-tool.js';
+export * from './mcp/index.js';
