@@ -15,3 +15,4 @@ export * from './search/index.js';
 export * from './sql/index.js';
 export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type ToolEnvironmentOptions } from './define-tool.js';
 export * from './mcp/index.js';
+export * from './agent/index.js';
