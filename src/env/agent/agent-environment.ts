@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Example } from '../../types/example.js';
 import type { DrivenEnvironment, DrivenTrajectory, DrivenTrajectoryContext } from '../../rollout/types.js';
 import { ConfigError, type ConfigIssue } from '../../errors/config-error.js';
@@ -89,6 +90,7 @@ export function agentEnvironment<E extends Example = Example>(opts: AgentEnviron
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error(`agent rollout ran past ${timeoutMs} ms`)), timeoutMs);
     const signal = AbortSignal.any([ctx.signal, deadline.signal]);
+    setMaxListeners(0, signal); // agent code passes it to every request it makes (HTTP clients listen per request)
     const recorder = new RolloutRecorder(ctx, signal);
     const lease = ep.lease(recorder);
     let outcome: AgentOutcome;
