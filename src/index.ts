@@ -67,6 +67,7 @@ export { demonstrationDatum, type DemonstrationTurn } from './rollout/index.js';
 export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions } from './reward/index.js';
 export { exactMatch, type ExactMatchOptions, sqlExecutionMatch, type SqlExecutionMatchOptions } from './reward/index.js';
 export { withValidEnding, type WithValidEndingOptions } from './reward/index.js';
+export { judgeReward, type JudgeReward, type JudgeRewardOptions, type JudgeStats, type Judge, type SamplerJudge, type EndpointJudge } from './reward/index.js';
 
 // loss
 export { groupAdvantages, groupOutcome, assembleTrainingData, buildDatums, packMicroBatches, type AdvantageOptions, type GroupOutcome } from './loss/index.js';
