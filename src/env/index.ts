@@ -16,3 +16,4 @@ export * from './sql/index.js';
 export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type ToolEnvironmentOptions } from './define-tool.js';
 export * from './mcp/index.js';
 export * from './agent/index.js';
+export { mixEnvironments, MIX_ENV_KEY, type MixEntry, type MixOptions, type MixedEnvironments } from './mix-environments.js';

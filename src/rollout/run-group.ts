@@ -46,6 +46,8 @@ export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'prefixMismatch'>,
  * @see ReTool seed §8.4.6 (first-turn fork, per-branch continuation).
  */
 export async function runGroup(ctx: RolloutContext, example: Example, groupSize: number, groupSeedIndex = 0, groupKey: string = example.id): Promise<Trajectory[]> {
+  const routed = ctx.env.envFor?.(example);
+  if (routed && routed !== ctx.env) return runGroup({ ...ctx, env: routed }, example, groupSize, groupSeedIndex, groupKey);
   if (isDrivenEnvironment(ctx.env)) return runDrivenGroup(ctx, ctx.env, example, groupSize, groupSeedIndex, groupKey, (t) => isFatal(ctx, t));
   let messages: Message[] = [];
   let promptTokens: number[];
