@@ -17,3 +17,4 @@ export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type To
 export * from './mcp/index.js';
 export * from './agent/index.js';
 export { mixEnvironments, MIX_ENV_KEY, type MixEntry, type MixOptions, type MixedEnvironments } from './mix-environments.js';
+export * from './ai-sdk/index.js';
