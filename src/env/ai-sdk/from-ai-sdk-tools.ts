@@ -9,9 +9,17 @@ import type { ToolContext } from '../types.js';
  * schema, or an AI SDK `jsonSchema(…)` schema (`{ jsonSchema, validate? }`), and an `execute`.
  */
 export interface AiSdkToolLike {
-  readonly description?: string;
+  /** A string, or (AI SDK 7) a function of the call context, called with `{ context: undefined }`. */
+  readonly description?: unknown;
   readonly inputSchema: unknown;
-  readonly execute?: (input: never, options: { toolCallId: string; messages: unknown[]; abortSignal?: AbortSignal; experimental_context?: unknown }) => unknown;
+  /** Called as `execute(input, { toolCallId, messages, abortSignal, context, experimental_context })`. */
+  readonly execute?: (input: never, options: never) => unknown;
+}
+
+function describe(t: AiSdkToolLike): string {
+  const d = t.description;
+  if (typeof d === 'function') return String((d as (o: { context: unknown }) => unknown)({ context: undefined }) ?? '');
+  return typeof d === 'string' ? d : '';
 }
 
 function isZod(s: unknown): s is z.ZodType {
@@ -56,7 +64,7 @@ async function resultText(out: unknown): Promise<string> {
  * names, each `inputSchema` (zod, or `jsonSchema(…)`) becomes the tool definition's JSON schema and validates the
  * model's arguments (a mismatch is an observation naming the problem), and `execute(input, options)` runs with the
  * AI SDK's options: `toolCallId` (`<trajectory id>#<call index>`), `abortSignal` (the trajectory's signal),
- * `experimental_context` (the trajectory's {@link ToolContext}), `messages: []`. A string result is the observation;
+ * `context` (AI SDK 7) and `experimental_context` (earlier versions): the trajectory's {@link ToolContext}; `messages: []`. A string result is the observation;
  * any other value is sent as JSON. A tool without `execute` answers `Error: … has no execute`.
  * @throws Error when a key is not a valid tool name or a schema cannot be converted.
  */
@@ -65,11 +73,12 @@ export function fromAiSdkTools<E extends Example = Example>(tools: Readonly<Reco
     if (!/^[A-Za-z][\w-]{0,63}$/.test(name)) throw new Error(`fromAiSdkTools: '${name}' is not a tool name (letters, digits, _ and -, starting with a letter)`);
     const { json, zod } = convertSchema(name, t.inputSchema);
     return {
-      definition: { type: 'function', function: { name, description: t.description ?? '', parameters: json } },
+      definition: { type: 'function', function: { name, description: describe(t), parameters: json } },
       inputSchema: zod,
       async execute(args: Record<string, unknown>, ctx: ToolContext<E>): Promise<string> {
         if (!t.execute) return `Error: tool ${name} has no execute (it runs on the client in the AI SDK)`;
-        return resultText(t.execute(args as never, { toolCallId: `${ctx.trajectoryId}#${ctx.toolCalls}`, messages: [], abortSignal: ctx.signal, experimental_context: ctx }));
+        const options = { toolCallId: `${ctx.trajectoryId}#${ctx.toolCalls}`, messages: [], abortSignal: ctx.signal, context: ctx, experimental_context: ctx };
+        return resultText(t.execute(args as never, options as never));
       },
     };
   });

@@ -12,9 +12,9 @@ let lastContext: unknown;
 const weather = tool({
   description: 'Weather for a city.',
   inputSchema: z.object({ city: z.string() }),
-  execute: async ({ city }, { abortSignal, experimental_context }) => {
+  execute: async ({ city }, { abortSignal, context }) => {
     lastSignal = abortSignal;
-    lastContext = experimental_context;
+    lastContext = context;
     return { city, celsius: city === 'Oslo' ? 4 : 20 };
   },
 });
