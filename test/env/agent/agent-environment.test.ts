@@ -144,7 +144,7 @@ describe('agentEnvironment with the official openai client', () => {
         run: async ({ baseURL, apiKey, model }) => {
           const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
           await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
-          await new Promise((r) => setTimeout(r, 1200)); // ignores the signal
+          await new Promise((r) => setTimeout(r, 4000)); // ignores the signal
           late = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'again' }] }).catch((e: unknown) => e);
           lateDone();
           return 'too late';
@@ -153,7 +153,7 @@ describe('agentEnvironment with the official openai client', () => {
     );
     const t0 = Date.now();
     const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
-    expect(Date.now() - t0).toBeLessThan(1100);
+    expect(Date.now() - t0).toBeLessThan(3500); // the agent is still asleep
     expect(t!.stopReason).toBe('error');
     expect(t!.error!.stage).toBe('timeout');
     await lateSeen;
@@ -165,7 +165,7 @@ describe('agentEnvironment with the official openai client', () => {
     const env = track(agentEnvironment({ run: () => new Promise(() => {}) }));
     const t0 = Date.now();
     const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS, trajectoryTimeoutMs: 300 }, ex, 1);
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeLessThan(5000);
     expect(t!.error?.stage).toBe('timeout');
   });
 

@@ -77,7 +77,7 @@ describe('judgeReward with a scripted judge', () => {
     const j = judgeReward({ judge: hang, rubric: 'r', mode: 'single', timeoutMs: 200 });
     const t0 = Date.now();
     const r = await j.reward(traj(0, 'a'), ex);
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeLessThan(5000);
     expect(r.cause).toMatch(/no judgement within 200 ms/);
   });
 
