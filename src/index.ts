@@ -59,6 +59,10 @@ export { truncateTail } from './env/index.js';
 export { search, type SearchEnvOptions, bm25Retriever, type Bm25RetrieverOptions, httpRetriever, type HttpRetrieverOptions } from './env/index.js';
 export { createRetrievalServer, type RetrievalServer, type RetrievalServerOptions, type Retriever, type Passage, loadCorpus, type CorpusDoc } from './env/index.js';
 export { sqlAgent, type SqlAgentOptions } from './env/index.js';
+export { fromAiSdkTools, policyLanguageModel, type AiSdkToolLike, type PolicyLanguageModelOptions } from './env/index.js';
+export { mixEnvironments, type MixEntry, type MixOptions, type MixedEnvironments } from './env/index.js';
+export { agentEnvironment, type AgentEnvironment, type AgentEnvironmentOptions, type AgentRunArgs } from './env/index.js';
+export { mcpEnvironment, type McpEnvironment, type McpEnvironmentOptions, type McpStdioServer, type McpHttpServer, type McpToolResult, type McpToolCaller } from './env/index.js';
 
 // chat
 export { loadRenderer, type Renderer, type LoadRendererOptions } from './chat/index.js';
@@ -67,12 +71,14 @@ export { FAMILY_IDS, type FamilyId, type ParseOptions } from './chat/index.js';
 
 // rollout
 export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent } from './rollout/index.js';
+export { isDrivenEnvironment, type DrivenEnvironment, type DrivenTrajectory, type DrivenTrajectoryContext } from './rollout/index.js';
 export { demonstrationDatum, type DemonstrationTurn } from './rollout/index.js';
 
 // reward
 export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions } from './reward/index.js';
 export { exactMatch, type ExactMatchOptions, sqlExecutionMatch, type SqlExecutionMatchOptions } from './reward/index.js';
 export { withValidEnding, type WithValidEndingOptions } from './reward/index.js';
+export { judgeReward, type JudgeReward, type JudgeRewardOptions, type JudgeStats, type Judge, type SamplerJudge, type EndpointJudge } from './reward/index.js';
 
 // loss
 export { groupAdvantages, groupOutcome, assembleTrainingData, buildDatums, packMicroBatches, type AdvantageOptions, type GroupOutcome } from './loss/index.js';
@@ -141,6 +147,7 @@ export {
   SessionsNotSupportedError,
   RetrieverError,
   SqlDatabaseError,
+  McpServerError,
   MathWorkerError,
   SamplerResponseError,
   SamplerHttpError,

@@ -15,3 +15,7 @@ export * from './search/index.js';
 export * from './sql/index.js';
 export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type ToolEnvironmentOptions } from './define-tool.js';
 export { runToolCalls, DEFAULT_MAX_CONCURRENT_CALLS } from './parallel-calls.js';
+export * from './mcp/index.js';
+export * from './agent/index.js';
+export { mixEnvironments, MIX_ENV_KEY, type MixEntry, type MixOptions, type MixedEnvironments } from './mix-environments.js';
+export * from './ai-sdk/index.js';

@@ -80,4 +80,9 @@ export interface Environment<E extends Example = Example> {
   readonly parallelToolCalls?: boolean;
   /** Releases resources (sandboxes, databases). */
   close?(): Promise<void>;
+  /**
+   * Several environments in one (`mixEnvironments`): the environment that runs `example`. The rollout engine runs
+   * the example's whole group in it, and the Trainer reports its metrics under `env/<name>/…` as well.
+   */
+  envFor?(example: E): Environment<E>;
 }

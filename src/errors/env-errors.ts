@@ -31,3 +31,16 @@ export class SqlDatabaseError extends AgentRLError {
     this.name = 'SqlDatabaseError';
   }
 }
+
+/**
+ * An MCP server cannot be used: its process did not start or exited, the handshake or tool listing failed or timed
+ * out, or a per-trajectory server died mid-trajectory (that trajectory ends as an `error`; the run goes on). A tool
+ * call that fails, times out or is refused by the server is an observation for the model, never this.
+ */
+export class McpServerError extends AgentRLError {
+  readonly code = 'MCP_SERVER' as const;
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'McpServerError';
+  }
+}

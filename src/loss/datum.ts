@@ -79,6 +79,11 @@ function mergeTurns(source: DatumSource, advantage: number, policy: PrefixMismat
     let delta: readonly number[];
     if (k === 0) {
       delta = turn.promptTokens;
+    } else if (turn.newDatum) {
+      // a conversation of its own (agentEnvironment): a new datum whatever the policy
+      segments.push(seg);
+      seg = newSegment();
+      delta = turn.promptTokens;
     } else {
       const at = firstMismatch(seg.full, turn.promptTokens);
       if (at === -1) {
@@ -124,7 +129,9 @@ function mergeTurns(source: DatumSource, advantage: number, policy: PrefixMismat
  */
 export function buildDatum(trajectory: DatumSource, advantage: number, opts: BuildDatumOptions = {}): Datum {
   checkMaxTokens(opts.maxTokens);
-  const seg = mergeTurns(trajectory, advantage, 'throw')[0] as Segment;
+  const segments = mergeTurns(trajectory, advantage, 'throw');
+  if (segments.length > 1) throw new DatumShapeError('turns', `trajectory has ${segments.length} separate conversations (turns marked newDatum); build them with buildDatums`);
+  const seg = segments[0] as Segment;
   if (seg.full.length < 2) {
     throw new DatumShapeError('modelInput', `trajectory has ${seg.full.length} token(s); a datum needs at least 2`);
   }
@@ -134,7 +141,9 @@ export function buildDatum(trajectory: DatumSource, advantage: number, opts: Bui
 /**
  * Builds the datums of a batch: {@link buildDatum} per trajectory, or several per trajectory with
  * `onPrefixMismatch: 'split'` (a new datum starts at each turn whose prompt does not extend the previous tokens;
- * tinker-cookbook behaviour). A split segment whose merged sequence has fewer than 2 tokens yields no datum.
+ * tinker-cookbook behaviour). A turn marked `newDatum` (a separate conversation of the same trajectory,
+ * agentEnvironment) starts a new datum under either policy. A split segment whose merged sequence has fewer than 2
+ * tokens yields no datum.
  *
  * @param trajectories - the batch, any order.
  * @param advantages - one advantage per trajectory, same order.

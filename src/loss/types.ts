@@ -24,7 +24,7 @@ export interface AdvantageOptions {
 }
 
 /** The parts of a {@link Turn} that datum construction reads. A full `Turn` is assignable. */
-export type DatumTurn = Pick<Turn, 'promptTokens' | 'completionTokens' | 'logprobs'>;
+export type DatumTurn = Pick<Turn, 'promptTokens' | 'completionTokens' | 'logprobs' | 'newDatum'>;
 
 /** The part of a `Trajectory` that datum construction reads. A full `Trajectory` is assignable. */
 export interface DatumSource {

@@ -15,3 +15,4 @@ export {
   type EndingOptions,
   type WithValidEndingOptions,
 } from './ending.js';
+export * from './judge/index.js';

@@ -7,5 +7,9 @@ export {
   type RolloutContext,
   type RolloutFailureStrategy,
   type TurnEvent,
+  type DrivenEnvironment,
+  type DrivenTrajectory,
+  type DrivenTrajectoryContext,
 } from './types.js';
+export { isDrivenEnvironment } from './driven-group.js';
 export { demonstrationDatum, type DemonstrationTurn } from './demonstration.js';

@@ -11,6 +11,7 @@ import { deriveSeed } from './seed.js';
 import { samplingParams } from './sampling-params.js';
 import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
 import { checkSampledSequence } from './check-sample.js';
+import { isDrivenEnvironment, runDrivenGroup } from './driven-group.js';
 
 /** A trajectory that ended before its first turn (error, abort or no room for a completion); it owns a copy of `messages`. */
 function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
@@ -41,12 +42,16 @@ export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'prefixMismatch'>,
  * Never rejects: `initialMessages` or the prompt render throwing ends the whole group as `error` trajectories;
  * a branch that throws ends as `error` (see {@link runBranch}). Under `failure.kind: 'retry'` a failed branch is
  * rolled out again from the group's prompt with a fresh one-sample fork. Each branch has its own signal, a child
- * of `ctx.signal` that also fires after `ctx.trajectoryTimeoutMs`.
+ * of `ctx.signal` that also fires after `ctx.trajectoryTimeoutMs`. An environment that drives its own trajectories
+ * (`DrivenEnvironment`, e.g. `agentEnvironment`) runs each branch itself instead (no shared fork).
  * @param groupKey - prefix of the trajectory ids (`${groupKey}/${g}`). @default example.id
  * @returns trajectories in branch order (`groupIndex` 0..G−1).
  * @see ReTool seed §8.4.6 (first-turn fork, per-branch continuation).
  */
 export async function runGroup(ctx: RolloutContext, example: Example, groupSize: number, groupSeedIndex = 0, groupKey: string = example.id): Promise<Trajectory[]> {
+  const routed = ctx.env.envFor?.(example);
+  if (routed && routed !== ctx.env) return runGroup({ ...ctx, env: routed }, example, groupSize, groupSeedIndex, groupKey);
+  if (isDrivenEnvironment(ctx.env)) return runDrivenGroup(ctx, ctx.env, example, groupSize, groupSeedIndex, groupKey, (t) => isFatal(ctx, t));
   let messages: Message[] = [];
   let promptTokens: number[];
   try {

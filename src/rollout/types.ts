@@ -4,6 +4,7 @@ import type { SamplingClient } from '../backend/types.js';
 import type { ExecStatus } from '../types/exec-result.js';
 import type { ParsedAction } from '../types/action.js';
 import type { Trajectory } from '../types/trajectory.js';
+import type { Example } from '../types/example.js';
 
 /**
  * Per-trajectory budgets (ReTool seed §8.4.2). All token counts are in tokens of the model's tokenizer.
@@ -113,3 +114,36 @@ export interface RolloutContext {
    */
   readonly onTrajectoryEnd?: (t: Trajectory) => void;
 }
+
+/** What the rollout engine hands an environment that drives its own trajectories ({@link DrivenEnvironment}). */
+export interface DrivenTrajectoryContext {
+  readonly trajectoryId: string;
+  readonly groupIndex: number;
+  readonly example: Example;
+  /** The current policy's sampler. */
+  readonly sampler: SamplingClient;
+  readonly renderer: Renderer;
+  readonly budgets: RolloutBudgets;
+  /** The rollout's sampling settings (temperature, top-p, top-k; the learner's logprobs assume them). */
+  readonly sampling?: RolloutSampling;
+  /** A seed for this trajectory's k-th sampling call, derived from the rollout's base seed; `undefined` without one. */
+  seedFor(call: number): number | undefined;
+  readonly templateKwargs?: Readonly<Record<string, unknown>>;
+  /** Aborted when the rollout is cancelled or the trajectory ran past `trajectoryTimeoutMs`. */
+  readonly signal: AbortSignal;
+  readonly onTurn?: (e: TurnEvent) => void;
+}
+
+/** A trajectory as a driving environment returns it; the engine adds its id, example and group index. */
+export type DrivenTrajectory = Omit<Trajectory, 'id' | 'example' | 'groupIndex' | 'weightsVersion'>;
+
+/**
+ * An environment that runs each trajectory itself instead of the engine's sample → parse → step loop (e.g.
+ * `agentEnvironment`, where unchanged agent code calls the policy through an endpoint and every call is recorded).
+ * `runGroup` calls `runTrajectory` once per branch, concurrently, with each branch's own signal; it must resolve
+ * (a failure is a trajectory with `stopReason: 'error'`), and soon after its signal aborts.
+ */
+export interface DrivenEnvironment extends Environment {
+  runTrajectory(ctx: DrivenTrajectoryContext): Promise<DrivenTrajectory>;
+}
+

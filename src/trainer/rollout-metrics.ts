@@ -61,3 +61,19 @@ export function rolloutMetrics(
     'sandbox/latency_ms': mean(ranTurns.map((t) => t.toolMs ?? 0)),
   };
 }
+
+/**
+ * {@link rolloutMetrics} of each environment's groups, under `env/<name>/<metric>` (a run of `mixEnvironments`).
+ * @param groups - as for `rolloutMetrics`, each with the name of the environment it ran in.
+ */
+export function perEnvironmentMetrics(
+  groups: readonly { trajectories: readonly Trajectory[]; rewards: readonly RewardResult[]; degenerate: boolean; env: string }[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of new Set(groups.map((g) => g.env))) {
+    const m = rolloutMetrics(groups.filter((g) => g.env === name));
+    for (const [k, v] of Object.entries(m)) out[`env/${name}/${k}`] = v;
+    out[`env/${name}/groups`] = groups.filter((g) => g.env === name).length;
+  }
+  return out;
+}

@@ -8,7 +8,7 @@ import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/i
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
 import { samplingConsistencyIssues } from './sampling-consistency.js';
 import type { TrainerEvents, TrajectoryEvent, WarningEvent } from './events.js';
-import { rolloutMetrics } from './rollout-metrics.js';
+import { perEnvironmentMetrics, rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { applyStepAlgorithms, trainBatch, type StepAlgorithms } from './algorithms.js';
 import { overlongPenalty } from '../loss/index.js';
@@ -338,9 +338,17 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       ...rolloutMetrics(scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate }))),
       'rollout/dropped_group_rate': rate(scored.filter((g) => g.outcome.droppedGroup).length, scored.length),
       ...batch.metrics,
+      ...this.#perEnvironment(scored),
     };
     this.emit('rollout:end', { step, trajectories: scored.reduce((n, g) => n + g.trajectories_G.length, 0), metrics });
     return metrics;
+  }
+
+  /** `env/<name>/…` metrics when the environment is a mix (`env.envFor`); none otherwise. */
+  #perEnvironment(scored: readonly ScoredGroup[]): Record<string, number> {
+    const envFor = this.options.env.envFor?.bind(this.options.env);
+    if (!envFor) return {};
+    return perEnvironmentMetrics(scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, env: envFor(g.example).name })));
   }
 
   /** One `warning` per kind of failure of the step (failed rollouts, dropped samples, dropped groups). */

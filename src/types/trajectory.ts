@@ -29,6 +29,12 @@ export interface Turn {
   readonly exec?: ExecResult;
   /** Tool execution wall time in ms (0 when no tool ran). */
   readonly toolMs?: number;
+  /**
+   * This turn opens a conversation of its own rather than continuing the turns before it (agentEnvironment: a model
+   * call whose messages do not continue an earlier recorded call, e.g. a sub-agent's): it starts a new datum of the
+   * same trajectory under every prefix-mismatch policy.
+   */
+  readonly newDatum?: boolean;
 }
 
 /**
@@ -52,7 +58,7 @@ export type TrajectoryStopReason =
   | 'error';
 
 /** Where a failed trajectory broke (`stopReason: 'error'`). */
-export type TrajectoryErrorStage = 'initial_messages' | 'render' | 'sample' | 'parse' | 'env_step' | 'next_prompt' | 'timeout';
+export type TrajectoryErrorStage = 'initial_messages' | 'render' | 'sample' | 'parse' | 'env_step' | 'next_prompt' | 'timeout' | 'agent';
 
 /** The cause of a trajectory that ended with `stopReason: 'error'`. */
 export interface TrajectoryError {
@@ -93,4 +99,6 @@ export interface Trajectory {
   readonly weightsVersion?: number;
   /** Set when `stopReason` is `'error'`. */
   readonly error?: TrajectoryError;
+  /** What the agent's `run()` returned (agentEnvironment): its final answer or state, for the reward. */
+  readonly agentOutput?: unknown;
 }

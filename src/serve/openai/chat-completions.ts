@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Renderer } from '../../chat/types.js';
-import type { SampledSequence, TokenLogprob } from '../../types/sampling.js';
+import type { SampledSequence, SamplingParams, TokenLogprob } from '../../types/sampling.js';
+import type { Message, ToolDefinition } from '../../types/message.js';
 import { OpenAIApiError } from './api-error.js';
 import { toMessages, toToolDefinitions } from './chat-messages.js';
 import { chatSchema, parseBody, type ChatBody } from './request-schemas.js';
@@ -11,11 +12,25 @@ import { SseWriter } from './sse.js';
 import { extractToolCalls, type ExtractedMessage } from './tool-calls.js';
 import type { RouteContext } from './types.js';
 
-interface ChoiceResult {
+/** One choice of a chat completion as the handler answers it. */
+export interface ChoiceResult {
   readonly seq: SampledSequence;
   readonly text: string;
   readonly message: ExtractedMessage;
   readonly finishReason: 'stop' | 'length' | 'tool_calls';
+}
+
+/**
+ * Overrides of {@link chatCompletionsHandler} for a server that renders or samples differently (agentEnvironment's
+ * recording endpoint): how the prompt is built, how it is sampled, and a look at the choices before they are sent.
+ */
+export interface ChatCompletionHooks {
+  /** Prompt tokens of the request. @default `renderer.renderPrompt(messages, { tools, … })` */
+  prompt?(req: { readonly messages: readonly Message[]; readonly tools: readonly ToolDefinition[]; readonly body: ChatBody }): number[];
+  /** Samples the prompt (the request's `model` is then not checked). @default the route's sampler for `model` */
+  sample?(prompt: readonly number[], params: SamplingParams): Promise<SampledSequence[]>;
+  /** Called with the choices (text, parsed tool calls) once sampled, before the answer is sent. */
+  onChoices?(choices: readonly ChoiceResult[], prompt: readonly number[]): void;
 }
 
 function tokenEntry(renderer: Renderer, token: number, logprob: number) {
@@ -48,17 +63,20 @@ function validate(b: ChatBody): void {
  * `prompt_token_ids` and `choices[].token_ids`.
  * `stream: true` answers with server-sent events (chunks sent once the engine has the sequence).
  */
-export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply): Promise<unknown> {
+export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply, hooks: ChatCompletionHooks = {}): Promise<unknown> {
   const b = parseBody(chatSchema, rawBody);
   const { renderer } = ctx.opts;
   const modelName = b.model;
   validate(b);
   const tools = toToolDefinitions(b.tools);
-  const prompt = renderer.renderPrompt(toMessages(b.messages), {
-    tools,
-    addGenerationPrompt: b.add_generation_prompt ?? true,
-    ...(b.chat_template_kwargs ? { templateKwargs: b.chat_template_kwargs } : {}),
-  });
+  const messages = toMessages(b.messages);
+  const prompt = hooks.prompt
+    ? hooks.prompt({ messages, tools, body: b })
+    : renderer.renderPrompt(messages, {
+        tools,
+        addGenerationPrompt: b.add_generation_prompt ?? true,
+        ...(b.chat_template_kwargs ? { templateKwargs: b.chat_template_kwargs } : {}),
+      });
   checkVocab(prompt, renderer.vocabSize, 'messages');
   const ctxLeft = ctx.opts.maxContextTokens !== undefined ? ctx.opts.maxContextTokens - prompt.length : undefined;
   if (ctxLeft !== undefined && ctxLeft <= 0) {
@@ -73,13 +91,14 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
   const params = { ...samplingParams(b, maxTokens, renderer), ...(k > 0 ? { topLogprobs: k } : {}), signal: clientGone(reply) };
   const stop = params.stop ?? [];
   const parseTools = tools.length > 0 && b.tool_choice !== 'none';
-  const seqs = await (await ctx.sampler(b.model, reply.request)).sample(prompt, params);
+  const seqs = hooks.sample ? await hooks.sample(prompt, params) : await (await ctx.sampler(b.model, reply.request)).sample(prompt, params);
   const results: ChoiceResult[] = seqs.map((seq) => {
     const text = renderer.decode(withoutStop(seq.tokens, stop));
     const message = parseTools ? extractToolCalls(text, (t) => renderer.parseAssistant(t, undefined, { parallelToolCalls: true })) : { content: text, toolCalls: [] };
     const finishReason = message.toolCalls.length > 0 ? 'tool_calls' : seq.stopReason;
     return { seq, text, message, finishReason };
   });
+  hooks.onChoices?.(results, prompt);
   const completionTokens = seqs.reduce((s, q) => s + q.tokens.length, 0);
   const usage = { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens };
   const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;

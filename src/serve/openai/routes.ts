@@ -48,8 +48,8 @@ export async function openaiRoutes(app: FastifyInstance, opts: OpenAIRoutesOptio
         object: 'list',
         data: [opts.modelName, ...(opts.models?.(req) ?? [])].map((id) => ({ id, object: 'model', created, owned_by: 'agentrl' })),
       }));
-      v1.post('/completions', async (req, reply) => completionsHandler(ctx, req.body, reply));
-      v1.post('/chat/completions', async (req, reply) => chatCompletionsHandler(ctx, req.body, reply));
+      if (opts.completions !== false) v1.post('/completions', async (req, reply) => completionsHandler(ctx, req.body, reply));
+      v1.post('/chat/completions', async (req, reply) => chatCompletionsHandler(ctx, req.body, reply, opts.chatHooks?.(req)));
     },
     { prefix: '/v1' },
   );

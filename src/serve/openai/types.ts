@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { SamplingClient } from '../../backend/types.js';
 import type { Renderer } from '../../chat/types.js';
+import type { ChatCompletionHooks } from './chat-completions.js';
 
 /** Options of the {@link openaiRoutes} plugin. */
 export interface OpenAIRoutesOptions {
@@ -24,6 +25,13 @@ export interface OpenAIRoutesOptions {
   readonly maxContextTokens?: number;
   /** `max_tokens` of a chat request that gives none, when `maxContextTokens` is not set. @default 1024 */
   readonly defaultChatMaxTokens?: number;
+  /**
+   * Per-request overrides of chat completions (see {@link ChatCompletionHooks}); may throw an `OpenAIApiError`
+   * (e.g. 401 for a key it does not know) to refuse the request. @default none
+   */
+  readonly chatHooks?: (request: FastifyRequest) => ChatCompletionHooks;
+  /** Serve `POST /v1/completions` (raw token-id completions). @default true */
+  readonly completions?: boolean;
 }
 
 /** Bounds of one `/v1` request (400 `invalid_value` naming the parameter past them). */

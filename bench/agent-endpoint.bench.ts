@@ -1,0 +1,76 @@
+// agentEnvironment's recording endpoint: completions/s of the same chat request sampled directly (render the messages,
+// sampler.sample) vs through the per-rollout OpenAI-compatible endpoint with the official `openai` client (HTTP on
+// loopback, request parsing, rendering, recording, the JSON answer), side by side in one run, interleaved in rounds.
+// Two samplers: a scripted one (no model: the endpoint's own cost per completion) and the embedded engine
+// (localBackend, untrained weights: what the cost is next to real sampling on the CPU).
+// Run: npm run bench:agent-endpoint   (ROUNDS=3, N=200 scripted / 24 engine completions per round and side)
+import OpenAI from 'openai';
+import { DEFAULT_BUDGETS, agentEnvironment, localBackend, runGroup, type Renderer, type SamplingClient } from '../src/index.js';
+import { scriptedSampler } from '../src/testing/index.js';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 1);
+const TOKENS = 32;
+const messages = [
+  { role: 'system' as const, content: 'You are a careful assistant.' },
+  { role: 'user' as const, content: 'Name three prime numbers and explain briefly why each is prime.' },
+];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** n completions of `messages`, `CONCURRENCY` at a time, straight from the sampler. Returns completions/s. */
+async function direct(sampler: SamplingClient, renderer: Renderer, n: number): Promise<number> {
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = 0; i < n / CONCURRENCY; i++) {
+        const prompt = renderer.renderPrompt(messages, { addGenerationPrompt: true });
+        await sampler.sample(prompt, { numSamples: 1, maxTokens: TOKENS, temperature: 1, stop: renderer.stopTokens });
+      }
+    }),
+  );
+  return n / ((performance.now() - t0) / 1000);
+}
+
+/** The same n completions requested by `CONCURRENCY` agent rollouts through the recording endpoint. Returns completions/s. */
+async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: number): Promise<number> {
+  const env = agentEnvironment({
+    run: async ({ baseURL, apiKey, model, signal }) => {
+      const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
+      for (let i = 0; i < n / CONCURRENCY; i++) await client.chat.completions.create({ model, messages, max_tokens: TOKENS }, { signal });
+      return 'done';
+    },
+  });
+  try {
+    await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { id: 'warm', question: '', answer: '' }, 1); // server start, JIT
+    const t0 = performance.now();
+    const group = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { id: 'b', question: '', answer: '' }, CONCURRENCY);
+    const s = (performance.now() - t0) / 1000;
+    const recorded = group.reduce((k, t) => k + t.turns.length, 0);
+    if (recorded !== n) throw new Error(`recorded ${recorded} completions, expected ${n}`);
+    return n / s;
+  } finally {
+    await env.close();
+  }
+}
+
+async function compare(label: string, sampler: SamplingClient, renderer: Renderer, n: number): Promise<void> {
+  const d: number[] = [];
+  const e: number[] = [];
+  await direct(sampler, renderer, Math.min(n, 8)); // warm-up
+  for (let r = 0; r < ROUNDS; r++) {
+    d.push(await direct(sampler, renderer, n));
+    e.push(await throughEndpoint(sampler, renderer, n));
+  }
+  const md = median(d);
+  const me = median(e);
+  console.log(
+    `${label.padEnd(34)} direct ${md.toFixed(1).padStart(8)} compl/s | endpoint ${me.toFixed(1).padStart(8)} compl/s | ratio ${(me / md).toFixed(3)} | overhead ${((1 / me - 1 / md) * 1000 * CONCURRENCY).toFixed(2)} ms/completion`,
+  );
+}
+
+const backend = localBackend();
+const renderer = await backend.renderer();
+console.log(`== ${ROUNDS} rounds (medians), ${TOKENS}-token completions, concurrency ${CONCURRENCY}`);
+const text = 'Two, three and five: each has no divisor but one and itself.'; // scripted, cut at TOKENS
+await compare('scripted sampler (no model)', scriptedSampler({ renderer, script: () => text }), renderer, Number(process.env.N ?? 200));
+await compare('embedded engine (localBackend)', await backend.saveWeightsForSampler(), renderer, Number(process.env.N_ENGINE ?? 24));

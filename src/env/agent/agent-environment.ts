@@ -1,0 +1,128 @@
+import { setMaxListeners } from 'node:events';
+import type { Example } from '../../types/example.js';
+import type { DrivenEnvironment, DrivenTrajectory, DrivenTrajectoryContext } from '../../rollout/types.js';
+import { ConfigError, type ConfigIssue } from '../../errors/config-error.js';
+import { untilAborted } from '../../rollout/abortable.js';
+import { RecordingEndpoint } from './recording-endpoint.js';
+import { RolloutRecorder, type AgentOutcome } from './recorder.js';
+
+/** What the agent's code is given for one rollout. */
+export interface AgentRunArgs<E extends Example = Example> {
+  /** OpenAI-compatible base URL of this rollout's endpoint, e.g. `http://127.0.0.1:41234/v1` (pass as the client's `baseURL`). */
+  readonly baseURL: string;
+  /** This rollout's key (refused once the rollout ended). */
+  readonly apiKey: string;
+  /** A model name to send (any name is accepted; the policy answers). */
+  readonly model: string;
+  readonly example: E;
+  /** Aborted when the rollout is cancelled or runs past its time; pass it to the client's requests. */
+  readonly signal: AbortSignal;
+  readonly trajectoryId: string;
+  readonly groupIndex: number;
+}
+
+/** Options of {@link agentEnvironment}. */
+export interface AgentEnvironmentOptions<E extends Example = Example> {
+  /**
+   * The agent's code, unchanged except that its OpenAI client points at `baseURL` with `apiKey`. Returns the final
+   * answer (a string), or any value (its `answer` field, when a string, is the answer; the whole value is
+   * `trajectory.agentOutput` for the reward). A throw fails only this trajectory.
+   */
+  run(args: AgentRunArgs<E>): Promise<unknown>;
+  /** Stable id used in metric names and logs. @default 'agent' */
+  readonly name?: string;
+  /** The model name the agent is told to use. @default 'policy' */
+  readonly model?: string;
+  /**
+   * Wall-clock limit of one rollout in ms: past it the rollout ends (`error`, stage `timeout`) whether or not the
+   * agent honours its signal, and its key stops working. @default 600000
+   */
+  readonly timeoutMs?: number;
+}
+
+/** An {@link DrivenEnvironment} that runs existing agent code; `close()` stops its endpoint. */
+export interface AgentEnvironment extends DrivenEnvironment {
+  readonly name: string;
+  close(): Promise<void>;
+  /** Rollouts whose endpoint key is live now (0 when none is running). */
+  readonly activeRollouts: number;
+}
+
+function validate(o: AgentEnvironmentOptions<never>): void {
+  const issues: ConfigIssue[] = [];
+  if (typeof o?.run !== 'function') issues.push({ path: 'run', message: 'expected the agent function ({ baseURL, apiKey, model, example, signal }) => answer' });
+  if (o?.timeoutMs !== undefined && !(Number.isFinite(o.timeoutMs) && o.timeoutMs > 0)) issues.push({ path: 'timeoutMs', message: `expected a positive number of ms, got ${o.timeoutMs}` });
+  if (o?.model !== undefined && (typeof o.model !== 'string' || o.model === '')) issues.push({ path: 'model', message: 'expected a non-empty string' });
+  if (issues.length) throw new ConfigError('agentEnvironment options', issues);
+}
+
+/**
+ * Trains an agent as it is: for each rollout the trainer serves a private OpenAI-compatible endpoint on loopback
+ * (chat completions with tools, streaming and not; a per-rollout key) backed by the current policy, and calls
+ * `run({ baseURL, apiKey, model, example, signal })` — the agent's own loop with the official `openai` client,
+ * `@openai/agents`, the AI SDK's OpenAI-compatible provider, … Every completion the agent requests is recorded with
+ * its exact prompt tokens, sampled tokens and logprobs, and the trajectory is rebuilt from them:
+ * - a request that continues an earlier one (its messages, the assistant reply it got, then tool results or more)
+ *   is rendered by extension of that call's exact tokens and merges into the same datum;
+ * - any other request (a sub-agent, a summariser, a retry from an earlier point) opens a conversation of its own: a
+ *   separate datum of the same trajectory (`Turn.newDatum`), sharing its advantage;
+ * - when the chat template rewrites history the request is rendered whole, and the trainer's `onPrefixMismatch`
+ *   applies to that trajectory.
+ * The policy samples with the trainer's temperature / top-p / top-k (the agent's own sampling settings are ignored:
+ * the learner's logprobs assume the trainer's). Budgets: `maxTurns` = model calls, `maxTurnTokens` = tokens per
+ * call, `maxTrajectoryTokens` = prompt + completion of one call, `maxToolCalls` = calls the model made; a request past
+ * one is refused (400, `code` = the budget's stop reason) and the trajectory ends with that stop reason. A throwing
+ * agent, or one that returns without calling the model, fails only its trajectory (`error`, stage `agent`); one that
+ * ignores its signal is left behind at `timeoutMs` (or the trainer's `trajectoryTimeoutMs`) and its key refused.
+ * The reward sees `finalText` (the answer), `turns` and `agentOutput`.
+ * @throws ConfigError for bad options.
+ */
+export function agentEnvironment<E extends Example = Example>(opts: AgentEnvironmentOptions<E>): AgentEnvironment {
+  validate(opts as AgentEnvironmentOptions<never>);
+  const name = opts.name ?? 'agent';
+  const model = opts.model ?? 'policy';
+  const timeoutMs = opts.timeoutMs ?? 600_000;
+  let endpoint: Promise<RecordingEndpoint> | undefined;
+  let started: RecordingEndpoint | undefined;
+
+  async function runTrajectory(ctx: DrivenTrajectoryContext): Promise<DrivenTrajectory> {
+    const ep = (started = await (endpoint ??= RecordingEndpoint.start(ctx.renderer, model)));
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error(`agent rollout ran past ${timeoutMs} ms`)), timeoutMs);
+    const signal = AbortSignal.any([ctx.signal, deadline.signal]);
+    setMaxListeners(0, signal); // agent code passes it to every request it makes (HTTP clients listen per request)
+    const recorder = new RolloutRecorder(ctx, signal);
+    const lease = ep.lease(recorder);
+    let outcome: AgentOutcome;
+    try {
+      const run = Promise.resolve().then(() =>
+        opts.run({ baseURL: lease.baseURL, apiKey: lease.apiKey, model, example: ctx.example as E, signal, trajectoryId: ctx.trajectoryId, groupIndex: ctx.groupIndex }),
+      );
+      outcome = { kind: 'returned', value: await untilAborted(run, signal) };
+    } catch (e) {
+      if (ctx.signal.aborted) throw e; // the engine reports its own abort / timeout
+      outcome = deadline.signal.aborted ? { kind: 'timeout', timeoutMs } : { kind: 'threw', error: e };
+    } finally {
+      clearTimeout(timer);
+      lease.revoke();
+    }
+    return recorder.trajectory(outcome, name);
+  }
+
+  return {
+    name,
+    tools: [],
+    initialMessages: (example) => [{ role: 'user', content: example.question }],
+    step: async () => ({ done: true, reason: 'env_done' }),
+    runTrajectory,
+    get activeRollouts() {
+      return started?.active ?? 0;
+    },
+    async close() {
+      const ep = await endpoint?.catch(() => undefined);
+      endpoint = undefined;
+      started = undefined;
+      await ep?.close();
+    },
+  };
+}

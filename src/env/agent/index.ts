@@ -1,0 +1,1 @@
+export { agentEnvironment, type AgentEnvironment, type AgentEnvironmentOptions, type AgentRunArgs } from './agent-environment.js';

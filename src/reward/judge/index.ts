@@ -1,0 +1,3 @@
+export { judgeReward, type JudgeReward, type JudgeRewardOptions, type JudgeStats } from './judge-reward.js';
+export type { Judge, SamplerJudge, EndpointJudge } from './judge-client.js';
+export { formatTrajectory } from './judge-prompt.js';
