@@ -83,11 +83,12 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
     throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, 'messages', 'context_length_exceeded');
   }
   const asked = b.max_completion_tokens ?? b.max_tokens ?? undefined;
-  checkRequestLimits(ctx.opts.limits, 1, b.n ?? 1, asked ?? 0, b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
+  // A `sample` hook (agentEnvironment's recording endpoint) samples under its own budgets, whatever the agent asked.
+  if (!hooks.sample) checkRequestLimits(ctx.opts.limits, 1, b.n ?? 1, asked ?? 0, b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
   const fallback = Math.min(ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024, ctx.opts.limits?.maxTokens ?? 4096);
   const maxTokens = asked ?? fallback;
-  // Sampling stops (its rows are freed) as soon as the client disconnects.
   const k = topLogprobsCount(b.top_logprobs, 'top_logprobs');
+  // Sampling stops (its rows are freed) as soon as the client disconnects.
   const params = { ...samplingParams(b, maxTokens, renderer), ...(k > 0 ? { topLogprobs: k } : {}), signal: clientGone(reply) };
   const stop = params.stop ?? [];
   const parseTools = tools.length > 0 && b.tool_choice !== 'none';
