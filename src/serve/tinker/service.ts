@@ -14,6 +14,7 @@ import type { LossConfig } from '../../types/loss-config.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
 import { SeqQueue } from './seq-queue.js';
+import { listStoredCheckpoints, removeStoredCheckpoint, type CheckpointKind, type StoredCheckpoint } from './checkpoint-store.js';
 import * as w from './wire.js';
 
 /** Options of {@link TinkerService}; see {@link createServeApp} for the documented public form. */
@@ -44,8 +45,32 @@ interface ModelState {
 }
 
 interface SessionState {
+  readonly owner: string;
   lastSeen: number;
   readonly models: Set<string>;
+  readonly samplers: Set<string>;
+}
+
+/** A training run as the REST surface reports it; kept after its model is unloaded (its checkpoints stay). */
+export interface RunRecord {
+  readonly id: string;
+  readonly sessionId: string;
+  /** Who created it (the caller's key identity, `''` on an open server). */
+  readonly owner: string;
+  readonly baseModel: string;
+  readonly lora: z.infer<typeof w.loraConfigSchema> | undefined;
+  readonly userMetadata: Readonly<Record<string, unknown>> | undefined;
+  lastRequestTime: number;
+}
+
+/** A sampler's origin, for `GET /samplers/{id}`. */
+interface SamplerInfo {
+  readonly modelPath: string | undefined;
+}
+
+/** Who is asking: the identity of the API key sent (`''` on an open server). */
+export interface Caller {
+  readonly owner: string;
 }
 
 const digest = (op: string, body: unknown): string => createHash('sha256').update(op).update(JSON.stringify(body)).digest('hex');
@@ -65,6 +90,10 @@ export class TinkerService {
   readonly #sessions = new Map<string, SessionState>();
   readonly #models = new Map<string, ModelState>();
   readonly #samplers = new Map<string, SamplingClient>();
+  readonly #samplerInfo = new Map<string, SamplerInfo>();
+  readonly #runs = new Map<string, RunRecord>();
+  /** `<model>/<kind>/<name>` of every save submitted (reserved before it runs, so a second one conflicts at once). */
+  readonly #savedNames = new Set<string>();
   readonly #namedSamplers = new Map<string, SamplingClient>();
   readonly #sessionSweep: NodeJS.Timeout;
   readonly #baseBackend: TrainingBackend;
@@ -112,9 +141,9 @@ export class TinkerService {
   }
 
   /** `create_session`: a new session id. */
-  createSession(_body: z.infer<typeof w.createSessionSchema>): { type: 'create_session'; session_id: string } {
+  createSession(_body: z.infer<typeof w.createSessionSchema>, caller: Caller = { owner: '' }): { type: 'create_session'; session_id: string } {
     const id = `session_${randomBytes(8).toString('hex')}`;
-    this.#sessions.set(id, { lastSeen: Date.now(), models: new Set() });
+    this.#sessions.set(id, { owner: caller.owner, lastSeen: Date.now(), models: new Set(), samplers: new Set() });
     return { type: 'create_session', session_id: id };
   }
 
@@ -134,7 +163,7 @@ export class TinkerService {
   }
 
   /** `create_model`: a future of `{model_id}`; the model is a fresh copy of the checkpoint. @throws ServeRequestError 404/400 */
-  createModel(body: z.infer<typeof w.createModelSchema>): { request_id: string; model_id: string } {
+  createModel(body: z.infer<typeof w.createModelSchema>, caller: Caller = { owner: '' }): { request_id: string; model_id: string } {
     const session = this.#session(body.session_id);
     if (body.base_model && body.base_model !== this.modelName) {
       throw new ServeRequestError(400, `base_model '${body.base_model}' is not served here; available: ${this.modelName}`);
@@ -144,6 +173,7 @@ export class TinkerService {
       // lora_config.seed is not applied: every model starts from the same weights (the checkpoint, or the seeded init).
       const backend = this.#newBackend();
       this.#models.set(id, { id, sessionId: body.session_id, backend, queue: new SeqQueue(), lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined });
+      this.#runs.set(id, { id, sessionId: body.session_id, owner: caller.owner, baseModel: this.modelName, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, lastRequestTime: Date.now() });
       session.models.add(id);
       return { type: 'create_model', model_id: id };
     })();
@@ -175,9 +205,9 @@ export class TinkerService {
   }
 
   /** `forward_backward`: Tinker's token-sum loss; gradients accumulate until `optim_step`. */
-  forwardBackward(body: z.infer<typeof w.forwardBackwardSchema>): { request_id: string; model_id: string } {
+  forwardBackward(body: z.infer<typeof w.forwardBackwardSchema>, raw?: Uint8Array): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
-    return this.#submit(m, body.seq_id, 'forward_backward', body, async () => {
+    return this.#submit(m, body.seq_id, 'forward_backward', raw ?? body, async () => {
       const { datums, loss } = convert(body.forward_backward_input);
       const r = await m.backend.forwardBackward(datums, loss);
       return fbOutput(datums, loss, r.logprobs, { 'loss:sum': r.metrics['loss'] ?? 0, 'tokens:sum': r.metrics['tokens'] ?? 0, 'clip_frac:mean': r.metrics['clip_frac'] ?? 0, 'kl_sample_train:mean': r.metrics['kl_sample_train'] ?? 0 });
@@ -185,9 +215,9 @@ export class TinkerService {
   }
 
   /** `forward`: learner logprobs and the loss without touching gradients (one context-length pass per datum). */
-  forward(body: z.infer<typeof w.forwardSchema>): { request_id: string; model_id: string } {
+  forward(body: z.infer<typeof w.forwardSchema>, raw?: Uint8Array): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
-    return this.#submit(m, body.seq_id, 'forward', body, async () => {
+    return this.#submit(m, body.seq_id, 'forward', raw ?? body, async () => {
       const { datums, loss } = convert(body.forward_input);
       if (datums.length === 0) throw new BackendInputError('data', 'empty batch');
       const logprobs: number[][] = [];
@@ -220,11 +250,19 @@ export class TinkerService {
   saveWeights(body: z.infer<typeof w.saveWeightsSchema>): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
     const name = body.path ?? `state-${randomBytes(4).toString('hex')}`;
-    if (!w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (letters, digits, . _ -)`);
-    return this.#submit(m, body.seq_id, 'save_weights', body, async () => {
-      await m.backend.saveState(join(await this.stateDir(), m.id, 'weights', name));
-      return { type: 'save_weights', path: `tinker://${m.id}/weights/${name}` };
-    });
+    checkName(name);
+    const path = `tinker://${m.id}/weights/${name}`;
+    return this.#submit(
+      m,
+      body.seq_id,
+      'save_weights',
+      body,
+      async () => {
+        await m.backend.saveState(join(await this.stateDir(), m.id, 'weights', name));
+        return { type: 'save_weights', path };
+      },
+      () => this.#reserveName(m.id, 'weights', name, body.overwrite ?? true, { type: 'save_weights', path }),
+    );
   }
 
   /** `load_weights` from a `tinker://…/weights/<name>` path of this server (optimizer state when `optimizer`). */
@@ -244,26 +282,39 @@ export class TinkerService {
   saveWeightsForSampler(body: z.infer<typeof w.saveForSamplerSchema>): { request_id: string; model_id: string } {
     const m = this.#model(body.model_id);
     const name = body.path ?? undefined;
-    if (name !== undefined && !w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (letters, digits, . _ -)`);
-    return this.#submit(m, body.seq_id, 'save_weights_for_sampler', body, async () => {
-      const sampler = await m.backend.saveWeightsForSampler();
-      if (name !== undefined) {
-        const path = `tinker://${m.id}/sampler_weights/${name}`;
-        this.#namedSamplers.set(path, sampler);
-        return { type: 'save_weights_for_sampler', path };
-      }
-      const id = `sampler_${randomBytes(8).toString('hex')}`;
-      this.#samplers.set(id, sampler);
-      return { type: 'save_weights_for_sampler', sampling_session_id: id };
-    });
+    if (name !== undefined) checkName(name);
+    const path = name !== undefined ? `tinker://${m.id}/sampler_weights/${name}` : undefined;
+    return this.#submit(
+      m,
+      body.seq_id,
+      'save_weights_for_sampler',
+      body,
+      async () => {
+        const sampler = await m.backend.saveWeightsForSampler();
+        if (name !== undefined && path !== undefined) {
+          // Named sampler weights are also written to disk, so they can be listed and downloaded.
+          await m.backend.saveState(join(await this.stateDir(), m.id, 'sampler_weights', name));
+          this.#namedSamplers.set(path, sampler);
+          return { type: 'save_weights_for_sampler', path };
+        }
+        const id = `sampler_${randomBytes(8).toString('hex')}`;
+        this.#samplers.set(id, sampler);
+        this.#samplerInfo.set(id, { modelPath: undefined });
+        this.#sessions.get(m.sessionId)?.samplers.add(id);
+        return { type: 'save_weights_for_sampler', sampling_session_id: id };
+      },
+      name !== undefined && path !== undefined ? () => this.#reserveName(m.id, 'sampler_weights', name, body.overwrite ?? true, { type: 'save_weights_for_sampler', path }) : undefined,
+    );
   }
 
   /** `create_sampling_session` from a named sampler path or the base model. */
   async createSamplingSession(body: z.infer<typeof w.createSamplingSessionSchema>): Promise<{ type: 'create_sampling_session'; sampling_session_id: string }> {
-    this.#session(body.session_id);
+    const session = this.#session(body.session_id);
     const sampler = await this.#resolveSampler(body.model_path ?? undefined, body.base_model ?? undefined);
     const id = `sampler_${randomBytes(8).toString('hex')}`;
     this.#samplers.set(id, sampler);
+    this.#samplerInfo.set(id, { modelPath: body.model_path ?? undefined });
+    session.samplers.add(id);
     return { type: 'create_sampling_session', sampling_session_id: id };
   }
 
@@ -302,6 +353,56 @@ export class TinkerService {
     throw new ServeRequestError(404, `no sampler '${ref}': expected a sampling_session_id, a tinker://…/sampler_weights/… path or '${this.modelName}'`);
   }
 
+  /**
+   * The training runs `caller` may see — the one seam every REST listing and lookup goes through, so ownership rules
+   * apply in one place. Newest first.
+   */
+  trainingRuns(caller: Caller): RunRecord[] {
+    return [...this.#runs.values()].filter((r) => r.owner === caller.owner).reverse();
+  }
+
+  /** One run of `caller`. @throws ServeRequestError 404 when there is none by that id (or it is someone else's). */
+  trainingRun(caller: Caller, id: string): RunRecord {
+    const r = this.trainingRuns(caller).find((x) => x.id === id);
+    if (!r) throw new ServeRequestError(404, `unknown training run '${id}'`);
+    return r;
+  }
+
+  /** Checkpoints of `caller`'s run `id` on disk, oldest first. @throws ServeRequestError 404 for an unknown run. */
+  async checkpoints(caller: Caller, id: string): Promise<StoredCheckpoint[]> {
+    const run = this.trainingRun(caller, id);
+    return listStoredCheckpoints(await this.stateDir(), run.id);
+  }
+
+  /** One checkpoint by run, kind and name. @throws ServeRequestError 404 when it does not exist. */
+  async checkpoint(caller: Caller, id: string, kind: CheckpointKind, name: string): Promise<StoredCheckpoint> {
+    const c = (await this.checkpoints(caller, id)).find((x) => x.kind === kind && x.name === name);
+    if (!c) throw new ServeRequestError(404, `no checkpoint tinker://${id}/${kind}/${name}`);
+    return c;
+  }
+
+  /** Deletes a checkpoint (its name may be saved again). @throws ServeRequestError 404 when it does not exist. */
+  async deleteCheckpoint(caller: Caller, id: string, kind: CheckpointKind, name: string): Promise<void> {
+    const c = await this.checkpoint(caller, id, kind, name);
+    await removeStoredCheckpoint(c);
+    this.#savedNames.delete(`${id}/${kind}/${name}`);
+    this.#namedSamplers.delete(`tinker://${id}/${kind}/${name}`);
+  }
+
+  /** Sessions of `caller` (live ones), with their runs and samplers. */
+  sessions(caller: Caller): { id: string; trainingRunIds: string[]; samplerIds: string[] }[] {
+    return [...this.#sessions.entries()]
+      .filter(([, s]) => s.owner === caller.owner)
+      .map(([id, s]) => ({ id, trainingRunIds: [...this.#runs.values()].filter((r) => r.sessionId === id).map((r) => r.id), samplerIds: [...s.samplers] }));
+  }
+
+  /** `GET /samplers/{id}`: the sampler's base model and, when it was made from saved weights, their path. @throws ServeRequestError 404 */
+  samplerInfo(id: string): { sampler_id: string; base_model: string; model_path?: string } {
+    const info = this.#samplerInfo.get(id);
+    if (!info || !this.#samplers.has(id)) throw new ServeRequestError(404, `unknown sampler '${id}'`);
+    return { sampler_id: id, base_model: this.modelName, ...(info.modelPath !== undefined ? { model_path: info.modelPath } : {}) };
+  }
+
   /** The served model's renderer (tokenizer + chat template of the embedded model). */
   renderer(): Promise<Renderer> {
     return this.#baseBackend.renderer();
@@ -335,11 +436,29 @@ export class TinkerService {
     if (this.#ownsStateDir && this.#stateDir) await rm(await this.#stateDir, { recursive: true, force: true });
   }
 
-  #submit(m: ModelState, seqId: number | null | undefined, op: string, body: unknown, run: () => Promise<FutureBody>): { request_id: string; model_id: string } {
+  /**
+   * Queues `run` in `seq_id` order. `precheck` runs after the duplicate check (an identical resubmission still gets
+   * its original request id); when it refuses (a name conflict), the `seq_id` is consumed by a no-op whose result is
+   * `refusal.result`, so later requests of the model do not wait for it, and the refusal is thrown (HTTP 409).
+   */
+  #submit(
+    m: ModelState,
+    seqId: number | null | undefined,
+    op: string,
+    body: unknown,
+    run: () => Promise<FutureBody>,
+    precheck?: () => { readonly error: ServeRequestError; readonly result: FutureBody } | undefined,
+  ): { request_id: string; model_id: string } {
     this.#touch(m);
     const adm = m.queue.admit(seqId, digest(op, body));
     if (adm.kind === 'duplicate') return { request_id: adm.requestId, model_id: m.id };
     if (adm.kind === 'conflict') throw new ServeRequestError(409, adm.message);
+    const refusal = precheck?.();
+    if (refusal) {
+      adm.record(this.#futures.create(Promise.resolve(refusal.result), errorBody));
+      adm.start(async () => {});
+      throw refusal.error;
+    }
     let release!: (v: FutureBody | PromiseLike<FutureBody>) => void;
     let fail!: (e: unknown) => void;
     const result = new Promise<FutureBody>((res, rej) => {
@@ -364,6 +483,18 @@ export class TinkerService {
   #touch(m: ModelState): void {
     const s = this.#sessions.get(m.sessionId);
     if (s) s.lastSeen = Math.max(s.lastSeen, Date.now());
+    const r = this.#runs.get(m.id);
+    if (r) r.lastRequestTime = Date.now();
+  }
+
+  /** Reserves a checkpoint name; with `overwrite: false` an existing one is a 409 (whose no-op result is `existing`). */
+  #reserveName(modelId: string, kind: 'weights' | 'sampler_weights', name: string, overwrite: boolean, existing: FutureBody): { error: ServeRequestError; result: FutureBody } | undefined {
+    const key = `${modelId}/${kind}/${name}`;
+    if (!overwrite && this.#savedNames.has(key)) {
+      return { error: new ServeRequestError(409, `checkpoint tinker://${key} already exists (overwrite: false)`), result: existing };
+    }
+    this.#savedNames.add(key);
+    return undefined;
   }
 
   async #resolveSampler(modelPath: string | undefined, baseModel: string | undefined): Promise<SamplingClient> {
@@ -404,6 +535,15 @@ export class TinkerService {
     this.#sessions.get(m.sessionId)?.models.delete(id);
     await m.backend.close();
   }
+}
+
+/**
+ * Checkpoint names: `^[A-Za-z0-9_-]{1,128}$` — SkyRL's rule (the strictest server users meet; no `.`), with a length
+ * cap because names become directory names here.
+ * @throws ServeRequestError 400 for any other name.
+ */
+function checkName(name: string): void {
+  if (!w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (1–128 of letters, digits, _ and -)`);
 }
 
 function convert(input: z.infer<typeof w.forwardInputSchema>): { datums: Datum[]; loss: LossConfig } {

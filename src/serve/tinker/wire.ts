@@ -79,7 +79,7 @@ export const adamParamsSchema = z.looseObject({
 /** `optim_step` body. */
 export const optimStepSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, adam_params: adamParamsSchema });
 /** `save_weights` body; `path` is a checkpoint name. */
-export const saveWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string().nullish() });
+export const saveWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string().nullish(), overwrite: z.boolean().nullish() });
 /** `load_weights` body; `path` is a `tinker://…/weights/<name>` path. */
 export const loadWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string(), optimizer: z.boolean().nullish() });
 /** `save_weights_for_sampler` body: named with `path`, ephemeral without. */
@@ -88,6 +88,7 @@ export const saveForSamplerSchema = z.looseObject({
   seq_id: seqId,
   path: z.string().nullish(),
   sampling_session_seq_id: z.number().int().nullish(),
+  overwrite: z.boolean().nullish(),
 });
 /** `create_sampling_session` body. */
 export const createSamplingSessionSchema = z.looseObject({
@@ -241,13 +242,19 @@ export interface TinkerPath {
   readonly name: string;
 }
 
-/** Names allowed for saved weights (they become directory names: no `/`, not `.` or `..`). */
-export const CHECKPOINT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
+/**
+ * Names allowed for new checkpoints: SkyRL's rule `^[a-zA-Z0-9_-]+$` (the strictest Tinker server; no `.`), capped at
+ * 128 characters because names become directory names.
+ */
+export const CHECKPOINT_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Names accepted inside `tinker://` paths (also those saved before the stricter rule): no `/`, not `.` or `..`. */
+const PATH_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 
 /** Parses a `tinker://` path. @throws BackendInputError when malformed. */
 export function parseTinkerPath(path: string, field: string): TinkerPath {
   const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
-  if (!m || !CHECKPOINT_NAME.test(m[3]!)) {
+  if (!m || !PATH_NAME.test(m[3]!)) {
     throw new BackendInputError(field, `expected tinker://<model_id>/weights/<name> or …/sampler_weights/<name>, got '${path}'`);
   }
   return { modelId: m[1]!, kind: m[2] as TinkerPath['kind'], name: m[3]! };
