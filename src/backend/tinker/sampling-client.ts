@@ -61,7 +61,7 @@ export class TinkerSamplingClient implements SamplingClient {
       op: 'sample',
       submit,
       json: (b) => parseSampleJson('sample', b),
-      ...(this.#opts.wireFormat === 'protobuf' ? { proto: decodeSampleProto } : {}),
+      ...(this.#opts.wireFormat !== 'json' ? { proto: decodeSampleProto } : {}),
     });
   }
 

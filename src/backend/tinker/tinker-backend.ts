@@ -1,7 +1,7 @@
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import type { Renderer } from '../../chat/types.js';
-import { BackendRequestError } from '../../errors/index.js';
+import { BackendInputError, BackendRequestError } from '../../errors/index.js';
 import { resolveCheckpointPath, writeCheckpointPointer } from './checkpoint-pointer.js';
 import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient, TrainingBackend } from '../types.js';
 import { mergeForwardBackward } from './fb-result.js';
@@ -14,6 +14,7 @@ import { resolveRenderer } from './renderer-source.js';
 import { checkLearnerSampling, TinkerSamplingClient } from './sampling-client.js';
 import { SeqOrder } from './seq-order.js';
 import { TinkerSession } from './session.js';
+import type { TinkerServerConfig } from './server-config.js';
 import { adamParamsJson, checkpointName, chunkDatums, forwardBackwardBody } from './training-ops.js';
 import { parseForwardBackwardJson, parseMetricsJson, parseModelId, stringField, type ForwardBackwardOutput, type WireDatum } from './wire.js';
 
@@ -82,11 +83,13 @@ class TinkerTrainingBackend implements TinkerBackend {
   #renderer: Promise<Renderer> | undefined;
   #lastCheckpoint: string | undefined;
   #closed = false;
-  /** Send `forward_backward` bodies as protobuf (until a server answers 415). */
+  /** Send `forward_backward` bodies as protobuf (`auto`: until the server says or shows it reads only JSON). */
   #protoBodies: boolean;
+  /** The server's `/client/config` once the session exists. */
+  #serverConfig: TinkerServerConfig | undefined;
 
   constructor(opts: ResolvedTinkerOptions) {
-    this.#protoBodies = opts.wireFormat === 'protobuf';
+    this.#protoBodies = opts.wireFormat !== 'json';
     this.#opts = opts;
     this.#http = new TinkerHttp(opts);
     this.baseUrl = opts.baseUrl;
@@ -103,7 +106,11 @@ class TinkerTrainingBackend implements TinkerBackend {
 
   #sessionP(): Promise<TinkerSession> {
     if (!this.#session) {
-      const p = TinkerSession.create(this.#http, this.#opts);
+      const p = TinkerSession.create(this.#http, this.#opts).then((s) => {
+        this.#serverConfig = s.config;
+        if (this.#opts.wireFormat === 'auto' && s.config.protoWrite === false) this.#protoBodies = false;
+        return s;
+      });
       this.#session = p;
       p.catch(() => {
         if (this.#session === p) this.#session = undefined;
@@ -155,8 +162,11 @@ class TinkerTrainingBackend implements TinkerBackend {
     build: (modelId: string, seqId: number) => { path: string; body: HttpBody } | Promise<{ path: string; body: HttpBody }>,
     decode: Omit<FutureOp<T>, 'op' | 'submit'>,
     slot = this.#slot(),
+    /** A `409` on submit is this result (the SDK's rule for saves under an existing name), not an error. */
+    onConflict?: (modelId: string) => T,
   ): Promise<T> {
     let submit: () => Promise<string> = () => Promise.reject(new Error('not submitted'));
+    let conflicted: { modelId: string } | undefined;
     const requestId = slot.seq.enqueue(async (seqId) => {
       const modelId = await slot.id;
       if (slot.lost) {
@@ -174,8 +184,10 @@ class TinkerTrainingBackend implements TinkerBackend {
         try {
           return requestIdOf(op, await this.#http.call(op, path, body));
         } catch (e) {
-          // Content negotiation: a server that refuses protobuf bodies (415) gets JSON from now on, same seq_id.
-          if (!(e instanceof BackendRequestError && e.status === 415 && 'raw' in body && this.#protoBodies)) throw e;
+          // Content negotiation: a server that refuses protobuf bodies (415, or FastAPI's 422 for a body that
+          // is not JSON) gets JSON from now on, same seq_id.
+          const refused = e instanceof BackendRequestError ? e.status === 415 : e instanceof BackendInputError && /422|json/i.test(e.message);
+          if (!(refused && 'raw' in body && this.#protoBodies)) throw e;
           this.#protoBodies = false;
           ({ path, body } = await build(modelId, seqId));
           return requestIdOf(op, await this.#http.call(op, path, body));
@@ -184,11 +196,15 @@ class TinkerTrainingBackend implements TinkerBackend {
       try {
         return await submit();
       } catch (cause) {
+        if (onConflict && cause instanceof BackendRequestError && cause.status === 409) {
+          conflicted = { modelId };
+          return '';
+        }
         slot.lost ??= { seqId, op, cause };
         throw cause;
       }
     });
-    return requestId.then((id) => awaitFuture(this.#http, this.#opts, id, { op, submit: () => submit(), ...decode }));
+    return requestId.then((id) => (conflicted && onConflict ? onConflict(conflicted.modelId) : awaitFuture(this.#http, this.#opts, id, { op, submit: () => submit(), ...decode })));
   }
 
   #fbOp(datums: readonly WireDatum[], plan: Pick<TinkerLossPlan, 'lossFn' | 'lossFnConfig'>, forwardOnly: boolean): Promise<ForwardBackwardOutput> {
@@ -198,7 +214,7 @@ class TinkerTrainingBackend implements TinkerBackend {
       (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan, forwardOnly, wireFormat: this.#protoBodies ? 'protobuf' : 'json' }),
       {
         json: (b) => parseForwardBackwardJson(op, b, datums.length),
-        ...(this.#opts.wireFormat === 'protobuf' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
+        ...(this.#opts.wireFormat !== 'json' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
       },
     );
   }
@@ -229,7 +245,9 @@ class TinkerTrainingBackend implements TinkerBackend {
     checkLearnerSampling(opts?.sampling);
     const weight = opts?.weight ?? 1;
     const plan = planForwardBackward(datums, loss, weight, this.maxContextTokens);
-    const chunks = chunkDatums(plan.datums, this.#opts.maxChunkDatums);
+    // The server's limits apply once its /client/config is known (connect() or any earlier call).
+    const c = this.#serverConfig;
+    const chunks = chunkDatums(plan.datums, Math.min(this.#opts.maxChunkDatums, c?.maxChunkLen ?? Infinity), c?.maxChunkBytes);
     // All chunks take their seq_ids now, in order; results are awaited together.
     const results = await Promise.all(chunks.map((c) => this.#fbOp(c, plan, false)));
     return mergeForwardBackward({ datums, loss, weight, plan, results });
@@ -284,11 +302,17 @@ class TinkerTrainingBackend implements TinkerBackend {
     this.#ensureOpen();
     const name = checkpointName(path);
     const slot = this.#slot();
+    // `overwrite: false` as the SDK (≥ 0.22): a resubmitted save after a lost answer is then a 409, which — like the
+    // SDK — means the checkpoint exists under that name: its path is the result.
     const saved = await this.#modelOp(
       'save_weights',
-      (modelId, seqId) => ({ path: '/api/v1/save_weights', body: { json: { model_id: modelId, path: name, seq_id: seqId, type: 'save_weights' } } }),
+      (modelId, seqId) => ({ path: '/api/v1/save_weights', body: { json: { model_id: modelId, path: name, seq_id: seqId, overwrite: false, type: 'save_weights' } } }),
       { json: (b) => stringField(b, 'path') },
       slot,
+      (modelId) => {
+        this.#opts.onWarning({ code: 'server_notice', message: `save_weights: a checkpoint named '${name}' already exists on ${this.baseUrl}; kept it (tinker://${modelId}/weights/${name}) — save under a new path to keep newer weights` });
+        return `tinker://${modelId}/weights/${name}`;
+      },
     );
     const modelId = await slot.id;
     const tinkerPath = saved ?? `tinker://${modelId}/weights/${name}`;
