@@ -4,8 +4,9 @@ import { plotCommand } from './plot.js';
 import { dashboardCommand } from './dashboard.js';
 import { evalCommand } from './eval.js';
 import { serveCommand } from './serve.js';
+import { checkpointsCommand } from './checkpoints.js';
 
 /** Registers the built-in commands once (idempotent). Add new built-ins here. */
 export function registerBuiltinCommands(): void {
-  for (const cmd of [sandboxServeCommand, serveCommand, evalCommand, plotCommand, dashboardCommand]) if (!getCommand(cmd.name)) registerCommand(cmd);
+  for (const cmd of [sandboxServeCommand, serveCommand, checkpointsCommand, evalCommand, plotCommand, dashboardCommand]) if (!getCommand(cmd.name)) registerCommand(cmd);
 }
