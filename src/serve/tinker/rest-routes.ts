@@ -21,10 +21,13 @@ const pageSchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-/** The caller of a request: on a keyed server, the identity of the key it presents; on an open one, `''` (one owner). */
+/**
+ * The caller of a request: on a keyed server, the principal of the key it presents (`key:<16 hex of its SHA-256>`);
+ * on an open one, `'anonymous'` (everyone is one principal).
+ */
 export function requestCaller(req: FastifyRequest, keyed: boolean): Caller {
   const key = keyed ? presentedKey(req.headers) : undefined;
-  return { owner: key === undefined ? '' : `key-${createHash('sha256').update(key).digest('hex').slice(0, 12)}` };
+  return { principal: key === undefined ? 'anonymous' : `key:${createHash('sha256').update(key).digest('hex').slice(0, 16)}` };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -50,7 +53,7 @@ function runJson(r: RunRecord, checkpoints: readonly StoredCheckpoint[]): Record
   return {
     training_run_id: r.id,
     base_model: r.baseModel,
-    model_owner: r.owner === '' ? 'local' : r.owner,
+    model_owner: r.principal,
     is_lora: r.lora !== undefined,
     corrupted: false,
     ...(r.lora?.rank !== undefined && r.lora.rank !== null ? { lora_rank: r.lora.rank } : {}),

@@ -45,7 +45,7 @@ interface ModelState {
 }
 
 interface SessionState {
-  readonly owner: string;
+  readonly principal: string;
   lastSeen: number;
   readonly models: Set<string>;
   readonly samplers: Set<string>;
@@ -55,8 +55,8 @@ interface SessionState {
 export interface RunRecord {
   readonly id: string;
   readonly sessionId: string;
-  /** Who created it (the caller's key identity, `''` on an open server). */
-  readonly owner: string;
+  /** Who created it (the caller's principal). */
+  readonly principal: string;
   readonly baseModel: string;
   readonly lora: z.infer<typeof w.loraConfigSchema> | undefined;
   readonly userMetadata: Readonly<Record<string, unknown>> | undefined;
@@ -68,9 +68,12 @@ interface SamplerInfo {
   readonly modelPath: string | undefined;
 }
 
-/** Who is asking: the identity of the API key sent (`''` on an open server). */
+/**
+ * Who is asking: the principal of the API key a request presents (`'anonymous'` on a server with one key or none).
+ * Named as in the ownership work of issue 25 (`ServeCaller`), so the two merge onto one seam.
+ */
 export interface Caller {
-  readonly owner: string;
+  readonly principal: string;
 }
 
 const digest = (op: string, body: unknown): string => createHash('sha256').update(op).update(JSON.stringify(body)).digest('hex');
@@ -141,9 +144,9 @@ export class TinkerService {
   }
 
   /** `create_session`: a new session id. */
-  createSession(_body: z.infer<typeof w.createSessionSchema>, caller: Caller = { owner: '' }): { type: 'create_session'; session_id: string } {
+  createSession(_body: z.infer<typeof w.createSessionSchema>, caller: Caller = { principal: 'anonymous' }): { type: 'create_session'; session_id: string } {
     const id = `session_${randomBytes(8).toString('hex')}`;
-    this.#sessions.set(id, { owner: caller.owner, lastSeen: Date.now(), models: new Set(), samplers: new Set() });
+    this.#sessions.set(id, { principal: caller.principal, lastSeen: Date.now(), models: new Set(), samplers: new Set() });
     return { type: 'create_session', session_id: id };
   }
 
@@ -163,7 +166,7 @@ export class TinkerService {
   }
 
   /** `create_model`: a future of `{model_id}`; the model is a fresh copy of the checkpoint. @throws ServeRequestError 404/400 */
-  createModel(body: z.infer<typeof w.createModelSchema>, caller: Caller = { owner: '' }): { request_id: string; model_id: string } {
+  createModel(body: z.infer<typeof w.createModelSchema>, caller: Caller = { principal: 'anonymous' }): { request_id: string; model_id: string } {
     const session = this.#session(body.session_id);
     if (body.base_model && body.base_model !== this.modelName) {
       throw new ServeRequestError(400, `base_model '${body.base_model}' is not served here; available: ${this.modelName}`);
@@ -173,7 +176,7 @@ export class TinkerService {
       // lora_config.seed is not applied: every model starts from the same weights (the checkpoint, or the seeded init).
       const backend = this.#newBackend();
       this.#models.set(id, { id, sessionId: body.session_id, backend, queue: new SeqQueue(), lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined });
-      this.#runs.set(id, { id, sessionId: body.session_id, owner: caller.owner, baseModel: this.modelName, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, lastRequestTime: Date.now() });
+      this.#runs.set(id, { id, sessionId: body.session_id, principal: caller.principal, baseModel: this.modelName, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, lastRequestTime: Date.now() });
       session.models.add(id);
       return { type: 'create_model', model_id: id };
     })();
@@ -358,7 +361,7 @@ export class TinkerService {
    * apply in one place. Newest first.
    */
   trainingRuns(caller: Caller): RunRecord[] {
-    return [...this.#runs.values()].filter((r) => r.owner === caller.owner).reverse();
+    return [...this.#runs.values()].filter((r) => r.principal === caller.principal).reverse();
   }
 
   /** One run of `caller`. @throws ServeRequestError 404 when there is none by that id (or it is someone else's). */
@@ -392,7 +395,7 @@ export class TinkerService {
   /** Sessions of `caller` (live ones), with their runs and samplers. */
   sessions(caller: Caller): { id: string; trainingRunIds: string[]; samplerIds: string[] }[] {
     return [...this.#sessions.entries()]
-      .filter(([, s]) => s.owner === caller.owner)
+      .filter(([, s]) => s.principal === caller.principal)
       .map(([id, s]) => ({ id, trainingRunIds: [...this.#runs.values()].filter((r) => r.sessionId === id).map((r) => r.id), samplerIds: [...s.samplers] }));
   }
 
