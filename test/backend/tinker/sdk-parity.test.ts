@@ -6,6 +6,7 @@ import { TINKER_USER_AGENT } from '../../../src/backend/tinker/http.js';
 import type { WarningEvent } from '../../../src/trainer/events.js';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 import { FakeTinker, type FakeTinkerOptions } from './fake-tinker-server.js';
+import * as fx from '../../serve/sdk-fixtures.js';
 
 let server: FakeTinker | undefined;
 let backend: TinkerBackend | undefined;
@@ -132,6 +133,27 @@ describe('tinkerBackend wire format, negotiated with no option', () => {
     const fbPolls = server!.seen('/api/v1/retrieve_future').filter((r) => r.headers['x-tinker-request-type'] === 'ForwardBackward');
     expect(fbPolls.length).toBeGreaterThan(0);
     for (const p of fbPolls) expect(String(p.headers['accept'])).toMatch(/^application\/x-protobuf/);
+  });
+
+  it("wireFormat 'json' sends the ≤ 0.24 fixture bodies (modulo ids): forward_backward, forward, create_model, asample", async () => {
+    await start({}, { wireFormat: 'json', lora: { rank: 8 } });
+    const datum = { modelInput: [...fx.DATUM.tokens], targetTokens: [...fx.DATUM.targets], logprobs: [...fx.DATUM.logprobs], advantages: [...fx.DATUM.advantages], mask: [1, 1, 1, 1] };
+    await backend!.forwardBackward([datum], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation: 'token-sum' });
+    expect(server!.seen('/api/v1/forward_backward')[0]!.json).toEqual(fx.FB_JSON('model-0', 1));
+    const cm = server!.seen('/api/v1/create_model')[0]!.json!;
+    expect(cm).toEqual({ ...fx.CREATE_MODEL(String(cm['session_id'])), base_model: 'fake/model' });
+    await backend!.computeLogprobs([...fx.DATUM.tokens, 5]);
+    const fw = server!.seen('/api/v1/forward')[0]!.json as any;
+    expect(fw.model_id).toBe('model-0');
+    expect(fw.seq_id).toBe(2);
+    expect(fw.forward_input.loss_fn).toBe('cross_entropy');
+    expect(fw.forward_input.data[0].model_input).toEqual({ chunks: [{ tokens: [...fx.DATUM.tokens], type: 'encoded_text' }] });
+    expect(fw.forward_input.data[0].loss_fn_inputs.target_tokens).toEqual({ data: [...fx.DATUM.targets], dtype: 'int64', shape: [4] });
+    const sampler = await backend!.saveWeightsForSampler();
+    await sampler.sample([5, 6, 7], { numSamples: 2, maxTokens: 3, seed: 7 });
+    const smp = server!.seen('/api/v1/asample')[0]!.json!;
+    const want = fx.SAMPLE(String(smp['sampling_session_id'])) as Record<string, unknown>;
+    expect(smp).toEqual({ ...want, prompt_logprobs: false });
   });
 
   for (const refusal of ['refuse415', 'refuse422'] as const) {
