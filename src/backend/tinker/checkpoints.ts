@@ -15,10 +15,15 @@ export type TinkerRestOptions = Pick<TinkerBackendOptions, 'baseUrl' | 'apiKey' 
 
 /** One checkpoint as the server lists it (Tinker `Checkpoint`). */
 export interface TinkerCheckpoint {
+  /** `weights/<name>` or `sampler_weights/<name>`. */
   readonly checkpointId: string;
+  /** `training` (weights + optimizer state, `save_weights`) or `sampler` (`save_weights_for_sampler`). */
   readonly type: 'training' | 'sampler';
+  /** `tinker://<run>/<weights|sampler_weights>/<name>`. */
   readonly tinkerPath: string;
+  /** When it was saved, as the server wrote it (ISO 8601). */
   readonly time: string;
+  /** Size in bytes, when the server reports it. */
   readonly sizeBytes?: number;
 }
 
@@ -30,6 +35,7 @@ export interface DownloadCheckpointOptions extends TinkerRestOptions {
 
 /** What {@link downloadCheckpoint} wrote. */
 export interface DownloadedCheckpoint {
+  /** The folder the archive was extracted into. */
   readonly dir: string;
   /** Files extracted, relative to `dir`. */
   readonly files: string[];

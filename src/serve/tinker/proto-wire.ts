@@ -135,13 +135,25 @@ export function acceptsProtobuf(accept: string | undefined): boolean {
 }
 
 type Floats = readonly (number | null)[];
-const f32 = (xs: Floats): Uint8Array => tinkerProto.float32Bytes(xs.map((x) => (x === null ? Number.NaN : x)));
 
-/** Concatenates per-datum float32 tensors into a `BatchedTensor` (offsets in bytes). */
+/** Float32 little-endian bytes of several rows back to back (`null` → NaN), filled in one pass. */
+function f32Rows(rows: readonly Floats[]): Uint8Array {
+  let n = 0;
+  for (const r of rows) n += r.length;
+  const out = new Float32Array(n);
+  let k = 0;
+  for (const r of rows) for (let i = 0; i < r.length; i++) out[k++] = r[i] ?? Number.NaN;
+  const bytes = new Uint8Array(out.buffer);
+  if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) return tinkerProto.float32Bytes(Array.from(out)); // big-endian host
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+const f32 = (xs: Floats): Uint8Array => f32Rows([xs]);
+
+/** Per-datum float32 tensors as one `BatchedTensor` (offsets in bytes, a leading 0). */
 function batched(rows: readonly Floats[]): { data: Uint8Array; offsets: Uint8Array; dtype: number; trailing_shape: number[] } {
   const offsets = [0];
   for (const r of rows) offsets.push(offsets[offsets.length - 1]! + r.length * 4);
-  return { data: f32(rows.flat()), offsets: tinkerProto.int64Bytes(offsets), dtype: DTYPE_FLOAT32, trailing_shape: [] };
+  return { data: f32Rows(rows), offsets: tinkerProto.int64Bytes(offsets), dtype: DTYPE_FLOAT32, trailing_shape: [] };
 }
 
 /**
