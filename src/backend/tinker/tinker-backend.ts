@@ -13,6 +13,7 @@ import { decodeForwardBackwardProto } from './proto.js';
 import { resolveRenderer } from './renderer-source.js';
 import { checkLearnerSampling, TinkerSamplingClient } from './sampling-client.js';
 import { SeqOrder } from './seq-order.js';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { TinkerSession } from './session.js';
 import type { TinkerServerConfig } from './server-config.js';
 import { adamParamsJson, checkpointName, chunkDatums, forwardBackwardBody } from './training-ops.js';
@@ -87,6 +88,8 @@ class TinkerTrainingBackend implements TinkerBackend {
   #protoBodies: boolean;
   /** The server's `/client/config` once the session exists. */
   #serverConfig: TinkerServerConfig | undefined;
+  /** Sampling requests in flight across this backend's samplers: the server's `sample_max_concurrent_requests`. */
+  #sampleLimit: LimitFunction | undefined;
 
   constructor(opts: ResolvedTinkerOptions) {
     this.#protoBodies = opts.wireFormat !== 'json';
@@ -289,7 +292,9 @@ class TinkerTrainingBackend implements TinkerBackend {
       id = stringField(jsonOf(a), 'sampling_session_id');
     }
     if (id === undefined) throw new BackendRequestError('save_weights_for_sampler', 'unknown', 'result has neither sampling_session_id nor path');
-    return new TinkerSamplingClient(this.#http, this.#opts, id);
+    const session = await this.#sessionP();
+    this.#sampleLimit ??= pLimit(session.config.sampleMaxConcurrent);
+    return new TinkerSamplingClient(this.#http, this.#opts, id, this.#sampleLimit);
   }
 
   /**

@@ -190,6 +190,34 @@ describe('tinkerBackend wire format, negotiated with no option', () => {
   });
 });
 
+describe('tinkerBackend sampling concurrency', () => {
+  it('keeps at most sample_max_concurrent_requests sampling requests in flight across samplers', async () => {
+    let open = 0;
+    let peak = 0;
+    await start({
+      protobufBodies: 'accept',
+      hook: async (r, s) => {
+        if (r.path === '/api/v1/client/config') return { json: { sample_max_concurrent_requests: 2 } };
+        if (r.path === '/api/v1/asample') {
+          open += 1;
+          peak = Math.max(peak, open);
+          return undefined;
+        }
+        if (r.path === '/api/v1/retrieve_future' && s.futures.get(String(r.json!['request_id']))?.op === 'asample') {
+          await new Promise((res) => setTimeout(res, 50));
+          open -= 1;
+        }
+        return undefined;
+      },
+    });
+    const a = await backend!.saveWeightsForSampler();
+    const b = await backend!.saveWeightsForSampler();
+    const outs = await Promise.all([a, b, a, b, a, b].map((x) => x.sample([1, 2], { maxTokens: 2 })));
+    expect(outs).toHaveLength(6);
+    expect(peak).toBe(2);
+  });
+});
+
 describe('tinkerBackend checkpoint conflicts, as the SDK', () => {
   it('save_weights sends overwrite:false; a 409 is the existing checkpoint (path returned, warning), later calls go on', async () => {
     let first = true;
