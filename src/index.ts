@@ -89,6 +89,8 @@ export { klEstimate, correctRollouts, overlongPenalty, type KlEstimator, type Ro
 export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';
 export { localBackend, type LocalBackendOptions } from './backend/index.js';
 export { tinkerBackend, type TinkerBackend, type TinkerBackendOptions } from './backend/index.js';
+export { downloadCheckpoint, listCheckpoints, type DownloadCheckpointOptions, type DownloadedCheckpoint, type TinkerCheckpoint, type TinkerRestOptions } from './backend/index.js';
+export { exportCheckpoint, type ExportCheckpointOptions } from './backend/local/export.js';
 export { openaiCompatibleSampler, type OpenAICompatibleSampler, type OpenAICompatibleSamplerOptions, type SamplerFlavor } from './backend/index.js';
 
 // trainer

@@ -18,6 +18,8 @@ declare module 'fastify' {
      * `GET /v1/ping`, which must answer while the server is saturated). @default true
      */
     admission?: boolean;
+    /** `false`: the route needs no API key (it checks a capability of its own, e.g. a signed download URL). */
+    apiKey?: boolean;
   }
 }
 
@@ -204,7 +206,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     });
     if (why !== undefined) return refuse(reply, { status: 403, code: 'CROSS_ORIGIN', message: why });
     let client = req.socket.remoteAddress ?? 'unknown';
-    if (keyDigests.length > 0) {
+    if (keyDigests.length > 0 && req.routeOptions.config?.apiKey !== false) {
       const i = matchApiKey(presentedKey(req.headers) ?? options.keyFromRequest?.(req), keyDigests);
       if (i < 0) return refuse(reply, { status: 401, code: 'UNAUTHORIZED', message: 'missing or wrong API key' });
       if (keyDigests.length > 1) client = `key#${i}`;

@@ -91,7 +91,9 @@ export type WarningCode =
   /** Every group was degenerate for several steps in a row (nothing trained); the message names the likely cause. */
   | 'degenerate_groups'
   /** The reward returned results without boolean `correct` / `validFormat` (filled in; see the message). */
-  | 'reward_shape';
+  | 'reward_shape'
+  /** A training server's own message (Tinker `create_session` info / warning / error message, e.g. a deprecation). */
+  | 'server_notice';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {

@@ -96,7 +96,8 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       clock.succeeded();
       if (a.contentType === PROTOBUF) {
         if (!f.proto) throw new BackendRequestError(f.op, 'unknown', 'unexpected protobuf result');
-        return f.proto(a.body);
+        // A plain Uint8Array view: protobufjs's Buffer reader does not bounds-check string lengths (a truncated body would decode).
+        return f.proto(new Uint8Array(a.body.buffer, a.body.byteOffset, a.body.byteLength));
       }
       const body = jsonOf(a);
       const rec = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;

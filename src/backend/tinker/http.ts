@@ -12,6 +12,10 @@ import { RetryClock, retryAfterMs, sleep } from './backoff.js';
 import type { ResolvedTinkerOptions } from './options.js';
 import { readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
+import { AGENTRL_VERSION } from './version.js';
+
+/** `User-Agent` of every request: the hosted service's CDN challenges requests without one. */
+export const TINKER_USER_AGENT = `agentrl/${AGENTRL_VERSION}`;
 
 /** One HTTP answer, body read in full. */
 export interface HttpAnswer {
@@ -93,6 +97,8 @@ export function answerError(op: string, url: string, a: HttpAnswer): AgentRLErro
   if (a.status === 401 || a.status === 403) return new BackendAuthError(url, a.status, text);
   // 415: the body's media type is refused (content negotiation falls back on it), whatever the body says.
   if (a.status === 415) return new BackendRequestError(op, 'unknown', text, 415);
+  // 409: a seq_id reused with other content, or (saves) a checkpoint name that exists; callers tell them apart by op.
+  if (a.status === 409) return new BackendRequestError(op, 'unknown', text, 409);
   const failure = requestFailure(body);
   if (failure) return failureError(op, failure, a.status);
   if (a.status === 422) return new BackendInputError(op, text);
@@ -106,6 +112,8 @@ export function answerError(op: string, url: string, a: HttpAnswer): AgentRLErro
 export class TinkerHttp {
   readonly baseUrl: string;
   readonly #apiKey: string | undefined;
+  /** Where `X-API-Key` comes from: the API key, or (after `/client/config` enabled it) a JWT exchanged for it. */
+  #credential: () => Promise<string | undefined>;
   readonly #dispatcher: Dispatcher;
   readonly #own: Agent | undefined;
   readonly #opts: ResolvedTinkerOptions;
@@ -115,6 +123,7 @@ export class TinkerHttp {
     this.#opts = opts;
     this.baseUrl = opts.baseUrl;
     this.#apiKey = opts.apiKey;
+    this.#credential = async () => this.#apiKey;
     this.#own = opts.dispatcher ? undefined : new Agent({ connect: { timeout: opts.timeouts.connectMs }, keepAliveTimeout: 30_000 });
     this.#dispatcher = opts.dispatcher ?? (this.#own as Agent);
   }
@@ -129,6 +138,16 @@ export class TinkerHttp {
     return `${this.baseUrl}${path}`;
   }
 
+  /** The API key this client was given (what a JWT exchange sends). */
+  get apiKey(): string | undefined {
+    return this.#apiKey;
+  }
+
+  /** Replaces the source of `X-API-Key` (the JWT provider); `undefined` goes back to the API key. */
+  useCredential(source: (() => Promise<string | undefined>) | undefined): void {
+    this.#credential = source ?? (async () => this.#apiKey);
+  }
+
   /** A new `X-Idempotency-Key` value. */
   static idempotencyKey(): string {
     return `agentrl-${randomUUID()}`;
@@ -140,12 +159,13 @@ export class TinkerHttp {
    * @throws TransportFault below HTTP or past the deadline (`heldTooLong` when no headers came); ResponseTooLargeError;
    *   the closing reason after `close()`.
    */
-  async send(method: 'GET' | 'POST', path: string, body: HttpBody | undefined, o: SendOptions): Promise<HttpAnswer> {
+  async send(method: 'GET' | 'POST' | 'DELETE', path: string, body: HttpBody | undefined, o: SendOptions & { credential?: false }): Promise<HttpAnswer> {
     const url = this.url(path);
     const signal = this.#closing.signal;
     if (signal.aborted) throw signal.reason;
-    const headers: Record<string, string> = { accept: o.accept ?? 'application/json', ...o.headers };
-    if (this.#apiKey !== undefined) headers['x-api-key'] = this.#apiKey;
+    const headers: Record<string, string> = { ...this.#opts.extraHeaders, 'user-agent': TINKER_USER_AGENT, accept: o.accept ?? 'application/json', ...o.headers };
+    const key = o.credential === false ? this.#apiKey : await this.#credential();
+    if (key !== undefined) headers['x-api-key'] = key;
     let payload: string | Uint8Array | undefined;
     if (body !== undefined) {
       if ('json' in body) {
@@ -156,7 +176,7 @@ export class TinkerHttp {
         headers['content-type'] = body.contentType;
       }
     }
-    if (method === 'POST') headers['x-idempotency-key'] = o.idempotencyKey ?? TinkerHttp.idempotencyKey();
+    if (method !== 'GET') headers['x-idempotency-key'] = o.idempotencyKey ?? TinkerHttp.idempotencyKey();
     const deadline = startDeadline(o.timeoutMs, signal);
     let headersCame = false;
     try {
@@ -191,7 +211,7 @@ export class TinkerHttp {
    * @throws BackendUnavailableError when the budget runs out; BackendAuthError (401/403); BackendInputError
    *   (`category: "user"`, 422); BackendRequestError for other answers (409: a `seq_id` reused with other content).
    */
-  async call(op: string, path: string, body: HttpBody | undefined, o: Partial<SendOptions> & { method?: 'GET' | 'POST' } = {}): Promise<HttpAnswer> {
+  async call(op: string, path: string, body: HttpBody | undefined, o: Partial<SendOptions> & { method?: 'GET' | 'POST' | 'DELETE'; credential?: false } = {}): Promise<HttpAnswer> {
     const clock = new RetryClock(this.#opts.retry);
     const key = TinkerHttp.idempotencyKey();
     const url = this.url(path);

@@ -12,3 +12,14 @@ export { TinkerSamplingClient, checkSamplingParams } from './sampling-client.js'
 export { planForwardBackward, checkLossSupported, type TinkerLossPlan, type TinkerLossFn } from './loss-mapping.js';
 export { loadModelFolderRenderer } from './renderer-source.js';
 export { tinkerProto } from './proto.js';
+export {
+  downloadCheckpoint,
+  listCheckpoints,
+  parseTinkerCheckpointPath,
+  type DownloadCheckpointOptions,
+  type DownloadedCheckpoint,
+  type TinkerCheckpoint,
+  type TinkerRestOptions,
+} from './checkpoints.js';
+export { TINKER_PROTOCOL_VERSION, type TinkerServerConfig } from './server-config.js';
+export { TINKER_USER_AGENT } from './http.js';

@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { ConfigError } from '../../errors/index.js';
 import type { Renderer } from '../../chat/types.js';
 import type { RendererSettings } from '../../chat/options.js';
+import type { WarningEvent } from '../../trainer/events.js';
 
 /** The hosted Tinker service, used when neither `baseUrl` nor `TINKER_BASE_URL` is set. */
 export const TINKER_HOSTED_URL = 'https://tinker.thinkingmachines.dev/services/tinker-prod';
@@ -88,14 +89,33 @@ export interface TinkerBackendOptions {
   readonly renderer: TinkerRendererSource;
   /** Context length in tokens (prompt + completion), for the trainer's budgets. @default 32_768 */
   readonly maxContextTokens?: number;
-  /** Datums per `forward_backward` request; larger batches are split, each chunk its own `seq_id`. @default 1024 */
+  /**
+   * Datums per `forward_backward` request; larger batches are split, each chunk its own `seq_id`. The server's
+   * `/client/config` limits (`fwdbwd_max_chunk_len`, `fwdbwd_max_chunk_bytes_count`) lower it once the session
+   * exists (`connect()` or any earlier call). @default 1024
+   */
   readonly maxChunkDatums?: number;
   /**
-   * Wire format of `forward_backward` bodies and of forward_backward/sample results. `'json'` is what every open
-   * server accepts; `'protobuf'` sends `application/x-protobuf` bodies and asks for protobuf results (Tinker SDK ≥ 0.25),
-   * decoding whichever format the server answers with. @default 'json'
+   * Wire format of `forward_backward` bodies and of forward_backward/sample results.
+   * - `'auto'`: protobuf bodies (`application/x-protobuf`, as Tinker SDK 0.25) and protobuf-first `Accept` for
+   *   results; a server that refuses a protobuf body (415, or 422 from a JSON-only FastAPI server) gets JSON from then
+   *   on, with the same `seq_id` — no option needed for either kind of server.
+   * - `'protobuf'`: the same, also when the server's `/client/config` says `proto_write_fwdbwd: false`.
+   * - `'json'`: JSON bodies and JSON results only (servers before SDK 0.18.1).
+   * @default 'auto'
    */
-  readonly wireFormat?: 'json' | 'protobuf';
+  readonly wireFormat?: 'auto' | 'json' | 'protobuf';
+  /**
+   * Headers sent with every request, e.g. an access proxy's `CF-Access-Client-Id` / `CF-Access-Client-Secret`. They
+   * cannot replace the protocol's own headers (`x-api-key`, `content-type`, `accept`, `x-idempotency-key`).
+   */
+  readonly extraHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Receives the server's own messages (`create_session`'s `info_message` / `warning_message` / `error_message`,
+   * e.g. a deprecation notice) as `warning` events with code `server_notice`.
+   * @default `process.emitWarning` (printed on stderr)
+   */
+  readonly onWarning?: (e: WarningEvent) => void;
   /**
    * Allow sampling with `temperature ≠ 1`, `topP < 1` or `topK > 0`. The protocol's losses compute learner logprobs at
    * temperature 1 with no truncation, so such samples make the importance ratio off-policy; only enable this for
@@ -124,7 +144,9 @@ export interface ResolvedTinkerOptions {
   readonly renderer: TinkerRendererSource;
   readonly maxContextTokens: number;
   readonly maxChunkDatums: number;
-  readonly wireFormat: 'json' | 'protobuf';
+  readonly wireFormat: 'auto' | 'json' | 'protobuf';
+  readonly extraHeaders: Readonly<Record<string, string>>;
+  readonly onWarning: (e: WarningEvent) => void;
   readonly allowTemperedSampling: boolean;
   readonly timeouts: Required<TinkerTimeouts>;
   readonly retry: Required<TinkerRetryOptions>;
@@ -134,6 +156,9 @@ export interface ResolvedTinkerOptions {
 }
 
 const ms = (min: number) => z.number().int().min(min);
+
+/** Headers the protocol sets itself; `extraHeaders` may not override them. */
+const RESERVED_HEADERS = new Set(['x-api-key', 'authorization', 'content-type', 'content-encoding', 'accept', 'x-idempotency-key', 'user-agent', 'host', 'content-length']);
 
 const schema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
@@ -157,7 +182,12 @@ const schema = z.strictObject({
   ]),
   maxContextTokens: z.number().int().min(8).optional(),
   maxChunkDatums: z.number().int().min(1).max(1024).optional(),
-  wireFormat: z.enum(['json', 'protobuf']).optional(),
+  wireFormat: z.enum(['auto', 'json', 'protobuf']).optional(),
+  extraHeaders: z
+    .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'not an HTTP header name'), z.string().regex(/^[^\r\n]*$/, 'must not contain line breaks'))
+    .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())), { error: 'must not set x-api-key, authorization, content-type, content-encoding, accept, x-idempotency-key, user-agent, host or content-length' })
+    .optional(),
+  onWarning: z.custom<(e: WarningEvent) => void>((f) => typeof f === 'function', { error: 'expected a function' }).optional(),
   allowTemperedSampling: z.boolean().optional(),
   timeouts: z
     .strictObject({
@@ -219,7 +249,9 @@ export function resolveTinkerOptions(options: TinkerBackendOptions, env: NodeJS.
     renderer: options.renderer,
     maxContextTokens: o.maxContextTokens ?? 32_768,
     maxChunkDatums: o.maxChunkDatums ?? 1024,
-    wireFormat: o.wireFormat ?? 'json',
+    wireFormat: o.wireFormat ?? 'auto',
+    extraHeaders: { ...(o.extraHeaders ?? {}) },
+    onWarning: options.onWarning ?? ((e) => process.emitWarning(e.message, { type: 'TinkerServerNotice', code: e.code })),
     allowTemperedSampling: o.allowTemperedSampling ?? false,
     timeouts: {
       connectMs: o.timeouts?.connectMs ?? 5_000,

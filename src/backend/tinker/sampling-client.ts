@@ -45,24 +45,32 @@ export class TinkerSamplingClient implements SamplingClient {
   readonly #http: TinkerHttp;
   readonly #opts: ResolvedTinkerOptions;
   readonly #seq = { next: 0 };
+  readonly #limit: <T>(run: () => Promise<T>) => Promise<T>;
   /** The server's id of this sampling session. */
   readonly samplingSessionId: string;
 
-  constructor(http: TinkerHttp, opts: ResolvedTinkerOptions, samplingSessionId: string) {
+  /**
+   * @param limit runs each sampling request (submit and poll); the backend passes one limiter, sized by the server's
+   *   `sample_max_concurrent_requests`, shared by all of its samplers. @default no limit
+   */
+  constructor(http: TinkerHttp, opts: ResolvedTinkerOptions, samplingSessionId: string, limit?: <T>(run: () => Promise<T>) => Promise<T>) {
     this.#http = http;
     this.#opts = opts;
     this.samplingSessionId = samplingSessionId;
+    this.#limit = limit ?? ((run) => run());
   }
 
   async #sample(prompt: readonly number[], body: Record<string, unknown>): Promise<SampleOutput> {
     const request = { ...body, prompt: modelInputJson(prompt), sampling_session_id: this.samplingSessionId, seq_id: this.#seq.next++, type: 'sample' };
     const submit = async () => requestIdOf('asample', await this.#http.call('asample', '/api/v1/asample', { json: request }));
-    return awaitFuture(this.#http, this.#opts, await submit(), {
-      op: 'sample',
-      submit,
-      json: (b) => parseSampleJson('sample', b),
-      ...(this.#opts.wireFormat === 'protobuf' ? { proto: decodeSampleProto } : {}),
-    });
+    return this.#limit(async () =>
+      awaitFuture(this.#http, this.#opts, await submit(), {
+        op: 'sample',
+        submit,
+        json: (b) => parseSampleJson('sample', b),
+        ...(this.#opts.wireFormat !== 'json' ? { proto: decodeSampleProto } : {}),
+      }),
+    );
   }
 
   /**

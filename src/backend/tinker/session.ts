@@ -1,13 +1,13 @@
 import { BackendRequestError } from '../../errors/index.js';
 import { jsonOf, type TinkerHttp } from './http.js';
+import { useJwtAuth } from './jwt.js';
 import type { ResolvedTinkerOptions } from './options.js';
+import { fetchServerConfig, TINKER_PROTOCOL_VERSION, type TinkerServerConfig } from './server-config.js';
 import { stringField } from './wire.js';
 
-/** Sent as `sdk_version` so servers can tell this client apart. */
-export const AGENTRL_SDK_VERSION = 'agentrl-0.1.0';
-
 /**
- * A protocol session: `create_session`, then `session_heartbeat` every `timeouts.heartbeatMs` on an unref'd timer
+ * A protocol session: `client/config` (and the JWT exchange when it enables it), `create_session` (its
+ * `info_message` / `warning_message` / `error_message` go to `opts.onWarning` as `server_notice`), then `session_heartbeat` every `timeouts.heartbeatMs` on an unref'd timer
  * (never keeps the process alive) until `stop()`. Holds the per-session counters `model_seq_id` and
  * `sampling_session_seq_id`. Heartbeat failures are counted, not thrown (SkyRL unloads a session's models after
  * 300 s without one).
@@ -25,18 +25,27 @@ export class TinkerSession {
     id: string,
     readonly http: TinkerHttp,
     readonly opts: ResolvedTinkerOptions,
+    /** The server's `/client/config` flags (defaults when it has none). */
+    readonly config: TinkerServerConfig,
   ) {
     this.id = id;
   }
 
   /** Creates the session and starts its heartbeat. */
   static async create(http: TinkerHttp, opts: ResolvedTinkerOptions): Promise<TinkerSession> {
+    const config = await fetchServerConfig(http);
+    if (config.pjwtAuth) await useJwtAuth(http);
     const a = await http.call('create_session', '/api/v1/create_session', {
-      json: { tags: [...opts.sessionTags], user_metadata: {}, sdk_version: AGENTRL_SDK_VERSION, type: 'create_session' },
+      json: { tags: [...opts.sessionTags], user_metadata: {}, sdk_version: TINKER_PROTOCOL_VERSION, type: 'create_session' },
     });
-    const id = stringField(jsonOf(a), 'session_id');
+    const body = jsonOf(a);
+    const id = stringField(body, 'session_id');
     if (id === undefined) throw new BackendRequestError('create_session', 'unknown', 'answer has no session_id');
-    const s = new TinkerSession(id, http, opts);
+    for (const [field, level] of [['error_message', 'error'], ['warning_message', 'warning'], ['info_message', 'info']] as const) {
+      const message = stringField(body, field);
+      if (message !== undefined) opts.onWarning({ code: 'server_notice', message: `${http.baseUrl} (${level}): ${message}` });
+    }
+    const s = new TinkerSession(id, http, opts, config);
     s.#schedule();
     return s;
   }

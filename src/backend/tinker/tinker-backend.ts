@@ -1,7 +1,7 @@
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import type { Renderer } from '../../chat/types.js';
-import { BackendRequestError } from '../../errors/index.js';
+import { BackendInputError, BackendRequestError } from '../../errors/index.js';
 import { resolveCheckpointPath, writeCheckpointPointer } from './checkpoint-pointer.js';
 import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient, TrainingBackend } from '../types.js';
 import { mergeForwardBackward } from './fb-result.js';
@@ -14,7 +14,9 @@ import { decodeForwardBackwardProto } from './proto.js';
 import { resolveRenderer } from './renderer-source.js';
 import { checkLearnerSampling, TinkerSamplingClient } from './sampling-client.js';
 import { SeqOrder } from './seq-order.js';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { TinkerSession } from './session.js';
+import type { TinkerServerConfig } from './server-config.js';
 import { adamParamsJson, checkpointName, chunkDatums, forwardBackwardBody } from './training-ops.js';
 import { parseForwardBackwardJson, parseMetricsJson, parseModelId, stringField, type ForwardBackwardOutput, type WireDatum } from './wire.js';
 
@@ -83,11 +85,15 @@ class TinkerTrainingBackend implements TinkerBackend {
   #renderer: Promise<Renderer> | undefined;
   #lastCheckpoint: string | undefined;
   #closed = false;
-  /** Send `forward_backward` bodies as protobuf (until a server answers 415). */
+  /** Send `forward_backward` bodies as protobuf (`auto`: until the server says or shows it reads only JSON). */
   #protoBodies: boolean;
+  /** The server's `/client/config` once the session exists. */
+  #serverConfig: TinkerServerConfig | undefined;
+  /** Sampling requests in flight across this backend's samplers: the server's `sample_max_concurrent_requests`. */
+  #sampleLimit: LimitFunction | undefined;
 
   constructor(opts: ResolvedTinkerOptions) {
-    this.#protoBodies = opts.wireFormat === 'protobuf';
+    this.#protoBodies = opts.wireFormat !== 'json';
     this.#opts = opts;
     this.#http = new TinkerHttp(opts);
     this.baseUrl = opts.baseUrl;
@@ -104,7 +110,11 @@ class TinkerTrainingBackend implements TinkerBackend {
 
   #sessionP(): Promise<TinkerSession> {
     if (!this.#session) {
-      const p = TinkerSession.create(this.#http, this.#opts);
+      const p = TinkerSession.create(this.#http, this.#opts).then((s) => {
+        this.#serverConfig = s.config;
+        if (this.#opts.wireFormat === 'auto' && s.config.protoWrite === false) this.#protoBodies = false;
+        return s;
+      });
       this.#session = p;
       p.catch(() => {
         if (this.#session === p) this.#session = undefined;
@@ -156,8 +166,11 @@ class TinkerTrainingBackend implements TinkerBackend {
     build: (modelId: string, seqId: number) => { path: string; body: HttpBody } | Promise<{ path: string; body: HttpBody }>,
     decode: Omit<FutureOp<T>, 'op' | 'submit'>,
     slot = this.#slot(),
+    /** A `409` on submit is this result (the SDK's rule for saves under an existing name), not an error. */
+    onConflict?: (modelId: string) => T,
   ): Promise<T> {
     let submit: () => Promise<string> = () => Promise.reject(new Error('not submitted'));
+    let conflicted: { modelId: string } | undefined;
     const requestId = slot.seq.enqueue(async (seqId) => {
       const modelId = await slot.id;
       if (slot.lost) {
@@ -175,8 +188,10 @@ class TinkerTrainingBackend implements TinkerBackend {
         try {
           return requestIdOf(op, await this.#http.call(op, path, body));
         } catch (e) {
-          // Content negotiation: a server that refuses protobuf bodies (415) gets JSON from now on, same seq_id.
-          if (!(e instanceof BackendRequestError && e.status === 415 && 'raw' in body && this.#protoBodies)) throw e;
+          // Content negotiation: a server that refuses protobuf bodies (415, or FastAPI's 422 for a body that
+          // is not JSON) gets JSON from now on, same seq_id.
+          const refused = e instanceof BackendRequestError ? e.status === 415 : e instanceof BackendInputError && /422|json/i.test(e.message);
+          if (!(refused && 'raw' in body && this.#protoBodies)) throw e;
           this.#protoBodies = false;
           ({ path, body } = await build(modelId, seqId));
           return requestIdOf(op, await this.#http.call(op, path, body));
@@ -185,11 +200,15 @@ class TinkerTrainingBackend implements TinkerBackend {
       try {
         return await submit();
       } catch (cause) {
+        if (onConflict && cause instanceof BackendRequestError && cause.status === 409) {
+          conflicted = { modelId };
+          return '';
+        }
         slot.lost ??= { seqId, op, cause };
         throw cause;
       }
     });
-    return requestId.then((id) => awaitFuture(this.#http, this.#opts, id, { op, submit: () => submit(), ...decode }));
+    return requestId.then((id) => (conflicted && onConflict ? onConflict(conflicted.modelId) : awaitFuture(this.#http, this.#opts, id, { op, submit: () => submit(), ...decode })));
   }
 
   #fbOp(datums: readonly WireDatum[], plan: Pick<TinkerLossPlan, 'lossFn' | 'lossFnConfig'>, forwardOnly: boolean): Promise<ForwardBackwardOutput> {
@@ -199,7 +218,7 @@ class TinkerTrainingBackend implements TinkerBackend {
       (modelId, seqId) => forwardBackwardBody({ modelId, seqId, datums, plan, forwardOnly, wireFormat: this.#protoBodies ? 'protobuf' : 'json' }),
       {
         json: (b) => parseForwardBackwardJson(op, b, datums.length),
-        ...(this.#opts.wireFormat === 'protobuf' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
+        ...(this.#opts.wireFormat !== 'json' ? { proto: (bytes: Uint8Array) => decodeForwardBackwardProto(bytes, datums.length) } : {}),
       },
     );
   }
@@ -235,7 +254,9 @@ class TinkerTrainingBackend implements TinkerBackend {
       return forwardBackwardCustom(steps, datums, config, weight);
     }
     const plan = planForwardBackward(datums, config, weight, this.maxContextTokens);
-    const chunks = chunkDatums(plan.datums, this.#opts.maxChunkDatums);
+    // The server's limits apply once its /client/config is known (connect() or any earlier call).
+    const c = this.#serverConfig;
+    const chunks = chunkDatums(plan.datums, Math.min(this.#opts.maxChunkDatums, c?.maxChunkLen ?? Infinity), c?.maxChunkBytes);
     // All chunks take their seq_ids now, in order; results are awaited together.
     const results = await Promise.all(chunks.map((c) => this.#fbOp(c, plan, false)));
     return mergeForwardBackward({ datums, loss, weight, plan, results });
@@ -244,7 +265,9 @@ class TinkerTrainingBackend implements TinkerBackend {
   /** Learner logprobs of `datums` from the protocol's `forward` (no gradients), for the custom-loss path. */
   async #forwardLogprobs(datums: readonly Datum[]): Promise<number[][]> {
     const plan = planForwardBackward(datums.map((d) => ({ ...d, weights: d.mask.map(() => 0) })), WEIGHTED_CROSS_ENTROPY, 1, this.maxContextTokens);
-    const results = await Promise.all(chunkDatums(plan.datums, this.#opts.maxChunkDatums).map((c) => this.#fbOp(c, plan, true)));
+    const c = this.#serverConfig;
+    const chunks = chunkDatums(plan.datums, Math.min(this.#opts.maxChunkDatums, c?.maxChunkLen ?? Infinity), c?.maxChunkBytes);
+    const results = await Promise.all(chunks.map((ch) => this.#fbOp(ch, plan, true)));
     return results.flatMap((r) => r.logprobs.map((lp) => Array.from(lp)));
   }
 
@@ -284,7 +307,9 @@ class TinkerTrainingBackend implements TinkerBackend {
       id = stringField(jsonOf(a), 'sampling_session_id');
     }
     if (id === undefined) throw new BackendRequestError('save_weights_for_sampler', 'unknown', 'result has neither sampling_session_id nor path');
-    return new TinkerSamplingClient(this.#http, this.#opts, id);
+    const session = await this.#sessionP();
+    this.#sampleLimit ??= pLimit(session.config.sampleMaxConcurrent);
+    return new TinkerSamplingClient(this.#http, this.#opts, id, this.#sampleLimit);
   }
 
   /**
@@ -297,11 +322,17 @@ class TinkerTrainingBackend implements TinkerBackend {
     this.#ensureOpen();
     const name = checkpointName(path);
     const slot = this.#slot();
+    // `overwrite: false` as the SDK (≥ 0.22): a resubmitted save after a lost answer is then a 409, which — like the
+    // SDK — means the checkpoint exists under that name: its path is the result.
     const saved = await this.#modelOp(
       'save_weights',
-      (modelId, seqId) => ({ path: '/api/v1/save_weights', body: { json: { model_id: modelId, path: name, seq_id: seqId, type: 'save_weights' } } }),
+      (modelId, seqId) => ({ path: '/api/v1/save_weights', body: { json: { model_id: modelId, path: name, seq_id: seqId, overwrite: false, type: 'save_weights' } } }),
       { json: (b) => stringField(b, 'path') },
       slot,
+      (modelId) => {
+        this.#opts.onWarning({ code: 'server_notice', message: `save_weights: a checkpoint named '${name}' already exists on ${this.baseUrl}; kept it (tinker://${modelId}/weights/${name}) — save under a new path to keep newer weights` });
+        return `tinker://${modelId}/weights/${name}`;
+      },
     );
     const modelId = await slot.id;
     const tinkerPath = saved ?? `tinker://${modelId}/weights/${name}`;

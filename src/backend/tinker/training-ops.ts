@@ -6,20 +6,31 @@ import type { TinkerLossPlan } from './loss-mapping.js';
 import { encodeForwardBackwardRequest } from './proto.js';
 import { forwardBackwardInputJson, type WireDatum } from './wire.js';
 
-/** Splits wire datums into chunks of at most `maxDatums` datums and about 500,000 numbers (each chunk one request). */
-export function chunkDatums(datums: readonly WireDatum[], maxDatums: number, maxNumbers = 500_000): WireDatum[][] {
+/** Estimated protobuf bytes of one datum: int32 tokens, tensors in their dtype, and a little framing per tensor. */
+export function datumProtoBytes(d: WireDatum): number {
+  let n = d.modelInput.length * 4 + 16;
+  for (const t of Object.values(d.inputs)) n += t.data.length * (t.dtype === 'int64' ? 8 : 4) + 24;
+  return n;
+}
+
+/**
+ * Splits wire datums into chunks of at most `maxDatums` datums and about `maxBytes` estimated protobuf bytes (the
+ * SDK's `fwdbwd_max_chunk_bytes_count`, default 5,000,000); each chunk is one request. A datum larger than the
+ * byte limit goes alone.
+ */
+export function chunkDatums(datums: readonly WireDatum[], maxDatums: number, maxBytes = 5_000_000): WireDatum[][] {
   const out: WireDatum[][] = [];
   let cur: WireDatum[] = [];
-  let numbers = 0;
+  let bytes = 0;
   for (const d of datums) {
-    const n = d.modelInput.length + Object.values(d.inputs).reduce((a, t) => a + t.data.length, 0);
-    if (cur.length > 0 && (cur.length >= maxDatums || numbers + n > maxNumbers)) {
+    const n = datumProtoBytes(d);
+    if (cur.length > 0 && (cur.length >= maxDatums || bytes + n > maxBytes)) {
       out.push(cur);
       cur = [];
-      numbers = 0;
+      bytes = 0;
     }
     cur.push(d);
-    numbers += n;
+    bytes += n;
   }
   if (cur.length > 0) out.push(cur);
   return out;
@@ -69,8 +80,11 @@ export function adamParamsJson(p: AdamParams): Record<string, number> {
   };
 }
 
-/** A checkpoint name the servers accept (`[A-Za-z0-9._-]`, ≤ 128 chars) derived from a path such as `runs/a/ckpt-10`. */
+/**
+ * A checkpoint name every server accepts — SkyRL's rule `^[a-zA-Z0-9_-]+$` (no `.`), ≤ 128 chars — derived from a
+ * path such as `runs/a/ckpt-10.5` (→ `runs_a_ckpt-10_5`).
+ */
 export function checkpointName(path: string): string {
-  const s = path.replace(/^\.?\/+/, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '');
+  const s = path.replace(/^\.?\/+/, '').replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
   return (s === '' ? 'checkpoint' : s).slice(-128);
 }

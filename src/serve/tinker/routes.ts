@@ -5,6 +5,12 @@ import type { ServeCaller } from './caller.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import type { TinkerService } from './service.js';
 import * as w from './wire.js';
+import { clientConfig, clientDynamicConfig, type ClientConfigFacts } from './client-config.js';
+import { acceptsProtobuf, decodeForwardBackwardRequest, PROTOBUF, protoResult } from './proto-wire.js';
+import { registerTinkerRestRoutes } from './rest-routes.js';
+
+/** Options of {@link registerTinkerRoutes}: what `client/config` reports. Callers are told apart by `service.callerOf`. */
+export type TinkerRouteOptions = ClientConfigFacts;
 
 /** Path prefix of every Tinker endpoint. */
 export const TINKER_PREFIX = '/api/v1';
@@ -17,10 +23,13 @@ export const TINKER_PREFIX = '/api/v1';
  * Past a request limit (`ServeLimits`): 400; past a load limit: 429 (or 503 for the model count) with `Retry-After`.
  * `retrieve_future` long-polls and answers `{type: "try_again"}` while pending, 410 once a result has expired.
  */
-export function registerTinkerRoutes(app: FastifyInstance, service: TinkerService): void {
+export function registerTinkerRoutes(app: FastifyInstance, service: TinkerService, options: TinkerRouteOptions = { maxBodyBytes: 64 * 1024 * 1024, maxInFlight: 256 }): void {
   const p = TINKER_PREFIX;
+  // Protobuf bodies (SDK ≥ 0.22.3 with proto_write_fwdbwd, every body of 0.25) arrive as bytes; only forward_backward takes them.
+  app.addContentTypeParser(PROTOBUF, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   const post = <S extends z.ZodType>(path: string, schema: S, handler: (body: z.infer<S>, caller: ServeCaller, signal: AbortSignal) => unknown) => {
     app.post(`${p}/${path}`, async (req, reply) => {
+      if (Buffer.isBuffer(req.body)) return reply.code(415).send({ error: `${path}: protobuf bodies are accepted by forward_backward only; send JSON`, category: 'user' });
       const parsed = schema.safeParse(req.body ?? {});
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
@@ -38,8 +47,10 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
 
   app.get(`${p}/healthz`, async () => ({ status: 'ok' }));
   app.get(`${p}/get_server_capabilities`, async () => service.capabilities());
-  // Tinker SDK ≥ 0.18 bootstrap; this server has no JWT exchange.
-  app.post(`${p}/client/config`, async () => ({ pjwt_auth_enabled: false }));
+  // Tinker SDK ≥ 0.18 bootstrap (flags it follows), ≥ 0.25 its periodically refreshed part.
+  const config = clientConfig(options);
+  app.post(`${p}/client/config`, async () => config);
+  app.post(`${p}/client/dynamic_config`, async () => clientDynamicConfig());
   app.post(`${p}/telemetry`, async () => ({ status: 'accepted' }));
 
   post('create_session', w.createSessionSchema, (b, c) => service.createSession(b, c));
@@ -47,7 +58,29 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
   post('create_model', w.createModelSchema, (b, c) => service.createModel(b, c));
   post('get_info', w.modelIdSchema, (b, c) => service.getInfo(b, c));
   post('unload_model', w.modelIdSchema, (b, c) => service.unloadModel(b, c));
-  post('forward_backward', w.forwardBackwardSchema, (b, c) => service.forwardBackward(b, c));
+  // JSON (SDK ≤ 0.24) or protobuf (0.25; `forward_only` makes it a forward): the same limits, ownership and queue.
+  app.post(`${p}/forward_backward`, async (req, reply) => {
+    const caller = service.callerOf(req.headers);
+    if (!Buffer.isBuffer(req.body)) {
+      const parsed = w.forwardBackwardSchema.safeParse(req.body ?? {});
+      if (!parsed.success) return badBody(reply, 'forward_backward', parsed.error);
+      return runOrSend(reply, () => service.forwardBackward(parsed.data, caller));
+    }
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+      return reply.code(415).send({ error: `Content-Encoding '${encoding}' is not accepted (client/config: proto_compress_fwdbwd false); send the body uncompressed`, category: 'user' });
+    }
+    const raw = req.body;
+    return runOrSend(reply, () => {
+      const b = decodeForwardBackwardRequest(raw);
+      // The range checks the JSON schema makes on loss_fn_config (datum and token limits are the service's).
+      const config = w.forwardInputSchema.shape.loss_fn_config.safeParse(b.forward_backward_input.loss_fn_config);
+      if (!config.success) return badBody(reply, 'forward_backward', config.error, 'forward_backward_input.loss_fn_config');
+      return b.forward_only
+        ? service.forward({ model_id: b.model_id, seq_id: b.seq_id, forward_input: b.forward_backward_input }, caller, raw)
+        : service.forwardBackward({ model_id: b.model_id, seq_id: b.seq_id, forward_backward_input: b.forward_backward_input }, caller, raw);
+    });
+  });
   post('forward', w.forwardSchema, (b, c) => service.forward(b, c));
   post('optim_step', w.optimStepSchema, (b, c) => service.optimStep(b, c));
   post('save_weights', w.saveWeightsSchema, (b, c) => service.saveWeights(b, c));
@@ -55,6 +88,7 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
   post('save_weights_for_sampler', w.saveForSamplerSchema, (b, c) => service.saveWeightsForSampler(b, c));
   post('create_sampling_session', w.createSamplingSessionSchema, (b, c) => service.createSamplingSession(b, c));
   post('asample', w.sampleSchema, (b, c) => service.sample(b, c));
+  registerTinkerRestRoutes(app, service);
   app.post(`${p}/retrieve_future`, async (req, reply) => {
     const parsed = w.retrieveFutureSchema.safeParse(req.body ?? {});
     if (!parsed.success) return reply.code(400).send({ error: 'retrieve_future: request_id (string) is required', category: 'user' });
@@ -62,8 +96,12 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
     reply.raw.once('close', () => ac.abort());
     const r = await service.retrieve(parsed.data, service.callerOf(req.headers), ac.signal);
     switch (r.state) {
-      case 'done':
-        return r.body;
+      case 'done': {
+        // Results with a protobuf form go as protobuf to a poll that accepts it (SDK ≥ 0.18.1 for samples, ≥ 0.19
+        // for forward_backward; 0.25 takes nothing else); JSON otherwise, and always for failures.
+        const proto = acceptsProtobuf(req.headers.accept) ? protoResult(r.body) : undefined;
+        return proto ? reply.type(PROTOBUF).send(Buffer.from(proto.buffer, proto.byteOffset, proto.byteLength)) : r.body;
+      }
       case 'pending':
         return { type: 'try_again', request_id: parsed.data.request_id, queue_state: 'active' };
       case 'expired':
@@ -72,6 +110,20 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
         return reply.code(404).send({ error: `unknown request_id '${parsed.data.request_id}'`, category: 'user' });
     }
   });
+}
+
+function badBody(reply: FastifyReply, path: string, error: z.ZodError, field?: string): FastifyReply {
+  const issue = error.issues[0]!;
+  const at = [field, ...issue.path].filter((x) => x !== undefined && x !== '').join('.');
+  return reply.code(400).send({ error: `${path}: ${at || '(body)'}: ${issue.message}`, category: 'user' });
+}
+
+async function runOrSend(reply: FastifyReply, run: () => unknown): Promise<unknown> {
+  try {
+    return await run();
+  } catch (e) {
+    return sendError(reply, e);
+  }
 }
 
 function sendError(reply: FastifyReply, e: unknown): FastifyReply {

@@ -84,7 +84,8 @@ export interface ServeApp {
 
 /**
  * `agentrl serve` as a library call: the embedded engine (`localBackend`) behind the Tinker HTTP API
- * (`/api/v1/...`, JSON bodies; `reference/tinker-http.md`), on the shared hardened HTTP layer. Each
+ * (`/api/v1/...`, JSON bodies and protobuf `forward_backward` bodies and results by content negotiation, the REST
+ * surface of runs, checkpoints with archive download, samplers and sessions; `reference/tinker-http.md`), on the shared hardened HTTP layer. Each
  * `create_model` is an independent copy of `checkpoint`; per-model requests run in `seq_id` order; sampling
  * runs beside training.
  * @example
@@ -123,7 +124,7 @@ export function createServeApp(options: ServeAppOptions = {}): ServeApp {
     void http.close();
     throw new ConfigError('serve options', [{ path: 'checkpoint', message: e instanceof Error ? e.message : String(e) }]);
   }
-  registerTinkerRoutes(http.app, service);
+  registerTinkerRoutes(http.app, service, { maxBodyBytes: http.limits.maxBodyBytes, maxInFlight: http.limits.maxInFlight });
   let pluginsDone: Promise<void> | undefined;
   return {
     app: http.app,

@@ -18,6 +18,7 @@ import { errorBody, ServeRequestError } from './errors.js';
 import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
 import { SeqQueue } from './seq-queue.js';
 import { resolveServeLimits, type ServeLimits } from './serve-limits.js';
+import { listStoredCheckpoints, removeStoredCheckpoint, type CheckpointKind, type StoredCheckpoint } from './checkpoint-store.js';
 import * as w from './wire.js';
 
 /** Options of {@link TinkerService}; see {@link createServeApp} for the documented public form. */
@@ -70,6 +71,21 @@ interface SessionState {
   readonly samplingSessions: string[];
 }
 
+/**
+ * A training run as the REST surface reports it; kept after its model is unloaded (its checkpoints stay). Listed only
+ * to the principal that created it.
+ */
+export interface RunRecord {
+  readonly id: string;
+  readonly sessionId: string;
+  /** Who created it (the caller's principal). */
+  readonly principal: string;
+  readonly baseModel: string;
+  readonly lora: z.infer<typeof w.loraConfigSchema> | undefined;
+  readonly userMetadata: Readonly<Record<string, unknown>> | undefined;
+  lastRequestTime: number;
+}
+
 /** A sampling session id or a named sampler path, and whom it belongs to. */
 interface SamplerEntry {
   readonly sampler: SamplingClient;
@@ -78,6 +94,14 @@ interface SamplerEntry {
   readonly sessionId: string | undefined;
   /** The named path or base model this id samples (a `create_sampling_session` alias). */
   readonly aliasOf?: string;
+  /** The saved weights it was made from (`create_sampling_session`'s `model_path`), for `GET /samplers/{id}`. */
+  readonly modelPath?: string;
+}
+
+/** A refused submission (a name conflict): the error to throw and the result its consumed `seq_id` answers. */
+interface SubmitRefusal {
+  readonly error: ServeRequestError;
+  readonly result: FutureBody;
 }
 
 /** A model as {@link TinkerService.resolveModel} answers it. */
@@ -108,7 +132,7 @@ export interface TinkerServiceStats {
   readonly outOfOrderBytes: number;
 }
 
-const digest = (op: string, text: string): string => createHash('sha256').update(op).update(text).digest('hex');
+const digest = (op: string, body: string | Uint8Array): string => createHash('sha256').update(op).update(body).digest('hex');
 const newId = (prefix: string): string => `${prefix}_${randomBytes(16).toString('hex')}`;
 
 /**
@@ -134,6 +158,10 @@ export class TinkerService {
   /** Unfinished futures per load key (a session id, or `principal:<p>` for requests without one). */
   readonly #queued = new Map<string, number>();
   #queuedTotal = 0;
+  /** Every training run created, for the REST listings (scoped to their principal). */
+  readonly #runs = new Map<string, RunRecord>();
+  /** `<model>/<kind>/<name>` of every save submitted (reserved before it runs, so a second one conflicts at once). */
+  readonly #savedNames = new Set<string>();
   readonly #sessionSweep: NodeJS.Timeout;
   readonly #baseBackend: TrainingBackend;
   #baseSampler: Promise<SamplingClient> | undefined;
@@ -300,6 +328,7 @@ export class TinkerService {
       const backend = this.#newBackend();
       const queue = new SeqQueue({ maxWaiting: L.maxOutOfOrderRequests, maxWaitingBytes: L.maxOutOfOrderBytes, waitTimeoutMs: L.outOfOrderTimeoutMs });
       this.#models.set(id, { id, sessionId: body.session_id, principal: caller.principal, backend, queue, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, ephemeral: [], named: new Set(), checkpoints: 0 });
+      this.#runs.set(id, { id, sessionId: body.session_id, principal: caller.principal, baseModel: this.modelName, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, lastRequestTime: Date.now() });
       session.models.add(id);
       return { type: 'create_model', model_id: id };
     })();
@@ -330,22 +359,28 @@ export class TinkerService {
     });
   }
 
-  /** `forward_backward`: Tinker's token-sum loss; gradients accumulate until `optim_step`. */
-  forwardBackward(body: z.infer<typeof w.forwardBackwardSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+  /**
+   * `forward_backward`: Tinker's token-sum loss; gradients accumulate until `optim_step`. `raw`: the protobuf body
+   * `body` was decoded from (its bytes identify the request for `seq_id` duplicates).
+   */
+  forwardBackward(body: z.infer<typeof w.forwardBackwardSchema>, caller: ServeCaller, raw?: Uint8Array): { request_id: string; model_id: string } {
     const m = this.#model(caller, body.model_id);
     this.#checkBatch(body.forward_backward_input, 'forward_backward_input');
-    return this.#submit(caller, m, body.seq_id, 'forward_backward', body, async () => {
+    return this.#submit(caller, m, body.seq_id, 'forward_backward', raw ?? body, async () => {
       const { datums, loss } = convert(body.forward_backward_input);
       const r = await m.backend.forwardBackward(datums, loss);
       return fbOutput(datums, loss, r.logprobs, { 'loss:sum': r.metrics['loss'] ?? 0, 'tokens:sum': r.metrics['tokens'] ?? 0, 'clip_frac:mean': r.metrics['clip_frac'] ?? 0, 'kl_sample_train:mean': r.metrics['kl_sample_train'] ?? 0 });
     });
   }
 
-  /** `forward`: learner logprobs and the loss without touching gradients (one context-length pass per datum). */
-  forward(body: z.infer<typeof w.forwardSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
+  /**
+   * `forward`: learner logprobs and the loss without touching gradients (one context-length pass per datum). `raw`:
+   * the protobuf body (`forward_only`) `body` was decoded from.
+   */
+  forward(body: z.infer<typeof w.forwardSchema>, caller: ServeCaller, raw?: Uint8Array): { request_id: string; model_id: string } {
     const m = this.#model(caller, body.model_id);
     this.#checkBatch(body.forward_input, 'forward_input');
-    return this.#submit(caller, m, body.seq_id, 'forward', body, async () => {
+    return this.#submit(caller, m, body.seq_id, 'forward', raw ?? body, async () => {
       const { datums, loss } = convert(body.forward_input);
       if (datums.length === 0) throw new BackendInputError('data', 'empty batch');
       const logprobs: number[][] = [];
@@ -376,7 +411,10 @@ export class TinkerService {
     });
   }
 
-  /** `save_weights`: weights + optimizer state under the state directory; answers the `tinker://` path. */
+  /**
+   * `save_weights`: weights + optimizer state under the state directory; answers the `tinker://` path. With
+   * `overwrite: false` a name already saved is a 409 (its `seq_id` is consumed; a resubmission gets the same answer).
+   */
   saveWeights(body: z.infer<typeof w.saveWeightsSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
     const m = this.#model(caller, body.model_id);
     const name = body.path ?? `state-${randomBytes(4).toString('hex')}`;
@@ -384,14 +422,21 @@ export class TinkerService {
     if (m.checkpoints >= this.limits.maxCheckpointsPerModel) {
       throw new ServeRequestError(400, `model ${m.id} already saved ${m.checkpoints} checkpoints (maxCheckpointsPerModel ${this.limits.maxCheckpointsPerModel})`);
     }
-    return this.#submit(caller, m, body.seq_id, 'save_weights', body, async () => {
-      const modelDir = join(await this.stateDir(), m.id);
-      await mkdir(modelDir, { recursive: true });
-      await writeFile(join(modelDir, 'owner'), principalTag(m.principal));
-      await m.backend.saveState(join(modelDir, 'weights', name));
-      m.checkpoints += 1;
-      return { type: 'save_weights', path: `tinker://${m.id}/weights/${name}` };
-    });
+    const path = `tinker://${m.id}/weights/${name}`;
+    return this.#submit(
+      caller,
+      m,
+      body.seq_id,
+      'save_weights',
+      body,
+      async () => {
+        const modelDir = await this.#modelDir(m);
+        await m.backend.saveState(join(modelDir, 'weights', name));
+        m.checkpoints += 1;
+        return { type: 'save_weights', path };
+      },
+      () => this.#reserveName(m.id, 'weights', name, body.overwrite ?? true, { type: 'save_weights', path }),
+    );
   }
 
   /** `load_weights` from a `tinker://…/weights/<name>` path of this server saved by the caller (optimizer state when `optimizer`). */
@@ -418,24 +463,39 @@ export class TinkerService {
     if (path !== undefined && !m.named.has(path) && m.named.size >= this.limits.maxNamedSamplersPerModel) {
       throw new ServeRequestError(400, `model ${m.id} already holds ${m.named.size} named sampler weights (maxNamedSamplersPerModel ${this.limits.maxNamedSamplersPerModel})`);
     }
-    return this.#submit(caller, m, body.seq_id, 'save_weights_for_sampler', body, async () => {
-      const sampler = await m.backend.saveWeightsForSampler();
-      if (!this.#models.has(m.id)) {
-        sampler.release?.();
-        throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
-      }
-      if (path !== undefined) {
-        this.#releaseNamed(path);
-        this.#namedSamplers.set(path, { sampler, principal: m.principal, sessionId: undefined, modelId: m.id });
-        m.named.add(path);
-        return { type: 'save_weights_for_sampler', path };
-      }
-      const id = newId('sampler');
-      this.#samplers.set(id, { sampler, principal: m.principal, sessionId: m.sessionId });
-      m.ephemeral.push(id);
-      while (m.ephemeral.length > this.limits.samplerVersionsPerModel) this.#releaseSampler(m.ephemeral.shift()!);
-      return { type: 'save_weights_for_sampler', sampling_session_id: id };
-    });
+    return this.#submit(
+      caller,
+      m,
+      body.seq_id,
+      'save_weights_for_sampler',
+      body,
+      async () => {
+        const sampler = await m.backend.saveWeightsForSampler();
+        if (!this.#models.has(m.id)) {
+          sampler.release?.();
+          throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
+        }
+        if (name !== undefined && path !== undefined) {
+          // Named sampler weights are also written to disk, so they can be listed and downloaded.
+          try {
+            await m.backend.saveState(join(await this.#modelDir(m), 'sampler_weights', name));
+          } catch (e) {
+            sampler.release?.();
+            throw e;
+          }
+          this.#releaseNamed(path);
+          this.#namedSamplers.set(path, { sampler, principal: m.principal, sessionId: undefined, modelId: m.id });
+          m.named.add(path);
+          return { type: 'save_weights_for_sampler', path };
+        }
+        const id = newId('sampler');
+        this.#samplers.set(id, { sampler, principal: m.principal, sessionId: m.sessionId });
+        m.ephemeral.push(id);
+        while (m.ephemeral.length > this.limits.samplerVersionsPerModel) this.#releaseSampler(m.ephemeral.shift()!);
+        return { type: 'save_weights_for_sampler', sampling_session_id: id };
+      },
+      name !== undefined && path !== undefined ? () => this.#reserveName(m.id, 'sampler_weights', name, body.overwrite ?? true, { type: 'save_weights_for_sampler', path }) : undefined,
+    );
   }
 
   /** `create_sampling_session` from a named sampler path of the caller, or the base model. */
@@ -449,7 +509,7 @@ export class TinkerService {
     if (body.model_path != null) w.parseTinkerPath(body.model_path, 'model_path');
     const target = await this.#samplerEntry(ref, caller);
     const id = newId('sampler');
-    this.#samplers.set(id, { sampler: target.sampler, principal: caller.principal, sessionId: body.session_id, aliasOf: ref });
+    this.#samplers.set(id, { sampler: target.sampler, principal: caller.principal, sessionId: body.session_id, aliasOf: ref, ...(body.model_path != null ? { modelPath: body.model_path } : {}) });
     session.samplingSessions.push(id);
     while (session.samplingSessions.length > this.limits.maxSamplingSessionsPerSession) this.#samplers.delete(session.samplingSessions.shift()!);
     return { type: 'create_sampling_session', sampling_session_id: id };
@@ -485,6 +545,76 @@ export class TinkerService {
       };
     })();
     return { request_id: this.#futures.create(caller.principal, work, errorBody, done) };
+  }
+
+  // ---- REST queries (`rest-routes.ts`): every listing and lookup is scoped to `caller`; another's answers 404. ----
+
+  /** The training runs `caller` created (also unloaded ones: their checkpoints stay), newest first. */
+  trainingRuns(caller: ServeCaller): RunRecord[] {
+    return [...this.#runs.values()].filter((r) => r.principal === caller.principal).reverse();
+  }
+
+  /** One run of `caller`. @throws ServeRequestError 404 when there is none by that id (or it is another principal's). */
+  trainingRun(caller: ServeCaller, id: string): RunRecord {
+    const r = this.#runs.get(id);
+    if (!r || r.principal !== caller.principal) throw new ServeRequestError(404, `unknown training run '${id}'`);
+    return r;
+  }
+
+  /**
+   * Checkpoints of `caller`'s run `id` on disk, oldest first; only those inside the state folder (symbolic links
+   * resolved), like {@link resolveCheckpoint}. @throws ServeRequestError 404 for an unknown run.
+   */
+  async checkpoints(caller: ServeCaller, id: string): Promise<StoredCheckpoint[]> {
+    const run = this.trainingRun(caller, id);
+    const root = await realpath(await this.stateDir());
+    const out: StoredCheckpoint[] = [];
+    for (const c of await listStoredCheckpoints(root, run.id)) {
+      const real = await realpath(c.dir).catch(() => undefined);
+      if (real !== undefined && real.startsWith(root + sep) && real === join(root, run.id, c.kind, c.name)) out.push(c);
+    }
+    return out;
+  }
+
+  /** One checkpoint of `caller` by run, kind and name. @throws ServeRequestError 404 when it does not exist. */
+  async checkpoint(caller: ServeCaller, id: string, kind: CheckpointKind, name: string): Promise<StoredCheckpoint> {
+    const c = (await this.checkpoints(caller, id)).find((x) => x.kind === kind && x.name === name);
+    if (!c) throw new ServeRequestError(404, `no checkpoint tinker://${id}/${kind}/${name}`);
+    return c;
+  }
+
+  /**
+   * Deletes a checkpoint of `caller` (its name may be saved again); named sampler weights are released too.
+   * @throws ServeRequestError 404 when it does not exist.
+   */
+  async deleteCheckpoint(caller: ServeCaller, id: string, kind: CheckpointKind, name: string): Promise<void> {
+    const c = await this.checkpoint(caller, id, kind, name);
+    await removeStoredCheckpoint(c);
+    this.#savedNames.delete(`${id}/${kind}/${name}`);
+    if (kind === 'sampler_weights') {
+      const path = `tinker://${id}/${kind}/${name}`;
+      this.#releaseNamed(path);
+      this.#models.get(id)?.named.delete(path);
+    }
+  }
+
+  /** Live sessions of `caller`, with their runs and live sampling session ids. */
+  sessions(caller: ServeCaller): { id: string; trainingRunIds: string[]; samplerIds: string[] }[] {
+    return this.sessionIds(caller).map((id) => ({
+      id,
+      trainingRunIds: [...this.#runs.values()].filter((r) => r.sessionId === id).map((r) => r.id),
+      samplerIds: [...this.#samplers].filter(([, e]) => e.sessionId === id).map(([sid]) => sid),
+    }));
+  }
+
+  /**
+   * `GET /samplers/{id}`: the sampler's base model and, when it was made from saved weights, their path.
+   * @throws ServeRequestError 404 when `caller` has no live sampling session by that id.
+   */
+  samplerInfo(caller: ServeCaller, id: string): { sampler_id: string; base_model: string; model_path?: string } {
+    const e = this.#samplers.get(id);
+    if (!e || e.principal !== caller.principal) throw new ServeRequestError(404, `unknown sampler '${id}'`);
+    return { sampler_id: id, base_model: this.modelName, ...(e.modelPath !== undefined ? { model_path: e.modelPath } : {}) };
   }
 
   /** The served model's renderer (tokenizer + chat template of the embedded model). */
@@ -569,9 +699,24 @@ export class TinkerService {
     };
   }
 
-  #submit(caller: ServeCaller, m: ModelState, seqId: number | null | undefined, op: string, body: unknown, run: () => Promise<FutureBody>): { request_id: string; model_id: string } {
+  /**
+   * Queues `run` in `seq_id` order, counted against the session's and the server's load limits. `body` identifies the
+   * request for duplicates (a protobuf body by its bytes). `reserve` runs after the duplicate and load checks (an
+   * identical resubmission still gets its original request id); when it refuses (a name conflict), the `seq_id` is
+   * consumed by a no-op whose result is `refusal.result`, so later requests of the model do not wait for it, and the
+   * refusal is thrown (HTTP 409).
+   */
+  #submit(
+    caller: ServeCaller,
+    m: ModelState,
+    seqId: number | null | undefined,
+    op: string,
+    body: unknown,
+    run: () => Promise<FutureBody>,
+    reserve?: () => SubmitRefusal | undefined,
+  ): { request_id: string; model_id: string } {
     this.#touch(m);
-    const text = JSON.stringify(body);
+    const text = body instanceof Uint8Array ? body : JSON.stringify(body);
     const hash = digest(op, text);
     const adm = m.queue.admit(seqId, hash, text.length);
     if (adm.kind === 'duplicate') return { request_id: adm.requestId, model_id: m.id };
@@ -588,6 +733,13 @@ export class TinkerService {
         adm.cancel(); // its seq_id stays unused: the retry is new, not a duplicate of nothing
         throw e;
       }
+    }
+    const refusal = reserve?.();
+    if (refusal) {
+      done?.();
+      adm.record(this.#futures.create(caller.principal, Promise.resolve(refusal.result), errorBody));
+      adm.start(async () => {});
+      throw refusal.error;
     }
     let release!: (v: FutureBody | PromiseLike<FutureBody>) => void;
     let fail!: (e: unknown) => void;
@@ -617,6 +769,26 @@ export class TinkerService {
   #touch(m: ModelState): void {
     const s = this.#sessions.get(m.sessionId);
     if (s) s.lastSeen = Math.max(s.lastSeen, Date.now());
+    const r = this.#runs.get(m.id);
+    if (r) r.lastRequestTime = Date.now();
+  }
+
+  /** Reserves a checkpoint name; with `overwrite: false` an existing one is a 409 (whose no-op result is `existing`). */
+  #reserveName(modelId: string, kind: CheckpointKind, name: string, overwrite: boolean, existing: FutureBody): SubmitRefusal | undefined {
+    const key = `${modelId}/${kind}/${name}`;
+    if (!overwrite && this.#savedNames.has(key)) {
+      return { error: new ServeRequestError(409, `checkpoint tinker://${key} already exists (overwrite: false)`), result: existing };
+    }
+    this.#savedNames.add(key);
+    return undefined;
+  }
+
+  /** `<stateDir>/<model id>`, created with its owner record (the principal that may load or list what is saved there). */
+  async #modelDir(m: ModelState): Promise<string> {
+    const modelDir = join(await this.stateDir(), m.id);
+    await mkdir(modelDir, { recursive: true });
+    await writeFile(join(modelDir, 'owner'), principalTag(m.principal));
+    return modelDir;
   }
 
   async #samplerEntry(ref: string, caller: ServeCaller): Promise<SamplerEntry> {

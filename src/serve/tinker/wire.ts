@@ -83,7 +83,7 @@ export const adamParamsSchema = z.looseObject({
 /** `optim_step` body. */
 export const optimStepSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, adam_params: adamParamsSchema });
 /** `save_weights` body; `path` is a checkpoint name. */
-export const saveWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string().nullish() });
+export const saveWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string().nullish(), overwrite: z.boolean().nullish() });
 /** `load_weights` body; `path` is a `tinker://…/weights/<name>` path. */
 export const loadWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string(), optimizer: z.boolean().nullish() });
 /** `save_weights_for_sampler` body: named with `path`, ephemeral without. */
@@ -92,6 +92,7 @@ export const saveForSamplerSchema = z.looseObject({
   seq_id: seqId,
   path: z.string().nullish(),
   sampling_session_seq_id: z.number().int().nullish(),
+  overwrite: z.boolean().nullish(),
 });
 /** `create_sampling_session` body. */
 export const createSamplingSessionSchema = z.looseObject({
@@ -245,23 +246,30 @@ export interface TinkerPath {
   readonly name: string;
 }
 
-/** Names allowed for saved weights (they become directory names: no `/`, not `.` or `..`). */
-export const CHECKPOINT_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
+/**
+ * Names allowed for new checkpoints: SkyRL's rule `^[a-zA-Z0-9_-]+$` (the strictest Tinker server; no `.`), capped at
+ * 128 characters because names become directory names.
+ */
+export const CHECKPOINT_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 /** {@link CHECKPOINT_NAME} in words, for error messages. */
-export const CHECKPOINT_NAME_RULE = '1–128 letters, digits, . _ -, not . or ..';
+export const CHECKPOINT_NAME_RULE = '1–128 letters, digits, _ -';
+/** Names accepted inside `tinker://` paths (also those saved before the stricter rule): no `/`, not `.` or `..`. */
+const PATH_NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
+/** {@link PATH_NAME} in words, for error messages. */
+const PATH_NAME_RULE = '1–128 letters, digits, . _ -, not . or ..';
 /** Model ids in `tinker://` paths: letters, digits, `_`, `-` (no dots, so never `.` or `..`). */
 const MODEL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
  * Parses a `tinker://<model_id>/(weights|sampler_weights)/<name>` path strictly: exactly three segments, a model id of
- * letters, digits, `_` and `-`, a name per {@link CHECKPOINT_NAME}; no `..`, no empty or absolute segments, no
+ * letters, digits, `_` and `-`, a name per {@link PATH_NAME}; no `..`, no empty or absolute segments, no
  * percent-escapes, query or fragment.
  * @throws BackendInputError when malformed.
  */
 export function parseTinkerPath(path: string, field: string): TinkerPath {
   const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
-  if (!m || !MODEL_ID.test(m[1]!) || !CHECKPOINT_NAME.test(m[3]!)) {
-    throw new BackendInputError(field, `expected tinker://<model_id>/weights/<name> or …/sampler_weights/<name> (model id: letters, digits, _ -; name: ${CHECKPOINT_NAME_RULE}), got '${path.slice(0, 300)}'`);
+  if (!m || !MODEL_ID.test(m[1]!) || !PATH_NAME.test(m[3]!)) {
+    throw new BackendInputError(field, `expected tinker://<model_id>/weights/<name> or …/sampler_weights/<name> (model id: letters, digits, _ -; name: ${PATH_NAME_RULE}), got '${path.slice(0, 300)}'`);
   }
   return { modelId: m[1]!, kind: m[2] as TinkerPath['kind'], name: m[3]! };
 }

@@ -1,5 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { decodeForwardBackwardRequest } from '../../../src/serve/tinker/proto-wire.js';
+
+/** A protobuf ForwardBackwardRequest in the JSON shape of SDK ≤ 0.24 (forward_only → `forward_input`). */
+function protoToJson(raw: Buffer): Record<string, unknown> {
+  const b = decodeForwardBackwardRequest(raw);
+  return b.forward_only
+    ? { model_id: b.model_id, seq_id: b.seq_id, forward_input: b.forward_backward_input, forward_only: true }
+    : { model_id: b.model_id, seq_id: b.seq_id, forward_backward_input: b.forward_backward_input };
+}
 
 /** One request the fake server received. */
 export interface SeenRequest {
@@ -33,6 +42,11 @@ export interface FakeTinkerOptions {
   readonly hook?: (req: SeenRequest, server: FakeTinker) => Reply | undefined | Promise<Reply | undefined>;
   /** Learner logprob the fake model returns for every target token. @default -0.5 */
   readonly logprob?: number;
+  /**
+   * Protobuf request bodies: refused with 415 (a JSON-only server, the default), refused as FastAPI does for a body
+   * that is not JSON (422), or decoded (`accept`).
+   */
+  readonly protobufBodies?: 'refuse415' | 'refuse422' | 'accept';
 }
 
 /**
@@ -98,7 +112,13 @@ export class FakeTinker {
     if ((req.headers['content-type'] ?? '').startsWith('application/json') && raw.length > 0) json = JSON.parse(raw.toString('utf8'));
     const seen: SeenRequest = { method: req.method ?? 'GET', path: (req.url ?? '').split('?')[0]!, headers: req.headers, json, raw };
     this.requests.push(seen);
-    const reply = (await this.#opts.hook?.(seen, this)) ?? this.#default(seen);
+    const proto = (req.headers['content-type'] ?? '').startsWith('application/x-protobuf');
+    const mode = this.#opts.protobufBodies ?? 'refuse415';
+    const refusal: Reply | undefined = !proto || mode === 'accept' ? undefined : mode === 'refuse415' ? { status: 415, json: { detail: 'Content-Type must be application/json' } } : { status: 422, json: { detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error' }] } };
+    if (proto && mode === 'accept') json = protoToJson(raw);
+    const found: SeenRequest = json === seen.json ? seen : { ...seen, json };
+    if (found !== seen) this.requests[this.requests.length - 1] = found;
+    const reply = refusal ?? (await this.#opts.hook?.(found, this)) ?? this.#default(found);
     if (reply.hangUp) {
       req.socket.destroy();
       return;

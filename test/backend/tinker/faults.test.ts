@@ -40,6 +40,7 @@ function make(extra: Partial<TinkerBackendOptions> = {}): TinkerBackend {
     baseModel: 'fake/model',
     renderer: LOCAL_MODEL_DIR,
     maxContextTokens: 512,
+    wireFormat: 'json',
     ...extra,
     retry: { initialDelayMs: 20, maxDelayMs: 200, tryAgainDelayMs: 20, budgetMs: 2_000, ...extra.retry },
   });

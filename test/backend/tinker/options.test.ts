@@ -23,7 +23,7 @@ describe('tinkerBackend options', () => {
     expect(o.lora).toEqual({ rank: 16, trainMlp: true, trainAttn: true, trainUnembed: true });
     expect(o.timeouts).toEqual({ connectMs: 5_000, requestMs: 60_000, pollMs: 45_000, heartbeatMs: 10_000, silenceMs: 600_000, futureMs: 1_200_000 });
     expect(o.retry.budgetMs).toBe(300_000);
-    expect([o.maxChunkDatums, o.wireFormat, o.allowTemperedSampling]).toEqual([1024, 'json', false]);
+    expect([o.maxChunkDatums, o.wireFormat, o.allowTemperedSampling]).toEqual([1024, 'auto', false]);
   });
 
   it('reports every problem with its dotted path, and asks for a key for the hosted service', () => {

@@ -105,6 +105,7 @@ describe("tinkerBackend({ wireFormat: 'protobuf' })", () => {
     const fbBodies: SeenRequest[] = [];
     let answerJson = false;
     server = await FakeTinker.start({
+      protobufBodies: 'accept',
       hook: (r, s): Reply | undefined => {
         if (r.path === '/api/v1/forward_backward') {
           fbBodies.push(r);

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 function make(extra: Partial<Parameters<typeof tinkerBackend>[0]> = {}): TinkerBackend {
-  backend = tinkerBackend({ baseUrl: server!.url, apiKey: 'tml-test', baseModel: 'fake/model', renderer: LOCAL_MODEL_DIR, maxContextTokens: 512, ...extra });
+  backend = tinkerBackend({ baseUrl: server!.url, apiKey: 'tml-test', baseModel: 'fake/model', renderer: LOCAL_MODEL_DIR, maxContextTokens: 512, wireFormat: 'json', ...extra });
   return backend;
 }
 
