@@ -102,8 +102,10 @@ describe('MetricsSink hooks', () => {
     await run(codeInterpreter({ sandbox: sandbox() }), [sink], { eval: { dataset, every: 1, samples: 1 } });
     expect(config).toMatchObject({ groupSize: 2, maxSteps: 1, dataset: { examples: 1 } });
     expect(calls[0]).toBe('config');
-    expect(calls[1]).toMatch(/^eval 0 /); // with `eval` set, the run is evaluated once before the first update
-    expect(calls[2]).toBe('rolloutStart 1');
+    // With `eval` set the run is evaluated (and that point written) once before the first update, then step 1 starts.
+    expect(calls[1]).toMatch(/^eval 0 /);
+    expect(calls[2]).toMatch(/^write 0 /);
+    expect(calls[3]).toBe('rolloutStart 1');
     expect(calls.filter((c) => c.startsWith('turn '))).toHaveLength(4);
     expect(calls.filter((c) => c.startsWith('trajectory ')).sort()).toEqual(['trajectory q1/0 1', 'trajectory q1/1 1']);
     expect(calls).toContain('write 1 1');
