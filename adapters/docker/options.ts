@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../src/util/zod.js';
 import type Docker from 'dockerode';
 import { ConfigError } from '../../src/errors/config-error.js';
 import { DEFAULT_WARMUP } from '../local/options.js';

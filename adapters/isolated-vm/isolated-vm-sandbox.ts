@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { z } from 'zod';
+import { z } from '../../src/util/zod.js';
 import type { ExecResult, RunRequest, Sandbox, SandboxSession, SessionOptions } from '../../src/types/exec-result.js';
 import { ConfigError } from '../../src/errors/config-error.js';
 import { SandboxClosedError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';

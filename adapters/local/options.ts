@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { z } from 'zod';
+import { z } from '../../src/util/zod.js';
 import { ConfigError } from '../../src/errors/index.js';
 
 /** A warning from the local sandbox (isolation missing, preload failed, zygote recycled after an anomaly). */

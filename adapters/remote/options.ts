@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../src/util/zod.js';
 import type { Dispatcher } from 'undici';
 import { ConfigError } from '../../src/errors/config-error.js';
 

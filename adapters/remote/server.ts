@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { z } from 'zod';
+import { z } from '../../src/util/zod.js';
 import type { Sandbox } from '../../src/types/exec-result.js';
 import { AgentRLError } from '../../src/errors/base.js';
 import { ConfigError } from '../../src/errors/config-error.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
 import type { ToolCallFormat } from './parse-assistant.js';
 import { FAMILY_IDS, type FamilyId } from './families/types.js';

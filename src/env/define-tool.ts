@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../util/zod.js';
 import type { Example } from '../types/example.js';
 import type { JsonSchema, Message, ToolCall, ToolDefinition } from '../types/message.js';
 import type { Environment, StepOutcome, ToolContext } from './types.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../util/zod.js';
 
 /** Zod schema of `Aggregation`. */
 export const aggregationSchema = z.enum(['token-mean', 'sequence-mean', 'token-sum'], {

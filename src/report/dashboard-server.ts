@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
 import { configIssuesFromZod } from '../errors/config-issues.js';
 import { createHttpServer, type HttpServer } from '../server/index.js';

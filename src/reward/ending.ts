@@ -3,7 +3,7 @@
  * answer the trajectory ended with validly"). ReTool seed §8.4.2: `answer` ends the trajectory and is scored,
  * `invalid` ends it and counts as wrong.
  */
-import { z } from 'zod';
+import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
 import type { Example } from '../types/example.js';
 import type { RewardFailure, RewardResult } from '../types/reward.js';

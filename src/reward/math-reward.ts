@@ -4,7 +4,7 @@
  * is the list `3, 5`, so a hedge `\boxed{3} or \boxed{5}` never scores as `5`), compared with the reference by math equivalence in a worker with a hard timeout;
  * `correct` / `wrong` (+1 / −1 by default). Seed §8.4.4 (`score_answer`).
  */
-import { z } from 'zod';
+import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
 import { assertZodPeer } from '../util/zod-peer.js';
 import type { MetricsSink } from './metrics-sink.js';

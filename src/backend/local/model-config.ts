@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import { ConfigError } from '../../errors/index.js';
 import { configIssuesFromZod, schemaKeysAt } from '../../errors/config-issues.js';
 

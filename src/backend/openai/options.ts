@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import { FAMILY_IDS, type FamilyId } from '../../chat/families/types.js';
 import type { Renderer } from '../../chat/types.js';
 import { ConfigError } from '../../errors/config-error.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import type { Dispatcher } from 'undici';
 import { ConfigError } from '../../errors/index.js';
 import type { Renderer } from '../../chat/types.js';

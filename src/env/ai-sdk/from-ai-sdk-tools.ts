@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import type { Example } from '../../types/example.js';
 import type { JsonSchema } from '../../types/message.js';
 import type { Tool } from '../define-tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { clip, perPosition, ratioAt, type LossDefinition } from '../loss-definition.js';
 import { aggregationSchema, numberIn } from './number-schemas.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import { DatumShapeError } from '../../errors/index.js';
 import type { CustomLoss, LossConfig, LossSequence } from '../../types/loss-config.js';
 import { perPosition, type LossDefinition } from '../loss-definition.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import type { LossConfig, LossSequence } from '../../types/loss-config.js';
 import { clip, perPosition, type LossDefinition } from '../loss-definition.js';
 import { aggregationSchema, lowerRatioBound, upperRatioBound } from './number-schemas.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { perPosition, ratioAt, type LossDefinition } from '../loss-definition.js';
 import { aggregationSchema } from './number-schemas.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import { aggregationSchema } from '../aggregation-schema.js';
 
 const gotNumber = (input: unknown): string =>

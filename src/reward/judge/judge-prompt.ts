@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import { jsonObjectEnd } from '../../chat/json-object-end.js';
 import type { Message } from '../../types/message.js';
 import type { Trajectory } from '../../types/trajectory.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import { OpenAIApiError } from './api-error.js';
 
 const tokenIds = z.array(z.number().int().min(0));

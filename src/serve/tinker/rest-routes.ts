@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import { archiveSize, checkpointArchive, type CheckpointKind, type StoredCheckpoint } from './checkpoint-store.js';
 import { ServeRequestError } from './errors.js';
 import type { ServeCaller } from './caller.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 
 /**
  * Bounds `agentrl serve` puts on every request and on all work it holds, each checked before the engine

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import { ConfigError } from '../../errors/index.js';
 import { createHttpServer, type HttpLimits } from '../../server/index.js';
 import { registerTinkerRoutes } from './routes.js';

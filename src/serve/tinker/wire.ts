@@ -3,7 +3,7 @@
  * and their mapping onto agentrl's `Datum`, `LossConfig`, `AdamParams` and `SamplingParams`.
  * Schemas are loose objects: Tinker clients send extra fields (`type`, `user_metadata`, …) that are ignored.
  */
-import { z } from 'zod';
+import { z } from '../../util/zod.js';
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import type { SamplingParams } from '../../types/sampling.js';
