@@ -18,7 +18,7 @@ import { trainOnDatums } from './train-step.js';
 import { describeConfig, startRunLog } from './trajectory-log.js';
 import { CheckpointStore } from './checkpoint-store.js';
 import { findResumePoint, truncateRunLogs } from './resume.js';
-import type { BatchSource, ReadyGroup, StepBatch } from './batch-source.js';
+import { reportAborted, type BatchSource, type ReadyGroup, type StepBatch } from './batch-source.js';
 import { batchSourceFor } from './batch-source-for.js';
 import { evaluate } from '../eval/evaluate.js';
 import { StepWarnings } from './step-warnings.js';
@@ -91,6 +91,10 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   #warnings: StepWarnings | undefined;
   #algorithms: StepAlgorithms = { overlongFilter: false };
   #maxTrajectoryTokens = 0;
+  /** Emits a trajectory of an aborted step (`aborted: true`; an unscored one gets {@link ABORTED}). */
+  readonly #emitAborted = (step: number, trajectory: Trajectory, reward: RewardResult | undefined): void => {
+    this.emit('trajectory', { step, trajectory, reward: reward ?? ABORTED, aborted: true });
+  };
 
   constructor(opts: TrainerOptions) {
     super();
@@ -179,9 +183,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         const before = await this.#evalIfDue(0, renderer, budgets);
         if (Object.keys(before).length > 0) for (const s of sinks) await s.write({ step: 0, ...before });
       }
-      const onAborted = (s: number, trajectory: Trajectory, reward: RewardResult | undefined) =>
-        this.emit('trajectory', { step: s, trajectory, reward: reward ?? ABORTED, aborted: true });
-      source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e), onAborted });
+      source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e), onAborted: this.#emitAborted });
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, source);
         if (metrics === undefined) break; // aborted: the step is not counted
@@ -300,7 +302,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       const batch = await source.nextBatch(step);
       if (batch === undefined) return undefined;
       if (this.#abort.signal.aborted) {
-        for (const g of batch.groups) g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]!, aborted: true }));
+        reportAborted({ onAborted: this.#emitAborted }, step, batch.groups);
         return undefined;
       }
       first ??= batch;
