@@ -88,22 +88,31 @@ async function refreshList() {
   const run = $('run').value, step = $('step').value;
   if (run === '' || step === '') { $('list').replaceChildren(el('p', {}, 'No trajectories recorded yet.')); return; }
   const items = await json('/api/runs/' + encodeURIComponent(run) + '/trajectories?step=' + encodeURIComponent(step));
+  // A later pick (or a poll) may have asked for another list while this one was on its way: the newest wins.
+  if ($('run').value !== run || $('step').value !== step) return;
+  const list = $('list');
+  const picked = list.dataset.run === run && list.dataset.step === step ? list.querySelector('button.sel')?.dataset.index : undefined;
   const buttons = items.map((t) => {
     const b = el('button', { dataset: { index: String(t.index), correct: t.correct === true ? '1' : '0' } },
       (t.correct === true ? '✔' : '✘') + ' ' + String(t.id) + ' · reward ' + num(t.reward) + ' · ' + String(t.stopReason ?? '?') + ' · ' + num(t.toolCalls) + ' tool call(s)');
     b.addEventListener('click', () => openTrajectory(b));
+    if (picked !== undefined && b.dataset.index === picked) b.classList.add('sel'); // a live update keeps the pick
     return b;
   });
-  $('list').replaceChildren(...buttons);
+  list.replaceChildren(...buttons);
+  Object.assign(list.dataset, { run, step });
 }
 async function openTrajectory(button) {
   for (const b of $('list').querySelectorAll('button')) b.classList.toggle('sel', b === button);
-  const r = await fetch('/api/runs/' + encodeURIComponent($('run').value) + '/trajectory?step=' + encodeURIComponent($('step').value) + '&index=' + encodeURIComponent(button.dataset.index), { credentials: 'same-origin' });
+  const index = button.dataset.index;
+  const r = await fetch('/api/runs/' + encodeURIComponent($('run').value) + '/trajectory?step=' + encodeURIComponent($('step').value) + '&index=' + encodeURIComponent(index), { credentials: 'same-origin' });
   // Built on the server by trajectoryHtml, which escapes every field of the record; parsed inert in a template
   // (and the page's CSP runs no inline script or handler even if markup slipped through).
   const t = document.createElement('template');
   t.innerHTML = r.ok ? await r.text() : '<p>No such trajectory.</p>';
+  if (!button.classList.contains('sel')) return; // another trajectory was picked meanwhile
   $('detail').replaceChildren(t.content);
+  $('detail').dataset.index = index;
 }
 $('run').addEventListener('change', () => refreshSteps());
 $('step').addEventListener('change', () => refreshList());

@@ -108,11 +108,12 @@ describe.skipIf(!haveBrowser)('dashboard and report.html render run data as text
       expect(charts.some((t) => t.includes(PAYLOADS[0]!.slice(5, 20)))).toBe(true); // the eval chart named after a hostile metric key
       for (const step of await page.evaluate<string[]>("[...document.querySelectorAll('#step option')].map((o) => o.value)")) {
         await page.selectOption('#step', step);
-        await until(page, "document.querySelectorAll('#list button').length > 0");
+        // The list of the step just picked, not the previous step's list still on the page.
+        await until(page, `document.querySelector('#list').dataset.step === ${JSON.stringify(step)} && document.querySelectorAll('#list button').length > 0`);
         const n = await page.evaluate<number>("document.querySelectorAll('#list button').length");
         for (let i = 0; i < n; i++) {
           await page.click(`#list button >> nth=${i}`);
-          await until(page, `document.querySelectorAll('#list button')[${i}].classList.contains('sel') && document.querySelector('#detail').textContent !== 'Pick a trajectory.'`);
+          await until(page, `document.querySelectorAll('#list button')[${i}].classList.contains('sel') && document.querySelector('#detail').dataset.index === document.querySelectorAll('#list button')[${i}].dataset.index`);
           await page.hover('#detail');
           await expectNothingRan(page, w, `dashboard, step ${step}, trajectory ${i}`);
         }

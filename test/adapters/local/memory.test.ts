@@ -24,24 +24,37 @@ const SYSV_BOMB = [
   '    held += 32',
   'print("held", held, "MiB")',
 ].join('\n');
-/** Forks that each touch 100 MiB (each under its own RLIMIT_AS); prints how many the kernel killed. */
+/**
+ * Forks that each touch 100 MiB (each under its own RLIMIT_AS). The parent waits until every fork has either touched
+ * all its memory (it says so on a pipe) or died, however slow the machine, then prints how many the kernel killed.
+ */
 const FORK_BOMB = [
-  'import os, time, signal',
+  'import os, time, signal, select',
+  'r, w = os.pipe()',
   'kids = []',
   'for i in range(8):',
   '    pid = os.fork()',
   '    if pid == 0:',
+  '        os.close(r)',
   '        b = bytearray(100 << 20)',
   '        for j in range(0, len(b), 4096): b[j] = 1',
-  '        time.sleep(30)',
+  '        os.write(w, bytes([i]))',
+  '        time.sleep(60)',
   '        os._exit(0)',
   '    kids.append(pid)',
-  'time.sleep(4)',
-  'killed = 0',
-  'for pid in kids:',
-  '    p, st = os.waitpid(pid, os.WNOHANG)',
-  '    if p == pid and os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGKILL: killed += 1',
-  'print("killed", killed)',
+  'os.close(w)',
+  'touched, dead, killed = set(), set(), 0',
+  'deadline = time.time() + 15',
+  'while len(touched | dead) < len(kids) and time.time() < deadline:',
+  '    ready, _, _ = select.select([r], [], [], 0.05)',
+  '    if ready: touched.update(kids[i] for i in os.read(r, 64))',
+  '    for pid in kids:',
+  '        if pid in dead: continue',
+  '        p, st = os.waitpid(pid, os.WNOHANG)',
+  '        if p == pid:',
+  '            dead.add(pid)',
+  '            if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGKILL: killed += 1',
+  'print("killed", killed, "settled", len(touched | dead))',
 ].join('\n');
 
 describe.skipIf(!probe.ok).each(['auto', 'rlimit'] as const)('local sandbox memory as a whole (memoryMb 256, memoryControl %s)', (memoryControl) => {
@@ -57,7 +70,8 @@ describe.skipIf(!probe.ok).each(['auto', 'rlimit'] as const)('local sandbox memo
   const bounded = (status: string, stderr: string): void => {
     // With a cgroup the kernel kills the call (`memory`); without one the allocation fails (`error`).
     if (sb.memoryControl === 'rlimit') expect([status, stderr]).toEqual(['error', expect.stringMatching(/OSError|PermissionError|MemoryError/)]);
-    else expect(status).toBe('memory');
+    // On a loaded host the kernel may hold the call in reclaim past its deadline before it kills: still bounded.
+    else expect(['memory', 'timeout'], `status ${status}, stderr ${stderr.slice(-300)}`).toContain(status);
   };
 
   it('a call cannot hold memfds beyond its limit', async () => {
@@ -75,8 +89,10 @@ describe.skipIf(!probe.ok).each(['auto', 'rlimit'] as const)('local sandbox memo
   it('forks of a call share its limit (cgroup only)', async (t) => {
     if (sb.memoryControl === 'rlimit') t.skip();
     const r = await sb.run({ code: FORK_BOMB });
-    // 8 × 100 MiB against 256 MiB: the kernel kills forks (or the call itself) until it fits.
+    // 8 × 100 MiB against 256 MiB: the kernel kills forks (or the call itself) until it fits, so once all eight have
+    // touched their memory or died, at most two are alive.
     if (r.status === 'memory') return;
+    expect(r.stdout).toMatch(/settled 8/);
     const killed = Number(/killed (\d+)/.exec(r.stdout)?.[1] ?? -1);
     expect(killed).toBeGreaterThanOrEqual(6);
   }, 60_000);
