@@ -143,10 +143,17 @@ describe.skipIf(!probe.ok)('local sandbox hardening (bubblewrap)', () => {
   it.skipIf(!probe.ok || !('runAs' in probe && probe.runAs))('runs a root trainer’s sandbox as nobody: no root-only files, a process limit', async () => {
     const shadow = await sb.run({ code: 'open("/etc/shadow").read()' });
     expect(shadow.stderr).toMatch(/PermissionError/);
-    const bomb = await sb.run({
-      code: 'import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print("stopped", n < 256, e.errno)',
-    });
-    expect(bomb.stdout).toBe('stopped True 11\n');
+    // A low process limit keeps the bomb short on a loaded machine (forking up to the default 256 can outlast a deadline).
+    const small = localSandbox({ workers: 1, timeoutMs: 60_000, maxProcesses: 32, onWarning: () => {} });
+    try {
+      const bomb = await small.run({
+        code: 'import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(30)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print("stopped", n < 32, e.errno)',
+      });
+      expect(bomb.stdout).toBe('stopped True 11\n');
+      expect((await small.run({ code: 'print("alive")' })).stdout).toBe('alive\n');
+    } finally {
+      await small.close();
+    }
     expect((await sb.run({ code: 'print("alive")' })).stdout).toBe('alive\n');
   });
 });
