@@ -12,3 +12,12 @@ export function fastestMs(fn: () => unknown, runs = 5): number {
   }
   return best;
 }
+
+/**
+ * The bound for a linear pass over 100 k characters in tests that guard against super-linear blowup. Measured: the
+ * slowest linear parser here takes up to ~350 ms (fastest of 5) on a 2-core machine at load 35, a few ms when quiet;
+ * the quadratic code these replaced takes 5–20 s at that size. Growth ratios between two sizes do not work instead:
+ * a small input that fits in cache runs 30–500× faster than a large one even in linear code.
+ */
+export const LINEAR_BOUND_MS = 2_000;
+

@@ -16,7 +16,7 @@ import { extractBoxedAnswer, extractLastBoxed, findBoxes } from '../../src/rewar
 import { removeTagBlocks, tagBlocks } from '../../src/util/tag-blocks.js';
 import type { Example } from '../../src/types/example.js';
 import type { Trajectory } from '../../src/types/trajectory.js';
-import { fastestMs } from '../helpers/timing.js';
+import { fastestMs, LINEAR_BOUND_MS } from '../helpers/timing.js';
 
 /** The allowed size of one reply in these tests: 100,000 characters (about 25k tokens). */
 const SIZE = 100_000;
@@ -24,7 +24,7 @@ const SIZE = 100_000;
  * A linear pass over 100 k characters takes 1–25 ms here (extractAnswer's marker search is the slowest); a quadratic
  * one takes seconds. The bound leaves room for a loaded machine.
  */
-const BOUND_MS = 400; // linear: a few ms; the quadratic code these replaced: seconds. Generous for a loaded 2-core CI.
+const BOUND_MS = LINEAR_BOUND_MS;
 
 const reward = exactMatch();
 const parsers: Record<string, (s: string) => unknown> = {
