@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Trainer, codeInterpreter, mathReward, ConfigError } from 'agentrl';
+import { Trainer, codeInterpreter, exactMatch, mathReward, ConfigError } from 'agentrl';
 import { fakeSandbox, mockBackend, scriptedSampler } from 'agentrl/testing';
 import type { TrainerOptions } from '../../src/trainer/options.js';
 import { localRenderer } from '../helpers/local-renderer.js';
@@ -19,7 +19,9 @@ async function run(extra: Partial<TrainerOptions>, opts: { logprob?: number; lon
     },
   });
   const backend = mockBackend({ renderer, sampler });
-  const reward = mathReward();
+  // Integer answers in \boxed{}: exact match scores them as mathReward would, without a worker pool whose start-up
+  // on a loaded machine would decide which groups are informative.
+  const reward = exactMatch({ correct: 1, wrong: -1 });
   const trainer = new Trainer({
     backend,
     env: codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '' })), systemPrompt: null }),
@@ -35,11 +37,7 @@ async function run(extra: Partial<TrainerOptions>, opts: { logprob?: number; lon
   });
   const steps: Record<string, number>[] = [];
   trainer.on('step', (e) => steps.push(e.metrics));
-  try {
-    await trainer.train();
-  } finally {
-    await reward.close();
-  }
+  await trainer.train();
   return { backend, steps };
 }
 

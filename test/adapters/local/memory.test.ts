@@ -44,7 +44,7 @@ const FORK_BOMB = [
   '    kids.append(pid)',
   'os.close(w)',
   'touched, dead, killed = set(), set(), 0',
-  'deadline = time.time() + 15',
+  'deadline = time.time() + 45',
   'while len(touched | dead) < len(kids) and time.time() < deadline:',
   '    ready, _, _ = select.select([r], [], [], 0.05)',
   '    if ready: touched.update(kids[i] for i in os.read(r, 64))',
@@ -54,7 +54,7 @@ const FORK_BOMB = [
   '        if p == pid:',
   '            dead.add(pid)',
   '            if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGKILL: killed += 1',
-  'print("killed", killed, "settled", len(touched | dead))',
+  'print("killed", killed, "settled", len(touched | dead), "alive_touched", len(touched - dead))',
 ].join('\n');
 
 describe.skipIf(!probe.ok).each(['auto', 'rlimit'] as const)('local sandbox memory as a whole (memoryMb 256, memoryControl %s)', (memoryControl) => {
@@ -88,14 +88,18 @@ describe.skipIf(!probe.ok).each(['auto', 'rlimit'] as const)('local sandbox memo
 
   it('forks of a call share its limit (cgroup only)', async (t) => {
     if (sb.memoryControl === 'rlimit') t.skip();
-    const r = await sb.run({ code: FORK_BOMB });
-    // 8 × 100 MiB against 256 MiB: the kernel kills forks (or the call itself) until it fits, so once all eight have
-    // touched their memory or died, at most two are alive.
+    // Its own sandbox with a long deadline: at its limit the cgroup reclaims page cache (Python's own code pages) and a
+    // loaded machine can take tens of seconds to settle eight forks; a quiet one takes about two.
+    const own = localSandbox({ workers: 1, timeoutMs: 60_000, memoryMb: 256, memoryControl, onWarning: () => {} });
+    const r = await own.run({ code: FORK_BOMB }).finally(() => own.close());
+    // 8 × 100 MiB against 256 MiB: the kernel kills forks (or the call itself) until it fits, so at most two forks
+    // that touched all their memory are alive at any time; once three have settled (touched or died), one has died.
     if (r.status === 'memory') return;
-    expect(r.stdout).toMatch(/settled 8/);
-    const killed = Number(/killed (\d+)/.exec(r.stdout)?.[1] ?? -1);
-    expect(killed).toBeGreaterThanOrEqual(6);
-  }, 60_000);
+    const [, killed, settled, aliveTouched] = (/killed (\d+) settled (\d+) alive_touched (\d+)/.exec(r.stdout) ?? []).map(Number);
+    expect(aliveTouched, r.stdout).toBeLessThanOrEqual(2);
+    expect(settled, r.stdout).toBeGreaterThanOrEqual(3);
+    expect(killed, r.stdout).toBeGreaterThanOrEqual(settled! - 2);
+  }, 120_000);
 
   it('a session cannot hold memfds beyond its limit, and the next call starts afresh', async () => {
     const s = await sb.openSession();
