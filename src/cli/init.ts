@@ -99,6 +99,10 @@ export async function scaffold(opts: { dir: string; template: string; agentrlSpe
     scripts: { start: 'tsx src/main.ts', typecheck: 'tsc -p tsconfig.json' },
     dependencies: { agentrl: opts.agentrlSpec, zod: '^4.0.0', ...templateDependencies(opts.template) },
     devDependencies: devVersions(),
+    // npm 11 asks about every install script it has not been told about: these are the ones this project pulls in.
+    // agentrl's `prepare` builds dist/ only from a git checkout (a tarball ships it); esbuild's (under tsx) checks
+    // its binary; core-js's and protobufjs's only print messages.
+    allowScripts: { agentrl: false, 'core-js': false, esbuild: true, protobufjs: false },
   };
   await writeFile(join(opts.dir, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
   const files: string[] = [];

@@ -28,6 +28,7 @@ describe('agentrl init', () => {
     }
     const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(p).toMatchObject({ name: 'my-agent', type: 'module', dependencies: { agentrl: `^${pkg.version}`, zod: '^4.0.0' }, scripts: { start: 'tsx src/main.ts' } });
+    expect(p.allowScripts).toEqual({ agentrl: false, 'core-js': false, esbuild: true, protobufjs: false });
     expect(p.devDependencies).toEqual({ typescript: pkg.devDependencies['typescript'], tsx: pkg.devDependencies['tsx'], '@types/node': pkg.devDependencies['@types/node'] });
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/^# my-agent\n[\s\S]*npm install\nnpm start/);
     expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain("from 'agentrl'");
