@@ -4,15 +4,16 @@
 #     newest zod 4 and the lowest (4.0.0), and runs one training step with each;
 #  2. with zod 3 installed (peer warning silenced), importing agentrl fails with ZodVersionError naming the zod found;
 #  3. `agentrl init` scaffolds a project that installs from the tarball, type-checks and runs a shortened job to its
-#     held-out table.
-# Optional native packages (better-sqlite3, isolated-vm) are omitted here to keep CI time modest; nothing above uses them.
+#     held-out table (a screenshot there, without playwright-core, names the install); then `--template mcp` the same.
+# A plain `npm install`, as a user runs it: the native packages (better-sqlite3, isolated-vm, dockerode) and
+# playwright-core are optional peers, so nothing is compiled; step 1 checks that they are absent.
 #   bash scripts/check-package.sh [--no-build]    (--no-build: dist/ is already built, e.g. by npm ci's prepare)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 work=$(mktemp -d /tmp/agentrl-package.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-install=(npm install --no-audit --no-fund --omit=optional --prefer-offline --loglevel=error)
+install=(npm install --no-audit --no-fund --prefer-offline --loglevel=error)
 dev() { node -p "require('$root/package.json').devDependencies['$1']"; }
 
 if [ "${1:-}" = "--no-build" ]; then
@@ -24,7 +25,7 @@ fi
 tgz="$work/$tgz"
 echo "== packed $(basename "$tgz"): $(du -k "$tgz" | cut -f1) kB packed, $(tar tzvf "$tgz" | awk '{s+=$3} END {printf "%.0f", s/1024}') kB unpacked, $(tar tzf "$tgz" | wc -l) files"
 listing=$(tar tzf "$tgz")
-for f in package/dist/index.js package/dist/index.d.ts package/dist/cli.js package/dist/otel.js package/scripts/install-system-deps.sh package/docs/api/agentrl.api.md package/assets/local-model/tokenizer.json package/assets/templates/tool-env/src/main.ts package/README.md; do
+for f in package/dist/index.js package/dist/index.d.ts package/dist/cli.js package/dist/otel.js package/scripts/install-system-deps.sh package/docs/api/agentrl.api.md package/assets/local-model/tokenizer.json package/assets/templates/tool-env/src/main.ts package/assets/templates/mcp/src/memory-server.mjs package/README.md; do
   grep -qx "$f" <<< "$listing" || { echo "missing from the tarball: $f"; exit 1; }
 done
 
@@ -36,6 +37,9 @@ cp "$root/assets/templates/tool-env/tsconfig.json" tsconfig.json
 mkdir src && cp "$root/test/package/consumer/main.ts" src/main.ts
 "${install[@]}" "$tgz" 'zod@^4' "typescript@$(dev typescript)" "tsx@$(dev tsx)" "@types/node@$(dev @types/node)"
 echo "zod $(node -p "require('zod/package.json').version") (newest in ^4 that npm resolved)"
+for m in better-sqlite3 isolated-vm dockerode playwright-core; do
+  [ ! -e "node_modules/$m" ] || { echo "a plain install brought the optional peer $m"; exit 1; }
+done
 npx tsc -p tsconfig.json
 npx tsx src/main.ts | tee "$work/run.log"
 grep -qx 'consumer ok' "$work/run.log"
@@ -60,4 +64,15 @@ cd "$work/scaffold"
 npm run --silent typecheck
 npm start --silent -- --sft-steps 40 --rl-steps 1 --eval-problems 4 | tee "$work/init.log"
 grep -q 'avg@2   pass@2' "$work/init.log" && grep -q '^cold start + RL ' "$work/init.log"
+echo "== a screenshot without the optional peer playwright-core: a MissingPeerDependencyError naming the install"
+if npx agentrl dashboard runs/* --screenshot shot.png > "$work/shot.log" 2>&1; then echo "screenshot without playwright-core?"; exit 1; fi
+grep -q 'needs playwright-core, an optional peer dependency that is not installed: npm install --save-dev playwright-core@' "$work/shot.log" || { cat "$work/shot.log"; exit 1; }
+echo "== agentrl init --template mcp (reusing the install above): type-check, shortened job over the MCP memory server"
+npx agentrl init "$work/scaffold-mcp" --template mcp --agentrl "file:$tgz"
+cd "$work/scaffold-mcp"
+cp -a "$work/scaffold/node_modules" node_modules   # npm then only adds the MCP SDK and the memory server
+"${install[@]}"
+npm run --silent typecheck
+npm start --silent -- --sft-steps 20 --rl-steps 1 --eval-problems 2 | tee "$work/init-mcp.log"
+grep -q 'avg@2   pass@2' "$work/init-mcp.log" && grep -q '^cold start + RL ' "$work/init-mcp.log"
 echo "== package ok"

@@ -155,4 +155,4 @@ export {
   SamplerHttpError,
   SamplerUnavailableError,
 } from './errors/index.js';
-export { ResponseTooLargeError, RedirectRefusedError, SampledSequenceError } from './errors/index.js';
+export { ResponseTooLargeError, RedirectRefusedError, SampledSequenceError, MissingPeerDependencyError } from './errors/index.js';

@@ -7,9 +7,15 @@ import { agentrlVersion } from './version.js';
 import type { CliCommand, CliIo } from './registry.js';
 
 /** Templates `agentrl init` can scaffold (folders of `assets/templates/`). */
-export const INIT_TEMPLATES = ['tool-env'] as const;
+export const INIT_TEMPLATES = ['tool-env', 'mcp'] as const;
 
-const USAGE = `Usage: agentrl init [DIR] [--template tool-env] [--agentrl SPEC]
+/** Packages a template needs besides agentrl and zod, pinned to the versions agentrl is tested with (its devDependencies). */
+const TEMPLATE_DEPENDENCIES: Record<string, readonly string[]> = {
+  'tool-env': [],
+  mcp: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/server-memory'],
+};
+
+const USAGE = `Usage: agentrl init [DIR] [--template tool-env|mcp] [--agentrl SPEC]
 
 Scaffolds a project that trains a tool-using agent on the embedded CPU model and prints its held-out table:
 package.json, tsconfig.json, src/env.ts (a typed tool environment and its reward), src/data.ts (dataset
@@ -17,7 +23,12 @@ generator, cold-start demonstrations), src/main.ts (cold start → RL → held-o
   cd DIR && npm install && npm start
 
 Options:
-  --template <name>   tool-env (default): one typed tool, cold start + RL, about 5 minutes on 2 cores
+  --template <name>   tool-env (default): one typed tool, cold start (500 steps) + RL (20 steps)
+                      mcp: the same task over a real MCP server from npm (the official memory server;
+                      mcpEnvironment), cold start + RL
+                      (no retool template: ReTool's cold start from scratch is 1500 SFT steps, 23 min on
+                      one core, before RL; clone the agentrl repository and run \`npm run retool\`, which
+                      starts from the checkpoint shipped there)
   --agentrl <spec>    the agentrl dependency written to package.json (default ^<this version>; e.g. a path
                       to a packed tarball, file:../agentrl-0.1.0.tgz)
   --name <name>       package name (default: DIR's name)`;
@@ -35,20 +46,35 @@ function templatesDir(): string {
 
 /** The versions the scaffold pins for its own tools: the ones agentrl is built and tested with. */
 function devVersions(): Record<string, string> {
+  const d = agentrlDevDependencies();
+  return { typescript: d['typescript'] ?? '5.9.3', tsx: d['tsx'] ?? '4.20.6', '@types/node': d['@types/node'] ?? '20.19.25' };
+}
+
+/** agentrl's own devDependencies (exact versions), read from this installation's package.json; {} when not found. */
+function agentrlDevDependencies(): Record<string, string> {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let k = 0; k < 6; k++) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; devDependencies?: Record<string, string> };
-      if (pkg.name === 'agentrl') {
-        const d = pkg.devDependencies ?? {};
-        return { typescript: d['typescript'] ?? '5.9.3', tsx: d['tsx'] ?? '4.20.6', '@types/node': d['@types/node'] ?? '20.19.25' };
-      }
+      if (pkg.name === 'agentrl') return pkg.devDependencies ?? {};
     } catch {
       // not here: one level up
     }
     dir = dirname(dir);
   }
-  return { typescript: '5.9.3', tsx: '4.20.6', '@types/node': '20.19.25' };
+  return {};
+}
+
+/** The template's own dependencies at agentrl's tested versions. @throws Error when agentrl's package.json lacks one. */
+function templateDependencies(template: string): Record<string, string> {
+  const d = agentrlDevDependencies();
+  return Object.fromEntries(
+    (TEMPLATE_DEPENDENCIES[template] ?? []).map((name) => {
+      const v = d[name];
+      if (!v) throw new Error(`cannot find the tested version of ${name} in agentrl's package.json`);
+      return [name, v];
+    }),
+  );
 }
 
 /**
@@ -71,8 +97,12 @@ export async function scaffold(opts: { dir: string; template: string; agentrlSpe
     type: 'module',
     engines: { node: '>=20.19' },
     scripts: { start: 'tsx src/main.ts', typecheck: 'tsc -p tsconfig.json' },
-    dependencies: { agentrl: opts.agentrlSpec, zod: '^4.0.0' },
+    dependencies: { agentrl: opts.agentrlSpec, zod: '^4.0.0', ...templateDependencies(opts.template) },
     devDependencies: devVersions(),
+    // npm 11 asks about every install script it has not been told about: these are the ones this project pulls in.
+    // agentrl's `prepare` builds dist/ only from a git checkout (a tarball ships it); esbuild's (under tsx) checks
+    // its binary; core-js's and protobufjs's only print messages.
+    allowScripts: { agentrl: false, 'core-js': false, esbuild: true, protobufjs: false },
   };
   await writeFile(join(opts.dir, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
   const files: string[] = [];
@@ -100,6 +130,10 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return 2;
   }
   const template = values.template ?? 'tool-env';
+  if (template === 'retool') {
+    io.stderr(`agentrl init: there is no retool template: ReTool's cold start from scratch takes 1500 SFT steps (23 min on one core) before RL, and its checkpoint ships only in the agentrl repository; there, run \`npm run retool\` (examples/retool/README.md)\n\n${USAGE}\n`);
+    return 2;
+  }
   if (!(INIT_TEMPLATES as readonly string[]).includes(template)) {
     io.stderr(`agentrl init: unknown template '${template}' (templates: ${INIT_TEMPLATES.join(', ')})\n\n${USAGE}\n`);
     return 2;

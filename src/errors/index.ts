@@ -20,3 +20,4 @@ export { ZodVersionError } from './zod-version-error.js';
 export { SamplerResponseError, SamplerHttpError, SamplerUnavailableError } from './sampler-errors.js';
 export { ResponseTooLargeError, RedirectRefusedError } from './http-bound-errors.js';
 export { SampledSequenceError } from './sample-errors.js';
+export { MissingPeerDependencyError } from './dependency-errors.js';

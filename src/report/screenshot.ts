@@ -1,5 +1,10 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { importOptionalPeer } from '../util/optional-peer.js';
+
+/** What `npm install` line the error names: the range agentrl declares for its optional peer. */
+const PLAYWRIGHT_INSTALL = 'npm install --save-dev playwright-core@^1.65.0';
+const SCREENSHOT = 'agentrl dashboard --screenshot (headless Chromium; Debian: apt-get install chromium)';
 
 /** Options of {@link screenshotDashboard}. */
 export interface ScreenshotOptions {
@@ -23,15 +28,11 @@ export interface ScreenshotOptions {
  * dependency): loads the page, waits until its data arrived and every chart image decoded (the page sets
  * `data-ready` — a plain headless screenshot would catch the page before its data, and a virtual-time budget never
  * ends on the live stream), opens a trajectory, and writes the PNG.
- * @throws Error when playwright-core is not installed, no Chromium is found, or the page has no data within `timeoutMs`.
+ * @throws MissingPeerDependencyError when playwright-core is not installed (it is an optional peer).
+ * @throws Error when no Chromium is found, or the page has no data within `timeoutMs`.
  */
 export async function screenshotDashboard(opts: ScreenshotOptions): Promise<void> {
-  let chromium: typeof import('playwright-core').chromium;
-  try {
-    ({ chromium } = await import('playwright-core'));
-  } catch {
-    throw new Error('--screenshot needs playwright-core (npm install --save-dev playwright-core) and a Chromium (Debian: apt-get install chromium)');
-  }
+  const { chromium } = await importOptionalPeer('playwright-core', SCREENSHOT, PLAYWRIGHT_INSTALL, () => import('playwright-core'));
   const envPath = process.env['CHROMIUM_PATH'];
   const executablePath = opts.executablePath ?? envPath ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
   const timeout = opts.timeoutMs ?? 60_000;

@@ -28,10 +28,31 @@ describe('agentrl init', () => {
     }
     const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(p).toMatchObject({ name: 'my-agent', type: 'module', dependencies: { agentrl: `^${pkg.version}`, zod: '^4.0.0' }, scripts: { start: 'tsx src/main.ts' } });
+    expect(p.allowScripts).toEqual({ agentrl: false, 'core-js': false, esbuild: true, protobufjs: false });
     expect(p.devDependencies).toEqual({ typescript: pkg.devDependencies['typescript'], tsx: pkg.devDependencies['tsx'], '@types/node': pkg.devDependencies['@types/node'] });
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/^# my-agent\n[\s\S]*npm install\nnpm start/);
     expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain("from 'agentrl'");
     expect(r.out).toContain('npm install && npm start');
+    expect(p.dependencies).toEqual({ agentrl: `^${pkg.version}`, zod: '^4.0.0' }); // nothing MCP-only
+  });
+
+  it('writes the mcp project: the MCP SDK and the memory server pinned at the versions agentrl is tested with', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'agentrl-init-')), 'mcp-agent');
+    const r = await cli('init', dir, '--template', 'mcp');
+    expect(r.code, r.err).toBe(0);
+    for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', 'src/env.ts', 'src/data.ts', 'src/main.ts', 'src/memory-server.mjs']) {
+      expect(existsSync(join(dir, f)), f).toBe(true);
+    }
+    const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(p.dependencies).toEqual({
+      agentrl: `^${pkg.version}`,
+      zod: '^4.0.0',
+      '@modelcontextprotocol/sdk': pkg.devDependencies['@modelcontextprotocol/sdk'],
+      '@modelcontextprotocol/server-memory': pkg.devDependencies['@modelcontextprotocol/server-memory'],
+    });
+    expect(readFileSync(join(dir, 'src/env.ts'), 'utf8')).toContain('mcpEnvironment');
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/^# mcp-agent\n/);
+    expect(r.out).toContain('(template mcp)');
   });
 
   it('--agentrl and --name set the dependency spec and package name', async () => {
@@ -50,11 +71,12 @@ describe('agentrl init', () => {
     expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe('{"mine":true}');
     const empty = mkdtempSync(join(tmpdir(), 'agentrl-init-'));
     mkdirSync(join(empty, 'x'));
-    for (const args of [['--template', 'nope', join(empty, 'x')], ['a', 'b'], ['--frobnicate']]) {
+    for (const args of [['--template', 'nope', join(empty, 'x')], ['--template', 'retool', join(empty, 'x')], ['--template', '', join(empty, 'x')], ['a', 'b'], ['--frobnicate']]) {
       const u = await cli('init', ...args);
       expect(u.code, args.join(' ')).toBe(2);
       expect(u.err).toContain('Usage: agentrl init');
     }
     expect(existsSync(join(empty, 'x', 'package.json'))).toBe(false);
+    expect((await cli('init', '--template', 'retool', join(empty, 'x'))).err).toMatch(/no retool template: .*1500 SFT steps.*npm run retool/);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Cold start → RL → held-out eval, on the embedded CPU model (no GPU, no download):
  *
- *   npm start                                   # defaults: about 5 minutes on 2 cores
+ *   npm start                                   # defaults: 500 cold-start steps, 20 RL steps (progress every 100 steps)
  *   npm start -- --sft-steps 60 --rl-steps 2    # a quick smoke run
  *
  * Prints the held-out table (fresh weights, after cold start, after RL) and writes the run to runs/.
