@@ -90,7 +90,7 @@ describe('decodeZstdBody: frames from the reference zstd and by hand', () => {
     // Corrupt compressed payloads: a refusal (400), or bytes that are then not the request — never a crash.
     for (const at of [20, 60, 120, 200, 300, z.length - 6]) {
       const c = Uint8Array.from(z);
-      c[at] ^= 0x5a;
+      c[at] = c[at]! ^ 0x5a;
       const r = status(() => decodeZstdBody(c, MiB));
       if (r === 'ok') expect(Buffer.from(decodeZstdBody(c, MiB)).equals(Buffer.from(zx.fixtureRequest()))).toBe(false);
       else expect(r).toBe(400);
