@@ -4,7 +4,8 @@
 // Prints the best and median step of each and the overhead ratios, best-vs-best and median-vs-median (goal: HTTP adds ≤ 5%
 // to a step with the default wire format — protobuf where the server accepts it), in wall time and in CPU time
 // (this process + the server process, from /proc), which stays meaningful on a machine shared with other work.
-// Run: npm run bench:backend   (REPS=3 by default; WIRE=json|protobuf|auto picks the wire format, default auto)
+// Run: npm run bench:backend   (REPS=3 by default; WIRE=json|protobuf|auto picks the wire format, default auto;
+// CPU_PROF_DIR=dir node --cpu-prof --cpu-prof-dir=dir --import tsx bench/backend.bench.ts profiles both processes)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +45,9 @@ function batch(seed: number): Datum[] {
 function startServer(): Promise<{ url: string; child: ChildProcess }> {
   // AGENTRL_SERVE_ENTRY: a built CLI entry (e.g. a bundle) instead of the TypeScript source.
   const entry = process.env.AGENTRL_SERVE_ENTRY ? [process.env.AGENTRL_SERVE_ENTRY] : ['--import', 'tsx', 'src/cli/main.ts'];
-  const args = [...entry, 'serve', '--port', '0', '--session-timeout-s', '3600'];
+  // CPU_PROF_DIR: write a V8 CPU profile of the server there too (run the bench itself with node --cpu-prof).
+  const prof = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : [];
+  const args = [...prof, ...entry, 'serve', '--port', '0', '--session-timeout-s', '3600'];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';

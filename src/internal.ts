@@ -25,4 +25,5 @@ export * from './server/index.js';
 export * from './sandbox/index.js';
 export { createServeApp, TinkerService, ServeRequestError, type ServeApp, type ServeAppOptions, type ServePlugin, type TinkerServiceOptions, type ErrorCategory } from './serve/tinker/index.js';
 export { DEFAULT_SERVE_LIMITS, callerResolver, type ServeLimits, type ServeCaller, type TinkerServiceStats, type ServeModelRef, type ServeSessionRef } from './serve/tinker/index.js';
+export { AccessTokens, type AccessTokenOptions } from './serve/tinker/access-tokens.js';
 export * from './serve/openai/index.js';

@@ -64,6 +64,11 @@ Options:
   --api-key <key>          require X-API-Key: <key> (or Authorization: Bearer <key>) on every request;
                            repeat it for several clients: each key then sees only its own sessions,
                            models, futures, checkpoints and samplers (404 for the others')
+  --token-ttl-s <n>        with --api-key: POST /api/v1/auth/token exchanges a key for an access token (a JWT,
+                           accepted like its key) valid this long; the Tinker SDK then uses it (default 3600)
+  --no-tokens              with --api-key: no token exchange (client/config: pjwt_auth_enabled false)
+  --zstd-bodies            ask Tinker SDK clients to zstd-compress forward_backward bodies (worth it across a
+                           network; zstd bodies are accepted either way)
   --model-name <name>      the base model name offered (default agentrl/local)
   --state-dir <dir>        where save_weights writes (default: a temporary directory, removed on exit)
   --session-timeout-s <n>  drop a session (and its models) after this long without a heartbeat (default 300)
@@ -114,18 +119,25 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
         'max-body-mib': { type: 'string' },
         'engine-thread': { type: 'string' },
         'future-ttl-s': { type: 'string' },
+        'token-ttl-s': { type: 'string' },
+        'no-tokens': { type: 'boolean' },
+        'zstd-bodies': { type: 'boolean' },
         ...Object.fromEntries(LIMIT_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
       },
     });
-    const flags = values as Record<string, string | undefined>;
+    const flags = values as Record<string, string | boolean | undefined>;
     const serveLimits: Partial<Record<keyof ServeLimits, number>> = {};
     for (const [flag, key, unit] of LIMIT_FLAGS) {
-      const v = positiveOpt(flags[flag], flag, unit);
+      const v = positiveOpt(flags[flag] as string | undefined, flag, unit);
       if (v !== undefined) serveLimits[key] = v;
     }
     const maxBodyBytes = positiveOpt(values['max-body-mib'], 'max-body-mib', 'mib');
     const futureTtlMs = positiveOpt(values['future-ttl-s'], 'future-ttl-s', 's');
     const keys = values['api-key'] ?? [];
+    const tokenTtlMs = positiveOpt(values['token-ttl-s'], 'token-ttl-s', 's');
+    if (tokenTtlMs !== undefined && tokenTtlMs % 1000 !== 0) throw new UsageError(`--token-ttl-s expects whole seconds, got '${values['token-ttl-s']}'`);
+    if ((tokenTtlMs !== undefined || values['no-tokens']) && keys.length === 0) throw new UsageError('--token-ttl-s and --no-tokens need --api-key');
+    if (tokenTtlMs !== undefined && values['no-tokens']) throw new UsageError('--token-ttl-s and --no-tokens exclude each other');
     const engineThread = values['engine-thread'];
     if (engineThread !== undefined && engineThread !== 'worker' && engineThread !== 'main') throw new UsageError(`--engine-thread expects worker or main, got '${engineThread}'`);
     const port = intOpt(values.port, 'port');
@@ -139,6 +151,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       port: port ?? 8000,
       ...(keys.length === 1 ? { apiKey: keys[0]! } : keys.length > 1 ? { apiKeys: keys } : {}),
       serveLimits,
+      ...(values['zstd-bodies'] ? { zstdBodies: true } : {}),
+      ...(values['no-tokens'] ? { accessTokens: false as const } : tokenTtlMs !== undefined ? { accessTokens: { ttlS: tokenTtlMs / 1000 } } : {}),
       ...(engineThread !== undefined ? { engineThread } : {}),
       ...(maxBodyBytes !== undefined ? { limits: { maxBodyBytes } } : {}),
       ...(futureTtlMs !== undefined ? { futureTtlMs } : {}),

@@ -51,6 +51,11 @@ export interface HttpServerOptions {
    * session cookie). Return the key itself; it is checked like a header key. @default none
    */
   readonly keyFromRequest?: (request: FastifyRequest) => string | undefined;
+  /**
+   * Accepts a credential that is not one of the keys (a short-lived token exchanged for one): the index of the key
+   * (in `apiKey`, then `apiKeys` order) it stands for, or -1. @default none (only the keys themselves)
+   */
+  readonly verifyToken?: (presented: string) => number;
   /** Overrides of the default {@link HttpLimits}. */
   readonly limits?: Partial<HttpLimits>;
   /** Browser origins allowed besides the server's own, e.g. `['http://localhost:5173']`. @default [] */
@@ -207,8 +212,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     if (why !== undefined) return refuse(reply, { status: 403, code: 'CROSS_ORIGIN', message: why });
     let client = req.socket.remoteAddress ?? 'unknown';
     if (keyDigests.length > 0 && req.routeOptions.config?.apiKey !== false) {
-      const i = matchApiKey(presentedKey(req.headers) ?? options.keyFromRequest?.(req), keyDigests);
-      if (i < 0) return refuse(reply, { status: 401, code: 'UNAUTHORIZED', message: 'missing or wrong API key' });
+      const presented = presentedKey(req.headers) ?? options.keyFromRequest?.(req);
+      let i = matchApiKey(presented, keyDigests);
+      if (i < 0 && presented !== undefined && options.verifyToken) i = options.verifyToken(presented);
+      if (i < 0) return refuse(reply, { status: 401, code: 'UNAUTHORIZED', message: options.verifyToken ? 'missing or wrong API key, or an expired access token' : 'missing or wrong API key' });
       if (keyDigests.length > 1) client = `key#${i}`;
     }
     clientOf.set(req.raw, options.clientKey ? options.clientKey(req) : client);

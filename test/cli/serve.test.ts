@@ -23,6 +23,12 @@ describe('agentrl serve (CLI)', () => {
       [['serve', '--max-out-of-order-mib=-1'], /--max-out-of-order-mib expects a positive number/],
       [['serve', '--future-ttl-s', 'soon'], /--future-ttl-s expects/],
       [['serve', '--engine-thread', 'gpu'], /--engine-thread expects worker or main/],
+      [['serve', '--token-ttl-s', '60'], /need --api-key/],
+      [['serve', '--no-tokens'], /need --api-key/],
+      [['serve', '--api-key', 'k', '--token-ttl-s', '0'], /--token-ttl-s expects a positive/],
+      [['serve', '--api-key', 'k', '--token-ttl-s', '1.5'], /--token-ttl-s expects whole seconds/],
+      [['serve', '--api-key', 'k', '--token-ttl-s', '60', '--no-tokens'], /exclude each other/],
+      [['serve', '--zstd-bodies=yes'], /zstd-bodies/],
     ];
     for (const [args, message] of cases) {
       const c = io();
@@ -69,6 +75,10 @@ describe('agentrl serve (CLI)', () => {
     const s = await call(url, 'create_session', {}, k1);
     expect((await call(url, 'session_heartbeat', { session_id: s.body.session_id }, k2)).status).toBe(404);
     expect((await call(url, 'session_heartbeat', { session_id: s.body.session_id }, k1)).status).toBe(200);
+    // Access tokens are on by default with keys: a token of k1 is k1.
+    expect((await call(url, 'client/config', {}, k1)).body).toMatchObject({ pjwt_auth_enabled: true, proto_compress_fwdbwd: false });
+    const jwt = (await call(url, 'auth/token', {}, k1)).body.jwt as string;
+    expect((await call(url, 'session_heartbeat', { session_id: s.body.session_id }, { 'x-api-key': jwt })).status).toBe(200);
     ac.abort();
     expect(await done).toBe(0);
   });

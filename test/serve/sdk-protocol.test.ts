@@ -148,11 +148,11 @@ describe('agentrl serve answers the official SDK, version by version', () => {
     expect((await poll(base, os.body.request_id, fx.POLL_ACCEPT.proto)).contentType).toBe('application/json');
   });
 
-  it('refuses what it does not advertise: zstd bodies (415), protobuf on other routes (415), garbage protobuf (400)', async () => {
+  it('refuses what it does not take: encodings other than zstd (415), protobuf on other routes (415), garbage protobuf (400)', async () => {
     const { modelId } = await session(base, '0.25.0');
     const T = tinkerProto.type('ForwardBackwardRequest');
     const body = T.encode(T.fromObject(fx.FB_PROTO(modelId, 1, false))).finish();
-    for (const enc of ['zstd', 'gzip']) {
+    for (const enc of ['gzip', 'deflate', 'br']) {
       const r = await raw(base, '/api/v1/forward_backward', { body, contentType: 'application/x-protobuf', headers: { 'content-encoding': enc } });
       expect(r.status).toBe(415);
       expect(json(r).error).toMatch(/Content-Encoding/);

@@ -12,8 +12,11 @@ export interface ServeCaller {
   readonly principal: string;
 }
 
-/** The principal of a request's headers, given the server's API keys (the HTTP layer has already checked them). */
-export function callerResolver(keys: readonly string[]): (headers: IncomingHttpHeaders) => ServeCaller {
+/**
+ * The principal of a request's headers, given the server's API keys (the HTTP layer has already checked them).
+ * `verifyToken`: the key index an access token stands for (or -1); a token is the principal of its key.
+ */
+export function callerResolver(keys: readonly string[], verifyToken?: (token: string) => number): (headers: IncomingHttpHeaders) => ServeCaller {
   if (keys.length <= 1) {
     const anonymous: ServeCaller = { principal: 'anonymous' };
     return () => anonymous;
@@ -21,7 +24,12 @@ export function callerResolver(keys: readonly string[]): (headers: IncomingHttpH
   const digests = digestKeys(keys);
   const principals = digests.map((d) => ({ principal: `key:${d.toString('hex').slice(0, 16)}` }));
   const nobody: ServeCaller = { principal: 'unauthenticated' };
-  return (headers) => principals[matchApiKey(presentedKey(headers), digests)] ?? nobody;
+  return (headers) => {
+    const presented = presentedKey(headers);
+    let i = matchApiKey(presented, digests);
+    if (i < 0 && presented !== undefined && verifyToken) i = verifyToken(presented);
+    return principals[i] ?? nobody;
+  };
 }
 
 /** A stable, non-reversible tag of a principal, written next to saved checkpoints (their owner across restarts). */

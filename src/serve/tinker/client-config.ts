@@ -4,14 +4,24 @@ export interface ClientConfigFacts {
   readonly maxBodyBytes: number;
   /** Requests the server handles at once. */
   readonly maxInFlight: number;
+  /**
+   * Ask SDK clients to zstd-compress `forward_backward` bodies (`proto_compress_fwdbwd`); zstd bodies are accepted
+   * either way. @default false
+   */
+  readonly zstdBodies?: boolean;
+  /** The server exchanges API keys for access tokens at `POST /api/v1/auth/token`. @default false */
+  readonly jwtAuth?: boolean;
 }
 
 /**
  * The flags the Tinker SDK reads at start, answered truthfully for this server (`reference/tinker-http.md`,
  * "Official SDK behaviour"):
- * - `pjwt_auth_enabled: false` — no `/auth/token` exchange here; the API key itself is checked on every call;
+ * - `pjwt_auth_enabled` — true when the server has API keys and issues access tokens (`POST /api/v1/auth/token`,
+ *   `{}` with the key → `{jwt}`); the key itself stays accepted on every call (SDKs before 0.18 never exchange);
  * - `proto_write_fwdbwd: true` — `forward_backward` takes `application/x-protobuf` bodies (and JSON);
- * - `proto_compress_fwdbwd: false` — no zstd: a body with a `Content-Encoding` is refused (415);
+ * - `proto_compress_fwdbwd` — `zstdBodies`: whether the SDK should zstd-compress them (it saves bytes across a network and
+ *   costs CPU on both ends, so it is off by default); `Content-Encoding: zstd` bodies are decoded either way, other
+ *   encodings are refused (415);
  * - `fwdbwd_max_chunk_len: 1024`, `fwdbwd_max_chunk_bytes_count` — a quarter of the body limit, so a chunk the
  *   SDK sizes by its protobuf estimate also fits as JSON (JSON numbers take about 3× their 4 protobuf bytes);
  * - `sample_max_concurrent_requests` — the server's in-flight request limit;
@@ -20,10 +30,10 @@ export interface ClientConfigFacts {
  */
 export function clientConfig(f: ClientConfigFacts): Record<string, unknown> {
   return {
-    pjwt_auth_enabled: false,
+    pjwt_auth_enabled: f.jwtAuth ?? false,
     credential_default_source: 'api_key',
     proto_write_fwdbwd: true,
-    proto_compress_fwdbwd: false,
+    proto_compress_fwdbwd: f.zstdBodies ?? false,
     parallel_fwdbwd_chunks: true,
     fwdbwd_max_chunk_len: 1024,
     fwdbwd_max_chunk_bytes_count: Math.floor(f.maxBodyBytes / 4),

@@ -8,6 +8,8 @@ import * as w from './wire.js';
 import { clientConfig, clientDynamicConfig, type ClientConfigFacts } from './client-config.js';
 import { acceptsProtobuf, decodeForwardBackwardRequest, PROTOBUF, protoResult } from './proto-wire.js';
 import { registerTinkerRestRoutes } from './rest-routes.js';
+import { decodeZstdBody } from './zstd-body.js';
+import { presentedKey } from '../../server/api-key.js';
 
 /** Options of {@link registerTinkerRoutes}: what `client/config` reports. Callers are told apart by `service.callerOf`. */
 export type TinkerRouteOptions = ClientConfigFacts;
@@ -48,9 +50,22 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
   app.get(`${p}/healthz`, async () => ({ status: 'ok' }));
   app.get(`${p}/get_server_capabilities`, async () => service.capabilities());
   // Tinker SDK ≥ 0.18 bootstrap (flags it follows), ≥ 0.25 its periodically refreshed part.
-  const config = clientConfig(options);
+  const config = clientConfig({ ...options, jwtAuth: service.accessTokens !== undefined });
   app.post(`${p}/client/config`, async () => config);
   app.post(`${p}/client/dynamic_config`, async () => clientDynamicConfig());
+  const tokens = service.accessTokens;
+  if (tokens) {
+    // The exchange takes the API key itself (the HTTP layer has checked it is a key or a live token): a token
+    // cannot renew itself, so a leaked one dies at its exp.
+    app.post(`${p}/auth/token`, async (req, reply) => {
+      const presented = presentedKey(req.headers);
+      try {
+        return { jwt: tokens.issue(presented ?? '').jwt };
+      } catch {
+        return reply.code(401).send({ error: 'auth/token: exchange the API key itself (X-API-Key), not an access token', category: 'user' });
+      }
+    });
+  }
   app.post(`${p}/telemetry`, async () => ({ status: 'accepted' }));
 
   post('create_session', w.createSessionSchema, (b, c) => service.createSession(b, c));
@@ -66,12 +81,14 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
       if (!parsed.success) return badBody(reply, 'forward_backward', parsed.error);
       return runOrSend(reply, () => service.forwardBackward(parsed.data, caller));
     }
-    const encoding = req.headers['content-encoding'];
-    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-      return reply.code(415).send({ error: `Content-Encoding '${encoding}' is not accepted (client/config: proto_compress_fwdbwd false); send the body uncompressed`, category: 'user' });
+    const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (encoding !== 'identity' && encoding !== 'zstd') {
+      return reply.code(415).send({ error: `Content-Encoding '${encoding}' is not accepted; send the body as zstd or uncompressed`, category: 'user' });
     }
-    const raw = req.body;
+    const body = req.body;
     return runOrSend(reply, () => {
+      // zstd bodies are accepted whether or not client/config asks for them (proto_compress_fwdbwd), within the body limit.
+      const raw = encoding === 'zstd' ? decodeZstdBody(body, options.maxBodyBytes) : body;
       const b = decodeForwardBackwardRequest(raw);
       // The range checks the JSON schema makes on loss_fn_config (datum and token limits are the service's).
       const config = w.forwardInputSchema.shape.loss_fn_config.safeParse(b.forward_backward_input.loss_fn_config);

@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors/index.js';
 import { createHttpServer, type HttpLimits } from '../../server/index.js';
 import { registerTinkerRoutes } from './routes.js';
 import { TinkerService } from './service.js';
+import { AccessTokens } from './access-tokens.js';
 import { serveLimitsSchema, type ServeLimits } from './serve-limits.js';
 
 /**
@@ -27,6 +28,19 @@ export interface ServeAppOptions {
    * and sampling sessions the others cannot see (404). Combined with `apiKey`.
    */
   readonly apiKeys?: readonly string[];
+  /**
+   * Access tokens (Tinker's `pjwt_auth_enabled`), on whenever the server has API keys: `POST /api/v1/auth/token`
+   * exchanges a key for a JWT valid `ttlS` seconds, accepted wherever the key is (same principal). `secret`
+   * (≥ 32 characters) lets tokens survive a restart. `false`: no exchange, `pjwt_auth_enabled: false`.
+   * @default { ttlS: 3600, secret: random per start }
+   */
+  readonly accessTokens?: false | { readonly ttlS?: number; readonly secret?: string };
+  /**
+   * Ask Tinker SDK clients to zstd-compress `forward_backward` bodies (`client/config` `proto_compress_fwdbwd`): fewer
+   * bytes across a network, more CPU on both ends. zstd bodies are decoded (within the body limit) either way.
+   * @default false
+   */
+  readonly zstdBodies?: boolean;
   /** The base model name offered by `get_server_capabilities`. @default 'agentrl/local' */
   readonly modelName?: string;
   /** Directory for `save_weights` states. @default a temporary directory removed on close */
@@ -57,9 +71,11 @@ const optionsSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).optional(),
   apiKey: z.string().min(1).optional(),
   apiKeys: z.array(z.string().min(1)).optional(),
+  accessTokens: z.union([z.literal(false), z.strictObject({ ttlS: z.number().int().min(1).max(86_400 * 30).optional(), secret: z.string().min(32).optional() })]).optional(),
   futureTtlMs: z.number().int().min(1000).optional(),
   serveLimits: serveLimitsSchema.optional(),
   engineThread: z.enum(['worker', 'main']).optional(),
+  zstdBodies: z.boolean().optional(),
   modelName: z.string().min(1).optional(),
   stateDir: z.string().min(1).optional(),
   pollTimeoutMs: z.number().int().min(0).optional(),
@@ -97,15 +113,17 @@ export function createServeApp(options: ServeAppOptions = {}): ServeApp {
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) throw new ConfigError('serve options', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
   const o = options;
+  const keys = [...(o.apiKey !== undefined ? [o.apiKey] : []), ...(o.apiKeys ?? [])];
+  const tokens = keys.length > 0 && o.accessTokens !== false ? new AccessTokens(keys, o.accessTokens ?? {}) : undefined;
   const http = createHttpServer({
     name: 'agentrl serve',
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 8000,
     ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}),
     ...(o.apiKeys !== undefined ? { apiKeys: o.apiKeys } : {}),
+    ...(tokens ? { verifyToken: (t: string) => tokens.verify(t) } : {}),
     limits: { maxBodyBytes: 64 * 1024 * 1024, ...o.limits },
   });
-  const keys = [...(o.apiKey !== undefined ? [o.apiKey] : []), ...(o.apiKeys ?? [])];
   let service: TinkerService;
   try {
     service = new TinkerService({
@@ -118,13 +136,14 @@ export function createServeApp(options: ServeAppOptions = {}): ServeApp {
       ...(o.serveLimits !== undefined ? { limits: o.serveLimits } : {}),
       ...(o.engineThread !== undefined ? { engineThread: o.engineThread } : {}),
       apiKeys: keys,
+      ...(tokens ? { accessTokens: tokens } : {}),
       engine: { ...(o.checkpoint === undefined ? o.model : { seed: o.model?.seed }), ...(o.maxBatchTokens !== undefined ? { maxBatchTokens: o.maxBatchTokens } : {}) },
     });
   } catch (e) {
     void http.close();
     throw new ConfigError('serve options', [{ path: 'checkpoint', message: e instanceof Error ? e.message : String(e) }]);
   }
-  registerTinkerRoutes(http.app, service, { maxBodyBytes: http.limits.maxBodyBytes, maxInFlight: http.limits.maxInFlight });
+  registerTinkerRoutes(http.app, service, { maxBodyBytes: http.limits.maxBodyBytes, maxInFlight: http.limits.maxInFlight, zstdBodies: o.zstdBodies ?? false });
   let pluginsDone: Promise<void> | undefined;
   return {
     app: http.app,

@@ -13,6 +13,7 @@ import { perTokenLoss } from '../../loss/index.js';
 import type { Datum } from '../../types/datum.js';
 import type { Renderer } from '../../chat/types.js';
 import type { LossConfig } from '../../types/loss-config.js';
+import type { AccessTokens } from './access-tokens.js';
 import { callerResolver, principalTag, type ServeCaller } from './caller.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
@@ -41,6 +42,8 @@ export interface TinkerServiceOptions {
   readonly limits?: Partial<ServeLimits>;
   /** The server's API keys: with several, each key is its own principal (see {@link ServeCaller}). @default [] */
   readonly apiKeys?: readonly string[];
+  /** The access tokens exchanged for those keys (`POST /api/v1/auth/token`); each stands for its key's principal. @default none */
+  readonly accessTokens?: AccessTokens;
   /**
    * Where each model's engine computes: `'worker'`, its own worker thread (the HTTP layer, heartbeats and other
    * models answer while it trains), or `'main'`, this thread. @default 'main'
@@ -149,6 +152,8 @@ export class TinkerService {
   readonly limits: ServeLimits;
   /** The caller (principal) of a request's headers; every route passes it to the methods below. */
   readonly callerOf: (headers: IncomingHttpHeaders) => ServeCaller;
+  /** The access tokens this server issues and accepts (`pjwt_auth_enabled`), when it has API keys and they are on. */
+  readonly accessTokens: AccessTokens | undefined;
   readonly #o: TinkerServiceOptions;
   readonly #futures: FutureStore;
   readonly #sessions = new Map<string, SessionState>();
@@ -177,7 +182,9 @@ export class TinkerService {
     this.contextTokens = this.#baseBackend.maxContextTokens;
     this.pollTimeoutMs = options.pollTimeoutMs ?? 30_000;
     this.limits = resolveServeLimits(options.limits);
-    this.callerOf = callerResolver(options.apiKeys ?? []);
+    const tokens = options.accessTokens;
+    this.accessTokens = tokens;
+    this.callerOf = callerResolver(options.apiKeys ?? [], tokens ? (t) => tokens.verify(t) : undefined);
     this.#futures = new FutureStore({ ttlMs: options.futureTtlMs ?? 600_000, maxRetained: this.limits.maxRetainedResults });
     const timeout = options.sessionTimeoutMs ?? 300_000;
     const every = Math.max(1000, Math.min(30_000, timeout / 4));
