@@ -12,6 +12,7 @@ export interface ToolContext<E extends Example = Example> {
   readonly trajectoryId: string;
   /** Branch index within the group, 0-based. */
   readonly groupIndex: number;
+  /** The dataset example this trajectory answers. */
   readonly example: E;
   /** Tool calls already executed in this trajectory (before this one). */
   readonly toolCalls: number;

@@ -43,6 +43,7 @@ export interface SqlQueryRequest {
  * (see {@link SqlStatus}); it rejects on abort (with the signal's reason) and after `close()`.
  */
 export interface SqlExecutor {
+  /** Runs one read-only query; resolves with rows or the reason it failed (model mistakes, timeouts, oversized results); rejects on abort and after `close()`. */
   query(req: SqlQueryRequest, signal?: AbortSignal): Promise<SqlQueryResult>;
   /** Kills every query process. Idempotent. */
   close(): Promise<void>;
