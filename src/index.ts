@@ -65,7 +65,7 @@ export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type To
 export { truncateTail, type TruncateOptions } from './env/index.js';
 export { search, type SearchEnvOptions, bm25Retriever, type Bm25RetrieverOptions, httpRetriever, type HttpRetrieverOptions } from './env/index.js';
 export { createRetrievalServer, type RetrievalServer, type RetrievalServerOptions, type Retriever, type Passage, loadCorpus, type CorpusDoc } from './env/index.js';
-export { sqlAgent, type SqlAgentOptions, type SqlSource, type SqlExecutor, type CompareOptions } from './env/index.js';
+export { sqlAgent, type SqlAgentOptions, type SqlSource, type SqlExecutor, type SqlQueryRequest, type SqlQueryResult, type SqlStatus, type CompareOptions } from './env/index.js';
 export { fromAiSdkTools, policyLanguageModel, type AiSdkToolLike, type PolicyLanguageModelOptions } from './env/index.js';
 export { mixEnvironments, type MixEntry, type MixOptions, type MixedEnvironments } from './env/index.js';
 export { agentEnvironment, type AgentEnvironment, type AgentEnvironmentOptions, type AgentRunArgs } from './env/index.js';
@@ -74,7 +74,7 @@ export { mcpEnvironment, type McpEnvironment, type McpEnvironmentOptions, type M
 // chat
 export { loadRenderer, type Renderer, type LoadRendererOptions, type ChatRenderer, type RenderOptions, type NextPromptArgs, type RendererFiles, type RendererSettings } from './chat/index.js';
 export { tokenize, type TokenPiece } from './chat/tokenize.js';
-export { FAMILY_IDS, type FamilyId, type ParseOptions } from './chat/index.js';
+export { FAMILY_IDS, type FamilyId, type ParseOptions, type ToolCallFormat } from './chat/index.js';
 
 // rollout
 export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent, type RolloutContext } from './rollout/index.js';
@@ -82,14 +82,14 @@ export { isDrivenEnvironment, type DrivenEnvironment, type DrivenTrajectory, typ
 export { demonstrationDatum, type DemonstrationTurn } from './rollout/index.js';
 
 // reward
-export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions, type MathCheckPool, type MathCheckOptions, type EquivalenceResult } from './reward/index.js';
+export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions, type MathCheckPool, type MathCheckOptions, type MathCheckPoolOptions, type MathEquivalenceOptions, type EquivalenceResult, type EquivalenceStatus } from './reward/index.js';
 export { exactMatch, type ExactMatchOptions, sqlExecutionMatch, type SqlExecutionMatchOptions } from './reward/index.js';
 export { withValidEnding, type WithValidEndingOptions, type EndingOptions } from './reward/index.js';
 export { judgeReward, type JudgeReward, type JudgeRewardOptions, type JudgeStats, type Judge, type SamplerJudge, type EndpointJudge } from './reward/index.js';
 
 // loss
 export { groupAdvantages, groupOutcome, assembleTrainingData, buildDatums, packMicroBatches, type AdvantageOptions, type GroupOutcome } from './loss/index.js';
-export type { AdvantageNormalization, AssembleOptions, BuildDatumsOptions, DatumBatch, DatumSource, GroupOutcomeOptions, MicroBatch, PackOptions, PerTokenLossInputs, TrainingData, TrainingGroup } from './loss/index.js';
+export type { AdvantageNormalization, AssembleOptions, BuildDatumOptions, BuildDatumsOptions, DatumTurn, PrefixMismatchPolicy, TokenBudget, DatumBatch, DatumSource, GroupOutcomeOptions, MicroBatch, PackOptions, PerTokenLossInputs, TrainingData, TrainingGroup } from './loss/index.js';
 export { defineLoss, LOSSES, lossDefinition, type LossDefinition, type NativeLoss } from './loss/index.js';
 export { klEstimate, correctRollouts, overlongPenalty, type KlEstimator, type RolloutCorrectionConfig, type RolloutCorrectionResult, type OverlongConfig } from './loss/index.js';
 

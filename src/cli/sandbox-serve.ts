@@ -45,7 +45,7 @@ ${servable.map((a) => option(a.name, a.summary)).join('\n')}
 Prints "listening on <url>" when ready; SIGINT/SIGTERM stop it.`;
 }
 
-type Values = Record<string, string | string[] | boolean | undefined>;
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 const COMMON_FLAGS = {
   port: { type: 'string' },

@@ -70,7 +70,7 @@ export interface TurnEvent {
   readonly groupIndex: number;
   /** Index of the turn within its trajectory, 0-based. */
   readonly turnIndex: number;
-  /** What the turn was parsed as: `tool_call`, `answer` or `invalid`. */
+  /** What the turn was parsed as: `tool`, `answer` or `invalid`. */
   readonly action: ParsedAction['kind'];
   /** Why the turn was invalid, when it was. */
   readonly invalidReason?: string;

@@ -23,7 +23,7 @@ export interface SandboxAdapterCommonOptions {
 }
 
 /** Flag values as `node:util` `parseArgs` returns them. */
-export type SandboxAdapterFlagValues = Readonly<Record<string, string | readonly string[] | boolean | undefined>>;
+export type SandboxAdapterFlagValues = Readonly<Record<string, string | boolean | readonly (string | boolean)[] | undefined>>;
 
 /**
  * How the CLI finds and builds one sandbox backend. Each adapter folder (`adapters/<name>/`) has an `adapter.ts` whose

@@ -30,19 +30,51 @@ export type ResolvedTrainerOptions = Omit<
   /** Per-trajectory budgets, every one set. */
   readonly budgets: RolloutBudgets;
   /** Sampling settings; `topK` stays unset unless given. */
-  readonly sampling: TrainerSampling & { readonly temperature: number; readonly topP: number };
+  readonly sampling: TrainerSampling & {
+    /** Softmax temperature of rollouts. */
+    readonly temperature: number;
+    /** Nucleus mass rollouts are truncated to, in (0, 1]. */
+    readonly topP: number;
+  };
   /** AdamW settings; `schedule` stays unset (constant learning rate) unless given. */
-  readonly optimizer: TrainerOptimizer & { readonly beta1: number; readonly beta2: number; readonly eps: number; readonly weightDecay: number; readonly gradClipNorm: number };
+  readonly optimizer: TrainerOptimizer & {
+    /** Adam β₁. */
+    readonly beta1: number;
+    /** Adam β₂. */
+    readonly beta2: number;
+    /** Adam ε. */
+    readonly eps: number;
+    /** Decoupled (AdamW) weight decay. */
+    readonly weightDecay: number;
+    /** Global gradient L2-norm clip; 0 disables. */
+    readonly gradClipNorm: number;
+  };
   /** Advantage normalization within a group. */
-  readonly advantage: { readonly normalize: 'none' | 'std' | 'rloo' };
+  readonly advantage: {
+    /** `none`: R − mean R; `std`: divided by the group's standard deviation; `rloo`: leave-one-out mean. */
+    readonly normalize: 'none' | 'std' | 'rloo';
+  };
   /** Micro-batch bounds: tokens and datums per forward-backward call. */
-  readonly microBatch: { readonly maxTokens: number; readonly maxDatums: number };
+  readonly microBatch: {
+    /** Tokens per micro-batch at most. */
+    readonly maxTokens: number;
+    /** Datums per micro-batch at most. */
+    readonly maxDatums: number;
+  };
   /** Rollout scheduling, with the failure strategy and the streaming switch set. */
-  readonly rollout: TrainerRolloutOptions & { readonly failure: RolloutFailureStrategy; readonly streaming: boolean };
+  readonly rollout: TrainerRolloutOptions & {
+    /** What happens to a failed trajectory. */
+    readonly failure: RolloutFailureStrategy;
+    /** Streaming rollouts (true) or the round-synchronous loop (false). */
+    readonly streaming: boolean;
+  };
   /** What happens to a trajectory whose re-rendered prompt is not a prefix of the tokens sampled before it. */
   readonly onPrefixMismatch: 'drop' | 'split' | 'fail';
   /** Off-policy overlap: how many optimizer steps a rollout's weights may lag behind. */
-  readonly async: { readonly maxStaleness: number };
+  readonly async: {
+    /** Weights versions a group may lag behind the update. */
+    readonly maxStaleness: number;
+  };
   /** Upper bound on one reward call, in milliseconds. */
   readonly rewardTimeoutMs: number;
   /** Whether groups whose rewards are all equal are left out of the loss. */
@@ -56,15 +88,28 @@ export type ResolvedTrainerOptions = Omit<
   /** How many checkpoints to keep on disk. */
   readonly checkpointKeepLast: number;
   /** Held-out evaluation, with `samples` and `concurrency` set; absent when not configured. */
-  readonly eval?: TrainerEvalOptions & { readonly samples: number; readonly concurrency: number };
+  readonly eval?: TrainerEvalOptions & {
+    /** Candidates per held-out problem. */
+    readonly samples: number;
+    /** Problems evaluated at once. */
+    readonly concurrency: number;
+  };
   /** Trajectories written to `trajectories.jsonl` per step. */
-  readonly trajectoryLog: { readonly perStep: number };
+  readonly trajectoryLog: {
+    /** Trajectories logged per step. */
+    readonly perStep: number;
+  };
   /** The progress line on stderr: on, off, or on when stderr is a terminal. */
   readonly progress: boolean | 'auto';
   /** KL penalty against a reference policy, with every default set; absent when not configured. */
   readonly kl?: TrainerKlOptions & Required<Pick<TrainerKlOptions, 'reference' | 'estimator' | 'placement'>>;
   /** Optimizer updates per batch: minibatches per batch × epochs over it. */
-  readonly updatesPerBatch: { readonly minibatches: number; readonly epochs: number };
+  readonly updatesPerBatch: {
+    /** Optimizer steps per batch (the batch split in this many parts). */
+    readonly minibatches: number;
+    /** Passes over the batch. */
+    readonly epochs: number;
+  };
   /** Metrics sinks written each step. */
   readonly sinks: readonly MetricsSink[];
   /** The run's label (dashboard, plots, logs). */

@@ -28,7 +28,7 @@ describe('sandbox adapter registry', () => {
     expect(adapters.map((a) => a.name)).toEqual(['echo']);
     const echo = await sandboxAdapter('echo', `${FIXTURES}found`);
     const sandbox = await echo.create(echo.optionsFromFlags({ prefix: '> ' }, {}));
-    expect((await sandbox.run({ code: 'hi', language: 'python' })).stdout).toBe('> hi');
+    expect((await sandbox.run({ code: 'hi' })).stdout).toBe('> hi');
     expect(echo.capacity({})).toBe(3);
   });
 
