@@ -34,9 +34,9 @@ export const DEFAULT_BUDGETS: RolloutBudgets = {
 
 /** Sampling settings shared by every turn of a rollout. */
 export interface RolloutSampling {
-  /** @default 1 */
+  /** Softmax temperature (0 = greedy). @default 1 */
   readonly temperature?: number;
-  /** @default 1 */
+  /** Nucleus mass to truncate to, in (0, 1]. @default 1 */
   readonly topP?: number;
   /** Top-k truncation; 0 or undefined disables. */
   readonly topK?: number;
