@@ -1,4 +1,15 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+
+/** `adapters/<name>/index.ts` → `dist/adapters/<name>.js`; `adapters/<name>/adapter.ts` → `dist/adapters/<name>/adapter.js`. */
+function adapterEntries(): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const name of readdirSync('adapters').sort()) {
+    if (existsSync(`adapters/${name}/index.ts`)) entries[`adapters/${name}`] = `adapters/${name}/index.ts`;
+    if (existsSync(`adapters/${name}/adapter.ts`)) entries[`adapters/${name}/adapter`] = `adapters/${name}/adapter.ts`;
+  }
+  return entries;
+}
 
 export default defineConfig({
   entry: {
@@ -12,10 +23,8 @@ export default defineConfig({
     'reward-math-worker': 'src/reward/math/equivalent.ts',
     // Loaded by workerLocalBackend (src/backend/local/worker/worker-backend.ts) inside its engine worker thread.
     'local-engine-worker': 'src/backend/local/worker/engine-host.ts',
-    'adapters/local': 'adapters/local/index.ts',
-    'adapters/docker': 'adapters/docker/index.ts',
-    'adapters/remote': 'adapters/remote/index.ts',
-    'adapters/isolated-vm': 'adapters/isolated-vm/index.ts',
+    // Every adapter folder: its entry point (`agentrl/adapters/<name>`) and the descriptor the CLI discovers.
+    ...adapterEntries(),
   },
   format: ['esm', 'cjs'],
   dts: true,

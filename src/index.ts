@@ -17,6 +17,10 @@ import './util/zod-peer-guard.js'; // first: a zod that is not 4.x fails here, b
 export type {
   Example,
   Message,
+  SystemMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
   ToolCall,
   ToolDefinition,
   JsonSchema,
@@ -26,6 +30,7 @@ export type {
   Turn,
   TrajectoryStopReason,
   TrajectoryError,
+  TrajectoryErrorStage,
   Sandbox,
   SandboxSession,
   SessionOptions,
@@ -38,6 +43,8 @@ export type {
   StopReason,
   Datum,
   LossConfig,
+  LossKind,
+  Aggregation,
   CustomLoss,
   LossSequence,
   NativeLossKind,
@@ -55,40 +62,41 @@ export { gsm8kFinalAnswer, DATASET_PRESETS, type DatasetPreset } from './data/in
 export type { Environment, ToolContext, StepOutcome } from './env/index.js';
 export { codeInterpreter, type CodeInterpreterOptions } from './env/index.js';
 export { defineTool, toolEnvironment, type Tool, type DefineToolOptions, type ToolEnvironmentOptions } from './env/index.js';
-export { truncateTail } from './env/index.js';
+export { truncateTail, type TruncateOptions } from './env/index.js';
 export { search, type SearchEnvOptions, bm25Retriever, type Bm25RetrieverOptions, httpRetriever, type HttpRetrieverOptions } from './env/index.js';
 export { createRetrievalServer, type RetrievalServer, type RetrievalServerOptions, type Retriever, type Passage, loadCorpus, type CorpusDoc } from './env/index.js';
-export { sqlAgent, type SqlAgentOptions } from './env/index.js';
+export { sqlAgent, type SqlAgentOptions, type SqlSource, type SqlExecutor, type SqlQueryRequest, type SqlQueryResult, type SqlStatus, type CompareOptions } from './env/index.js';
 export { fromAiSdkTools, policyLanguageModel, type AiSdkToolLike, type PolicyLanguageModelOptions } from './env/index.js';
 export { mixEnvironments, type MixEntry, type MixOptions, type MixedEnvironments } from './env/index.js';
 export { agentEnvironment, type AgentEnvironment, type AgentEnvironmentOptions, type AgentRunArgs } from './env/index.js';
 export { mcpEnvironment, type McpEnvironment, type McpEnvironmentOptions, type McpStdioServer, type McpHttpServer, type McpToolResult, type McpToolCaller } from './env/index.js';
 
 // chat
-export { loadRenderer, type Renderer, type LoadRendererOptions } from './chat/index.js';
+export { loadRenderer, type Renderer, type LoadRendererOptions, type ChatRenderer, type RenderOptions, type NextPromptArgs, type RendererFiles, type RendererSettings } from './chat/index.js';
 export { tokenize, type TokenPiece } from './chat/tokenize.js';
-export { FAMILY_IDS, type FamilyId, type ParseOptions } from './chat/index.js';
+export { FAMILY_IDS, type FamilyId, type ParseOptions, type ToolCallFormat } from './chat/index.js';
 
 // rollout
-export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent } from './rollout/index.js';
+export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent, type RolloutContext } from './rollout/index.js';
 export { isDrivenEnvironment, type DrivenEnvironment, type DrivenTrajectory, type DrivenTrajectoryContext } from './rollout/index.js';
 export { demonstrationDatum, type DemonstrationTurn } from './rollout/index.js';
 
 // reward
-export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions } from './reward/index.js';
+export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions, type MathCheckPool, type MathCheckOptions, type MathCheckPoolOptions, type MathEquivalenceOptions, type EquivalenceResult, type EquivalenceStatus } from './reward/index.js';
 export { exactMatch, type ExactMatchOptions, sqlExecutionMatch, type SqlExecutionMatchOptions } from './reward/index.js';
-export { withValidEnding, type WithValidEndingOptions } from './reward/index.js';
+export { withValidEnding, type WithValidEndingOptions, type EndingOptions } from './reward/index.js';
 export { judgeReward, type JudgeReward, type JudgeRewardOptions, type JudgeStats, type Judge, type SamplerJudge, type EndpointJudge } from './reward/index.js';
 
 // loss
 export { groupAdvantages, groupOutcome, assembleTrainingData, buildDatums, packMicroBatches, type AdvantageOptions, type GroupOutcome } from './loss/index.js';
+export type { AdvantageNormalization, AssembleOptions, BuildDatumOptions, BuildDatumsOptions, DatumTurn, PrefixMismatchPolicy, TokenBudget, DatumBatch, DatumSource, GroupOutcomeOptions, MicroBatch, PackOptions, PerTokenLossInputs, TrainingData, TrainingGroup } from './loss/index.js';
 export { defineLoss, LOSSES, lossDefinition, type LossDefinition, type NativeLoss } from './loss/index.js';
-export { klEstimate, correctRollouts, overlongPenalty, type KlEstimator, type RolloutCorrectionConfig, type OverlongConfig } from './loss/index.js';
+export { klEstimate, correctRollouts, overlongPenalty, type KlEstimator, type RolloutCorrectionConfig, type RolloutCorrectionResult, type OverlongConfig } from './loss/index.js';
 
 // backend
 export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';
 export { localBackend, type LocalBackendOptions } from './backend/index.js';
-export { tinkerBackend, type TinkerBackend, type TinkerBackendOptions } from './backend/index.js';
+export { tinkerBackend, type TinkerBackend, type TinkerBackendOptions, type TinkerLoraOptions, type TinkerModelInfo, type TinkerRendererSource, type TinkerRetryOptions, type TinkerTimeouts } from './backend/index.js';
 export { downloadCheckpoint, listCheckpoints, type DownloadCheckpointOptions, type DownloadedCheckpoint, type TinkerCheckpoint, type TinkerRestOptions } from './backend/index.js';
 export { exportCheckpoint, type ExportCheckpointOptions } from './backend/local/export.js';
 export { openaiCompatibleSampler, type OpenAICompatibleSampler, type OpenAICompatibleSamplerOptions, type SamplerFlavor } from './backend/index.js';
@@ -121,6 +129,7 @@ export { passAtK } from './eval/index.js';
 
 // report
 export { plotRuns, type PlotResult, startDashboard, type Dashboard, type DashboardOptions } from './report/index.js';
+export type { HttpLimits, HttpServerStats } from './server/index.js';
 export type { TrajectoryRecord, TokenSegment } from './trainer/index.js';
 
 // errors
@@ -142,6 +151,7 @@ export {
   BackendUnavailableError,
   BackendAuthError,
   BackendRequestError,
+  type BackendErrorCategory,
   CheckpointError,
   SandboxTimeoutError,
   SandboxUnavailableError,

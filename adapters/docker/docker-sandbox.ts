@@ -18,6 +18,7 @@ export interface DockerSandbox extends Sandbox {
   readonly poolId: string;
   /** Resolves when `poolSize` containers are up (or rejects with the first start failure). */
   ready(): Promise<void>;
+  /** Always `true`: every session holds one container of the pool (see `openSession`). */
   readonly supportsSessions: true;
   /**
    * Opens a session: a container of the pool held for the session's life (see {@link DockerSession});

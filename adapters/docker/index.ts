@@ -4,3 +4,4 @@
  */
 export { dockerSandbox, containerSpec, SANDBOX_LABEL, type DockerSandbox } from './docker-sandbox.js';
 export { DEFAULT_SANDBOX_ENV, type DockerSandboxOptions } from './options.js';
+export type { ResolvedDockerOptions } from './options.js';

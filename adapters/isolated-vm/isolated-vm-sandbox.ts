@@ -41,6 +41,7 @@ export interface IsolatedVmSandbox extends Sandbox {
   readonly instanceId: string;
   /** Pids of live worker processes (sessions' workers included). */
   workerPids(): number[];
+  /** Always `true`: every session is a worker process of its own. */
   readonly supportsSessions: true;
   /** Opens a session: a worker process of its own whose context persists (see {@link IvmSession}). */
   openSession(options?: SessionOptions): Promise<SandboxSession>;

@@ -15,12 +15,15 @@ import { openMemoryCgroups, type MemoryCgroups, type MemoryControl } from './cgr
 
 /** Events of a {@link LocalSandbox}. */
 export interface LocalSandboxEvents {
+  /** A degraded protection or a recycled worker (see {@link LocalSandboxWarning}); without a listener warnings go to `console.warn`. */
   warning: (w: LocalSandboxWarning) => void;
 }
 
 /** The local subprocess sandbox: a {@link Sandbox} plus what it actually enforces and a `warning` event. */
 export interface LocalSandbox extends Sandbox {
+  /** Always `'local'`. */
   readonly name: 'local';
+  /** `fork-server`: calls fork from warm, preloaded zygote processes; `spawn`: one fresh interpreter per call. */
   readonly mode: 'fork-server' | 'spawn';
   /** `bwrap` when every call runs in its own PID/net/mount namespaces; `none` in the fallback. */
   readonly isolation: 'bwrap' | 'none';
@@ -40,7 +43,9 @@ export interface LocalSandbox extends Sandbox {
    * @throws SessionsNotSupportedError (rejects) in `spawn` mode; SandboxClosedError after `close()`.
    */
   openSession(options?: SessionOptions): Promise<SandboxSession>;
+  /** Subscribes `fn` to `event`; returns this sandbox. */
   on<E extends keyof LocalSandboxEvents>(event: E, fn: LocalSandboxEvents[E]): this;
+  /** Unsubscribes `fn` from `event`; returns this sandbox. */
   off<E extends keyof LocalSandboxEvents>(event: E, fn: LocalSandboxEvents[E]): this;
 }
 

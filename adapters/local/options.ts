@@ -4,7 +4,9 @@ import { ConfigError } from '../../src/errors/index.js';
 
 /** A warning from the local sandbox (isolation missing, preload failed, zygote recycled after an anomaly). */
 export interface LocalSandboxWarning {
+  /** Which protection is missing or what happened, as a stable code. */
   readonly code: 'ISOLATION_UNAVAILABLE' | 'PRELOAD_FAILED' | 'ZYGOTE_RECYCLED' | 'PATH_NOT_HIDDEN' | 'SANDBOX_RUNS_AS_ROOT' | 'MEMORY_NOT_BOUNDED';
+  /** What happened and what to do about it, in words. */
   readonly message: string;
 }
 

@@ -8,12 +8,15 @@ import { isRunCodeResponse, responseToExecResult, type RunCodeRequest } from './
 
 /** Counters of one remote client, for tests and metrics. */
 export interface RemoteSandboxStats {
+  /** Calls admitted and not yet answered (at most `concurrency × urls.length`). */
   readonly inFlight: number;
+  /** Calls queued for admission (at most `maxQueue`), not yet sent. */
   readonly waiting: number;
   /** Retries performed since creation. */
   readonly retries: number;
   /** Retries refused because the retry budget was spent. */
   readonly budgetExhausted: number;
+  /** Every configured server: its URL, whether it is healthy now, and its calls in flight. */
   readonly endpoints: readonly { readonly url: string; readonly healthy: boolean; readonly outstanding: number }[];
 }
 
@@ -23,6 +26,7 @@ export interface RemoteSandbox extends Sandbox {
   readonly supportsSessions: false;
   /** Always rejects: @throws SessionsNotSupportedError (SandboxClosedError after `close()`). */
   openSession(): Promise<SandboxSession>;
+  /** The client's counters now (a snapshot). */
   stats(): RemoteSandboxStats;
   /** Pings every server now (`GET /v1/ping`) and updates health; resolves to the healthy count. */
   checkHealth(): Promise<number>;

@@ -22,6 +22,7 @@ export class RetryBudget {
   readonly #ratio: number;
   readonly #max: number;
 
+  /** `ratio`: tokens earned per first attempt (0.2); `minTokens`: tokens at the start (10); `maxTokens`: the cap (100, at least `minTokens`). */
   constructor(opts: { readonly ratio?: number; readonly minTokens?: number; readonly maxTokens?: number } = {}) {
     this.#ratio = opts.ratio ?? 0.2;
     this.#tokens = opts.minTokens ?? 10;

@@ -41,6 +41,7 @@ export interface SandboxServerOptions {
 
 /** A SandboxFusion-compatible HTTP server in front of one of our sandboxes. */
 export interface SandboxServer {
+  /** The listening Node HTTP server (bound to the configured host; `address()` gives the port). */
   readonly server: Server;
   /**
    * Starts listening; port 0 picks a free port. Resolves with the base URL (`http://host:port`).

@@ -6,7 +6,9 @@ import type { ExecResult, ExecStatus } from '../../src/types/exec-result.js';
  * never sends files and `agentrl sandbox-serve` rejects non-empty `files`.
  */
 export interface RunCodeRequest {
+  /** Source code to run. */
   readonly code: string;
+  /** SandboxFusion language name, e.g. `'python'`. */
   readonly language: string;
   /** Seconds; SandboxFusion default 10. */
   readonly compile_timeout?: number;
@@ -14,8 +16,11 @@ export interface RunCodeRequest {
   readonly run_timeout?: number;
   /** MiB; `-1` = no limit. */
   readonly memory_limit_MB?: number;
+  /** Text fed to the program's stdin. */
   readonly stdin?: string | null;
+  /** Files to create before the run: path → base64 contents. */
   readonly files?: Readonly<Record<string, string | null>>;
+  /** Paths whose contents the response should return in `files`. */
   readonly fetch_files?: readonly string[];
 }
 
@@ -25,31 +30,49 @@ export interface RunCodeRequest {
  * {@link ExecResult} the server's sandbox produced.
  */
 export interface AgentRLExtension {
+  /** The {@link ExecResult} status. */
   readonly status: ExecStatus;
+  /** Process exit code; `null` when killed by a signal or never started. */
   readonly exitCode: number | null;
+  /** Signal name that ended the process, or `null`. */
   readonly signal: string | null;
+  /** Whether stdout or stderr was cut to the output limit. */
   readonly truncated: boolean;
+  /** Wall time of the run in milliseconds. */
   readonly wallMs: number;
+  /** CPU time of the run in milliseconds, when the sandbox measures it. */
   readonly cpuMs?: number;
 }
 
 /** SandboxFusion `CommandRunResult`; `execution_time` in seconds. */
 export interface CommandRunResult {
+  /** `Finished` (ran to an exit), `Error` (could not run), or `TimeLimitExceeded`. */
   readonly status: 'Finished' | 'Error' | 'TimeLimitExceeded';
+  /** Wall time in seconds, when measured. */
   readonly execution_time: number | null;
+  /** Process exit code, or `null` when it never exited normally. */
   readonly return_code: number | null;
+  /** Captured stdout. */
   readonly stdout: string | null;
+  /** Captured stderr. */
   readonly stderr: string | null;
+  /** agentrl's lossless result, present when the server is `agentrl sandbox-serve`. */
   readonly agentrl?: AgentRLExtension;
 }
 
 /** SandboxFusion `RunCodeResponse`. */
 export interface RunCodeResponse {
+  /** `Success` (ran, exit 0), `Failed` (ran, failed), or `SandboxError` (the sandbox itself failed). */
   readonly status: 'Success' | 'Failed' | 'SandboxError';
+  /** Human-readable explanation (empty on success). */
   readonly message: string;
+  /** Result of the compile step, for compiled languages; `null` otherwise. */
   readonly compile_result: CommandRunResult | null;
+  /** Result of running the program; `null` when it never ran. */
   readonly run_result: CommandRunResult | null;
+  /** Name of the server's executor that ran the call, when it reports one. */
   readonly executor_pod_name: string | null;
+  /** Contents of the files asked for with `fetch_files`: path → base64. */
   readonly files: Readonly<Record<string, string>>;
 }
 

@@ -4,7 +4,7 @@
  *
  *   node --import tsx examples/retool/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out runs/retool/eval] [--session]
  */
-import { parseArgs } from '../shared/cli.js';
+import { runEvalCli } from '../shared/eval-cli.js';
 import { join } from 'node:path';
 import { evaluate, loadMathDataset, localBackend, mathReward, type EvalResult, type TrainingBackend } from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
@@ -45,20 +45,15 @@ export const evalHeader = table.header;
 export const formatEvalRow = table.row;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: {
-      checkpoint: { type: 'string', default: PATHS.sftCheckpoint },
-      n: { type: 'string', default: '4' },
-      problems: { type: 'string', default: '64' },
-      seed: { type: 'string', default: '1234' },
-      out: { type: 'string', default: join(PATHS.runs, 'eval') },
-      session: { type: 'boolean', default: false },
+  await runEvalCli({
+    paths: PATHS,
+    flags: { session: { type: 'boolean', default: false } },
+    makeBackend: (checkpoint) => localBackend({ ...MODEL, checkpoint }),
+    run: async (backend, opts, v) => {
+      const r = await runEval(backend, { ...opts, session: v['session'] === true });
+      return r.text ? [['tool mode', r.tool], ['text-only mode', r.text]] : [['tool mode', r.tool]];
     },
+    evalHeader,
+    formatEvalRow,
   });
-  const backend = localBackend({ ...MODEL, checkpoint: values.checkpoint! });
-  const r = await runEval(backend, { n: Number(values.n), problems: Number(values.problems), seed: Number(values.seed), outDir: values.out!, session: values.session! });
-  console.log(evalHeader(Number(values.n)));
-  console.log(formatEvalRow('tool mode', r.tool));
-  if (r.text) console.log(formatEvalRow('text-only mode', r.text));
-  await backend.close();
 }

@@ -6,33 +6,21 @@
  */
 import { parseArgs } from '../shared/cli.js';
 import { existsSync } from 'node:fs';
-import { loadMathDataset, localBackend, trainSupervised } from 'agentrl';
+import { loadMathDataset, localBackend } from 'agentrl';
+import { runDemoSft, type DemoSftOptions } from '../shared/sft.js';
 import { MODEL, PATHS } from './config.js';
 import { buildDemoDatums, renderOnlyEnv } from './demos.js';
 import { prepareData } from './prepare-data.js';
 
-export async function runSft(opts: { steps: number; batch: number; lr: number; out: string; seed: number; saveEvery?: number; from?: string; log?: (s: string) => void }) {
-  const log = opts.log ?? console.log;
+/** Runs cold-start SFT (from fresh weights, or from `opts.from`) and saves the result to `opts.out`; writes the data set first if missing. */
+export async function runSft(opts: DemoSftOptions & { readonly from?: string }): Promise<void> {
   if (!existsSync(PATHS.train)) await prepareData({ out: PATHS.data, dev: 64, count: 4000, seed: 1 });
   const train = await loadMathDataset(PATHS.train);
   const backend = localBackend({ ...MODEL, seed: opts.seed, ...(opts.from ? { checkpoint: opts.from } : {}) });
-  const renderer = await backend.renderer();
-  const { datums, styles } = await buildDemoDatums(renderer, renderOnlyEnv(), train, { seed: opts.seed, maxTokens: MODEL.contextTokens });
-  const longest = Math.max(...datums.map((d) => d.modelInput.length));
-  log(`sft: ${datums.length} demonstrations (${JSON.stringify(styles)}), longest ${longest} tokens`);
-  await trainSupervised(backend, datums, {
-    steps: opts.steps,
-    batchSize: opts.batch,
-    learningRate: opts.lr,
-    seed: opts.seed,
-    savePath: opts.out,
-    ...(opts.saveEvery ? { saveEvery: opts.saveEvery } : {}),
-    onStep: (e) => {
-      if (e.step % 25 === 0 || e.step === 1) log(`sft step ${e.step}/${opts.steps} loss ${e.loss.toFixed(4)} (${e.elapsedS.toFixed(0)}s)`);
-    },
+  await runDemoSft(backend, opts, async (renderer) => {
+    const { datums, styles } = await buildDemoDatums(renderer, renderOnlyEnv(), train, { seed: opts.seed, maxTokens: MODEL.contextTokens });
+    return { datums, note: JSON.stringify(styles) };
   });
-  log(`sft: saved ${opts.out}`);
-  await backend.close();
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -8,7 +8,7 @@
  *
  * `--session`: one interpreter session per trajectory (state persists between tool calls).
  */
-import { parseArgs } from '../shared/cli.js';
+import { runRlCli } from '../shared/rl-cli.js';
 import { loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { toolEnv } from './env.js';
@@ -30,36 +30,11 @@ export async function runRl(backend: TrainingBackend, opts: RlOptions, envOpts: 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: {
-      checkpoint: { type: 'string', default: PATHS.sftCheckpoint },
-      steps: { type: 'string', default: '40' },
-      questions: { type: 'string', default: '8' },
-      group: { type: 'string', default: '8' },
-      lr: { type: 'string', default: '3e-4' },
-      seed: { type: 'string', default: '1' },
-      'log-dir': { type: 'string', default: PATHS.runs },
-      resume: { type: 'string' },
-      'checkpoint-every': { type: 'string', default: '5' },
-      session: { type: 'boolean', default: false },
-      rollout: { type: 'string', default: 'streaming' },
-      'max-staleness': { type: 'string', default: '0' },
-    },
+  await runRlCli({
+    paths: PATHS,
+    defaults: { steps: '40', lr: '3e-4' },
+    flags: { session: { type: 'boolean', default: false }, rollout: { type: 'string', default: 'streaming' }, 'max-staleness': { type: 'string', default: '0' } },
+    makeBackend: (checkpoint) => localBackend({ ...MODEL, checkpoint }),
+    run: (backend, opts, v) => runRl(backend, { ...opts, rollout: v['rollout'] === 'sync' ? 'sync' : 'streaming', maxStaleness: Number(v['max-staleness']) }, { session: v['session'] === true }),
   });
-  const backend = localBackend({ ...MODEL, checkpoint: values.checkpoint! });
-  const summary = await runRl(backend, {
-    steps: Number(values.steps),
-    questionsPerBatch: Number(values.questions),
-    groupSize: Number(values.group),
-    learningRate: Number(values.lr),
-    logDir: values['log-dir']!,
-    seed: Number(values.seed),
-    checkpointEvery: Number(values['checkpoint-every']),
-    ...(values.resume ? { resume: values.resume } : {}),
-    rollout: values.rollout === 'sync' ? 'sync' : 'streaming',
-    maxStaleness: Number(values['max-staleness']),
-  }, { session: values.session! });
-  await backend.saveState(`${values['log-dir']}/final`);
-  console.log(`trained ${summary.steps} steps in ${summary.wallS.toFixed(0)}s; reward/mean per step: ${summary.rewardHistory.map((r) => r.toFixed(2)).join(' ')}`);
-  await backend.close();
 }

@@ -4,7 +4,7 @@
  *
  *   node --import tsx examples/search-agent/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out DIR]
  */
-import { parseArgs } from '../shared/cli.js';
+import { runEvalCli } from '../shared/eval-cli.js';
 import { join } from 'node:path';
 import { evaluate, loadMathDataset, type EvalResult, type TrainingBackend } from 'agentrl';
 import { makeBackend } from './backend.js';
@@ -55,25 +55,12 @@ export const evalHeader = table.header;
 export const formatEvalRow = table.row;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: {
-      checkpoint: { type: 'string', default: PATHS.sftCheckpoint },
-      n: { type: 'string', default: '4' },
-      problems: { type: 'string', default: '64' },
-      seed: { type: 'string', default: '1234' },
-      retriever: { type: 'string' },
-      out: { type: 'string', default: join(PATHS.runs, 'eval') },
-    },
+  await runEvalCli({
+    paths: PATHS,
+    flags: { retriever: { type: 'string' } },
+    makeBackend: (checkpoint) => makeBackend({ checkpoint }),
+    run: async (backend, opts, v) => [['search agent', await runEval(backend, { ...opts, ...(v['retriever'] ? { retrieverUrl: v['retriever'] as string } : {}) })]],
+    evalHeader,
+    formatEvalRow,
   });
-  const backend = makeBackend({ checkpoint: values.checkpoint! });
-  const r = await runEval(backend, {
-    n: Number(values.n),
-    problems: Number(values.problems),
-    seed: Number(values.seed),
-    outDir: values.out!,
-    ...(values.retriever ? { retrieverUrl: values.retriever } : {}),
-  });
-  console.log(evalHeader(Number(values.n)));
-  console.log(formatEvalRow('search agent', r));
-  await backend.close();
 }

@@ -4,7 +4,7 @@
  *
  *   node --import tsx examples/sql-agent/eval.ts [--checkpoint DIR] [--n 4] [--problems 64] [--out DIR]
  */
-import { parseArgs } from '../shared/cli.js';
+import { runEvalCli } from '../shared/eval-cli.js';
 import { join } from 'node:path';
 import { evaluate, loadMathDataset, type EvalResult, type TrainingBackend } from 'agentrl';
 import { makeBackend } from './backend.js';
@@ -56,18 +56,11 @@ export const evalHeader = table.header;
 export const formatEvalRow = table.row;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: {
-      checkpoint: { type: 'string', default: PATHS.sftCheckpoint },
-      n: { type: 'string', default: '4' },
-      problems: { type: 'string', default: '64' },
-      seed: { type: 'string', default: '1234' },
-      out: { type: 'string', default: join(PATHS.runs, 'eval') },
-    },
+  await runEvalCli({
+    paths: PATHS,
+    makeBackend: (checkpoint) => makeBackend({ checkpoint }),
+    run: async (backend, opts) => [['SQL agent', await runEval(backend, opts)]],
+    evalHeader,
+    formatEvalRow,
   });
-  const backend = makeBackend({ checkpoint: values.checkpoint! });
-  const r = await runEval(backend, { n: Number(values.n), problems: Number(values.problems), seed: Number(values.seed), outDir: values.out! });
-  console.log(evalHeader(Number(values.n)));
-  console.log(formatEvalRow('SQL agent', r));
-  await backend.close();
 }

@@ -6,7 +6,7 @@
  *
  *   node --import tsx examples/sql-agent/train.ts [--checkpoint DIR] [--steps 20] [--questions 8] [--group 8] [--lr 2e-4]
  */
-import { parseArgs } from '../shared/cli.js';
+import { runRlCli } from '../shared/rl-cli.js';
 import { loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
@@ -30,32 +30,10 @@ export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: {
-      checkpoint: { type: 'string', default: PATHS.sftCheckpoint },
-      steps: { type: 'string', default: '20' },
-      questions: { type: 'string', default: '8' },
-      group: { type: 'string', default: '8' },
-      lr: { type: 'string', default: '2e-4' },
-      seed: { type: 'string', default: '1' },
-      'log-dir': { type: 'string', default: PATHS.runs },
-      resume: { type: 'string' },
-      'checkpoint-every': { type: 'string', default: '5' },
-    },
+  await runRlCli({
+    paths: PATHS,
+    defaults: { steps: '20', lr: '2e-4' },
+    makeBackend: (checkpoint) => makeBackend({ checkpoint }),
+    run: (backend, opts) => runRl(backend, { ...opts, progress: true }),
   });
-  const backend = makeBackend({ checkpoint: values.checkpoint! });
-  const summary = await runRl(backend, {
-    steps: Number(values.steps),
-    questionsPerBatch: Number(values.questions),
-    groupSize: Number(values.group),
-    learningRate: Number(values.lr),
-    logDir: values['log-dir']!,
-    seed: Number(values.seed),
-    checkpointEvery: Number(values['checkpoint-every']),
-    ...(values.resume ? { resume: values.resume } : {}),
-    progress: true,
-  });
-  await backend.saveState(`${values['log-dir']}/final`);
-  console.log(`trained ${summary.steps} steps in ${summary.wallS.toFixed(0)}s; reward/mean per step: ${summary.rewardHistory.map((r) => r.toFixed(2)).join(' ')}`);
-  await backend.close();
 }

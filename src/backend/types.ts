@@ -26,6 +26,7 @@ export interface SamplingClient {
 
 /** Adam hyperparameters for one optimizer step (Tinker's `AdamParams`). */
 export interface AdamParams {
+  /** Step size of the update (> 0). */
   readonly learningRate: number;
   /** @default 0.9 */
   readonly beta1?: number;
@@ -64,7 +65,9 @@ export interface LearnerSampling {
  *   cannot make truncated samples consistent; the Trainer refuses `topP < 1` / `topK > 0` with a `ConfigError`.
  */
 export interface SamplingSupport {
+  /** Whether the learner reproduces the sampler's temperature. */
   readonly temperature: boolean;
+  /** How top-p / top-k truncated samples are scored (see above). */
   readonly truncation: 'full-vocabulary' | 'renormalized' | 'unsupported';
 }
 
@@ -82,6 +85,7 @@ export interface ForwardBackwardResult {
 
 /** Result of one optimizer step. */
 export interface OptimStepResult {
+  /** Scalar metrics of the step, e.g. `grad_norm` (before clipping) and `learning_rate`. */
   readonly metrics: Readonly<Record<string, number>>;
 }
 

@@ -35,7 +35,9 @@ export interface RendererSettings {
 
 /** In-memory tokenizer files: parsed `tokenizer.json`, `tokenizer_config.json` and, when the model has one, `generation_config.json`. */
 export interface RendererFiles {
+  /** Parsed `tokenizer.json` (the Hugging Face tokenizers format). */
   readonly tokenizerJson: Record<string, unknown>;
+  /** Parsed `tokenizer_config.json` (chat template, special tokens). */
   readonly tokenizerConfig: Record<string, unknown>;
   /**
    * Parsed `generation_config.json`. Every id of its `eos_token_id` (a number or a list) also ends a turn, as in

@@ -2,6 +2,7 @@ import type { Renderer } from './types.js';
 
 /** One token of {@link tokenize}: its id and the text it stands for. */
 export interface TokenPiece {
+  /** Token id in the renderer's vocabulary. */
   readonly id: number;
   /** `renderer.decode([id])`; a piece that is part of a multi-byte character decodes to `�`. */
   readonly text: string;

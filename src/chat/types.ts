@@ -36,6 +36,7 @@ export interface Renderer {
    * separately before rendering.
    */
   encode(text: string): number[];
+  /** Decodes token ids back to text (special tokens included as their strings); the inverse of `encode` on whole characters. */
   decode(tokens: readonly number[]): string;
   /**
    * Tokens `text` takes as the content of a tool message once rendered, i.e. after special-token escaping (a
@@ -65,6 +66,8 @@ export interface NextPromptArgs {
   readonly completionTokens: readonly number[];
   /** Observation messages to append (usually one `tool` message). */
   readonly observation: readonly Message[];
+  /** Tools offered to the model, rendered by the template as in the first prompt. */
   readonly tools?: readonly ToolDefinition[];
+  /** Extra chat-template variables (e.g. `{ enable_thinking: false }`), as in the first prompt. */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
 }

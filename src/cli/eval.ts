@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { FAMILY_IDS, type FamilyId } from '../chat/families/types.js';
 import type { Sandbox } from '../types/exec-result.js';
+import { sandboxAdapter } from '../sandbox/adapter-registry.js';
 import type { Environment } from '../env/types.js';
 import { codeInterpreter } from '../env/code-interpreter.js';
 import { loadMathDataset } from '../data/loaders.js';
@@ -168,15 +169,11 @@ function plan(v: Values): EvalPlan {
   };
 }
 
-/** The sandbox for `--env retool`: a remote server with `--sandbox-url`, else the local adapter (loaded lazily). */
+/** The sandbox for `--env retool`: the `remote` adapter with `--sandbox-url`, else the `local` one (both from the adapter registry, loaded lazily). */
 async function makeSandbox(v: Values, timeoutMs: number): Promise<Sandbox> {
   const url = str(v, 'sandbox-url');
-  if (url) {
-    const { remoteSandbox } = await import('../../adapters/remote/index.js');
-    return remoteSandbox({ url });
-  }
-  const { localSandbox } = await import('../../adapters/local/index.js');
-  return localSandbox({ workers: num(v, 'sandbox-workers', { int: true, min: 1 }) ?? 4, timeoutMs });
+  if (url) return (await sandboxAdapter('remote')).create({ url });
+  return (await sandboxAdapter('local')).create({ workers: num(v, 'sandbox-workers', { int: true, min: 1 }) ?? 4, timeoutMs });
 }
 
 function makeEnv(name: EnvName, v: Values, sandbox: Sandbox | undefined, toolTimeoutMs: number): Environment {

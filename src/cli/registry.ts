@@ -12,8 +12,8 @@ export interface CliCommand {
   readonly name: string;
   /** One line for `agentrl --help`. */
   readonly summary: string;
-  /** Full usage text for `agentrl <name> --help`. */
-  readonly usage: string;
+  /** Full usage text for `agentrl <name> --help` (a function when it depends on what is installed, e.g. adapters). */
+  readonly usage: string | (() => Promise<string>);
   /** Runs with the arguments after the name; resolves to the process exit code. */
   run(args: readonly string[], io: CliIo): Promise<number>;
 }

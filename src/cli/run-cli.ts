@@ -28,7 +28,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout(`${cmd.usage}\n`);
+    io.stdout(`${typeof cmd.usage === 'string' ? cmd.usage : await cmd.usage()}\n`);
     return 0;
   }
   return cmd.run(rest, io);

@@ -1,10 +1,24 @@
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Sandbox } from '../types/exec-result.js';
 import { AgentRLError } from '../errors/base.js';
 import type { CliCommand, CliIo } from './registry.js';
+import { numberFlag, SandboxAdapterUsageError, type SandboxAdapter } from '../sandbox/adapter.js';
+import { loadSandboxAdapters } from '../sandbox/adapter-registry.js';
 
-const USAGE = `Usage: agentrl sandbox-serve [options]
+/** The usage text: the common options, then each servable adapter's own flags (from its descriptor). */
+function usage(adapters: readonly SandboxAdapter[]): string {
+  const servable = adapters.filter((a) => a.servable);
+  const names = servable.map((a) => a.name);
+  const flagLines = new Map<string, { left: string; help: string[] }>();
+  for (const a of servable) {
+    for (const [flag, spec] of Object.entries(a.flags)) {
+      const line = flagLines.get(flag) ?? { left: `--${flag}${spec.placeholder ? ` ${spec.placeholder}` : ''}`, help: [] };
+      line.help.push(`${a.name}: ${spec.help}`);
+      flagLines.set(flag, line);
+    }
+  }
+  const option = (left: string, help: string): string => `  ${left.padEnd(24)} ${help}`;
+  return `Usage: agentrl sandbox-serve [options]
 
 Serves one agentrl sandbox over SandboxFusion's HTTP API (POST /run_code, GET /v1/ping), so
 remoteSandbox({ url }) — or any SandboxFusion client — can use it from another machine.
@@ -15,130 +29,95 @@ Options:
                            requires an API key)
   --api-key <key>          require Authorization: Bearer <key> (or X-API-Key); default: the
                            AGENTRL_API_KEY environment variable; clients: remoteSandbox({ apiKey })
-  --backend <name>         local | docker | isolated-vm (default local)
+${option('--backend <name>', `${names.join(' | ')} (default local)`)}
   --timeout-ms <n>         default per-call limit, ms (requests send their own run_timeout)
   --max-output-bytes <n>   bytes kept per stream
   --memory-mb <n>          memory limit (local: RLIMIT_AS headroom; docker: container; isolated-vm: heap)
-  --workers <n>            local: concurrent calls; isolated-vm: worker processes
-  --image <name>           docker: image (default agentrl-sandbox:local, see scripts/docker-image.sh)
-  --pool-size <n>          docker: warm containers
-  --cpus <n>               docker: CPUs per container
-  --pids-limit <n>         docker: processes per container
-  --bind <spec>            docker: extra bind mount host:container[:ro] (repeatable)
-  --max-in-flight <n>      calls handed to the sandbox at once (default: --workers / --pool-size, or
-                           the backend's default); more wait in a queue fair across clients
+${[...flagLines.values()].map((l) => option(l.left, l.help.join('; '))).join('\n')}
+  --max-in-flight <n>      calls handed to the sandbox at once (default: the backend's capacity, e.g.
+                           --workers / --pool-size); more wait in a queue fair across clients
   --max-in-flight-per-client <n>  calls of one client at once (default --max-in-flight)
   --max-queued <n>         calls waiting beyond --max-in-flight before answering 503 (default 1024)
 
+Backends:
+${servable.map((a) => option(a.name, a.summary)).join('\n')}
+
 Prints "listening on <url>" when ready; SIGINT/SIGTERM stop it.`;
-
-type Values = Record<string, string | string[] | boolean | undefined>;
-
-function intOpt(v: Values, key: string): number | undefined {
-  const raw = v[key];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n)) throw new UsageError(`--${key} expects a number, got '${String(raw)}'`);
-  return n;
 }
 
-class UsageError extends Error {}
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
-/** Builds the sandbox named by `--backend` (adapters are loaded lazily, so unused ones need not be installed). */
-async function makeSandbox(v: Values): Promise<Sandbox> {
+const COMMON_FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  backend: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  'max-output-bytes': { type: 'string' },
+  'memory-mb': { type: 'string' },
+  'max-in-flight': { type: 'string' },
+  'max-in-flight-per-client': { type: 'string' },
+  'max-queued': { type: 'string' },
+  'api-key': { type: 'string' },
+} as const;
+
+/** parseArgs options: the common flags and every servable adapter's own. */
+function parseOptions(adapters: readonly SandboxAdapter[]): Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { ...COMMON_FLAGS };
+  for (const a of adapters.filter((x) => x.servable)) {
+    for (const [flag, spec] of Object.entries(a.flags)) options[flag] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}) };
+  }
+  return options;
+}
+
+/** The adapter named by `--backend`, with its options from the flags (adapters are loaded lazily by `create`). */
+function chooseAdapter(adapters: readonly SandboxAdapter[], v: Values): { adapter: SandboxAdapter; options: Record<string, unknown> } {
   const backend = (v['backend'] as string | undefined) ?? 'local';
-  const timeoutMs = intOpt(v, 'timeout-ms');
-  const maxOutputBytes = intOpt(v, 'max-output-bytes');
-  const memoryMb = intOpt(v, 'memory-mb');
-  const workers = intOpt(v, 'workers');
+  const servable = adapters.filter((a) => a.servable);
+  const adapter = servable.find((a) => a.name === backend);
+  if (adapter === undefined) throw new SandboxAdapterUsageError(`--backend must be ${servable.map((a) => a.name).join(', ')}, got '${backend}'`);
+  const timeoutMs = numberFlag(v, 'timeout-ms');
+  const maxOutputBytes = numberFlag(v, 'max-output-bytes');
+  const memoryMb = numberFlag(v, 'memory-mb');
   const common = {
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
     ...(memoryMb === undefined ? {} : { memoryMb }),
   };
-  switch (backend) {
-    case 'local': {
-      const { localSandbox } = await import('../../adapters/local/index.js');
-      return localSandbox({ ...common, ...(workers === undefined ? {} : { workers }) });
-    }
-    case 'docker': {
-      const { dockerSandbox } = await import('../../adapters/docker/index.js');
-      const poolSize = intOpt(v, 'pool-size');
-      const cpus = intOpt(v, 'cpus');
-      const pidsLimit = intOpt(v, 'pids-limit');
-      const sb = dockerSandbox({
-        image: (v['image'] as string | undefined) ?? 'agentrl-sandbox:local',
-        ...common,
-        ...(poolSize === undefined ? {} : { poolSize }),
-        ...(cpus === undefined ? {} : { cpus }),
-        ...(pidsLimit === undefined ? {} : { pidsLimit }),
-        binds: (v['bind'] as string[] | undefined) ?? [],
-      });
-      await sb.ready();
-      return sb;
-    }
-    case 'isolated-vm': {
-      const { isolatedVmSandbox } = await import('../../adapters/isolated-vm/index.js');
-      return isolatedVmSandbox({ ...common, ...(workers === undefined ? {} : { workers }) });
-    }
-    default:
-      throw new UsageError(`--backend must be local, docker or isolated-vm, got '${backend}'`);
-  }
-}
-
-/** Calls the chosen backend runs at once (its workers or pool size, defaults as in each adapter). */
-function sandboxCapacity(v: Values): number {
-  const backend = (v['backend'] as string | undefined) ?? 'local';
-  if (backend === 'docker') return intOpt(v, 'pool-size') ?? 2;
-  if (backend === 'isolated-vm') return intOpt(v, 'workers') ?? 1;
-  return intOpt(v, 'workers') ?? Math.max(1, Math.min(4, availableParallelism()));
+  return { adapter, options: adapter.optionsFromFlags(v, common) };
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const adapters = await loadSandboxAdapters();
   let values: Values;
   try {
     ({ values } = parseArgs({
       args: [...args],
       strict: true,
       allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        backend: { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'max-output-bytes': { type: 'string' },
-        'memory-mb': { type: 'string' },
-        workers: { type: 'string' },
-        image: { type: 'string' },
-        'pool-size': { type: 'string' },
-        cpus: { type: 'string' },
-        'pids-limit': { type: 'string' },
-        bind: { type: 'string', multiple: true },
-        'max-in-flight': { type: 'string' },
-        'max-in-flight-per-client': { type: 'string' },
-        'max-queued': { type: 'string' },
-        'api-key': { type: 'string' },
-      },
+      options: parseOptions(adapters),
     }));
   } catch (e) {
-    io.stderr(`agentrl sandbox-serve: ${e instanceof Error ? e.message : String(e)}\n\n${USAGE}\n`);
+    io.stderr(`agentrl sandbox-serve: ${e instanceof Error ? e.message : String(e)}\n\n${usage(adapters)}\n`);
     return 2;
   }
   let sandbox: Sandbox;
+  let capacity: number;
   try {
-    sandbox = await makeSandbox(values);
+    const { adapter, options } = chooseAdapter(adapters, values);
+    capacity = adapter.capacity(options);
+    sandbox = await adapter.create(options);
   } catch (e) {
-    const usage = e instanceof UsageError || (AgentRLError.isInstance(e) && e.code === 'CONFIG_INVALID');
+    const badUsage = e instanceof SandboxAdapterUsageError || (AgentRLError.isInstance(e) && e.code === 'CONFIG_INVALID');
     io.stderr(`agentrl sandbox-serve: ${e instanceof Error ? e.message : String(e)}\n`);
-    return usage ? 2 : 1;
+    return badUsage ? 2 : 1;
   }
   const { createSandboxServer } = await import('../../adapters/remote/index.js');
   let url: string;
   let server: ReturnType<typeof createSandboxServer>;
   try {
-    const maxInFlight = intOpt(values, 'max-in-flight') ?? sandboxCapacity(values);
-    const perClient = intOpt(values, 'max-in-flight-per-client');
-    const maxQueued = intOpt(values, 'max-queued');
+    const maxInFlight = numberFlag(values, 'max-in-flight') ?? capacity;
+    const perClient = numberFlag(values, 'max-in-flight-per-client');
+    const maxQueued = numberFlag(values, 'max-queued');
     const apiKey = (values['api-key'] as string | undefined) ?? process.env['AGENTRL_API_KEY'];
     server = createSandboxServer(sandbox, {
       maxInFlight,
@@ -146,7 +125,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       ...(maxQueued === undefined ? {} : { maxQueued }),
       ...(apiKey ? { apiKey } : {}),
     });
-    ({ url } = await server.listen({ port: intOpt(values, 'port') ?? 8080, host: (values['host'] as string | undefined) ?? '127.0.0.1' }));
+    ({ url } = await server.listen({ port: numberFlag(values, 'port') ?? 8080, host: (values['host'] as string | undefined) ?? '127.0.0.1' }));
   } catch (e) {
     const usage = AgentRLError.isInstance(e) && e.code === 'CONFIG_INVALID';
     io.stderr(`agentrl sandbox-serve: ${usage ? '' : 'cannot listen: '}${e instanceof Error ? e.message : String(e)}\n`);
@@ -164,10 +143,10 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** `agentrl sandbox-serve`: exposes a local, docker or isolated-vm sandbox over SandboxFusion's API. */
+/** `agentrl sandbox-serve`: exposes any servable sandbox adapter (found by `loadSandboxAdapters`) over SandboxFusion's API. */
 export const sandboxServeCommand: CliCommand = {
   name: 'sandbox-serve',
-  summary: 'serve a sandbox (local | docker | isolated-vm) over the SandboxFusion HTTP API',
-  usage: USAGE,
+  summary: 'serve a sandbox backend (local, docker, isolated-vm, …) over the SandboxFusion HTTP API',
+  usage: async () => usage(await loadSandboxAdapters()),
   run,
 };

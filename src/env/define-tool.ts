@@ -13,6 +13,7 @@ import { runToolCalls } from './parallel-calls.js';
 export interface Tool<S extends z.ZodObject = z.ZodObject, E extends Example = Example> {
   /** The definition the chat template renders (`parameters` is `inputSchema` as JSON Schema). */
   readonly definition: ToolDefinition;
+  /** The zod object that validates the model's arguments (and is rendered as `definition.function.parameters`). */
   readonly inputSchema: S;
   /**
    * Runs one call. Returns the observation text (or messages). A throw is the tool's fault and becomes an error
@@ -27,7 +28,9 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
   readonly name: string;
   /** One or two sentences the model reads: what the tool does and what it returns. */
   readonly description: string;
+  /** A zod 4 `z.object` describing the arguments; the model sees it as JSON Schema and its calls are validated with it. */
   readonly inputSchema: S;
+  /** Runs one call with the validated, typed arguments (see {@link Tool.execute}). */
   readonly execute: Tool<S, E>['execute'];
 }
 
@@ -61,6 +64,7 @@ export interface ToolEnvironmentOptions<E extends Example> {
   /** Stable id used in logs and metrics. */
   readonly name: string;
   // A tool's argument type is checked where it is defined; here only its shape matters.
+  /** The tools offered to the model (names must be unique). */
   readonly tools: readonly Tool<any, E>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Messages that open one trajectory (system prompt + question). */
   initialMessages(example: E): Message[];

@@ -8,8 +8,11 @@ import type { Environment } from './types.js';
 /** One environment of a mix: its data, its reward and how often it is drawn. */
 export interface MixEntry<E extends Example = Example> {
   // An environment typed for a richer Example is accepted (as by the Trainer).
+  /** The environment this entry's examples run in. */
   readonly env: Environment<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** This environment's examples (ids must be unique across the mix). */
   readonly dataset: readonly E[];
+  /** Scores this environment's trajectories. */
   readonly reward: Reward<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Compares a group's members (see `GroupReward`), for this environment's groups only. */
   readonly groupReward?: GroupReward<any>; // eslint-disable-line @typescript-eslint/no-explicit-any

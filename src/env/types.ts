@@ -12,6 +12,7 @@ export interface ToolContext<E extends Example = Example> {
   readonly trajectoryId: string;
   /** Branch index within the group, 0-based. */
   readonly groupIndex: number;
+  /** The dataset example this trajectory answers. */
   readonly example: E;
   /** Tool calls already executed in this trajectory (before this one). */
   readonly toolCalls: number;
@@ -58,7 +59,12 @@ export interface Environment<E extends Example = Example> {
   readonly tools: readonly ToolDefinition[];
   /** Messages that open one trajectory for `example` (system prompt + question). */
   initialMessages(example: E): Message[];
-  /** Handles one parsed assistant turn. Only called for `tool` actions unless `handlesAllActions`. */
+  /**
+   * Handles one parsed assistant turn, whatever it was parsed as (`tool`, `answer` or `invalid`), unless a budget
+   * ended the trajectory first. A `tool` action returns the observation (`done: false`) or ends the episode; an
+   * `answer` or `invalid` action usually returns `{ done: true, reason: action.kind }` (an environment may instead
+   * answer it with an observation and let the model go on, e.g. a hint after an invalid call).
+   */
   step(action: ParsedAction, ctx: ToolContext<E>): Promise<StepOutcome>;
   /**
    * Called once when a trajectory ends (any stop reason), is aborted or its rollout throws, with the

@@ -2,8 +2,11 @@ import { AgentRLError } from './base.js';
 
 /** Input a backend cannot accept: a token id outside the vocabulary, a sequence longer than the context, an empty batch. */
 export class BackendInputError extends AgentRLError {
+  /** Stable identifier of this error class (`'BACKEND_INPUT'`), kept by minifiers: match on it. */
   readonly code = 'BACKEND_INPUT' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** The field at fault (a dotted path or a response field). */
     readonly field: string,
     message: string,
   ) {
@@ -14,7 +17,9 @@ export class BackendInputError extends AgentRLError {
 
 /** A checkpoint could not be saved or loaded. */
 export class CheckpointError extends AgentRLError {
+  /** Stable identifier of this error class (`'CHECKPOINT'`), kept by minifiers: match on it. */
   readonly code = 'CHECKPOINT' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'CheckpointError';
@@ -26,9 +31,13 @@ export class CheckpointError extends AgentRLError {
  * 5xx without a result) until the retry budget ran out. `url` names the endpoint tried last. Retryable.
  */
 export class BackendUnavailableError extends AgentRLError {
+  /** Stable identifier of this error class (`'BACKEND_UNAVAILABLE'`), kept by minifiers: match on it. */
   readonly code = 'BACKEND_UNAVAILABLE' as const;
+  /** Always true: retrying the same operation may succeed. */
   override readonly retryable = true;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** The URL the request went to. */
     readonly url: string,
     message: string,
     options?: ErrorOptions,
@@ -40,9 +49,13 @@ export class BackendUnavailableError extends AgentRLError {
 
 /** The remote training service refused the credentials (HTTP 401 or 403). `status` is the HTTP status. */
 export class BackendAuthError extends AgentRLError {
+  /** Stable identifier of this error class (`'BACKEND_AUTH'`), kept by minifiers: match on it. */
   readonly code = 'BACKEND_AUTH' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** The URL the request went to. */
     readonly url: string,
+    /** HTTP status of the answer, when there was one. */
     readonly status: number,
     message: string,
   ) {
@@ -60,10 +73,13 @@ export type BackendErrorCategory = 'server' | 'user' | 'unknown';
  * reused with other content, 404 for an unknown model or future), or a body that does not follow the protocol.
  */
 export class BackendRequestError extends AgentRLError {
+  /** Stable identifier of this error class (`'BACKEND_REQUEST'`), kept by minifiers: match on it. */
   readonly code = 'BACKEND_REQUEST' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
     /** The operation, e.g. `forward_backward`. */
     readonly operation: string,
+    /** The failure category the server reported. */
     readonly category: BackendErrorCategory,
     message: string,
     /** HTTP status when the failure was an HTTP answer. */

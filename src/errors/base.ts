@@ -9,13 +9,17 @@ const CLASSES = Symbol.for('agentrl.error.classes');
  * reserved for bad configuration, broken invariants and failing infrastructure. See `docs/errors.md`.
  */
 export abstract class AgentRLError extends Error {
+  /** Stable identifier of the error class, e.g. `'CONFIG_INVALID'` (survives minifying, unlike `constructor.name`). */
   abstract readonly code: string;
+  /** Marks agentrl errors across installed copies of agentrl (read by `isInstance`). */
   readonly [MARK] = true;
   /** Names of this error's classes, most derived first (the cross-copy marker behind `isInstance`). */
   readonly [CLASSES]: readonly string[];
   /** True when retrying the same operation may succeed (transport faults, 5xx, 429). */
   readonly retryable: boolean = false;
 
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
+  /** `message` and `options` (`cause`) as for `Error`. */
   constructor(message?: string, options?: ErrorOptions) {
     super(message, options);
     const names: string[] = [];

@@ -5,7 +5,9 @@ import { AgentRLError } from './base.js';
  * roles out of order). The messages or template are wrong; retrying does not help.
  */
 export class ChatTemplateError extends AgentRLError {
+  /** Stable identifier of this error class (`'CHAT_TEMPLATE_FAILED'`), kept by minifiers: match on it. */
   readonly code = 'CHAT_TEMPLATE_FAILED' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'ChatTemplateError';

@@ -2,7 +2,9 @@ import { AgentRLError } from './base.js';
 
 /** One problem found in a configuration object. `path` is dotted, e.g. `loss.clipHigh`. */
 export interface ConfigIssue {
+  /** Dotted path of the offending key, e.g. `loss.clipHigh` (empty for the object itself). */
   readonly path: string;
+  /** What is wrong, e.g. `expected a number > 1, got 0.28`. */
   readonly message: string;
 }
 
@@ -15,9 +17,13 @@ export interface ConfigIssue {
  * ```
  */
 export class ConfigError extends AgentRLError {
+  /** Stable identifier of this error class (`'CONFIG_INVALID'`), kept by minifiers: match on it. */
   readonly code = 'CONFIG_INVALID' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** What was validated, e.g. `Trainer options`. */
     readonly what: string,
+    /** Every problem found, each with its dotted path. */
     readonly issues: readonly ConfigIssue[],
   ) {
     super(

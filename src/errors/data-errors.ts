@@ -2,8 +2,11 @@ import { AgentRLError } from './base.js';
 
 /** A datum, batch or dataset row is malformed (e.g. arrays of different lengths). `field` names the culprit. */
 export class DatumShapeError extends AgentRLError {
+  /** Stable identifier of this error class (`'DATUM_SHAPE'`), kept by minifiers: match on it. */
   readonly code = 'DATUM_SHAPE' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** The field at fault (a dotted path or a response field). */
     readonly field: string,
     message: string,
   ) {
@@ -17,7 +20,9 @@ export class DatumShapeError extends AgentRLError {
  * merged into one datum without training on a sequence the model never saw.
  */
 export class PromptPrefixError extends AgentRLError {
+  /** Stable identifier of this error class (`'PROMPT_PREFIX_MISMATCH'`), kept by minifiers: match on it. */
   readonly code = 'PROMPT_PREFIX_MISMATCH' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
     message: string,
     /** Index of the first differing token. */
@@ -30,7 +35,9 @@ export class PromptPrefixError extends AgentRLError {
 
 /** A dataset file could not be read or a row lacks required fields. */
 export class DatasetError extends AgentRLError {
+  /** Stable identifier of this error class (`'DATASET_INVALID'`), kept by minifiers: match on it. */
   readonly code = 'DATASET_INVALID' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'DatasetError';
@@ -43,9 +50,13 @@ export class DatasetError extends AgentRLError {
  * ends the episode (they would be silently left out). `exampleId` and `turn` (0-based) name the place.
  */
 export class DemonstrationError extends AgentRLError {
+  /** Stable identifier of this error class (`'DEMONSTRATION_INVALID'`), kept by minifiers: match on it. */
   readonly code = 'DEMONSTRATION_INVALID' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** Id of the demonstration's example. */
     readonly exampleId: string,
+    /** Index of the demonstrated turn at fault, 0-based. */
     readonly turn: number,
     message: string,
   ) {

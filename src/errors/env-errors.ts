@@ -7,10 +7,14 @@ import { AgentRLError } from './base.js';
  * The search environment turns it into an error observation; it only escapes when a retriever is used directly.
  */
 export class RetrieverError extends AgentRLError {
+  /** Stable identifier of this error class (`'RETRIEVER_FAILED'`), kept by minifiers: match on it. */
   readonly code = 'RETRIEVER_FAILED' as const;
+  /** True for transport faults, timeouts and 5xx (or as `options.retryable` says). */
   override readonly retryable: boolean;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
     message: string,
+    /** HTTP status of the answer, when there was one. */
     readonly status?: number,
     options?: ErrorOptions & { retryable?: boolean },
   ) {
@@ -25,7 +29,9 @@ export class RetrieverError extends AgentRLError {
  * module is not built, or a query worker cannot start. (A model's bad query is an observation, never this.)
  */
 export class SqlDatabaseError extends AgentRLError {
+  /** Stable identifier of this error class (`'SQL_DATABASE'`), kept by minifiers: match on it. */
   readonly code = 'SQL_DATABASE' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'SqlDatabaseError';
@@ -38,7 +44,9 @@ export class SqlDatabaseError extends AgentRLError {
  * call that fails, times out or is refused by the server is an observation for the model, never this.
  */
 export class McpServerError extends AgentRLError {
+  /** Stable identifier of this error class (`'MCP_SERVER'`), kept by minifiers: match on it. */
   readonly code = 'MCP_SERVER' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'McpServerError';

@@ -5,8 +5,11 @@ import { AgentRLError } from './base.js';
  * `Content-Length`), before it was held in memory. Not retryable (the same request would get the same answer).
  */
 export class ResponseTooLargeError extends AgentRLError {
+  /** Stable identifier of this error class (`'RESPONSE_TOO_LARGE'`), kept by minifiers: match on it. */
   readonly code = 'RESPONSE_TOO_LARGE' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** The URL the request went to. */
     readonly url: string,
     /** The limit, bytes. */
     readonly maxBytes: number,
@@ -23,8 +26,11 @@ export class ResponseTooLargeError extends AgentRLError {
  * (a request body, API key or custom header is never re-sent to another URL). Not retryable.
  */
 export class RedirectRefusedError extends AgentRLError {
+  /** Stable identifier of this error class (`'REDIRECT_REFUSED'`), kept by minifiers: match on it. */
   readonly code = 'REDIRECT_REFUSED' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** The URL the request went to. */
     readonly url: string,
     /** HTTP status, 3xx. */
     readonly status: number,

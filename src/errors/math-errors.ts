@@ -6,7 +6,9 @@ import { AgentRLError } from './base.js';
  * `status: 'timeout'` / `'error'`.
  */
 export class MathWorkerError extends AgentRLError {
+  /** Stable identifier of this error class (`'MATH_WORKER_FAILED'`), kept by minifiers: match on it. */
   readonly code = 'MATH_WORKER_FAILED' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'MathWorkerError';

@@ -6,8 +6,11 @@ import { AgentRLError } from './base.js';
  * anything is trained on; names the trajectory, what was returned and the expected shape.
  */
 export class RewardShapeError extends AgentRLError {
+  /** Stable identifier of this error class (`'REWARD_SHAPE'`), kept by minifiers: match on it. */
   readonly code = 'REWARD_SHAPE' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** Id of the trajectory concerned. */
     readonly trajectoryId: string,
     /** The value the reward returned (resolved, when it returned a promise). */
     readonly returned: unknown,

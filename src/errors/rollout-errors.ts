@@ -6,13 +6,17 @@ import { AgentRLError } from './base.js';
  * `trajectoryId` names the first trajectory that failed, `env` and `turn` where; `cause` is the error it threw.
  */
 export class RolloutFailedError extends AgentRLError {
+  /** Stable identifier of this error class (`'ROLLOUT_FAILED'`), kept by minifiers: match on it. */
   readonly code = 'ROLLOUT_FAILED' as const;
   /** Name of the environment the trajectory ran in, when known. */
   readonly env: string | undefined;
   /** The assistant turn (1-based) during or after which it broke, when known. */
   readonly turn: number | undefined;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** Id of the trajectory concerned. */
     readonly trajectoryId: string,
+    /** The rollout stage that failed (a `TrajectoryErrorStage`, or `unknown`). */
     readonly stage: string,
     options?: ErrorOptions & { env?: string; turn?: number },
   ) {

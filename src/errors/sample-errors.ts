@@ -7,7 +7,9 @@ import { AgentRLError } from './base.js';
  * that trajectory (`stopReason: 'error'`, stage `sample`), never the run.
  */
 export class SampledSequenceError extends AgentRLError {
+  /** Stable identifier of this error class (`'SAMPLED_SEQUENCE_INVALID'`), kept by minifiers: match on it. */
   readonly code = 'SAMPLED_SEQUENCE_INVALID' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
     /** The offending field and position, e.g. `'tokens[3]'`, `'logprobs[0]'`, `'tokens'`. */
     readonly field: string,

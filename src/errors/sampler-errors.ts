@@ -6,7 +6,9 @@ import { AgentRLError } from './base.js';
  * server setting that makes the server return it. The sampler never falls back to re-encoding text.
  */
 export class SamplerResponseError extends AgentRLError {
+  /** Stable identifier of this error class (`'SAMPLER_RESPONSE'`), kept by minifiers: match on it. */
   readonly code = 'SAMPLER_RESPONSE' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
     /** The response field that is missing or malformed, e.g. `'choices[0].token_ids'`. */
     readonly field: string,
@@ -24,13 +26,17 @@ export class SamplerResponseError extends AgentRLError {
  * (`retryAfterMs` from `retry-after` / `retry-after-ms` when the server sent it).
  */
 export class SamplerHttpError extends AgentRLError {
+  /** Stable identifier of this error class (`'SAMPLER_HTTP'`), kept by minifiers: match on it. */
   readonly code = 'SAMPLER_HTTP' as const;
+  /** True for HTTP 408, 409, 429 and 5xx. */
   override readonly retryable: boolean;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
     /** HTTP status code. */
     readonly status: number,
     /** The server's error message (OpenAI shape `error.message`, or the raw body, cut to 2,000 characters). */
     readonly serverMessage: string,
+    /** The URL the request went to. */
     readonly url: string,
     /** Server-requested delay before a retry, ms. */
     readonly retryAfterMs?: number,
@@ -43,9 +49,13 @@ export class SamplerHttpError extends AgentRLError {
 
 /** No answer from an inference server: connection refused or reset, DNS failure, or `timeoutMs` passed. Retryable. */
 export class SamplerUnavailableError extends AgentRLError {
+  /** Stable identifier of this error class (`'SAMPLER_UNAVAILABLE'`), kept by minifiers: match on it. */
   readonly code = 'SAMPLER_UNAVAILABLE' as const;
+  /** Always true: retrying the same operation may succeed. */
   override readonly retryable = true;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** The URL the request went to. */
     readonly url: string,
     message: string,
     options?: ErrorOptions,

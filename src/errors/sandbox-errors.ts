@@ -2,9 +2,13 @@ import { AgentRLError } from './base.js';
 
 /** The sandbox service did not answer within `timeoutMs`. (Model code running long is `status: 'timeout'`.) */
 export class SandboxTimeoutError extends AgentRLError {
+  /** Stable identifier of this error class (`'SANDBOX_TIMEOUT'`), kept by minifiers: match on it. */
   readonly code = 'SANDBOX_TIMEOUT' as const;
+  /** Always true: retrying the same operation may succeed. */
   override readonly retryable = true;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** The limit that passed, in milliseconds. */
     readonly timeoutMs: number,
     options?: ErrorOptions,
   ) {
@@ -15,8 +19,11 @@ export class SandboxTimeoutError extends AgentRLError {
 
 /** The sandbox backend is unreachable or broken (transport error, 5xx, crashed worker). */
 export class SandboxUnavailableError extends AgentRLError {
+  /** Stable identifier of this error class (`'SANDBOX_UNAVAILABLE'`), kept by minifiers: match on it. */
   readonly code = 'SANDBOX_UNAVAILABLE' as const;
+  /** Always true: retrying the same operation may succeed. */
   override readonly retryable = true;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'SandboxUnavailableError';
@@ -25,7 +32,9 @@ export class SandboxUnavailableError extends AgentRLError {
 
 /** The sandbox was used after `close()`. */
 export class SandboxClosedError extends AgentRLError {
+  /** Stable identifier of this error class (`'SANDBOX_CLOSED'`), kept by minifiers: match on it. */
   readonly code = 'SANDBOX_CLOSED' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor() {
     super('sandbox is closed');
     this.name = 'SandboxClosedError';
@@ -34,8 +43,11 @@ export class SandboxClosedError extends AgentRLError {
 
 /** The sandbox (or, for a remote one, its server) offers no stateful sessions (`Sandbox.openSession`). */
 export class SessionsNotSupportedError extends AgentRLError {
+  /** Stable identifier of this error class (`'SANDBOX_SESSIONS_UNSUPPORTED'`), kept by minifiers: match on it. */
   readonly code = 'SANDBOX_SESSIONS_UNSUPPORTED' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
+    /** Name of the sandbox backend (`Sandbox.name`). */
     readonly backend: string,
     reason = 'this sandbox offers no stateful sessions',
   ) {

@@ -7,7 +7,9 @@ import { AgentRLError } from './base.js';
  * function`, or `TS2589: Type instantiation is excessively deep` when two copies meet in the types).
  */
 export class ZodVersionError extends AgentRLError {
+  /** Stable identifier of this error class (`'ZOD_VERSION'`), kept by minifiers: match on it. */
   readonly code = 'ZOD_VERSION' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
     /** What was found, e.g. `zod 3.23.8 (no z.toJSONSchema)` or `a zod 3 schema (no _zod)`. */
     readonly found: string,

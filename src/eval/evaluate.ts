@@ -15,17 +15,23 @@ import { scoreGroups } from '../trainer/score.js';
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions {
+  /** Samples the candidates (the policy under evaluation). */
   readonly sampler: SamplingClient;
+  /** The chat template and tokenizer of the model. */
   readonly renderer: Renderer;
   /** The environment; for a text-only baseline pass one with `tools: []`. */
   readonly env: Environment;
+  /** Scores each candidate; `correct` counts for Average@N / Pass@N. */
   readonly reward: Reward;
+  /** The problems to evaluate (at least one). */
   readonly examples: readonly Example[];
   /** Candidates per problem (N of Average@N / Pass@N). @default 4 */
   readonly n?: number;
   /** Sampling settings; keep them identical across the runs you compare. */
   readonly sampling?: RolloutSampling;
+  /** Per-trajectory budgets (tool calls, turns, tokens), over `DEFAULT_BUDGETS`. */
   readonly budgets?: Partial<RolloutBudgets>;
+  /** Extra chat-template variables (e.g. `{ enable_thinking: false }`). */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
   /** When set, one JSON line per problem is written here. */
   readonly outPath?: string;
@@ -49,12 +55,19 @@ export interface EvaluateOptions {
 
 /** Per-problem record written to the JSONL file. */
 export interface EvalRecord {
+  /** The example's id. */
   readonly id: string;
+  /** The example's reference answer. */
   readonly answer: string;
+  /** Per candidate (N entries): whether the reward judged it correct. */
   readonly correct: readonly boolean[];
+  /** Per candidate: the scalar reward. */
   readonly rewards: readonly number[];
+  /** Per candidate: the extracted answer, or `null` when none was found. */
   readonly predictions: readonly (string | null)[];
+  /** Per candidate: tool calls executed. */
   readonly toolCalls: readonly number[];
+  /** Per candidate: assistant turns. */
   readonly turns: readonly number[];
 }
 
@@ -69,6 +82,7 @@ export interface EvalResult {
    * unbiased pass@k for every k ≤ n, `eval/pass_at_1` … `eval/pass_at_{n}` (HumanEval estimator, `passAtK`).
    */
   readonly metrics: Record<string, number>;
+  /** One record per problem, in the order of `examples`. */
   readonly records: EvalRecord[];
 }
 

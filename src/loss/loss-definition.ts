@@ -26,6 +26,7 @@ export interface NativeLoss<C extends LossConfig> {
  * (`src/loss/registry.ts`). A kind without `native` runs as a custom loss on every backend.
  */
 export interface LossDefinition<C extends LossConfig> {
+  /** The loss kind this definition implements (the `kind` of its config). */
   readonly kind: C['kind'];
   /** Inputs the formula needs besides `targetLogprobs` (missing or mis-sized ones are a `DatumShapeError`). */
   readonly needs: readonly Exclude<keyof PerTokenLossInputs, 'targetLogprobs'>[];

@@ -13,6 +13,7 @@ export interface RolloutCorrectionConfig {
 
 /** Result of {@link correctRollouts}. */
 export interface RolloutCorrectionResult {
+  /** The datums with the correction applied (`_D`: one entry per datum), in input order. */
   readonly datums_D: Datum[];
   /** `rollout_corr/ratio_mean`, `rollout_corr/clipped_frac` (truncated), `rollout_corr/masked_frac` (masked), over masked tokens. */
   readonly metrics: Readonly<Record<string, number>>;

@@ -6,7 +6,9 @@ import type { DatumSource } from './types.js';
 
 /** One group as {@link assembleTrainingData} reads it: its trajectories and its {@link groupOutcome}. */
 export interface TrainingGroup<T extends DatumSource = DatumSource> {
+  /** The group's trajectories (`_G`: one per branch), in group order. */
   readonly trajectories_G: readonly T[];
+  /** The group's rewards, advantages and whether it is degenerate. */
   readonly outcome: GroupOutcome;
 }
 

@@ -28,6 +28,7 @@ export type DatumTurn = Pick<Turn, 'promptTokens' | 'completionTokens' | 'logpro
 
 /** The part of a `Trajectory` that datum construction reads. A full `Trajectory` is assignable. */
 export interface DatumSource {
+  /** The assistant turns, in order. */
   readonly turns: readonly DatumTurn[];
 }
 

@@ -9,7 +9,9 @@ import { parseWithEnv } from './parse-with-env.js';
 
 /** One demonstrated assistant turn; `observation` fixes what followed it instead of running `env.step`. */
 export interface DemonstrationTurn {
+  /** The assistant turn's full text as the model would have written it (tool-call markup included). */
   readonly text: string;
+  /** What the environment answered; when absent `env.step` runs on the parsed action. */
   readonly observation?: readonly Message[];
 }
 

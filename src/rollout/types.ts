@@ -34,10 +34,11 @@ export const DEFAULT_BUDGETS: RolloutBudgets = {
 
 /** Sampling settings shared by every turn of a rollout. */
 export interface RolloutSampling {
-  /** @default 1 */
+  /** Softmax temperature (0 = greedy). @default 1 */
   readonly temperature?: number;
-  /** @default 1 */
+  /** Nucleus mass to truncate to, in (0, 1]. @default 1 */
   readonly topP?: number;
+  /** Top-k truncation; 0 or undefined disables. */
   readonly topK?: number;
   /** Base seed; each call derives its own from it. Omit for fresh randomness. */
   readonly seed?: number;
@@ -63,14 +64,21 @@ export type RolloutFailureStrategy =
 
 /** Payload of the `turn` event: one assistant turn and its tool call/result. */
 export interface TurnEvent {
+  /** Id of the trajectory this turn belongs to. */
   readonly trajectoryId: string;
+  /** Branch index within the group, 0-based. */
   readonly groupIndex: number;
+  /** Index of the turn within its trajectory, 0-based. */
   readonly turnIndex: number;
+  /** What the turn was parsed as: `tool`, `answer` or `invalid`. */
   readonly action: ParsedAction['kind'];
+  /** Why the turn was invalid, when it was. */
   readonly invalidReason?: string;
+  /** Tokens sampled in this turn. */
   readonly completionTokens: number;
   /** Tool calls the turn made (0 for an answer or an invalid turn; more than 1 only with parallel tool calls). */
   readonly toolCalls: number;
+  /** Status of the sandbox run, when the turn executed code. */
   readonly execStatus?: ExecStatus;
   /** Tool wall time in ms (0 when no tool ran). */
   readonly toolMs: number;
@@ -78,10 +86,15 @@ export interface TurnEvent {
 
 /** Everything a rollout needs. */
 export interface RolloutContext {
+  /** Samples each turn (the current policy). */
   readonly sampler: SamplingClient;
+  /** Renders prompts and parses completions (the policy's chat template). */
   readonly renderer: Renderer;
+  /** The environment every trajectory runs in. */
   readonly env: Environment;
+  /** Per-trajectory budgets, every one set (see `DEFAULT_BUDGETS`). */
   readonly budgets: RolloutBudgets;
+  /** Sampling settings of every turn. */
   readonly sampling?: RolloutSampling;
   /** What to do when a trajectory fails. @default `{ kind: 'drop' }` */
   readonly failure?: RolloutFailureStrategy;
@@ -105,7 +118,9 @@ export interface RolloutContext {
   readonly maxConcurrentGroups?: number;
   /** Extra chat-template variables (e.g. `{ enable_thinking: false }`). */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
+  /** Aborts every rollout of the call (sampling and tool calls in flight). */
   readonly signal?: AbortSignal;
+  /** Called after each assistant turn (the Trainer's `turn` event). */
   readonly onTurn?: (e: TurnEvent) => void;
   /**
    * Called with each trajectory of `runGroup` as soon as it is final (ended, and not going to be retried), before
@@ -117,20 +132,27 @@ export interface RolloutContext {
 
 /** What the rollout engine hands an environment that drives its own trajectories ({@link DrivenEnvironment}). */
 export interface DrivenTrajectoryContext {
+  /** Id of this trajectory, `${exampleId}/${groupIndex}`. */
   readonly trajectoryId: string;
+  /** Branch index within the group, 0-based. */
   readonly groupIndex: number;
+  /** The dataset example of the group. */
   readonly example: Example;
   /** The current policy's sampler. */
   readonly sampler: SamplingClient;
+  /** The policy's chat template and tokenizer. */
   readonly renderer: Renderer;
+  /** Per-trajectory budgets, every one set. */
   readonly budgets: RolloutBudgets;
   /** The rollout's sampling settings (temperature, top-p, top-k; the learner's logprobs assume them). */
   readonly sampling?: RolloutSampling;
   /** A seed for this trajectory's k-th sampling call, derived from the rollout's base seed; `undefined` without one. */
   seedFor(call: number): number | undefined;
+  /** Extra chat-template variables (e.g. `{ enable_thinking: false }`). */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
   /** Aborted when the rollout is cancelled or the trajectory ran past `trajectoryTimeoutMs`. */
   readonly signal: AbortSignal;
+  /** Call after each recorded model call (the Trainer's `turn` event). */
   readonly onTurn?: (e: TurnEvent) => void;
 }
 
@@ -144,6 +166,7 @@ export type DrivenTrajectory = Omit<Trajectory, 'id' | 'example' | 'groupIndex' 
  * (a failure is a trajectory with `stopReason: 'error'`), and soon after its signal aborts.
  */
 export interface DrivenEnvironment extends Environment {
+  /** Runs one whole trajectory; resolves (a failure is `stopReason: 'error'`), and soon after `ctx.signal` aborts. */
   runTrajectory(ctx: DrivenTrajectoryContext): Promise<DrivenTrajectory>;
 }
 

@@ -86,6 +86,7 @@ export interface HttpServerStats {
   readonly queued: number;
   /** Request body bytes held now / at most so far (see `maxBufferedBodyBytes`). */
   readonly bufferedBodyBytes: number;
+  /** The most request body bytes held at once since the server started. */
   readonly peakBufferedBodyBytes: number;
   /** Requests answered 503 by load shedding (queue full or timed out, body budget spent). */
   readonly shed: number;

@@ -6,8 +6,11 @@ import { referenceLoss } from '../loss/index.js';
 
 /** A recorded `forwardBackward` call of {@link mockBackend}. */
 export interface RecordedForwardBackward {
+  /** The datums of the call, as passed. */
   readonly datums: readonly Datum[];
+  /** The loss configuration of the call. */
   readonly loss: LossConfig;
+  /** The call's weight in the step's mean (the `weight` option; 1 when not given). */
   readonly weight: number;
 }
 

@@ -13,7 +13,9 @@ import { toolCallAccuracy, type ToolCallAccuracy } from './tool-call-accuracy.js
  * is rendered, exactly as in a rollout.
  */
 export interface Demonstration<E extends Example = Example> {
+  /** The dataset example the episode answers. */
   readonly example: E;
+  /** The assistant turns, in order: plain text, or a {@link DemonstrationTurn} that also fixes the observation. */
   readonly turns: readonly (string | DemonstrationTurn)[];
 }
 

@@ -8,6 +8,7 @@ import type { Environment } from '../env/types.js';
 import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
 import type { TrainerOptions } from './options.js';
+import type { ResolvedTrainerOptions } from './resolved-options.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { lossConfigSchema } from '../loss/index.js';
 import { exampleIssues } from '../data/validate.js';
@@ -166,8 +167,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const keysMatch: Same<SchemaKeys, keyof TrainerOptions> = true;
 void keysMatch;
 
-/** Options after validation, with every default filled in (emitted as `config` at start-up). */
-export type ResolvedTrainerOptions = z.output<typeof trainerOptionsSchema> & { budgets: RolloutBudgets; runName: string };
+export type { ResolvedTrainerOptions } from './resolved-options.js';
 
 /**
  * Validates and resolves Trainer options before any work starts.

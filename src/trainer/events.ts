@@ -5,9 +5,11 @@ import type { ResolvedTrainerOptions } from './config.js';
 
 /** `rollout:start`: a step's rollout begins. */
 export interface RolloutStartEvent {
+  /** 1-based step number. */
   readonly step: number;
   /** Number of groups (questions) in this step. */
   readonly groups: number;
+  /** Trajectories per group. */
   readonly groupSize: number;
 }
 
@@ -18,8 +20,11 @@ export interface RolloutStartEvent {
  * drop: true }`. None of them is trained on, and no `group` event follows for them.
  */
 export interface TrajectoryEvent {
+  /** 1-based step number the trajectory was rolled out for. */
   readonly step: number;
+  /** The whole trajectory (messages and token-level turns). */
   readonly trajectory: Trajectory;
+  /** The reward's result for it. */
   readonly reward: RewardResult;
   /** Set when the step was aborted (`trainer.abort()`): the trajectory was not trained on. */
   readonly aborted?: true;
@@ -27,10 +32,15 @@ export interface TrajectoryEvent {
 
 /** `group`: one group's rewards and advantages. `degenerate` groups (all rewards equal) are skipped when configured. */
 export interface GroupEvent {
+  /** 1-based step number. */
   readonly step: number;
+  /** Id of the group's example. */
   readonly exampleId: string;
+  /** Reward of each trajectory, in group order. */
   readonly rewards: readonly number[];
+  /** Advantage of each trajectory (reward minus the group mean, normalized per `advantage.normalize`), in group order. */
   readonly advantages: readonly number[];
+  /** Whether all rewards of the group were equal (every advantage 0). */
   readonly degenerate: boolean;
   /** Trajectories dropped from training (failed rollouts, unparseable gold answer, reward errors/timeouts). */
   readonly dropped: number;
@@ -38,8 +48,11 @@ export interface GroupEvent {
 
 /** `rollout:end`: the round's rollout statistics (a subset of the step metrics). */
 export interface RolloutEndEvent {
+  /** 1-based step number. */
   readonly step: number;
+  /** Trajectories rolled out this round. */
   readonly trajectories: number;
+  /** Rollout metrics (`reward/*`, `rollout/*`, `sandbox/*`; see docs/metrics.md). */
   readonly metrics: Readonly<Record<string, number>>;
 }
 
@@ -55,18 +68,23 @@ export interface RolloutEndEvent {
 export interface StepEvent {
   /** 1-based step number. */
   readonly step: number;
+  /** Every metric of the step, by name (see above). */
   readonly metrics: Readonly<Record<string, number>>;
 }
 
 /** `checkpoint`: weights and optimizer state were saved to `path`. */
 export interface CheckpointEvent {
+  /** 1-based step number after which the checkpoint was taken. */
   readonly step: number;
+  /** Directory the checkpoint was written to. */
   readonly path: string;
 }
 
 /** `eval`: results of an evaluation run during training. */
 export interface EvalEvent {
+  /** 1-based step number (0 for the evaluation before the first step). */
   readonly step: number;
+  /** `eval/*` metrics (see {@link EvalResult.metrics}). */
   readonly metrics: Readonly<Record<string, number>>;
 }
 
@@ -97,8 +115,11 @@ export type WarningCode =
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {
+  /** What kind of warning. */
   readonly code: WarningCode;
+  /** What happened and what to do about it, in words. */
   readonly message: string;
+  /** The step it happened in, when it belongs to one. */
   readonly step?: number;
   /** How many things were affected (e.g. tool calls naming an unknown tool), when the warning counts something. */
   readonly count?: number;
@@ -110,14 +131,23 @@ export interface WarningEvent {
 export interface TrainerEvents {
   /** The resolved configuration, defaults filled in, emitted once at the start of `train()`. */
   config: (e: ResolvedTrainerOptions) => void;
+  /** A step's rollout begins. */
   'rollout:start': (e: RolloutStartEvent) => void;
+  /** One assistant turn ended. */
   turn: (e: TurnEvent & { readonly step: number }) => void;
+  /** One trajectory finished and was scored. */
   trajectory: (e: TrajectoryEvent) => void;
+  /** One group's rewards and advantages. */
   group: (e: GroupEvent) => void;
+  /** A round's rollout ended (statistics). */
   'rollout:end': (e: RolloutEndEvent) => void;
+  /** A step's update is done (every metric). */
   step: (e: StepEvent) => void;
+  /** A checkpoint was written. */
   checkpoint: (e: CheckpointEvent) => void;
+  /** An evaluation during training finished. */
   eval: (e: EvalEvent) => void;
+  /** Something the user should know that does not stop training. */
   warning: (e: WarningEvent) => void;
 }
 

@@ -50,6 +50,7 @@ export interface SupervisedTrainOptions {
   readonly seed: number;
   /** Save the state to `savePath` every this many steps (and at the end when `savePath` is set). 0 = only at the end. */
   readonly saveEvery?: number;
+  /** Directory the learner state is saved to (see `saveEvery`); when absent nothing is saved. */
   readonly savePath?: string;
   /**
    * Group datums of similar length into a batch (less padding, fewer compiled shapes). Turn it off when lengths

@@ -7,6 +7,7 @@ import { parseWithEnv } from '../rollout/parse-with-env.js';
 
 /** One demonstrated tool call the model did not reproduce (see {@link ToolCallAccuracy}). */
 export interface ToolCallMiss {
+  /** Id of the demonstration's example. */
   readonly exampleId: string;
   /** 0-based index of the demonstrated turn. */
   readonly turn: number;

@@ -37,6 +37,7 @@ export interface TrainSummary {
   readonly lastMetrics: Readonly<Record<string, number>>;
   /** Per-step history of `reward/mean`. */
   readonly rewardHistory: readonly number[];
+  /** Wall time of `train()` in seconds. */
   readonly wallS: number;
   /** Path of the last checkpoint, when one was written. */
   readonly lastCheckpoint?: string;
@@ -96,6 +97,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     this.emit('trajectory', { step, trajectory, reward: reward ?? ABORTED, aborted: true });
   };
 
+  /** Validates `opts` (zod) and the backend's sampling support before any work. @throws ConfigError listing every invalid option with its dotted path. */
   constructor(opts: TrainerOptions) {
     super();
     this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});

@@ -22,26 +22,39 @@ export interface TokenSegment {
  * and 0 elsewhere (GRPO assigns one advantage per trajectory: DeepSeekMath §4.1.2; ReTool seed).
  */
 export interface TrajectoryRecord {
+  /** 1-based step number. */
   readonly step: number;
+  /** The trajectory's id. */
   readonly id: string;
+  /** Id of its example. */
   readonly exampleId: string;
+  /** Branch index within the group, 0-based. */
   readonly groupIndex: number;
+  /** The question as shown to the model. */
   readonly question: string;
   /** The gold answer. */
   readonly gold: string;
+  /** Scalar reward. */
   readonly reward: number;
+  /** Whether the reward judged it correct. */
   readonly correct: boolean;
+  /** Whether an answer was found in the expected format. */
   readonly validFormat: boolean;
   /** The answer the reward extracted, if any. */
   readonly answer?: string;
+  /** The reward failure, when no reward could be computed (see `RewardFailure`). */
   readonly failure?: string;
+  /** Why the trajectory ended (a `TrajectoryStopReason`). */
   readonly stopReason: string;
+  /** Tool calls executed. */
   readonly toolCalls: number;
+  /** Assistant turns. */
   readonly turns: number;
   /** The group-centred advantage of this trajectory (`null` when its group was dropped or degenerate-skipped). */
   readonly advantage: number | null;
   /** Whether the trajectory's group was degenerate (all rewards equal). */
   readonly degenerate: boolean;
+  /** The whole conversation. */
   readonly messages: readonly Message[];
   /** The token sequence in order, split where the loss mask changes. */
   readonly segments: readonly TokenSegment[];

@@ -9,5 +9,6 @@ export interface Example {
   readonly question: string;
   /** Reference answer (LaTeX for math, text for QA, SQL for text-to-SQL). */
   readonly answer: string;
+  /** Source-specific fields (data source, difficulty, gold SQL, aliases …); rewards and environments may read them. */
   readonly meta?: Readonly<Record<string, unknown>>;
 }

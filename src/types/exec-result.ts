@@ -8,6 +8,7 @@ export type ExecStatus = 'ok' | 'error' | 'timeout' | 'memory' | 'output_limit' 
 
 /** Result of running model-written code in a sandbox. One schema for every sandbox backend. */
 export interface ExecResult {
+  /** How the run ended: `ok` (exit 0), `error` (non-zero exit), `timeout`, `memory`, `output_limit`, or `sandbox_error` (the sandbox itself failed). */
   readonly status: ExecStatus;
   /** Process exit code; `null` when killed by a signal or never started. */
   readonly exitCode: number | null;
@@ -52,6 +53,7 @@ export interface RunRequest {
 export interface Sandbox {
   /** Human-readable backend name, e.g. `'local'`, `'docker'`. */
   readonly name: string;
+  /** Runs one program and resolves to its result, faults of the code included. Rejects only as the interface says: on abort of `signal`, after `close()` (`SandboxClosedError`), or when a remote backend cannot be reached (`SandboxUnavailableError`, `SandboxTimeoutError`). */
   run(req: RunRequest, signal?: AbortSignal): Promise<ExecResult>;
   /** Stops workers and kills anything still running (open sessions included). Idempotent. */
   close(): Promise<void>;

@@ -34,6 +34,7 @@ export interface RewardResult {
   readonly validFormat: boolean;
   /** The extracted answer, when one was found. */
   readonly answer?: string;
+  /** Why no reward could be computed, when that happened (the sample is then scored as failed, never crashes the step). */
   readonly failure?: RewardFailure;
   /** When true the sample must be excluded from training (e.g. `gold_unparseable`). */
   readonly drop?: boolean;

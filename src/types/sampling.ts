@@ -34,7 +34,9 @@ export const MAX_TOP_LOGPROBS = 20;
 
 /** A token id with its natural-log probability. */
 export interface TokenLogprob {
+  /** Token id in the renderer's vocabulary. */
   readonly token: number;
+  /** Natural-log probability of the token (≤ 0). */
   readonly logprob: number;
 }
 
@@ -43,9 +45,11 @@ export type StopReason = 'stop' | 'length';
 
 /** One sampled continuation. `tokens[i]` was drawn with log-probability `logprobs[i]`. */
 export interface SampledSequence {
+  /** Sampled token ids, the stop token included when the sequence ended on one. */
   readonly tokens: readonly number[];
   /** Per-token natural-log probability under the sampling distribution (temperature applied). */
   readonly logprobs: readonly number[];
+  /** Why the sequence ended. */
   readonly stopReason: StopReason;
   /**
    * With {@link SamplingParams.topLogprobs} = k: per sampled position, the k most likely tokens (most likely first,

@@ -10,13 +10,17 @@ import type { StopReason } from './sampling.js';
  * `promptTokens ++ completionTokens` of turn k (checked when building the datum).
  */
 export interface Turn {
+  /** The exact prompt token ids the sampler saw for this turn. */
   readonly promptTokens: readonly number[];
+  /** The sampled token ids (the stop token included when present). */
   readonly completionTokens: readonly number[];
   /** Sampling logprobs, one per completion token (natural log). */
   readonly logprobs: readonly number[];
   /** Decoded completion text (for parsing and logs only; never re-encoded for training). */
   readonly text: string;
+  /** Why sampling of this turn ended. */
   readonly stopReason: StopReason;
+  /** What the completion was parsed as: a tool call, an answer, or an invalid action. */
   readonly action: ParsedAction;
   /** The environment's observation messages after this turn, if any. */
   readonly observation?: readonly Message[];
@@ -62,6 +66,7 @@ export type TrajectoryErrorStage = 'initial_messages' | 'render' | 'sample' | 'p
 
 /** The cause of a trajectory that ended with `stopReason: 'error'`. */
 export interface TrajectoryError {
+  /** Which step of the rollout failed. */
   readonly stage: TrajectoryErrorStage;
   /** The thrown error's message. */
   readonly message: string;
@@ -82,11 +87,15 @@ export interface Trajectory {
    * batch, `${exampleId}@${k}/${groupIndex}`.
    */
   readonly id: string;
+  /** The dataset example this trajectory answers. */
   readonly example: Example;
   /** Index of this branch within its group, 0 ≤ groupIndex < groupSize. */
   readonly groupIndex: number;
+  /** The whole conversation: initial messages, then every assistant turn and observation. */
   readonly messages: readonly Message[];
+  /** The assistant turns, token-level, in order. */
   readonly turns: readonly Turn[];
+  /** Why the trajectory ended. */
   readonly stopReason: TrajectoryStopReason;
   /** Number of tool calls that were executed. */
   readonly toolCalls: number;

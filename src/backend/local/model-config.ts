@@ -16,13 +16,6 @@ export interface ModelConfig {
   readonly vocabSize: number;
 }
 
-/** Parameter count of a model with this config (tied embeddings counted once). */
-export function parameterCount(c: ModelConfig): number {
-  const d = c.dModel;
-  const block = 4 * d * d + 4 * d + 2 * 4 * d * d + 4 * d + d + 4 * d;
-  return c.vocabSize * d + c.contextTokens * d + c.layers * block + 2 * d;
-}
-
 const modelConfigSchema = z.strictObject({
   layers: z.number().int().min(1).max(64),
   dModel: z.number().int().min(8).max(4096),

@@ -12,7 +12,9 @@ import { parseVllmCompletion, vllmCompletionRequest } from './vllm.js';
 
 /** A {@link SamplingClient} over an inference server, made by {@link openaiCompatibleSampler}. */
 export interface OpenAICompatibleSampler extends SamplingClient {
+  /** Which server dialect is spoken (`vllm` or `sglang`). */
   readonly flavor: SamplerFlavor;
+  /** Server root the requests go to, as given in the options (e.g. `http://127.0.0.1:8000/v1`). */
   readonly baseUrl: string;
   /** The renderer whose stop tokens end every sequence (loaded from `tokenizer` on first use, then cached). */
   renderer(): Promise<Renderer>;

@@ -122,7 +122,9 @@ export interface TinkerBackendOptions {
    * samplers that are not used for training (evaluation). @default false
    */
   readonly allowTemperedSampling?: boolean;
+  /** Per-request timeouts (connect, answer, polling). */
   readonly timeouts?: TinkerTimeouts;
+  /** How long and how often failed calls are retried. */
   readonly retry?: TinkerRetryOptions;
   /** Tags and metadata attached to the session (`create_session`). */
   readonly sessionTags?: readonly string[];

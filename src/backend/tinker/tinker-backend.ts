@@ -22,6 +22,7 @@ import { parseForwardBackwardJson, parseMetricsJson, parseModelId, stringField, 
 
 /** `get_info` of the model being trained. */
 export interface TinkerModelInfo {
+  /** The trained model's id on the server (`model_id`). */
   readonly modelId: string;
   /** The server's answer as sent (`model_data`, `is_lora`, `lora_rank`, …). */
   readonly raw: Readonly<Record<string, unknown>>;
@@ -29,6 +30,7 @@ export interface TinkerModelInfo {
 
 /** A {@link TrainingBackend} over the Tinker HTTP API, with protocol-level extras. */
 export interface TinkerBackend extends TrainingBackend {
+  /** Always `'tinker'`. */
   readonly name: 'tinker';
   /** Server root in use. */
   readonly baseUrl: string;

@@ -14,10 +14,13 @@ export interface AgentRunArgs<E extends Example = Example> {
   readonly apiKey: string;
   /** A model name to send (any name is accepted; the policy answers). */
   readonly model: string;
+  /** The dataset example this rollout answers. */
   readonly example: E;
   /** Aborted when the rollout is cancelled or runs past its time; pass it to the client's requests. */
   readonly signal: AbortSignal;
+  /** Id of the trajectory being recorded, `${exampleId}/${groupIndex}`. */
   readonly trajectoryId: string;
+  /** Branch index within the group, 0-based. */
   readonly groupIndex: number;
 }
 
@@ -42,7 +45,9 @@ export interface AgentEnvironmentOptions<E extends Example = Example> {
 
 /** An {@link DrivenEnvironment} that runs existing agent code; `close()` stops its endpoint. */
 export interface AgentEnvironment extends DrivenEnvironment {
+  /** Stable id used in metric names and logs (the `name` option). */
   readonly name: string;
+  /** Stops the endpoint and refuses every live key. Idempotent. */
   close(): Promise<void>;
   /** Rollouts whose endpoint key is live now (0 when none is running). */
   readonly activeRollouts: number;

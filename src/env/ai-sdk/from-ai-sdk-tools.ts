@@ -11,6 +11,7 @@ import type { ToolContext } from '../types.js';
 export interface AiSdkToolLike {
   /** A string, or (AI SDK 7) a function of the call context, called with `{ context: undefined }`. */
   readonly description?: unknown;
+  /** A zod schema, or an AI SDK `jsonSchema(…)` object `{ jsonSchema, validate? }`, describing the tool's input. */
   readonly inputSchema: unknown;
   /** Called as `execute(input, { toolCallId, messages, abortSignal, context, experimental_context })`. */
   readonly execute?: (input: never, options: never) => unknown;

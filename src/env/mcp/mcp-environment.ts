@@ -10,6 +10,7 @@ import type { McpEnvironmentOptions, McpToolCaller } from './types.js';
 
 /** An {@link Environment} over an MCP server's tools; `close()` ends every connection and process it opened. */
 export interface McpEnvironment<E extends Example = Example> extends Environment<E> {
+  /** Ends every connection and stops every server process this environment started. Idempotent. */
   close(): Promise<void>;
 }
 

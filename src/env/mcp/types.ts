@@ -6,6 +6,7 @@ import type { ToolContext } from '../types.js';
 export interface McpStdioServer {
   /** Executable, e.g. `process.execPath` (node) or `'uvx'`. */
   readonly command: string;
+  /** Command-line arguments of the executable. */
   readonly args?: readonly string[];
   /**
    * Environment of the server process, added to the MCP SDK's minimal default (`HOME`, `PATH`, `SHELL`, `TERM`,
@@ -26,14 +27,19 @@ export interface McpHttpServer {
 
 /** A tool result as the MCP server returned it (the `tools/call` result; `content` items are typed by `type`). */
 export interface McpToolResult {
+  /** Content items (`{ type: 'text', text }`, `{ type: 'image', … }`, …); text items become the observation. */
   readonly content?: readonly { readonly type: string; readonly [key: string]: unknown }[];
+  /** Structured output, when the tool declares an output schema. */
   readonly structuredContent?: Readonly<Record<string, unknown>>;
+  /** True when the tool reports that the call failed (the content explains why). */
   readonly isError?: boolean;
+  /** Any other field of the result, kept as sent. */
   readonly [key: string]: unknown;
 }
 
 /** Calls a tool on one connection to the server (used by the `reset` hook, which may also call tools the model is not shown). */
 export interface McpToolCaller {
+  /** Calls tool `name` with `args`; resolves to its result (an `isError` result too), rejects when the server cannot be reached (`McpServerError`). */
   callTool(name: string, args: Readonly<Record<string, unknown>>): Promise<McpToolResult>;
 }
 

@@ -16,6 +16,7 @@ export type SqlStatus = 'ok' | 'error' | 'refused' | 'timeout' | 'memory' | 'wor
 
 /** Result of one query. Values are JS numbers (INTEGER and REAL alike; `1` equals `1.0`), strings, `null` or `Uint8Array` (BLOB). */
 export interface SqlQueryResult {
+  /** `ok`, or why the query gave no rows (see {@link SqlStatus}). */
   readonly status: SqlStatus;
   /** Column names in select order (duplicates kept). Empty unless `ok`. */
   readonly columns: readonly string[];
@@ -31,6 +32,7 @@ export interface SqlQueryResult {
 
 /** One query request. */
 export interface SqlQueryRequest {
+  /** The SQL text (one read-only statement). */
   readonly sql: string;
   /** Rows to return at most. @default the executor's `maxRows` */
   readonly maxRows?: number;
@@ -43,6 +45,7 @@ export interface SqlQueryRequest {
  * (see {@link SqlStatus}); it rejects on abort (with the signal's reason) and after `close()`.
  */
 export interface SqlExecutor {
+  /** Runs one read-only query; resolves with rows or the reason it failed (model mistakes, timeouts, oversized results); rejects on abort and after `close()`. */
   query(req: SqlQueryRequest, signal?: AbortSignal): Promise<SqlQueryResult>;
   /** Kills every query process. Idempotent. */
   close(): Promise<void>;

@@ -5,7 +5,9 @@ import { untilAborted } from '../../rollout/abortable.js';
 
 /** A judge model behind a {@link SamplingClient} (e.g. a frozen copy of the policy, or any backend's sampler). */
 export interface SamplerJudge {
+  /** Samples the judge's replies. */
   readonly sampler: SamplingClient;
+  /** Renders the judge prompt and parses its reply (the judge model's chat template). */
   readonly renderer: Renderer;
   /** Stable name for the cache key. @default 'sampler' */
   readonly name?: string;
@@ -15,11 +17,15 @@ export interface SamplerJudge {
 export interface EndpointJudge {
   /** Base URL ending in `/v1`, e.g. `'http://127.0.0.1:8000/v1'`. */
   readonly baseURL: string;
+  /** Model name sent in each request. */
   readonly model: string;
+  /** Bearer token sent as `Authorization`, when the endpoint needs one. */
   readonly apiKey?: string;
+  /** Extra request headers. */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** Where judgements come from: a sampler in this process, or an OpenAI-compatible endpoint. */
 export type Judge = SamplerJudge | EndpointJudge;
 
 /** Sampling settings of a judge call. */

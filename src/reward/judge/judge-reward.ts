@@ -53,9 +53,11 @@ export interface JudgeStats {
 
 /** What {@link judgeReward} returns: spread it into the Trainer options (`{ ...judge, … }`). */
 export interface JudgeReward<E extends Example = Example> {
+  /** Per-trajectory reward: in pointwise mode the judge's score; in group mode 0 for a trajectory that ended validly (the judge's scores come from `groupReward`). */
   readonly reward: Reward<E>;
   /** Set in group mode: the judge's scores, added to `reward`'s 0 for each trajectory that ended validly. */
   readonly groupReward?: GroupReward<E>;
+  /** The judge's counters so far (calls, cache hits, retries, failures). */
   stats(): JudgeStats;
 }
 

@@ -37,7 +37,9 @@ export type EquivalenceStatus = 'ok' | 'gold_unparseable' | 'unparseable_predict
 
 /** Result of one equivalence check. `equal` is false unless `status` is `ok`. */
 export interface EquivalenceResult {
+  /** Whether prediction and gold are mathematically equal (false unless `status` is `ok`). */
   readonly equal: boolean;
+  /** `ok`, or why the check could not decide. */
   readonly status: EquivalenceStatus;
   /** Human-readable detail for `error` / `timeout`. */
   readonly detail?: string;

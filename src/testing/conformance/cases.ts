@@ -7,6 +7,7 @@ import { processesWithMarker, waitFor } from './proc-scan.js';
 
 /** What every case gets: the sandbox and the host-side fixtures planted by the suite. */
 export interface ConformanceContext {
+  /** The sandbox under test (made once per case by the suite's factory). */
   readonly sandbox: Sandbox;
   /** Runs one call and checks the result against the shared schema. */
   run(code: string, opts?: Omit<RunRequest, 'code'>): Promise<ExecResult>;
@@ -22,6 +23,7 @@ export interface ConformanceContext {
   readonly trainerPid: number;
   /** Value of the secret planted in `process.env` before the sandbox was made. */
   readonly secret: string;
+  /** Name of the environment variable that holds `secret` (the code tries to read it). */
   readonly secretEnvName: string;
   /** A TCP port listening on the host's 127.0.0.1. */
   readonly hostPort: number;
@@ -31,10 +33,13 @@ export interface ConformanceContext {
 
 /** One conformance case, keyed by a stable `name` that backends use in `skip`. */
 export interface ConformanceCase {
+  /** Stable case name, e.g. `'escape/env'`; list it in `skip` to skip the case. */
   readonly name: string;
+  /** Language of the case's snippets (a backend runs the cases of its languages). */
   readonly language: 'python' | 'javascript';
   /** vitest timeout for the case, ms (scaled by `timeScale`). */
   readonly testTimeoutMs?: number;
+  /** Runs the case's calls and assertions (vitest `expect`); rejects when the sandbox fails the case. */
   check(ctx: ConformanceContext): Promise<void>;
 }
 

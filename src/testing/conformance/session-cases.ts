@@ -5,6 +5,7 @@ import { processesWithMarker, waitFor } from './proc-scan.js';
 
 /** What a session case gets. */
 export interface SessionContext {
+  /** The sandbox under test (supports sessions). */
   readonly sandbox: Sandbox;
   /** Opens a session whose `run` checks every result against the shared schema. */
   open(): Promise<SandboxSession>;
@@ -14,14 +15,19 @@ export interface SessionContext {
   readonly sandboxMarker: string | undefined;
   /** The sandbox's memory limit per call / session, MiB (0: the case is skipped). */
   readonly memoryMb: number;
+  /** Multiplier for wall-time expectations (slow or remote backends). */
   readonly timeScale: number;
 }
 
 /** One session case; `name` is what backends use in `skip`. */
 export interface SessionCase {
+  /** Stable case name; list it in `skip` to skip the case. */
   readonly name: string;
+  /** Language of the case's snippets. */
   readonly language: 'python' | 'javascript';
+  /** vitest timeout for the case, ms (scaled by `timeScale`). */
   readonly testTimeoutMs?: number;
+  /** Runs the case's calls and assertions (vitest `expect`); rejects when the sandbox fails the case. */
   check(ctx: SessionContext): Promise<void>;
 }
 
