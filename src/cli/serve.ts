@@ -68,7 +68,8 @@ Options:
   --state-dir <dir>        where save_weights writes (default: a temporary directory, removed on exit)
   --session-timeout-s <n>  drop a session (and its models) after this long without a heartbeat (default 300)
   --engine-thread <where>  worker: each model's engine in its own worker thread, so healthz, heartbeats and
-                           other models answer while it trains; main: on the server's thread (default main)
+                           other models answer while it trains (default); main: on the server's thread, where
+                           one long forward_backward holds every request until it ends
 
 Limits (docs/security.md, "agentrl serve"; past a request limit: 400, past a load limit: 429/503 + Retry-After):
 ${LIMIT_FLAGS.map(([flag, key, unit]) => `  --${flag} <n>`.padEnd(43) + `${LIMIT_HELP[key]} (default ${fromLimit(DEFAULT_SERVE_LIMITS[key], unit)})`).join('\n')}

@@ -43,7 +43,8 @@ export interface TinkerServiceOptions {
   readonly apiKeys?: readonly string[];
   /**
    * Where each model's engine computes: `'worker'`, its own worker thread (the HTTP layer, heartbeats and other
-   * models answer while it trains), or `'main'`, this thread. @default 'main'
+   * models answer while it trains), or `'main'`, this thread (one long engine call then holds every request; for
+   * benchmarks that read the engine's memory from `process.memoryUsage()`). @default 'worker'
    */
   readonly engineThread?: 'worker' | 'main';
 }
@@ -183,7 +184,7 @@ export class TinkerService {
     const every = Math.max(1000, Math.min(30_000, timeout / 4));
     let prev = Date.now();
     this.#sessionSweep = setInterval(() => {
-      // The engine runs on this thread: while a long forward_backward blocks it, heartbeats wait unread in the
+      // With engineThread 'main' a long forward_backward blocks this thread and heartbeats wait unread in the
       // socket. Time the server could not listen does not count against sessions.
       const now = Date.now();
       const stall = now - prev - every;
@@ -393,7 +394,7 @@ export class TinkerService {
             throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens[${t}]`, 'forward needs next-token targets (target_tokens[t] = model_input[t+1])');
           }
         }
-        // The engine runs on this thread: between datums, let the HTTP layer answer (healthz, heartbeats, other models).
+        // With engineThread 'main' the engine runs on this thread: between datums, let the HTTP layer answer.
         if (i > 0) await new Promise<void>((r) => setImmediate(r));
         const lp = await m.backend.computeLogprobs([...d.modelInput, d.targetTokens[T - 1]!]);
         logprobs.push(lp.slice(1) as number[]);
@@ -828,7 +829,7 @@ export class TinkerService {
   }
 
   #newBackend(): TrainingBackend {
-    const make = this.#o.engineThread === 'worker' ? workerLocalBackend : localBackend;
+    const make = this.#o.engineThread === 'main' ? localBackend : workerLocalBackend;
     return make({ ...this.#o.engine, ...(this.#o.checkpoint !== undefined ? { checkpoint: this.#o.checkpoint } : {}) });
   }
 
