@@ -18,11 +18,19 @@ const BOMBS: Record<string, string> = {
 describe('isolated-vm heap bombs', () => {
   for (const [name, code] of Object.entries(BOMBS)) {
     it(`${name} → memory, and the next call runs`, async () => {
-      const r = await sb.run({ code });
+      // A generous deadline: on a loaded machine a bomb fills even 8 MiB slowly (V8 collects more often as it grows).
+      const r = await sb.run({ code, timeoutMs: 30_000 });
       expect(r.status, r.stderr).toBe('memory');
       expect((await sb.run({ code: 'console.log("alive")' })).stdout).toBe('alive\n');
-    }, 60_000);
+    }, 120_000);
   }
+
+  it('a program that runs out of time holding its heap at the limit is memory', async () => {
+    // ≈6.8 MB of arrays in an 8 MiB isolate, then a loop until the deadline: the committed heap tells.
+    const r = await sb.run({ code: 'const keep = []; for (let i = 0; i < 85; i++) keep.push(new Array(1e4).fill(1.5)); while (true) {}', timeoutMs: 3000 });
+    expect(r.status).toBe('memory');
+    expect((await sb.run({ code: 'console.log("alive")' })).stdout).toBe('alive\n');
+  }, 60_000);
 
   it('a busy loop, and one holding a little memory, stay timeout', async () => {
     expect((await sb.run({ code: 'while (true) {}', timeoutMs: 1500 })).status).toBe('timeout');
