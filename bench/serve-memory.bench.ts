@@ -5,6 +5,8 @@
 // memory outside it (`external` + `arrayBuffers`, where the engine's wasm heap lives) and the sampler weight versions
 // the server holds, at the start (after a warm-up) and every REPORT steps, then the growth per 1,000 steps.
 // With KEEP_ALL=1 the server keeps every version (the old behaviour) for a side-by-side comparison.
+// The engine runs on the server's thread here (`engineThread: 'main'`), so that process.memoryUsage() sees its memory;
+// ENGINE_THREAD=worker runs it in the default worker thread instead (RSS still counts it; "outside heap" then does not).
 // Run: npm run bench:serve-memory          (STEPS=200 by default; STEPS=2000 for the full figure, under flock)
 import { createServeApp } from '../src/serve/tinker/index.js';
 import { tinkerBackend } from '../src/backend/tinker/index.js';
@@ -18,6 +20,7 @@ const KEEP_ALL = process.env.KEEP_ALL === '1';
 const GROUP = 4;
 // MODEL=tiny: a 1-layer, 32-wide model (≈0.1 M parameters, ≈0.4 MiB per weights version) for a fast run on a busy machine.
 const TINY_MODEL = process.env.MODEL === 'tiny';
+const ENGINE_THREAD = process.env.ENGINE_THREAD === 'worker' ? 'worker' : 'main';
 const MIB = 1024 * 1024;
 
 interface Sample {
@@ -38,7 +41,7 @@ const fmt = (s: Sample) =>
   `step ${String(s.step).padStart(5)}  rss ${s.rssMiB.toFixed(1).padStart(7)} MiB  heap ${s.heapMiB.toFixed(1).padStart(6)} MiB  outside heap ${s.outsideHeapMiB.toFixed(1).padStart(7)} MiB  sampler versions held ${s.versions}`;
 
 async function main(): Promise<void> {
-  const serve = createServeApp({ port: 0, sessionTimeoutMs: 3_600_000, ...(TINY_MODEL ? { model: { layers: 1, dModel: 32, heads: 2, contextTokens: 128 } } : {}), ...(KEEP_ALL ? { serveLimits: { samplerVersionsPerModel: 2 ** 31 - 1 } } : {}) });
+  const serve = createServeApp({ port: 0, sessionTimeoutMs: 3_600_000, engineThread: ENGINE_THREAD, ...(TINY_MODEL ? { model: { layers: 1, dModel: 32, heads: 2, contextTokens: 128 } } : {}), ...(KEEP_ALL ? { serveLimits: { samplerVersionsPerModel: 2 ** 31 - 1 } } : {}) });
   const url = await serve.listen();
   const renderer = await loadRenderer({ dir: defaultModelDir() });
   const backend = tinkerBackend({ baseUrl: url, apiKey: 'tml-bench', baseModel: serve.service.modelName, renderer, maxContextTokens: serve.service.contextTokens });

@@ -60,7 +60,8 @@ export interface IsolatedVmSandbox extends Sandbox {
  *
  * Statuses: `ok`, `error`, `timeout` (sync loop via isolated-vm's `timeout`; pending promises via
  * an outer deadline that disposes the isolate; a silent worker via a SIGKILL backstop),
- * `memory` (isolate memory limit, or the worker process died — usually heap exhaustion),
+ * `memory` (isolate memory limit; an uncaught refused allocation; a deadline met with the heap at 80 % of the limit
+ * or more; or the worker process died — usually heap exhaustion),
  * `output_limit`, `sandbox_error`.
  * @throws ConfigError (synchronously) for invalid options.
  * @throws SandboxUnavailableError (from `run`) when isolated-vm cannot be loaded (not built).

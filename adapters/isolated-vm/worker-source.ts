@@ -36,6 +36,20 @@ function newIsolate() {
   });
 }
 
+// Whether a call that ran out of time was at the isolate's memory limit: V8 collecting garbage over and over near the
+// limit makes a heap bomb slow, so it often meets its deadline first. Read once the isolate is idle (isolated-vm's own
+// timeout has stopped the script), from the committed heap, which a collection racing the read does not shrink.
+async function atMemoryLimit(iso) {
+  try {
+    if (iso.isDisposed) return false;
+    const h = await Promise.race([iso.getHeapStatistics(), new Promise((r) => setTimeout(() => r(null), 1000))]);
+    if (!h) return false;
+    return h.total_heap_size + (h.externally_allocated_size || 0) >= 0.8 * MEMORY_MB * 1024 * 1024;
+  } catch (e) {
+    return /memory limit/i.test(String((e && e.message) || e));
+  }
+}
+
 function disposeIsolate() {
   if (isolate) {
     try { if (!isolate.isDisposed) isolate.dispose(); } catch (e) {}
@@ -61,7 +75,7 @@ const SHIM = [
   '  const err = function () { if (write(2, line(arguments))) throw new RangeError("output limit exceeded"); };',
   '  const c = { log: out, info: out, debug: out, trace: err, error: err, warn: err };',
   '  Object.defineProperty(globalThis, "console", { value: Object.freeze(c), writable: false, configurable: false });',
-  '  Object.defineProperty(globalThis, "__agentrl_report", { value: (e) => { try { write(2, (e && e.stack) ? String(e.stack) + "\\n" : "Uncaught " + fmt(e, 1) + "\\n"); } catch (x) {} }, enumerable: false });',
+  '  Object.defineProperty(globalThis, "__agentrl_report", { value: (e) => { try { write(2, (e && e.stack) ? String(e.stack) + "\\n" : "Uncaught " + fmt(e, 1) + "\\n"); } catch (x) {} return e instanceof RangeError && /Array buffer allocation failed|allocation failed|out of memory/i.test(String(e.message)) ? 2 : 1; }, enumerable: false });',
   '})();',
 ].join('\n');
 
@@ -138,7 +152,7 @@ async function runCall(msg) {
     try {
       script = session
         ? await iso.compileScript(msg.code, { filename: 'main.js' })
-        : await iso.compileScript('(async () => {\n' + msg.code + '\n})().then(() => 0, (e) => { __agentrl_report(e); return 1; })', { filename: 'main.js', lineOffset: -1 });
+        : await iso.compileScript('(async () => {\n' + msg.code + '\n})().then(() => 0, (e) => __agentrl_report(e))', { filename: 'main.js', lineOffset: -1 });
     } catch (e) {
       push(streams[2], String(e && e.name ? e.name + ': ' + e.message : e) + '\n');
       status = 'error';
@@ -150,7 +164,7 @@ async function runCall(msg) {
       const runP = script.run(context, runOpts).then((v) => { if (session) { try { v.release(); } catch (e) {} return { v: 0 }; } return { v }; }, (e) => ({ e }));
       const r = await Promise.race([runP, deadlineP, floodP]);
       if (r === 'deadline') {
-        status = 'timeout'; exitCode = null; disposeIsolate();
+        status = (await atMemoryLimit(iso)) ? 'memory' : 'timeout'; exitCode = null; disposeIsolate();
       } else if (r === 'flood') {
         status = 'output_limit'; exitCode = null; disposeIsolate();
       } else if (flooded) {
@@ -159,16 +173,20 @@ async function runCall(msg) {
         // the session's own code threw: report it like the wrapped form does; the session goes on
         push(streams[2], String((r.e && r.e.stack) || (r.e && r.e.name ? r.e.name + ': ' + r.e.message : 'Uncaught ' + r.e)) + '\n');
         status = 'error'; exitCode = 1;
+      } else if ('e' in r && session && /allocation failed|out of memory/i.test(String(r.e && r.e.message || r.e)) && !/timed out|memory limit|disposed/i.test(String(r.e && r.e.message || r.e))) {
+        // an allocation the limit refused, thrown to the session's code: memory; the session goes on
+        push(streams[2], String((r.e && r.e.stack) || r.e) + '\n');
+        status = 'memory'; exitCode = 1;
       } else if ('e' in r) {
         const m = String(r.e && r.e.message || r.e);
         exitCode = null;
-        if (/timed out/i.test(m)) status = 'timeout';
+        if (/timed out/i.test(m)) status = (await atMemoryLimit(iso)) ? 'memory' : 'timeout';
         else if (/memory limit|out of memory|allocation failed/i.test(m)) status = 'memory';
         else { status = 'sandbox_error'; push(streams[2], 'isolate error: ' + m + '\n'); }
         disposeIsolate();
       } else {
-        exitCode = session ? 0 : typeof r.v === 'number' ? r.v : 0;
-        status = exitCode === 0 ? 'ok' : 'error';
+        exitCode = session ? 0 : typeof r.v === 'number' ? Math.min(r.v, 1) : 0;
+        status = r.v === 2 ? 'memory' : exitCode === 0 ? 'ok' : 'error';
       }
     }
   } catch (e) {

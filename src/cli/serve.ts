@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentRLError } from '../errors/base.js';
 import { createServeApp, type ServeApp } from '../serve/tinker/index.js';
-import { DEFAULT_SERVE_LIMITS, type ServeLimits } from '../serve/tinker/serve-limits.js';
+import { DEFAULT_SERVE_LIMITS, serveLimitMax, type ServeLimits } from '../serve/tinker/serve-limits.js';
 import { openaiServePlugin } from '../serve/openai/serve-plugin.js';
 import type { CliCommand, CliIo } from './registry.js';
 
@@ -25,6 +25,8 @@ const LIMIT_FLAGS: readonly (readonly [string, keyof ServeLimits, Unit])[] = [
   ['max-checkpoints-per-model', 'maxCheckpointsPerModel', 'count'],
   ['sampler-versions-per-model', 'samplerVersionsPerModel', 'count'],
   ['max-sampling-sessions-per-session', 'maxSamplingSessionsPerSession', 'count'],
+  ['max-state-mib-per-session', 'maxStateBytesPerSession', 'mib'],
+  ['max-state-mib', 'maxStateBytes', 'mib'],
 ];
 const LIMIT_HELP: Record<keyof ServeLimits, string> = {
   maxNumSamples: 'num_samples / n of one sampling request',
@@ -44,6 +46,8 @@ const LIMIT_HELP: Record<keyof ServeLimits, string> = {
   maxCheckpointsPerModel: 'save_weights checkpoints per model',
   samplerVersionsPerModel: 'unnamed sampler versions kept per model',
   maxSamplingSessionsPerSession: 'create_sampling_session ids per session',
+  maxStateBytesPerSession: 'checkpoint bytes of one session in --state-dir, MiB',
+  maxStateBytes: 'checkpoint bytes in --state-dir in all, MiB',
 };
 const UNIT_SCALE: Record<Unit, number> = { count: 1, mib: 1024 * 1024, s: 1000 };
 const fromLimit = (v: number, unit: Unit): string => String(v / UNIT_SCALE[unit]);
@@ -73,7 +77,8 @@ Options:
   --state-dir <dir>        where save_weights writes (default: a temporary directory, removed on exit)
   --session-timeout-s <n>  drop a session (and its models) after this long without a heartbeat (default 300)
   --engine-thread <where>  worker: each model's engine in its own worker thread, so healthz, heartbeats and
-                           other models answer while it trains; main: on the server's thread (default main)
+                           other models answer while it trains (default); main: on the server's thread, where
+                           one long forward_backward holds every request until it ends
 
 Limits (docs/security.md, "agentrl serve"; past a request limit: 400, past a load limit: 429/503 + Retry-After):
 ${LIMIT_FLAGS.map(([flag, key, unit]) => `  --${flag} <n>`.padEnd(43) + `${LIMIT_HELP[key]} (default ${fromLimit(DEFAULT_SERVE_LIMITS[key], unit)})`).join('\n')}
@@ -83,10 +88,10 @@ ${LIMIT_FLAGS.map(([flag, key, unit]) => `  --${flag} <n>`.padEnd(43) + `${LIMIT
 Prints "listening on http://HOST:PORT" when ready; SIGINT/SIGTERM stop it.`;
 
 /** A positive number flag (integer for counts), or undefined when absent. */
-function positiveOpt(raw: string | undefined, flag: string, unit: Unit): number | undefined {
+function positiveOpt(raw: string | undefined, flag: string, unit: Unit, max = 2 ** 31): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || (unit === 'count' && !Number.isInteger(n)) || n * UNIT_SCALE[unit] > 2 ** 31) {
+  if (!Number.isFinite(n) || n <= 0 || (unit === 'count' && !Number.isInteger(n)) || n * UNIT_SCALE[unit] > max) {
     throw new UsageError(`--${flag} expects a positive ${unit === 'count' ? 'integer' : 'number'}, got '${raw}'`);
   }
   return Math.round(n * UNIT_SCALE[unit]);
@@ -128,7 +133,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     const flags = values as Record<string, string | boolean | undefined>;
     const serveLimits: Partial<Record<keyof ServeLimits, number>> = {};
     for (const [flag, key, unit] of LIMIT_FLAGS) {
-      const v = positiveOpt(flags[flag] as string | undefined, flag, unit);
+      const v = positiveOpt(flags[flag] as string | undefined, flag, unit, serveLimitMax(key));
       if (v !== undefined) serveLimits[key] = v;
     }
     const maxBodyBytes = positiveOpt(values['max-body-mib'], 'max-body-mib', 'mib');

@@ -29,6 +29,8 @@ describe('agentrl serve (CLI)', () => {
       [['serve', '--api-key', 'k', '--token-ttl-s', '1.5'], /--token-ttl-s expects whole seconds/],
       [['serve', '--api-key', 'k', '--token-ttl-s', '60', '--no-tokens'], /exclude each other/],
       [['serve', '--zstd-bodies=yes'], /zstd-bodies/],
+      [['serve', '--max-state-mib', '0'], /--max-state-mib expects a positive number/],
+      [['serve', '--max-state-mib-per-session', '1e12'], /--max-state-mib-per-session expects a positive number/],
     ];
     for (const [args, message] of cases) {
       const c = io();
@@ -60,7 +62,7 @@ describe('agentrl serve (CLI)', () => {
     registerBuiltinCommands();
     const ac = new AbortController();
     const c = io(ac.signal);
-    const done = runCli(['serve', '--port', '0', '--api-key', 'k1', '--api-key', 'k2', '--max-num-samples', '2', '--max-sample-tokens', '3'], c.io);
+    const done = runCli(['serve', '--port', '0', '--api-key', 'k1', '--api-key', 'k2', '--max-num-samples', '2', '--max-sample-tokens', '3', '--max-state-mib-per-session', '20000', '--max-state-mib', '40000.5'], c.io);
     const deadline = Date.now() + 20_000;
     while (!/listening on/.test(c.out.join('')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const url = /listening on (http:\/\/\S+)/.exec(c.out.join(''))![1]!;

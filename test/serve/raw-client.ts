@@ -6,6 +6,8 @@ export async function call(base: string, path: string, body?: unknown, headers: 
   const res = await request(`${base}/api/v1/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { 'content-type': 'application/json', ...headers },
+    // A fresh connection each call: a test thread busy with an in-process reference engine cannot race the server's keep-alive timer.
+    reset: true,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.body.text();

@@ -44,6 +44,14 @@ export interface ServeLimits {
   readonly samplerVersionsPerModel: number;
   /** `create_sampling_session` ids one session holds; past it the oldest is forgotten (404). @default 256 */
   readonly maxSamplingSessionsPerSession: number;
+  /**
+   * Bytes of checkpoints (`save_weights`, named `save_weights_for_sampler`) the models of one session may hold in the
+   * state folder; a save that would pass it is refused (`400`, category `user`) before anything is written, and
+   * deleting a checkpoint frees its bytes. @default 4_294_967_296 (4 GiB)
+   */
+  readonly maxStateBytesPerSession: number;
+  /** Bytes of checkpoints this server may hold in the state folder in all (as above). @default 17_179_869_184 (16 GiB) */
+  readonly maxStateBytes: number;
 }
 
 /** Default {@link ServeLimits}. */
@@ -65,12 +73,25 @@ export const DEFAULT_SERVE_LIMITS: ServeLimits = {
   maxCheckpointsPerModel: 64,
   samplerVersionsPerModel: 4,
   maxSamplingSessionsPerSession: 256,
+  maxStateBytesPerSession: 4 * 1024 ** 3,
+  maxStateBytes: 16 * 1024 ** 3,
 };
 
-const count = z.number().int().min(1).max(2 ** 31);
+/** The limits given in bytes that may pass 2³¹ (the others are counts, sizes and times up to 2³¹). */
+const LARGE_LIMITS: ReadonlySet<keyof ServeLimits> = new Set(['maxStateBytesPerSession', 'maxStateBytes']);
 
-/** Schema of a partial {@link ServeLimits} (every field optional, every value a positive integer). */
-export const serveLimitsSchema = z.strictObject(Object.fromEntries(Object.keys(DEFAULT_SERVE_LIMITS).map((k) => [k, count.optional()])) as Record<keyof ServeLimits, z.ZodOptional<typeof count>>);
+const count = z.number().int().min(1).max(2 ** 31);
+const bytes = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** The largest value a limit accepts: 2³¹, or 2⁵³ − 1 for the state-folder byte limits. */
+export function serveLimitMax(key: keyof ServeLimits): number {
+  return LARGE_LIMITS.has(key) ? Number.MAX_SAFE_INTEGER : 2 ** 31;
+}
+
+/** Schema of a partial {@link ServeLimits} (every field optional, every value a positive integer up to {@link serveLimitMax}). */
+export const serveLimitsSchema = z.strictObject(
+  Object.fromEntries(Object.keys(DEFAULT_SERVE_LIMITS).map((k) => [k, (LARGE_LIMITS.has(k as keyof ServeLimits) ? bytes : count).optional()])) as Record<keyof ServeLimits, z.ZodOptional<typeof count>>,
+);
 
 /** Defaults filled in (validation is the caller's, with {@link serveLimitsSchema}). */
 export function resolveServeLimits(partial: Partial<ServeLimits> | undefined): ServeLimits {

@@ -53,7 +53,11 @@ export interface ServeAppOptions {
   readonly futureTtlMs?: number;
   /** Request and load limits of the Tinker and `/v1` surfaces (`DEFAULT_SERVE_LIMITS`; `docs/security.md`). */
   readonly serveLimits?: Partial<ServeLimits>;
-  /** `'worker'`: each model's engine in its own worker thread, so the server answers while it computes. @default 'main' */
+  /**
+   * `'worker'`: each model's engine (and the base model's) in its own worker thread, so `healthz`, heartbeats and other
+   * models answer while it computes. `'main'`: the engine on the server's thread (a long `forward_backward` holds every
+   * request until it ends; for benchmarks that measure the engine's memory in-process). @default 'worker'
+   */
   readonly engineThread?: 'worker' | 'main';
   /** Padded tokens per training micro-batch of each model's engine. @default 8192 */
   readonly maxBatchTokens?: number;

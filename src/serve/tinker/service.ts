@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
@@ -9,6 +9,7 @@ import type { SamplingClient, TrainingBackend } from '../../backend/types.js';
 import { localBackend, type LocalBackendOptions } from '../../backend/local/index.js';
 import { workerLocalBackend } from '../../backend/local/worker/worker-backend.js';
 import { BackendInputError } from '../../errors/index.js';
+import { parameterCount, type ModelConfig } from '../../backend/local/model-config.js';
 import { perTokenLoss } from '../../loss/index.js';
 import type { Datum } from '../../types/datum.js';
 import type { Renderer } from '../../chat/types.js';
@@ -46,7 +47,8 @@ export interface TinkerServiceOptions {
   readonly accessTokens?: AccessTokens;
   /**
    * Where each model's engine computes: `'worker'`, its own worker thread (the HTTP layer, heartbeats and other
-   * models answer while it trains), or `'main'`, this thread. @default 'main'
+   * models answer while it trains), or `'main'`, this thread (one long engine call then holds every request; for
+   * benchmarks that read the engine's memory from `process.memoryUsage()`). @default 'worker'
    */
   readonly engineThread?: 'worker' | 'main';
 }
@@ -63,6 +65,8 @@ interface ModelState {
   readonly ephemeral: string[];
   /** Named sampler paths saved from this model. */
   readonly named: Set<string>;
+  /** Submitted requests not finished yet: each drops its request (fails its future at once, frees its body). */
+  readonly unfinished: Set<(message: string) => void>;
   checkpoints: number;
 }
 
@@ -72,6 +76,8 @@ interface SessionState {
   readonly models: Set<string>;
   /** `create_sampling_session` ids, oldest first. */
   readonly samplingSessions: string[];
+  /** Sampling calls in progress on this session's samplers: aborted when the session goes. */
+  readonly sampling: Set<AbortController>;
 }
 
 /**
@@ -107,6 +113,17 @@ interface SubmitRefusal {
   readonly result: FutureBody;
 }
 
+/**
+ * State-folder bytes a save books: `take` reserves its estimated size (or throws the refusal) when it is admitted,
+ * `commit` replaces the reservation with what was written, and `settle` (when its future settles) frees a reservation
+ * never committed.
+ */
+interface StateBooking {
+  take(): void;
+  commit(writtenBytes: number, replacedBytes: number): void;
+  settle(): void;
+}
+
 /** A model as {@link TinkerService.resolveModel} answers it. */
 export interface ServeModelRef {
   readonly modelId: string;
@@ -133,6 +150,8 @@ export interface TinkerServiceStats {
   /** Requests held for a missing lower `seq_id`, and their bytes, over all models. */
   readonly outOfOrder: number;
   readonly outOfOrderBytes: number;
+  /** Checkpoint bytes this server holds (or has reserved) in the state folder. */
+  readonly stateBytes: number;
 }
 
 const digest = (op: string, body: string | Uint8Array): string => createHash('sha256').update(op).update(body).digest('hex');
@@ -172,6 +191,11 @@ export class TinkerService {
   #baseSampler: Promise<SamplingClient> | undefined;
   #stateDir: Promise<string> | undefined;
   #ownsStateDir = false;
+  /** Checkpoint bytes in the state folder (written or reserved) per session, and in all. */
+  readonly #stateBytes = new Map<string, number>();
+  #stateTotal = 0;
+  /** Size of the last checkpoint written (the estimate when the model shape is unknown). */
+  #lastCheckpointBytes = 0;
   #closed = false;
 
   constructor(options: TinkerServiceOptions = {}) {
@@ -190,7 +214,7 @@ export class TinkerService {
     const every = Math.max(1000, Math.min(30_000, timeout / 4));
     let prev = Date.now();
     this.#sessionSweep = setInterval(() => {
-      // The engine runs on this thread: while a long forward_backward blocks it, heartbeats wait unread in the
+      // With engineThread 'main' a long forward_backward blocks this thread and heartbeats wait unread in the
       // socket. Time the server could not listen does not count against sessions.
       const now = Date.now();
       const stall = now - prev - every;
@@ -217,7 +241,7 @@ export class TinkerService {
     const versions = new Set<SamplingClient>();
     for (const e of this.#samplers.values()) if (e.aliasOf === undefined) versions.add(e.sampler);
     for (const e of this.#namedSamplers.values()) versions.add(e.sampler);
-    return { sessions: this.#sessions.size, models: this.#models.size, queued: this.#queuedTotal, retainedResults: this.#futures.retained, samplerVersions: versions.size, outOfOrder, outOfOrderBytes };
+    return { sessions: this.#sessions.size, models: this.#models.size, queued: this.#queuedTotal, retainedResults: this.#futures.retained, samplerVersions: versions.size, outOfOrder, outOfOrderBytes, stateBytes: this.#stateTotal };
   }
 
   /** `tinker://…/sampler_weights/<name>` paths `caller` saved (each a model id of the OpenAI-compatible `/v1`). */
@@ -233,7 +257,7 @@ export class TinkerService {
   /** `create_session`: a new session id of `caller`. */
   createSession(_body: z.infer<typeof w.createSessionSchema>, caller: ServeCaller): { type: 'create_session'; session_id: string } {
     const id = newId('session');
-    this.#sessions.set(id, { principal: caller.principal, lastSeen: Date.now(), models: new Set(), samplingSessions: [] });
+    this.#sessions.set(id, { principal: caller.principal, lastSeen: Date.now(), models: new Set(), samplingSessions: [], sampling: new Set() });
     return { type: 'create_session', session_id: id };
   }
 
@@ -243,14 +267,26 @@ export class TinkerService {
     return { type: 'session_heartbeat' };
   }
 
-  /** Drops sessions last seen before `cutoff` (ms since epoch) and closes their models and sampling sessions. */
+  /**
+   * Drops sessions last seen before `cutoff` (ms since epoch) with their work: sampling calls in progress stop at the
+   * next token boundary, unfinished requests of their models fail at once (`{error, category: "user"}` naming the
+   * expiry) and their bodies are freed, then the models and sampling sessions are closed. An engine call already
+   * running (a `forward_backward`, `optim_step` or save) runs to its end.
+   */
   async expireSessions(cutoff: number): Promise<void> {
     for (const [id, s] of this.#sessions) {
       if (s.lastSeen >= cutoff) continue;
-      this.#sessions.delete(id);
-      for (const sid of s.samplingSessions) this.#samplers.delete(sid);
-      for (const m of s.models) await this.#unload(m);
+      await this.#endSession(id, s, `session ${id} expired (no heartbeat)`);
     }
+  }
+
+  async #endSession(id: string, s: SessionState, reason: string): Promise<void> {
+    this.#sessions.delete(id);
+    const why = new BackendInputError('session_id', reason);
+    for (const ac of s.sampling) ac.abort(why);
+    s.sampling.clear();
+    for (const sid of s.samplingSessions) this.#samplers.delete(sid);
+    for (const m of s.models) await this.#unload(m, reason);
   }
 
   // ---- Ownership: the one place that resolves a caller's session, model, sampler, future or checkpoint. ----
@@ -334,7 +370,7 @@ export class TinkerService {
     const work = (async () => {
       const backend = this.#newBackend();
       const queue = new SeqQueue({ maxWaiting: L.maxOutOfOrderRequests, maxWaitingBytes: L.maxOutOfOrderBytes, waitTimeoutMs: L.outOfOrderTimeoutMs });
-      this.#models.set(id, { id, sessionId: body.session_id, principal: caller.principal, backend, queue, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, ephemeral: [], named: new Set(), checkpoints: 0 });
+      this.#models.set(id, { id, sessionId: body.session_id, principal: caller.principal, backend, queue, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, ephemeral: [], named: new Set(), unfinished: new Set(), checkpoints: 0 });
       this.#runs.set(id, { id, sessionId: body.session_id, principal: caller.principal, baseModel: this.modelName, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, lastRequestTime: Date.now() });
       session.models.add(id);
       return { type: 'create_model', model_id: id };
@@ -400,7 +436,7 @@ export class TinkerService {
             throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens[${t}]`, 'forward needs next-token targets (target_tokens[t] = model_input[t+1])');
           }
         }
-        // The engine runs on this thread: between datums, let the HTTP layer answer (healthz, heartbeats, other models).
+        // With engineThread 'main' the engine runs on this thread: between datums, let the HTTP layer answer.
         if (i > 0) await new Promise<void>((r) => setImmediate(r));
         const lp = await m.backend.computeLogprobs([...d.modelInput, d.targetTokens[T - 1]!]);
         logprobs.push(lp.slice(1) as number[]);
@@ -430,6 +466,7 @@ export class TinkerService {
       throw new ServeRequestError(400, `model ${m.id} already saved ${m.checkpoints} checkpoints (maxCheckpointsPerModel ${this.limits.maxCheckpointsPerModel})`);
     }
     const path = `tinker://${m.id}/weights/${name}`;
+    const booking = this.#booking(m);
     return this.#submit(
       caller,
       m,
@@ -437,12 +474,15 @@ export class TinkerService {
       'save_weights',
       body,
       async () => {
-        const modelDir = await this.#modelDir(m);
-        await m.backend.saveState(join(modelDir, 'weights', name));
+        const dir = join(await this.#modelDir(m), 'weights', name);
+        const replaced = await dirBytes(dir);
+        await m.backend.saveState(dir);
+        booking.commit(await dirBytes(dir), replaced);
         m.checkpoints += 1;
         return { type: 'save_weights', path };
       },
       () => this.#reserveName(m.id, 'weights', name, body.overwrite ?? true, { type: 'save_weights', path }),
+      booking,
     );
   }
 
@@ -470,6 +510,8 @@ export class TinkerService {
     if (path !== undefined && !m.named.has(path) && m.named.size >= this.limits.maxNamedSamplersPerModel) {
       throw new ServeRequestError(400, `model ${m.id} already holds ${m.named.size} named sampler weights (maxNamedSamplersPerModel ${this.limits.maxNamedSamplersPerModel})`);
     }
+    // Only named versions are written to the state folder; unnamed ones live in memory.
+    const booking = path !== undefined ? this.#booking(m) : undefined;
     return this.#submit(
       caller,
       m,
@@ -485,7 +527,10 @@ export class TinkerService {
         if (name !== undefined && path !== undefined) {
           // Named sampler weights are also written to disk, so they can be listed and downloaded.
           try {
-            await m.backend.saveState(join(await this.#modelDir(m), 'sampler_weights', name));
+            const dir = join(await this.#modelDir(m), 'sampler_weights', name);
+            const replaced = await dirBytes(dir);
+            await m.backend.saveState(dir);
+            booking?.commit(await dirBytes(dir), replaced);
           } catch (e) {
             sampler.release?.();
             throw e;
@@ -502,6 +547,7 @@ export class TinkerService {
         return { type: 'save_weights_for_sampler', sampling_session_id: id };
       },
       name !== undefined && path !== undefined ? () => this.#reserveName(m.id, 'sampler_weights', name, body.overwrite ?? true, { type: 'save_weights_for_sampler', path }) : undefined,
+      booking,
     );
   }
 
@@ -542,14 +588,22 @@ export class TinkerService {
     if (prompt.length >= this.contextTokens) throw new ServeRequestError(400, `prompt: ${prompt.length} tokens leave no room in the context of ${this.contextTokens}`);
     const params = w.toSamplingParams(body.sampling_params, n, Math.min(this.contextTokens, L.maxSampleTokens));
     const done = this.#takeLoad(entry.sessionId ?? `principal:${caller.principal}`);
+    // A sampler of a session stops (at the next token boundary) when the session expires or the server closes.
+    const session = entry.sessionId === undefined ? undefined : this.#sessions.get(entry.sessionId);
+    const ac = new AbortController();
+    session?.sampling.add(ac);
     const work = (async () => {
-      const seqs = await entry.sampler.sample(prompt, params);
-      const promptLogprobs = body.prompt_logprobs ? await entry.sampler.computeLogprobs(prompt) : undefined;
-      return {
-        type: 'sample',
-        sequences: seqs.map((s) => ({ tokens: [...s.tokens], logprobs: [...s.logprobs], stop_reason: s.stopReason })),
-        ...(promptLogprobs ? { prompt_logprobs: promptLogprobs } : {}),
-      };
+      try {
+        const seqs = await entry.sampler.sample(prompt, { ...params, signal: ac.signal });
+        const promptLogprobs = body.prompt_logprobs ? await entry.sampler.computeLogprobs(prompt) : undefined;
+        return {
+          type: 'sample',
+          sequences: seqs.map((s) => ({ tokens: [...s.tokens], logprobs: [...s.logprobs], stop_reason: s.stopReason })),
+          ...(promptLogprobs ? { prompt_logprobs: promptLogprobs } : {}),
+        };
+      } finally {
+        session?.sampling.delete(ac);
+      }
     })();
     return { request_id: this.#futures.create(caller.principal, work, errorBody, done) };
   }
@@ -596,7 +650,10 @@ export class TinkerService {
    */
   async deleteCheckpoint(caller: ServeCaller, id: string, kind: CheckpointKind, name: string): Promise<void> {
     const c = await this.checkpoint(caller, id, kind, name);
+    const freed = await dirBytes(c.dir);
     await removeStoredCheckpoint(c);
+    const sessionId = this.#runs.get(id)?.sessionId;
+    if (sessionId !== undefined) this.#addStateBytes(sessionId, -freed);
     this.#savedNames.delete(`${id}/${kind}/${name}`);
     if (kind === 'sampler_weights') {
       const path = `tinker://${id}/${kind}/${name}`;
@@ -654,7 +711,8 @@ export class TinkerService {
     this.#closed = true;
     clearInterval(this.#sessionSweep);
     this.#futures.close();
-    for (const id of [...this.#models.keys()]) await this.#unload(id);
+    for (const [id, s] of [...this.#sessions]) await this.#endSession(id, s, 'the server is closing');
+    for (const id of [...this.#models.keys()]) await this.#unload(id, 'the server is closing');
     await this.#baseBackend.close();
     for (const id of [...this.#samplers.keys()]) this.#releaseSampler(id);
     if (this.#baseSampler) (await this.#baseSampler).release?.();
@@ -721,6 +779,7 @@ export class TinkerService {
     body: unknown,
     run: () => Promise<FutureBody>,
     reserve?: () => SubmitRefusal | undefined,
+    booking?: StateBooking,
   ): { request_id: string; model_id: string } {
     this.#touch(m);
     const text = body instanceof Uint8Array ? body : JSON.stringify(body);
@@ -741,8 +800,16 @@ export class TinkerService {
         throw e;
       }
     }
+    try {
+      booking?.take(); // over a state-folder byte limit: refused before anything is queued or written
+    } catch (e) {
+      done?.();
+      adm.cancel();
+      throw e;
+    }
     const refusal = reserve?.();
     if (refusal) {
+      booking?.settle();
       done?.();
       adm.record(this.#futures.create(caller.principal, Promise.resolve(refusal.result), errorBody));
       adm.start(async () => {});
@@ -754,20 +821,40 @@ export class TinkerService {
       release = res;
       fail = rej;
     });
-    const requestId = this.#futures.create(caller.principal, result, errorBody, () => done?.());
+    const requestId = this.#futures.create(caller.principal, result, errorBody, () => {
+      done?.();
+      booking?.settle();
+    });
     adm.record(requestId);
+    // Until it has run, the request can be dropped (its session or model goes): the future fails at once and the
+    // closure holding its body is let go, though its place in the model's queue stays until it is reached.
+    let work: (() => Promise<FutureBody>) | undefined = run;
+    const drop = (message: string) => {
+      work = undefined;
+      m.unfinished.delete(drop);
+      fail(new BackendInputError('model_id', message));
+    };
+    m.unfinished.add(drop);
     adm.start(
       async () => {
+        const job = work;
+        if (job === undefined) return;
+        work = undefined;
+        m.unfinished.delete(drop); // running now: it ends by itself
         done ??= this.#countLoad(m.sessionId);
         try {
           if (!this.#models.has(m.id)) throw new BackendInputError('model_id', `model '${m.id}' was unloaded`);
-          release(await run());
+          release(await job());
           this.#touch(m);
         } catch (e) {
           fail(e);
         }
       },
-      (message) => fail(new BackendInputError('seq_id', message)),
+      (message) => {
+        work = undefined;
+        m.unfinished.delete(drop);
+        fail(new BackendInputError('seq_id', message));
+      },
     );
     return { request_id: requestId, model_id: m.id };
   }
@@ -834,17 +921,67 @@ export class TinkerService {
     e.sampler.release?.();
   }
 
+  /** Estimated bytes of one checkpoint (weights + Adam moments as float32, headers and config): booked before a save. */
+  #checkpointEstimate(): number {
+    const cfg = (this.#baseBackend as { readonly config?: ModelConfig }).config;
+    const estimate = cfg === undefined ? 0 : 12 * parameterCount(cfg) + 64 * 1024;
+    return Math.max(estimate, this.#lastCheckpointBytes);
+  }
+
+  #addStateBytes(sessionId: string, delta: number): void {
+    const left = Math.max(0, (this.#stateBytes.get(sessionId) ?? 0) + delta);
+    if (left === 0) this.#stateBytes.delete(sessionId);
+    else this.#stateBytes.set(sessionId, left);
+    this.#stateTotal = Math.max(0, this.#stateTotal + delta);
+  }
+
+  /** A {@link StateBooking} of one save of model `m`, counted against its session's and the server's byte limits. */
+  #booking(m: ModelState): StateBooking {
+    let reserved = 0;
+    let open = true;
+    return {
+      take: () => {
+        const L = this.limits;
+        const need = this.#checkpointEstimate();
+        const mine = this.#stateBytes.get(m.sessionId) ?? 0;
+        if (mine + need > L.maxStateBytesPerSession) {
+          throw new ServeRequestError(400, `state folder: this session's checkpoints hold ${mine} bytes and one more needs about ${need} (maxStateBytesPerSession ${L.maxStateBytesPerSession}); delete a checkpoint first`);
+        }
+        if (this.#stateTotal + need > L.maxStateBytes) {
+          throw new ServeRequestError(400, `state folder: checkpoints hold ${this.#stateTotal} bytes and one more needs about ${need} (maxStateBytes ${L.maxStateBytes}); delete a checkpoint first`);
+        }
+        reserved = need;
+        this.#addStateBytes(m.sessionId, need);
+      },
+      commit: (written, replaced) => {
+        if (!open) return;
+        open = false;
+        this.#lastCheckpointBytes = Math.max(this.#lastCheckpointBytes, written);
+        this.#addStateBytes(m.sessionId, written - replaced - reserved);
+        reserved = 0;
+      },
+      settle: () => {
+        if (!open) return;
+        open = false;
+        this.#addStateBytes(m.sessionId, -reserved);
+        reserved = 0;
+      },
+    };
+  }
+
   #newBackend(): TrainingBackend {
-    const make = this.#o.engineThread === 'worker' ? workerLocalBackend : localBackend;
+    const make = this.#o.engineThread === 'main' ? localBackend : workerLocalBackend;
     return make({ ...this.#o.engine, ...(this.#o.checkpoint !== undefined ? { checkpoint: this.#o.checkpoint } : {}) });
   }
 
-  async #unload(id: string): Promise<void> {
+  /** Closes model `id`: its requests not yet run fail with `reason` at once, then its samplers and engine are freed. */
+  async #unload(id: string, reason = `model '${id}' was unloaded`): Promise<void> {
     const m = this.#models.get(id);
     if (!m) return;
     this.#models.delete(id);
     this.#sessions.get(m.sessionId)?.models.delete(id);
-    m.queue.clear(`model '${id}' was unloaded`);
+    m.queue.clear(reason);
+    for (const drop of [...m.unfinished]) drop(reason);
     for (const sid of m.ephemeral.splice(0)) this.#releaseSampler(sid);
     for (const path of m.named) this.#releaseNamed(path);
     m.named.clear();
@@ -878,4 +1015,14 @@ function fbOutput(datums: readonly Datum[], loss: LossConfig, logprobs: readonly
     return { logprobs: w.floatTensor(lp), elementwise_loss: w.floatTensor(el) };
   });
   return { type: 'forward_backward', loss_fn_output_type: 'ArrayRecord', loss_fn_outputs: outputs, metrics: { 'loss:sum': total, ...metrics } };
+}
+
+/** Bytes of the files directly in `dir` (a checkpoint directory is flat); 0 when it does not exist. */
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const f of await readdir(dir).catch(() => [] as string[])) {
+    const st = await stat(join(dir, f)).catch(() => undefined);
+    if (st?.isFile()) total += st.size;
+  }
+  return total;
 }

@@ -10,6 +10,7 @@ import { BackendInputError, CheckpointError } from '../../../errors/index.js';
 import type { Renderer } from '../../../chat/types.js';
 import type { AdamParams, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../../types.js';
 import { localBackend, type LocalBackendOptions } from '../local-backend.js';
+import type { ModelConfig } from '../model-config.js';
 import type { WireError } from './engine-host.js';
 
 /** An engine error of a code without its own class here, rebuilt from the worker (same `code`, same message). */
@@ -20,6 +21,17 @@ class EngineWorkerError extends AgentRLError {
     this.code = code;
     this.name = 'EngineWorkerError';
   }
+}
+
+/** An abort reason as it crosses to the worker (so the rejection there rebuilds to the same typed error here). */
+function wireReason(r: unknown): WireError {
+  const e = r as { message?: unknown; name?: unknown; field?: unknown } | undefined;
+  return {
+    message: typeof e?.message === 'string' ? e.message : 'the sampling call was aborted',
+    name: typeof e?.name === 'string' ? e.name : 'AbortError',
+    ...(AgentRLError.isInstance(r) ? { code: r.code } : {}),
+    ...(typeof e?.field === 'string' ? { field: e.field } : {}),
+  };
 }
 
 function rebuild(e: WireError): Error {
@@ -161,6 +173,11 @@ class WorkerBackend implements TrainingBackend {
     return this.#probe.renderer();
   }
 
+  /** The model shape (read from the options or the checkpoint; the engine in the worker has the same). */
+  get config(): ModelConfig {
+    return (this.#probe as unknown as { readonly config: ModelConfig }).config;
+  }
+
   /** Frees the engine and every sampler, then ends the worker. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -192,7 +209,10 @@ class WorkerSampler implements SamplingClient {
     let cleanup = () => {};
     const p = this.#b.call<SampledSequence[]>('sample', [this.#h, promptTokens, rest], (id, w) => {
       if (!signal) return;
-      const onAbort = () => w.postMessage({ op: 'cancel', target: id });
+      // The worker stops the call at its next token boundary and rejects it with this reason (its typed form).
+      const onAbort = () => w.postMessage({ op: 'cancel', target: id, reason: wireReason(signal.reason) });
+      // It may have aborted while the worker was starting: the cancel then follows the call at once.
+      if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       cleanup = () => signal.removeEventListener('abort', onAbort);
     });
