@@ -90,7 +90,7 @@ export interface HeldOutRow {
   readonly rollouts: number;
   /** Rollouts with a turn that issued two or more calls that ran. */
   readonly twoCallRate: number;
-  /** Rollouts whose first turn called `price` exactly twice, for the question's two countries (either order). */
+  /** Rollouts whose first turn called `price` exactly twice, for the question's two countries (either order), and ran. */
   readonly rightPairRate: number;
   /** Mean calls per tool-calling turn (0 when no turn called a tool). */
   readonly callsPerToolTurn: number;
@@ -110,7 +110,7 @@ export async function heldOutRow(backend: TrainingBackend, phase: string, days: 
   const calls = toolTurns.reduce((n, u) => n + (u.action.kind === 'tool' ? u.action.calls.length : 0), 0);
   const rightPair = (t: Trajectory): boolean => {
     const first = t.turns[0]?.action;
-    if (first?.kind !== 'tool' || first.calls.length !== 2) return false;
+    if (first?.kind !== 'tool' || first.calls.length !== 2 || t.turns[0]!.observation === undefined) return false;
     const asked = first.calls.map((c) => (c.function.name === 'price' ? String(c.function.arguments['country']) : '')).sort();
     return asked.join('|') === [String(t.example.meta?.['a']), String(t.example.meta?.['b'])].sort().join('|');
   };

@@ -35,7 +35,11 @@ const emitCall = (f: FamilyId) => EMIT[f]([{ name: 'code_interpreter', args: { c
 
 const renderers = {} as Record<FamilyId, ChatRenderer>;
 beforeAll(async () => {
-  for (const f of CONFORMANCE_FAMILIES) renderers[f] = await realRenderer(f);
+  // Loading a tokenizer is synchronous work; yield between families so the worker keeps answering vitest's RPC.
+  for (const f of CONFORMANCE_FAMILIES) {
+    renderers[f] = await realRenderer(f);
+    await new Promise((r) => setImmediate(r));
+  }
 }, 240_000);
 
 // One suite, every family (FAMILY_SOURCES says which tokenizer and template each one runs on).
