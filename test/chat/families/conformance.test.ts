@@ -136,11 +136,11 @@ describe.skipIf(!HAS_PY_JINJA)('prompts equal the Hugging Face template (Python 
     { family: 'deepseek_v3', template: () => shippedTemplate('deepseek_v3'), special: { bos_token: '<｜begin▁of▁sentence｜>', eos_token: '<｜end▁of▁sentence｜>', pad_token: '<｜end▁of▁sentence｜>' } },
   ] as const;
   for (const { family, template, special } of jinjaFamilies) {
-    it.each(conversations)(`${family}: $name`, ({ msgs, tools, kwargs }) => {
+    it.each(conversations)(`${family}: $name`, async ({ msgs, tools, kwargs }) => {
       const r = renderers[family];
       expect(r.templateSource).toBe('jinja');
       const argsAsString = family === 'deepseek_v3';
-      const want = hfRender({ template: template(), messages: hfMessages(msgs, argsAsString), ...(tools ? { tools: [TOOL] } : {}), add_generation_prompt: true, kwargs: { ...special, ...kwargs } });
+      const want = await hfRender({ template: template(), messages: hfMessages(msgs, argsAsString), ...(tools ? { tools: [TOOL] } : {}), add_generation_prompt: true, kwargs: { ...special, ...kwargs } });
       // The user text "<|im_end|>" is a real special token in both (HF default); tool output is defused separately.
       expect(r.renderText(msgs, { ...(tools ? { tools: [TOOL] } : {}), ...(kwargs ? { templateKwargs: kwargs } : {}) })).toBe(want);
       expect(r.renderPrompt(msgs, { ...(tools ? { tools: [TOOL] } : {}), ...(kwargs ? { templateKwargs: kwargs } : {}) })).toEqual(r.encode(want));
@@ -158,11 +158,11 @@ describe.skipIf(!HAS_PY_JINJA)('Llama 3 code rendering equals the real Llama 3.2
     { name: 'several turns, no system message', msgs: [USER, { role: 'assistant', content: 'It is 285.' }, { role: 'user', content: 'And 0..4?' }, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', name: 'code_interpreter', content: '30' }], tools: true },
     { name: 'no tools', msgs: [SYS, USER, { role: 'assistant', content: 'It is 285.' }, { role: 'user', content: 'Sure?' }], tools: false },
   ];
-  it.each(llamaConversations)('llama3: $name', ({ msgs, tools }) => {
+  it.each(llamaConversations)('llama3: $name', async ({ msgs, tools }) => {
     const hf = msgs.map((m) =>
       m.role === 'assistant' && m.toolCalls ? { role: 'assistant', content: m.content, tool_calls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: CODE } } }] } : { role: m.role, content: m.content },
     );
-    const want = hfRender({ template: ggufTemplate('library/llama3.2-vision:latest'), messages: hf, ...(tools ? { tools: [TOOL] } : {}), add_generation_prompt: true, kwargs: { bos_token: '<|begin_of_text|>', date_string: '26 Jul 2024' } });
+    const want = await hfRender({ template: ggufTemplate('library/llama3.2-vision:latest'), messages: hf, ...(tools ? { tools: [TOOL] } : {}), add_generation_prompt: true, kwargs: { bos_token: '<|begin_of_text|>', date_string: '26 Jul 2024' } });
     expect(renderers.llama3.templateSource).toBe('code');
     expect(renderers.llama3.renderText(msgs, tools ? { tools: [TOOL] } : {})).toBe(want);
   });

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -133,9 +133,24 @@ const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/hf_
 /** A `python3` on PATH with Jinja2 (the cross-check is skipped, and says so, where there is none). */
 export const HAS_PY_JINJA = spawnSync('python3', ['-c', 'import jinja2'], { encoding: 'utf8' }).status === 0;
 
-/** Renders with Python Jinja2 the way transformers' `apply_chat_template` does. */
-export function hfRender(req: { template: string; messages: unknown[]; tools?: unknown[]; add_generation_prompt: boolean; kwargs?: Record<string, unknown> }): string {
-  const r = spawnSync('python3', [SCRIPT], { input: JSON.stringify(req), encoding: 'utf8', timeout: 20_000 });
-  if (r.status !== 0) throw new Error(`hf_chat_template.py failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as string;
+/**
+ * Renders with Python Jinja2 the way transformers' `apply_chat_template` does. Asynchronous, so the test worker keeps
+ * answering vitest's RPC while Python runs.
+ */
+export function hfRender(req: { template: string; messages: unknown[]; tools?: unknown[]; add_generation_prompt: boolean; kwargs?: Record<string, unknown> }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`hf_chat_template.py failed (${code}): ${err}`));
+      else resolve(JSON.parse(out) as string);
+    });
+    child.stdin.end(JSON.stringify(req));
+  });
 }
