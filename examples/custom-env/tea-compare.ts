@@ -11,7 +11,9 @@
  *
  *   node --import tsx examples/custom-env/tea-compare.ts [--sft-steps 600] [--rl-steps 10] [--eval-days 32] [--seed 1]
  *
- * Measured figures and the command that produced them: examples/custom-env/README.md.
+ * Measured (examples/custom-env/README.md, seed 1, 64 held-out rollouts): after 600 cold-start steps 67% of rollouts
+ * make a two-call turn (48% ask for exactly the two countries asked about); accuracy stays ~20%; 10 RL steps raised
+ * the training reward but not the held-out figures. About 6 CPU-minutes.
  */
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
