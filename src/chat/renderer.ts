@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { Template } from '@huggingface/jinja';
+import type { Template } from '@huggingface/jinja';
+import { compileChatTemplate } from './jinja-compat.js';
 import type { Message, ToolDefinition } from '../types/message.js';
 import type { ParsedAction } from '../types/action.js';
 import type { NextPromptArgs, ParseOptions, RenderOptions, Renderer } from './types.js';
@@ -82,7 +83,7 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
   let template: Template | undefined;
   if (!codeTemplate) {
     try {
-      template = new Template(source);
+      template = compileChatTemplate(source);
     } catch (cause) {
       throw new TokenizerError(`cannot parse the chat template: ${String(cause)}`, { cause });
     }

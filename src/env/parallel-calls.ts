@@ -33,3 +33,22 @@ export async function runToolCalls<R extends { readonly observation: readonly Me
     ),
   );
 }
+
+/**
+ * Gives each tool message of a turn's observation the id of the call it answers when the call has one and the message
+ * has none: the k-th tool message answers the k-th call (only when there is one tool message per call). Every
+ * environment's observation passes through it in the rollout engine, so an id-answering template (Kimi K2's
+ * `## Return of functions.NAME:IDX`) sees the id whether the turn made one call or several, from a built-in or a
+ * custom environment. Other messages are returned as they are.
+ */
+export function withCallIds(action: ParsedAction, observation: readonly Message[]): readonly Message[] {
+  if (action.kind !== 'tool') return observation;
+  const calls = action.calls.length > 0 ? action.calls : [action.call];
+  if (calls.every((c) => c.id === undefined) || observation.filter((m) => m.role === 'tool').length !== calls.length) return observation;
+  let k = 0;
+  return observation.map((m) => {
+    if (m.role !== 'tool') return m;
+    const id = calls[k++]!.id;
+    return m.toolCallId === undefined && id !== undefined ? { ...m, toolCallId: id } : m;
+  });
+}

@@ -8,6 +8,7 @@ import type { ParsedAction } from '../types/action.js';
 import { deriveSeed } from './seed.js';
 import { samplingParams } from './sampling-params.js';
 import { boundObservation } from '../env/bound-observation.js';
+import { withCallIds } from '../env/parallel-calls.js';
 import { TemplateRewriteError } from '../errors/chat-errors.js';
 import { trajectoryError, untilAborted, userAborted } from './abortable.js';
 import { parseWithEnv } from './parse-with-env.js';
@@ -216,7 +217,7 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
     if (outcome.done) return endTurn(ctx, s, turn, outcome, toolMs, limitedByRoom);
     // Every environment's output, built-in or custom, is bounded before it is rendered; the trajectory keeps only
     // what the model saw plus the original size.
-    const bounded = boundObservation(outcome, budgets.maxToolResponseTokens, (text, role) => (role === 'tool' ? countToolTokens(text) : renderer.encode(text).length));
+    const bounded = boundObservation({ ...outcome, observation: withCallIds(turn.action, outcome.observation) }, budgets.maxToolResponseTokens, (text, role) => (role === 'tool' ? countToolTokens(text) : renderer.encode(text).length));
     recordTurn(ctx, s, turn, { ...turn.base, observation: bounded.observation, observationBytes: bounded.bytes, toolMs, ...(bounded.exec ? { exec: bounded.exec } : {}) }, false);
     s.stage = 'next_prompt';
     const next = nextPromptOrRerender(ctx, s.messages, turn.assistant, prompt, seq.tokens, bounded.observation);

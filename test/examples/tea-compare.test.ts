@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { demonstrationDatum } from 'agentrl/internal';
-import { compareDemonstrations, compareEnv, compareReward, makeCompareDataset, COMPARE_BUDGETS } from '../../examples/custom-env/tea-compare.js';
+import { compareDemonstrations, compareEnv, compareReward, formatHeldOut, makeCompareDataset, runTeaCompare, COMPARE_BUDGETS } from '../../examples/custom-env/tea-compare.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
 describe('tea-compare example (parallel tool calls on the embedded backend): its task and demonstrations', () => {
@@ -36,5 +36,25 @@ describe('tea-compare example (parallel tool calls on the embedded backend): its
     expect((compareReward(traj(2, ex.answer), ex) as { reward: number }).reward).toBe(1);
     expect((compareReward(traj(1, ex.answer), ex) as { reward: number }).reward).toBe(0.5);
     expect((compareReward(traj(2, 'Nowhere'), ex) as { reward: number }).reward).toBe(0.5);
+  });
+
+  // A shortened run of the whole example (the trained figures are in examples/custom-env/README.md): every phase runs
+  // and the held-out table has its three rows, with rates that are shares of the sampled rollouts.
+  it('smoke: cold start, held-out rows, one RL step and the table, end to end on the embedded backend', async () => {
+    const lines: string[] = [];
+    const r = await runTeaCompare({ sftSteps: 2, rlSteps: 1, evalDays: 2, evalSamples: 1, seed: 3, log: (l) => lines.push(l) });
+    expect(r.heldOut.map((h) => h.phase)).toEqual(['fresh weights', 'after cold start (2 steps)', 'after RL (1 steps)']);
+    for (const h of r.heldOut) {
+      expect(h.rollouts).toBe(2);
+      for (const x of [h.twoCallRate, h.rightPairRate, h.accuracy]) expect(x === 0 || x === 0.5 || x === 1).toBe(true);
+      expect(h.rightPairRate).toBeLessThanOrEqual(h.twoCallRate);
+      expect(h.reward).toBeCloseTo(0.5 * h.twoCallRate + 0.5 * h.accuracy, 10);
+    }
+    expect(r.rl).toHaveLength(1);
+    expect(Number.isFinite(r.coldStartLoss)).toBe(true);
+    const table = formatHeldOut(r.heldOut).split('\n');
+    expect(table).toHaveLength(5);
+    expect(table[0]).toContain('two-call turn');
+    expect(lines.some((l) => l.startsWith('rl step 1/1'))).toBe(true);
   });
 });

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { codeInterpreter, defineTool, runGroup, toolEnvironment, DEFAULT_BUDGETS, buildDatum, rolloutMetrics, type Environment } from 'agentrl/internal';
 import { fakeSandbox, scriptedSampler } from 'agentrl/testing';
 import { localRenderer, toolCall } from '../helpers/local-renderer.js';
+import { withCallIds } from '../../src/env/parallel-calls.js';
+import { loadRenderer } from '../../src/chat/load-renderer.js';
+import { standInFiles } from '../chat/families/real-renderers.js';
 
 const ex = { id: 'q', question: 'Compare.', answer: 'x' };
 const lookup = (name: string, q: string) => `<tool_call>\n${JSON.stringify({ name, arguments: { q } })}\n</tool_call>`;
@@ -95,5 +98,43 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
     const bad = scriptedSampler({ renderer, script: () => `${toolCall('print(1)')}\n${toolCall('  ')}` });
     const [u] = await runGroup({ sampler: bad, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
     expect(u!.turns[0]!.action).toMatchObject({ kind: 'invalid', reason: 'empty_code' });
+  });
+});
+
+describe('withCallIds: every tool message answers its call by id (Kimi K2-style templates)', () => {
+  const c = (name: string, id?: string) => ({ ...(id !== undefined ? { id } : {}), type: 'function' as const, function: { name, arguments: {} } });
+  const tool = (content: string, toolCallId?: string) => ({ role: 'tool' as const, name: 'f', content, ...(toolCallId !== undefined ? { toolCallId } : {}) });
+  const act = (...calls: ReturnType<typeof c>[]) => ({ kind: 'tool' as const, content: '', raw: '', call: calls[0]!, calls });
+
+  it('one call, several calls, and the environment’s own ids', () => {
+    expect(withCallIds(act(c('f', 'functions.f:0')), [tool('1')])).toEqual([tool('1', 'functions.f:0')]);
+    expect(withCallIds(act(c('f', 'a'), c('g', 'b')), [tool('1'), { role: 'user', content: 'note' }, tool('2')])).toEqual([tool('1', 'a'), { role: 'user', content: 'note' }, tool('2', 'b')]);
+    expect(withCallIds(act(c('f', 'a'), c('g', 'b')), [tool('1', 'mine'), tool('2')])).toEqual([tool('1', 'mine'), tool('2', 'b')]);
+    expect(withCallIds(act(c('f', 'a'), c('g')), [tool('1'), tool('2')])).toEqual([tool('1', 'a'), tool('2')]);
+  });
+
+  it('leaves the observation alone without ids, when messages and calls do not pair up, or for other actions', () => {
+    const obs = [tool('1'), tool('2')];
+    expect(withCallIds(act(c('f'), c('g')), obs)).toBe(obs);
+    expect(withCallIds(act(c('f', 'a')), obs)).toBe(obs);
+    expect(withCallIds({ kind: 'answer', content: 'x', raw: 'x' }, obs)).toBe(obs);
+  });
+
+  it('a custom environment that writes no ids: the rollout still answers the call by id', async () => {
+    // Kimi K2's format on the stand-in folder (its calls carry ids); the environment answers without one.
+    const env: Environment = {
+      name: 'custom',
+      tools: [{ type: 'function', function: { name: 'f', description: 'F.', parameters: { type: 'object', properties: {} } } }],
+      initialMessages: (e) => [{ role: 'user', content: e.question }],
+      async step(action) {
+        if (action.kind !== 'tool') return { done: true, reason: 'answer' };
+        return { done: false, observation: [{ role: 'tool', content: 'ok' }] };
+      },
+    };
+    const kimi = await loadRenderer({ ...standInFiles('kimi_k2') });
+    const sampler = scriptedSampler({ renderer: kimi, script: ({ call }) => (call === 0 ? '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>' : 'done') });
+    const [t] = await runGroup({ sampler, renderer: kimi, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    expect(t!.turns[0]!.observation).toEqual([{ role: 'tool', content: 'ok', toolCallId: 'functions.f:0' }]);
+    expect(kimi.decode(t!.turns[1]!.promptTokens)).toContain('## Return of functions.f:0\nok');
   });
 });
