@@ -1,34 +1,35 @@
 /**
- * The same task through agentEnvironment: the agent is an ordinary `openai`-client tool loop that runs the memory
- * server's tools itself through the MCP SDK client — agentrl only serves it the policy and records what it sampled.
+ * The same task through agentEnvironment: the agent is an ordinary `openai`-client tool loop that runs the
+ * filesystem server's `read_text_file` itself through the MCP SDK client — agentrl only serves it the policy and
+ * records what it sampled. `--checkpoint DIR` starts from a saved state (e.g. `main.ts --save DIR`'s cold start).
  *
- *   node --import tsx examples/mcp-agent/agent.ts [--steps 3] [--group 4] [--questions 4]
+ *   node --import tsx examples/mcp-agent/agent.ts [--steps 3] [--group 4] [--questions 4] [--checkpoint DIR]
  */
+import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Trainer, agentEnvironment, exactMatch, localBackend, type AgentRunArgs } from 'agentrl';
-import { SYSTEM_PROMPT, entities, memoryServer, questions } from './task.js';
+import { SYSTEM_PROMPT, TOOL, questions, recordsServer } from './task.js';
 
-const { values } = parseArgs({ options: { steps: { type: 'string', default: '3' }, group: { type: 'string', default: '4' }, questions: { type: 'string', default: '4' } } });
+const { values } = parseArgs({ options: { steps: { type: 'string', default: '3' }, group: { type: 'string', default: '4' }, questions: { type: 'string', default: '4' }, checkpoint: { type: 'string' } } });
 
-// The agent's own MCP connection (one for the run), seeded with the facts.
-const server = memoryServer();
+// The agent's own MCP connection (one for the run) to the filesystem server on the records folder.
+const { dir, ...server } = recordsServer();
 const mcp = new Client({ name: 'mcp-agent', version: '1.0.0' });
-await mcp.connect(new StdioClientTransport({ command: server.command, args: [...(server.args ?? [])], env: { ...server.env }, stderr: 'ignore' }));
-await mcp.callTool({ name: 'create_entities', arguments: { entities: entities() } });
+await mcp.connect(new StdioClientTransport({ command: server.command, args: [...(server.args ?? [])], stderr: 'ignore' }));
 const tools = (await mcp.listTools()).tools
-  .filter((t) => t.name === 'open_nodes')
+  .filter((t) => t.name === TOOL)
   .map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema as Record<string, unknown> } }));
 
 /** An existing agent: chat completions with tools, tool calls executed on the MCP server, until it answers. */
 async function agent({ baseURL, apiKey, model, example, signal }: AgentRunArgs): Promise<string> {
   const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
   const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: example.question }];
-  for (let step = 0; step < 3; step++) {
-    const reply = (await client.chat.completions.create({ model, messages, tools, max_tokens: 48 }, { signal })).choices[0]!.message;
+  for (let step = 0; step < 2; step++) {
+    const reply = (await client.chat.completions.create({ model, messages, tools, max_tokens: 32 }, { signal })).choices[0]!.message;
     messages.push(reply);
     if (!reply.tool_calls?.length) return reply.content ?? '';
     for (const c of reply.tool_calls) {
@@ -47,7 +48,7 @@ async function agent({ baseURL, apiKey, model, example, signal }: AgentRunArgs):
 }
 
 const env = agentEnvironment({ run: agent, timeoutMs: 60_000 });
-const backend = localBackend();
+const backend = values.checkpoint ? localBackend({ checkpoint: values.checkpoint }) : localBackend({ layers: 2, dModel: 64, heads: 4, contextTokens: 160 });
 try {
   const trainer = new Trainer({
     backend,
@@ -58,7 +59,7 @@ try {
     groupSize: Number(values.group),
     questionsPerBatch: Number(values.questions),
     maxSteps: Number(values.steps),
-    budgets: { maxTurns: 3, maxToolCalls: 2, maxTurnTokens: 48 },
+    budgets: { maxTurns: 2, maxToolCalls: 1, maxTurnTokens: 32, maxTrajectoryTokens: 160 },
     onPrefixMismatch: 'split',
     progress: false,
   });
@@ -68,4 +69,5 @@ try {
   await env.close();
   await mcp.close();
   await backend.close?.();
+  rmSync(dir, { recursive: true, force: true });
 }

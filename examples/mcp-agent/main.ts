@@ -1,53 +1,108 @@
 /**
- * mcp-agent: RL on a real MCP server's tools. The official memory server is started once (`connection: 'shared'`);
- * the `reset` hook stores the facts before the first trajectory (it may call tools the model is not offered), and
- * the policy gets the server's `open_nodes` tool. Reward = exact match of `<answer>…</answer>`. Prints reward per step
- * and held-out (disjoint people) Average@4 / Pass@4 / tool use before and after.
+ * mcp-agent: cold start + RL on a real MCP server's tools, on the embedded CPU backend.
+ * The official filesystem server is started once on a temp folder of depot records (`connection: 'shared'`: the
+ * policy only reads); the policy is offered the server's `read_text_file` tool alone. Reward = exact match of
+ * `<answer>…</answer>`.
+ * 1. held-out eval of fresh weights;
+ * 2. cold start (`coldStart`): demonstrations rendered through the real server's `read_text_file` results, deliberately
+ *    imperfect (a share answer without looking up, i.e. guess), then held-out eval;
+ * 3. RL (PPO 0.8 / 1.28, group-centred advantages, tool output masked), then held-out eval; prints the table.
  *
- *   node --import tsx examples/mcp-agent/main.ts [--steps 10] [--group 4] [--questions 4] [--checkpoint DIR]
+ *   node --import tsx examples/mcp-agent/main.ts [--sft-steps 500] [--steps 12] [--group 8] [--questions 8] [--checkpoint DIR] [--save DIR]
+ * `--checkpoint DIR` starts from a saved state and skips the cold start; `--save DIR` writes the cold-start state.
  */
+import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Trainer, evaluate, exactMatch, localBackend, mcpEnvironment, type TrainingBackend } from 'agentrl';
-import { SYSTEM_PROMPT, entities, memoryServer, questions } from './task.js';
+import { Trainer, coldStart, evaluate, exactMatch, localBackend, mcpEnvironment, type TrainingBackend } from 'agentrl';
+import { SYSTEM_PROMPT, TOOL, demonstrations, questions, recordsServer } from './task.js';
 
-const { values } = parseArgs({ options: { steps: { type: 'string', default: '10' }, group: { type: 'string', default: '4' }, questions: { type: 'string', default: '4' }, checkpoint: { type: 'string' } } });
-const budgets = { maxTurns: 3, maxToolCalls: 2, maxTurnTokens: 48, maxToolResponseTokens: 64 };
+const { values } = parseArgs({
+  options: {
+    'sft-steps': { type: 'string', default: '500' },
+    steps: { type: 'string', default: '12' },
+    group: { type: 'string', default: '8' },
+    questions: { type: 'string', default: '8' },
+    lr: { type: 'string', default: '2e-4' },
+    n: { type: 'string', default: '4' },
+    seed: { type: 'string', default: '7' },
+    checkpoint: { type: 'string' },
+    save: { type: 'string' },
+  },
+});
+const seed = Number(values.seed);
+const n = Number(values.n);
+/** Model shape of the embedded transformer (a demonstration is ≈ 140 tokens). */
+const MODEL = { layers: 2, dModel: 64, heads: 4, contextTokens: 160 } as const;
+const budgets = { maxTurns: 2, maxToolCalls: 1, maxTurnTokens: 32, maxToolResponseTokens: 16, maxTrajectoryTokens: MODEL.contextTokens };
+const t0 = performance.now();
+const log = (s: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0)}s] ${s}`);
 
-let stored: Promise<unknown> | undefined;
+const { dir, ...server } = recordsServer();
 const env = await mcpEnvironment({
-  server: memoryServer(),
+  server,
   connection: 'shared',
-  tools: ['open_nodes'],
-  reset: async (server) => void (await (stored ??= server.callTool('create_entities', { entities: entities() }))),
+  tools: [TOOL],
   initialMessages: (ex) => [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: ex.question }],
 });
-const backend: TrainingBackend = values.checkpoint ? localBackend({ checkpoint: values.checkpoint }) : localBackend();
+const backend: TrainingBackend = values.checkpoint ? localBackend({ checkpoint: values.checkpoint }) : localBackend({ ...MODEL, seed });
 const reward = exactMatch();
-const heldOut = async () => {
-  const r = await evaluate({ sampler: await backend.saveWeightsForSampler(), renderer: await backend.renderer(), env, reward, examples: questions('test'), n: 4, budgets });
-  return { average: r.metrics['eval/average_at_n'], pass: r.metrics['eval/pass_at_n'], toolCalls: r.metrics['eval/tool_calls'], validCalls: r.metrics['eval/valid_tool_call_rate'] };
+const train = questions('train');
+const test = questions('test');
+type Row = { average: number; pass: number; toolUse: number; validCalls: number };
+const heldOut = async (): Promise<Row> => {
+  const r = await evaluate({ sampler: await backend.saveWeightsForSampler(), renderer: await backend.renderer(), env, reward, examples: test, n, budgets, sampling: { temperature: 1, topP: 1 } });
+  const m = r.metrics;
+  return { average: m['eval/average_at_n']!, pass: m['eval/pass_at_n']!, toolUse: m['eval/tool_use_rate']!, validCalls: m['eval/valid_tool_call_rate']! };
 };
+const rows: [string, Row][] = [];
 try {
-  const before = await heldOut();
+  log(`${train.length} training questions, ${test.length} held-out (depot, field) pairs never asked in training`);
+  if (!values.checkpoint) {
+    rows.push(['fresh weights', await heldOut()]);
+    const sftSteps = Number(values['sft-steps']);
+    log(`cold start: ${sftSteps} SFT steps on demonstrations rendered through the filesystem server's read_text_file`);
+    const cs = await coldStart(backend, env, demonstrations(train, { passes: 4, guessShare: 0.25, seed }), {
+      steps: sftSteps,
+      batchSize: 16,
+      learningRate: 5e-3,
+      seed,
+      maxToolResponseTokens: budgets.maxToolResponseTokens,
+      heldOut: demonstrations(test, { passes: 1, guessShare: 0, seed }),
+      ...(values.save ? { savePath: values.save } : {}),
+      onStep: (e) => {
+        if (e.step % 100 === 0) log(`sft step ${e.step}/${sftSteps} loss ${e.loss.toFixed(4)}`);
+      },
+    });
+    log(`cold start: ${cs.datums} demonstrations (longest ${cs.longestTokens} tokens); held-out calls with the right arguments ${((cs.heldOut?.argumentAccuracy ?? 0) * 100).toFixed(1)}%`);
+  }
+  rows.push(['cold start', await heldOut()]);
   const trainer = new Trainer({
     backend,
     env,
     reward,
     loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-    dataset: questions('train'),
+    optimizer: { learningRate: Number(values.lr) },
+    sampling: { temperature: 1, topP: 1 },
+    dataset: train,
     groupSize: Number(values.group),
     questionsPerBatch: Number(values.questions),
     maxSteps: Number(values.steps),
     budgets,
+    seed,
     progress: false,
   });
-  trainer.on('step', (e) => console.log(`step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  tool calls ${e.metrics['rollout/tool_calls']!.toFixed(2)}  valid calls ${e.metrics['rollout/valid_tool_call_rate']!.toFixed(2)}`));
+  trainer.on('step', (e) =>
+    log(`rl step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  tool use ${e.metrics['rollout/tool_use_rate']!.toFixed(2)}  valid calls ${e.metrics['rollout/valid_tool_call_rate']!.toFixed(2)}`),
+  );
   await trainer.train();
-  const after = await heldOut();
-  console.log('held-out (people never trained on):');
-  console.log('| | Average@4 | Pass@4 | tool calls | valid calls |\n| --- | --- | --- | --- | --- |');
-  for (const [name, m] of [['before', before], ['after', after]] as const) console.log(`| ${name} | ${m.average} | ${m.pass} | ${m.toolCalls} | ${m.validCalls} |`);
+  rows.push(['cold start + RL', await heldOut()]);
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  console.log(`\nheld-out (${test.length} (depot, field) pairs never asked in training, ${n} samples each):`);
+  console.log(`| | Average@${n} | Pass@${n} | tool-call rate | valid-call rate |\n| --- | --- | --- | --- | --- |`);
+  for (const [name, m] of rows) console.log(`| ${name} | ${pct(m.average)} | ${pct(m.pass)} | ${pct(m.toolUse)} | ${pct(m.validCalls)} |`);
+  log('done');
 } finally {
   await env.close();
   await backend.close?.();
+  rmSync(dir, { recursive: true, force: true });
 }

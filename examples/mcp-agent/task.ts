@@ -1,42 +1,89 @@
 /**
- * The mcp-agent task: facts about people live in the official MCP memory server (`@modelcontextprotocol/server-memory`,
- * one knowledge-graph entity per person); the policy answers `What is the favourite <thing> of <person>?` by calling
- * the server's `open_nodes` tool and replying `<answer>…</answer>`. Train and held-out questions ask about disjoint
- * people.
+ * The mcp-agent task: depots, one per country, keep their records in a folder served by the official MCP filesystem
+ * server (`@modelcontextprotocol/server-filesystem`): `Peru/code`, `Peru/total`, each a random two-digit number.
+ * The policy answers `What is the code of Peru?` by calling the server's `read_text_file` tool with the path
+ * `Peru/code` and replying `<answer>23</answer>`. The numbers are random, so only the tool knows them.
+ *
+ * Held-out questions are (depot, field) pairs never asked in training: for the first {@link HELD_OUT_DEPOTS} depots
+ * training asks one field and the held-out split the other; the remaining depots are asked both in training. The
+ * held-out answers never appear as a training target (they are only ever seen inside masked tool output).
+ *
+ * The embedded tokenizer makes every country name and every two-digit number one token, so the cold start teaches
+ * token copies (depot and field from the question into the path, number from the tool output into the answer).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Example, McpStdioServer } from 'agentrl';
+import { mulberry32 } from 'agentrl/internal';
+import type { Demonstration, Example, McpStdioServer } from 'agentrl';
 
-const PEOPLE = ['Ada', 'Alan', 'Grace', 'Linus', 'Barbara', 'Edsger', 'Donald', 'Margaret', 'Ken', 'Dennis', 'Frances', 'John', 'Radia', 'Tim', 'Shafi', 'Leslie'];
-const THINGS = { colour: ['red', 'blue', 'green', 'amber'], fruit: ['apple', 'pear', 'plum', 'fig'] } as const;
+export const DEPOTS = [
+  'Peru', 'Chile', 'Ghana', 'Japan', 'Spain', 'France', 'Kenya', 'Nepal', 'Egypt', 'Iraq', 'Cuba', 'Mali', 'Oman', 'Qatar', 'Yemen', 'Gabon',
+  'Haiti', 'Israel', 'Jordan', 'Kuwait', 'Latvia', 'Mexico', 'Uganda', 'Samoa', 'Guyana', 'Belize', 'Bhutan', 'Angola', 'Canada', 'China', 'Brazil', 'Hungary',
+] as const;
+export const FIELDS = ['code', 'total'] as const;
+export type Field = (typeof FIELDS)[number];
 
-/** One fact per (person, thing), picked deterministically. */
-export function facts(): { person: string; thing: keyof typeof THINGS; value: string }[] {
-  return PEOPLE.flatMap((person, i) => (Object.keys(THINGS) as (keyof typeof THINGS)[]).map((thing, k) => ({ person, thing, value: THINGS[thing][(i * 3 + k) % 4]! })));
+/** Depots whose second field is held out (the first this many of {@link DEPOTS}). */
+export const HELD_OUT_DEPOTS = 16;
+
+/** The stored value of every (depot, field): a two-digit number drawn once from a fixed seed. */
+export function depotValues(): Map<string, Record<Field, string>> {
+  const r = mulberry32(2026);
+  const draw = () => String(10 + Math.floor(r() * 90));
+  return new Map(DEPOTS.map((d) => [d, { code: draw(), total: draw() }]));
 }
 
-/** Questions on the first 12 people (train) or the last 4 (test): disjoint by person. */
+/** One question per (depot, field), split so that no held-out (depot, field) pair is asked in training. */
 export function questions(split: 'train' | 'test'): Example[] {
-  const people = new Set(split === 'train' ? PEOPLE.slice(0, 12) : PEOPLE.slice(12));
-  return facts()
-    .filter((f) => people.has(f.person))
-    .map((f) => ({ id: `${f.person}-${f.thing}`, question: `What is the favourite ${f.thing} of ${f.person}?`, answer: f.value, meta: { person: f.person } }));
+  const values = depotValues();
+  return DEPOTS.flatMap((depot, i) =>
+    FIELDS.map((field, k) => ({ depot, field, heldOut: i < HELD_OUT_DEPOTS && k !== i % 2 }))
+      .filter((q) => q.heldOut === (split === 'test'))
+      .map(({ depot, field }) => ({ id: `${depot}-${field}`, question: `What is the ${field} of ${depot}?`, answer: values.get(depot)![field], meta: { depot, field } })),
+  );
 }
 
-/** The memory server over stdio, from node_modules, with its own memory file. */
-export function memoryServer(): McpStdioServer {
-  const file = join(mkdtempSync(join(tmpdir(), 'agentrl-mcp-agent-')), 'memory.jsonl');
-  return { command: process.execPath, args: [fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-memory/dist/index.js', import.meta.url))], env: { MEMORY_FILE_PATH: file } };
+/**
+ * Writes every depot's record as a file, `<dir>/<Depot>/<field>` holding the number, into a fresh temp folder and
+ * returns the official filesystem server (`@modelcontextprotocol/server-filesystem`) over stdio, from node_modules,
+ * allowed that folder only. The policy reads a record with `read_text_file({ path: "Peru/code" })` (relative paths
+ * resolve inside the allowed folder).
+ */
+export function recordsServer(): McpStdioServer & { readonly dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'agentrl-mcp-agent-'));
+  for (const [depot, v] of depotValues()) {
+    mkdirSync(join(dir, depot));
+    for (const f of FIELDS) writeFileSync(join(dir, depot, f), v[f]);
+  }
+  return { dir, command: process.execPath, args: [fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url)), dir] };
 }
 
-/** The entities that store every fact (one per person, one observation per fact). */
-export function entities() {
-  const byPerson = new Map<string, string[]>();
-  for (const f of facts()) byPerson.set(f.person, [...(byPerson.get(f.person) ?? []), `favourite ${f.thing}: ${f.value}`]);
-  return [...byPerson].map(([name, observations]) => ({ name, entityType: 'person', observations }));
+/** The only tool the policy is offered. */
+export const TOOL = 'read_text_file';
+
+/** Short on purpose: every token costs context on the tiny embedded model (the tool list and the call format come from the chat template). */
+export const SYSTEM_PROMPT = 'Read the record, then answer.';
+
+/** The tool call a good policy writes for `ex`, as the chat template renders one. */
+export function lookupCall(ex: Example): string {
+  return `<tool_call>\n{"name": "read_text_file", "arguments": {"path": ${JSON.stringify(`${String(ex.meta?.['depot'])}/${String(ex.meta?.['field'])}`)}}}\n</tool_call>`;
 }
 
-export const SYSTEM_PROMPT = 'Look the person up with open_nodes, then reply <answer>the value</answer>.';
+/**
+ * Cold-start demonstrations: per question and pass, a share `1 - guessShare` reads the record and copies the number
+ * from the tool result; the rest answer at once with a guessed number (wrong: the numbers are random), so RL has
+ * something to fix. Tool results are not written here: `coldStart` renders them from the real server.
+ */
+export function demonstrations(examples: readonly Example[], opts: { passes: number; guessShare: number; seed: number }): Demonstration[] {
+  const r = mulberry32(opts.seed);
+  const out: Demonstration[] = [];
+  for (let p = 0; p < opts.passes; p++) {
+    for (const example of examples) {
+      const guess = String(10 + ((Number(example.answer) - 10 + 1 + Math.floor(r() * 89)) % 90));
+      out.push({ example, turns: r() < opts.guessShare ? [`<answer>${guess}</answer>`] : [lookupCall(example), `<answer>${example.answer}</answer>`] });
+    }
+  }
+  return out;
+}

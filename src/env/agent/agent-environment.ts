@@ -75,8 +75,14 @@ function validate(o: AgentEnvironmentOptions<never>): void {
  *   applies to that trajectory.
  * The policy samples with the trainer's temperature / top-p / top-k (the agent's own sampling settings are ignored:
  * the learner's logprobs assume the trainer's). Budgets: `maxTurns` = model calls, `maxTurnTokens` = tokens per
- * call, `maxTrajectoryTokens` = prompt + completion of one call, `maxToolCalls` = calls the model made; a request past
- * one is refused (400, `code` = the budget's stop reason) and the trajectory ends with that stop reason. A throwing
+ * call, `maxTrajectoryTokens` = prompt + completion of one call, `maxToolCalls` = tool calls handed to the agent.
+ * They are enforced as the rollout engine enforces them, at the completion that reaches the limit, so the agent
+ * never runs a tool the rollout does not allow: a completion whose tool calls would pass `maxToolCalls` (every call
+ * of a parallel turn counts), or that calls tools on the last model call `maxTurns` allows, is sent to the agent
+ * without its tool calls (the text before them as the reply, `finish_reason: 'stop'`), is recorded as the model
+ * sampled it, and ends the trajectory with stop reason `max_tool_calls` / `max_turns` (not a valid ending: the
+ * reward scores it wrong). A request after the trajectory ended, or past `maxTurns` / `maxTrajectoryTokens`, is
+ * refused (400, `code` = the budget's stop reason). A throwing
  * agent, or one that returns without calling the model, fails only its trajectory (`error`, stage `agent`); one that
  * ignores its signal is left behind at `timeoutMs` (or the trainer's `trajectoryTimeoutMs`) and its key refused.
  * The reward sees `finalText` (the answer), `turns` and `agentOutput`.

@@ -29,6 +29,15 @@ export type AgentOutcome = { readonly kind: 'returned'; readonly value: unknown 
 const budgetRefusal = (stop: TrajectoryStopReason, message: string) => new OpenAIApiError(400, message, null, stop);
 
 /**
+ * A choice as sent when its tool calls pass a budget: the text before the calls as the whole reply, no tool calls,
+ * `finish_reason: 'stop'` — so the agent's loop ends (it has nothing to run) instead of running a call the rollout
+ * does not allow.
+ */
+function withholdCalls(c: ChoiceResult): ChoiceResult {
+  return { ...c, message: { content: c.message.content ?? '', toolCalls: [] }, finishReason: 'stop' };
+}
+
+/**
  * Records one rollout's model calls made through the recording endpoint and rebuilds the trajectory from them.
  * A request whose messages continue an earlier call (that call's messages, then the assistant message it was
  * answered, then anything) is rendered by extension of that call's exact prompt and sampled tokens
@@ -68,22 +77,30 @@ export class RolloutRecorder {
         return prompt;
       },
       sample: (prompt, params) => this.#sample(prompt, params),
-      onChoices: (choices, prompt) => {
-        if (request) choices.forEach((c, i) => this.#record(request!, prompt, c, i));
-      },
+      onChoices: (choices, prompt) => (request ? choices.map((c, i) => this.#record(request!, prompt, c, i)) : choices),
     };
   }
 
   #checkBudgets(): void {
     const b = this.#ctx.budgets;
+    if (this.#stop) throw budgetRefusal(this.#stop, `this rollout has ended (${this.#stop}); it takes no more model calls`);
     if (this.#calls.length >= b.maxTurns) {
-      this.#stop ??= 'max_turns';
+      this.#stop = 'max_turns';
       throw budgetRefusal('max_turns', `this rollout allows ${b.maxTurns} model calls (maxTurns)`);
     }
-    if (this.#toolCalls > b.maxToolCalls) {
-      this.#stop ??= 'max_tool_calls';
-      throw budgetRefusal('max_tool_calls', `the model made ${this.#toolCalls} tool calls; this rollout allows ${b.maxToolCalls} (maxToolCalls)`);
-    }
+  }
+
+  /**
+   * The budget a completion's tool calls would pass, as the rollout engine judges a turn: the calls would take the
+   * rollout past `maxToolCalls` (every call of the turn counts), or this is the last model call `maxTurns` allows
+   * (the model could never read the results). `undefined` when the calls may go to the agent.
+   */
+  #budgetPassedBy(calls: number): TrajectoryStopReason | undefined {
+    if (calls === 0) return undefined;
+    const b = this.#ctx.budgets;
+    if (this.#toolCalls + calls > b.maxToolCalls) return 'max_tool_calls';
+    if (this.#calls.length + 1 >= b.maxTurns) return 'max_turns';
+    return undefined;
   }
 
   /** The latest earlier call this request continues (longest match), if any. */
@@ -134,8 +151,12 @@ export class RolloutRecorder {
     return untilAborted(this.#ctx.sampler.sample(prompt, call), this.#signal);
   }
 
-  #record(req: { messages: readonly Message[]; keys: string[]; toolsKey: string; parent: RecordedCall | undefined }, prompt: readonly number[], c: ChoiceResult, i: number): void {
-    if (this.#signal.aborted) return;
+  /** Records one sampled choice and returns the choice to send: as sampled, or with its tool calls withheld once a budget ends the rollout. */
+  #record(req: { messages: readonly Message[]; keys: string[]; toolsKey: string; parent: RecordedCall | undefined }, prompt: readonly number[], c: ChoiceResult, i: number): ChoiceResult {
+    if (this.#signal.aborted) return c;
+    const passed = this.#budgetPassedBy(c.message.toolCalls.length);
+    if (passed) this.#stop ??= passed;
+    const sent = c.message.toolCalls.length > 0 && this.#stop ? withholdCalls(c) : c;
     const index = this.#calls.length;
     // The first choice continues its parent's conversation when the parent is that conversation's latest call; a
     // fork from an earlier call, another choice (n > 1) or a fresh conversation is a conversation of its own.
@@ -143,8 +164,9 @@ export class RolloutRecorder {
     const conversation = parent && this.#heads[parent.conversation] === parent.index ? parent.conversation : this.#heads.length;
     if (conversation === this.#heads.length) this.#heads.push(index);
     else this.#heads[conversation] = index;
-    const assistant = assistantMessage(c.message);
-    this.#toolCalls += c.message.toolCalls.length;
+    // The model's action is recorded as sampled; the agent gets (and sends back) the message actually sent.
+    const assistant = assistantMessage(sent.message);
+    this.#toolCalls += sent.message.toolCalls.length;
     this.#calls.push({
       index,
       messages: req.messages,
@@ -155,7 +177,7 @@ export class RolloutRecorder {
       text: c.text,
       assistant,
       assistantKey: messageKey(assistant),
-      action: recordedAction(c.text, c.message, assistant),
+      action: recordedAction(c.text, c.message, assistantMessage(c.message)),
       conversation,
     });
     this.#ctx.onTurn?.({
@@ -167,6 +189,7 @@ export class RolloutRecorder {
       completionTokens: c.seq.tokens.length,
       toolMs: 0,
     });
+    return sent;
   }
 
   /**

@@ -29,8 +29,11 @@ export interface ChatCompletionHooks {
   prompt?(req: { readonly messages: readonly Message[]; readonly tools: readonly ToolDefinition[]; readonly body: ChatBody }): number[];
   /** Samples the prompt (the request's `model` is then not checked). @default the route's sampler for `model` */
   sample?(prompt: readonly number[], params: SamplingParams): Promise<SampledSequence[]>;
-  /** Called with the choices (text, parsed tool calls) once sampled, before the answer is sent. */
-  onChoices?(choices: readonly ChoiceResult[], prompt: readonly number[]): void;
+  /**
+   * Called with the choices (text, parsed tool calls) once sampled, before the answer is sent; may return the
+   * choices to send instead (same length and order), e.g. with tool calls withheld past a budget.
+   */
+  onChoices?(choices: readonly ChoiceResult[], prompt: readonly number[]): readonly ChoiceResult[] | void;
 }
 
 function tokenEntry(renderer: Renderer, token: number, logprob: number) {
@@ -93,13 +96,13 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
   const stop = params.stop ?? [];
   const parseTools = tools.length > 0 && b.tool_choice !== 'none';
   const seqs = hooks.sample ? await hooks.sample(prompt, params) : await (await ctx.sampler(b.model, reply.request)).sample(prompt, params);
-  const results: ChoiceResult[] = seqs.map((seq) => {
+  const sampled: ChoiceResult[] = seqs.map((seq) => {
     const text = renderer.decode(withoutStop(seq.tokens, stop));
     const message = parseTools ? extractToolCalls(text, (t) => renderer.parseAssistant(t, undefined, { parallelToolCalls: true })) : { content: text, toolCalls: [] };
     const finishReason = message.toolCalls.length > 0 ? 'tool_calls' : seq.stopReason;
     return { seq, text, message, finishReason };
   });
-  hooks.onChoices?.(results, prompt);
+  const results = hooks.onChoices?.(sampled, prompt) ?? sampled;
   const completionTokens = seqs.reduce((s, q) => s + q.tokens.length, 0);
   const usage = { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens };
   const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
@@ -112,7 +115,9 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
     const sse = new SseWriter(reply);
     results.forEach((r, index) => {
       sse.send({ ...head, choices: [{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
-      if (r.message.toolCalls.length > 0) {
+      // Token by token only when the reply is the decoded text itself; otherwise (tool calls, a harmony answer's
+      // final channel, calls withheld by a hook) the reply's content goes in one chunk.
+      if (r.message.toolCalls.length > 0 || r.message.content !== r.text) {
         if (r.message.content) sse.send({ ...head, choices: [{ index, delta: { content: r.message.content }, logprobs: logprobsOf(r.seq), finish_reason: null }] });
         r.message.toolCalls.forEach((c, k) =>
           sse.send({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] }),

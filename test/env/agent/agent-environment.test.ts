@@ -87,7 +87,7 @@ describe('agentEnvironment with the official openai client', () => {
     expect(seen).toEqual([{ temperature: 0.7, maxTokens: 77 }]);
   });
 
-  it('refuses a call past maxTurns and ends the trajectory with that stop reason', async () => {
+  it('withholds the tool calls of the last call maxTurns allows and ends the trajectory with that stop reason', async () => {
     const renderer = await localRenderer();
     const sampler = scriptedSampler({ renderer, script: () => call('add', { a: 1, b: 2 }) }); // never answers
     const env = track(agentEnvironment({ run: (a) => openaiToolLoop(a, { maxSteps: 50 }) }));

@@ -10,7 +10,7 @@ export const ADD_TOOL: ChatCompletionTool = {
 };
 
 /** A plain tool-calling loop with the official `openai` client, as a user would write it (nothing agentrl-specific). */
-export async function openaiToolLoop(args: AgentRunArgs, opts: { stream?: boolean; maxSteps?: number } = {}): Promise<string> {
+export async function openaiToolLoop(args: AgentRunArgs, opts: { stream?: boolean; maxSteps?: number; onToolCall?: (name: string, args: unknown) => void } = {}): Promise<string> {
   const client = new OpenAI({ baseURL: args.baseURL, apiKey: args.apiKey, maxRetries: 0 });
   const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: 'Use the add tool.' }, { role: 'user', content: args.example.question }];
   for (let step = 0; step < (opts.maxSteps ?? 8); step++) {
@@ -38,6 +38,7 @@ export async function openaiToolLoop(args: AgentRunArgs, opts: { stream?: boolea
     messages.push({ role: 'assistant', content, tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
     for (const c of toolCalls) {
       const { a, b } = JSON.parse(c.arguments) as { a: number; b: number };
+      opts.onToolCall?.(c.name, { a, b });
       messages.push({ role: 'tool', tool_call_id: c.id, content: String(a + b) });
     }
   }

@@ -13,11 +13,12 @@ afterAll(async () => {
   await Promise.all(envs.map((e) => e.close()));
 });
 
+let executed = 0;
 const add = tool({
   name: 'add',
   description: 'Adds two integers.',
   parameters: z.object({ a: z.number().int(), b: z.number().int() }),
-  execute: async ({ a, b }) => String(a + b),
+  execute: async ({ a, b }) => (executed++, String(a + b)),
 });
 
 /** An @openai/agents agent exactly as its docs write one, pointed at the rollout's endpoint. */
@@ -58,6 +59,23 @@ describe('agentEnvironment with @openai/agents', () => {
       expect(t.turns).toHaveLength(2);
       expect(t.turns[0]!.observation?.map((m) => m.content)).toEqual(['42']);
       expect(buildDatums([t], [1]).datums).toHaveLength(1);
+    }
+  });
+
+  // Hazard: the Agents SDK running one tool more than maxToolCalls allows.
+  it('runs no tool past maxToolCalls: the SDK gets the limiting reply without its calls and finishes', async () => {
+    const renderer = await localRenderer();
+    const sampler = scriptedSampler({ renderer, script: () => call('add', { a: 1, b: 2 }) }); // never answers
+    const env = agentEnvironment({ run: agentsSdkAgent });
+    envs.push(env);
+    for (const maxToolCalls of [0, 2]) {
+      executed = 0;
+      const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls, maxTurns: 10 } }, { id: 'b', question: 'What is 1 + 2?', answer: '3' }, 1);
+      expect(t!.error?.message).toBeUndefined();
+      expect(t!.stopReason).toBe('max_tool_calls');
+      expect(executed).toBe(maxToolCalls);
+      expect(t!.toolCalls).toBe(maxToolCalls);
+      expect(t!.turns).toHaveLength(maxToolCalls + 1);
     }
   });
 });
