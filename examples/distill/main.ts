@@ -66,7 +66,8 @@ const trainer = new Trainer({
   logDir: await mkdtemp(join(tmpdir(), 'agentrl-distill-')),
   progress: false,
 });
-trainer.on('step', (e) => console.log(`step ${e.step}: distill/reverse_kl_mean ${e.metrics['distill/reverse_kl_mean']?.toFixed(4)}`));
+const t0 = performance.now();
+trainer.on('step', (e) => console.log(`step ${e.step}: distill/reverse_kl_mean ${e.metrics['distill/reverse_kl_mean']?.toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`));
 await trainer.train();
 await env.close?.();
 const after = await runEval(student, evalOpts);
