@@ -137,7 +137,7 @@ describe('Trainer algorithm options', () => {
     const common = { env: codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '' })) }), reward, dataset, entropyBonus: { coef: 0.01 } };
     const attempt = (o: Record<string, unknown>) => {
       try {
-        new Trainer({ ...common, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, ...o } as TrainerOptions);
+        new Trainer({ ...common, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, ...o } as unknown as TrainerOptions);
         return 'accepted';
       } catch (e) {
         expect(e).toBeInstanceOf(ConfigError);
