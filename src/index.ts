@@ -94,7 +94,7 @@ export { defineLoss, LOSSES, lossDefinition, type LossDefinition, type NativeLos
 export { klEstimate, correctRollouts, overlongPenalty, type KlEstimator, type RolloutCorrectionConfig, type RolloutCorrectionResult, type OverlongConfig } from './loss/index.js';
 
 // backend
-export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';
+export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, ForwardBackwardOptions, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';
 export { localBackend, type LocalBackendOptions } from './backend/index.js';
 export { tinkerBackend, type TinkerBackend, type TinkerBackendOptions, type TinkerLoraOptions, type TinkerModelInfo, type TinkerRendererSource, type TinkerRetryOptions, type TinkerTimeouts } from './backend/index.js';
 export { downloadCheckpoint, listCheckpoints, type DownloadCheckpointOptions, type DownloadedCheckpoint, type TinkerCheckpoint, type TinkerRestOptions } from './backend/index.js';

@@ -71,6 +71,21 @@ export interface SamplingSupport {
   readonly truncation: 'full-vocabulary' | 'renormalized' | 'unsupported';
 }
 
+/** Options of {@link TrainingBackend.forwardBackward}. */
+export interface ForwardBackwardOptions {
+  /** Scales this call's contribution (micro-batch `n_k / N` weighting). @default 1 */
+  readonly weight?: number;
+  /** The settings the datums were sampled with. @default `{ temperature: 1 }` */
+  readonly sampling?: LearnerSampling;
+  /**
+   * Entropy bonus coefficient β_H ≥ 0 (verl's `entropy_coeff`): the loss becomes `loss − β_H · agg(H)`, with `H_t` the
+   * full-vocabulary entropy of the learner's tempered softmax at each masked token and `agg` the loss's own
+   * aggregation. Only backends with {@link TrainingBackend.learnerEntropy} accept a value > 0; others throw
+   * `BackendInputError`. @default 0
+   */
+  readonly entropyCoef?: number;
+}
+
 /** Result of one `forwardBackward` call. */
 export interface ForwardBackwardResult {
   /** Learner logprobs of each datum's targets (same length as the datum). */
@@ -78,7 +93,8 @@ export interface ForwardBackwardResult {
   /**
    * Scalar metrics: `loss` (the aggregated loss of this call), `clip_frac` (PPO/CISPO: fraction of
    * masked tokens whose ratio was clipped), `kl_sample_train` (mean of `logp_sample − logp_θ` over masked tokens),
-   * `tokens` (masked token count).
+   * `tokens` (masked token count), `entropy_sampled` (`−mean(logp_θ)` of the sampled tokens, an estimate), and
+   * `entropy` (the full-vocabulary entropy, mean over masked tokens) on backends with `learnerEntropy`.
    */
   readonly metrics: Readonly<Record<string, number>>;
 }
@@ -106,13 +122,20 @@ export interface TrainingBackend {
    */
   readonly samplingSupport?: SamplingSupport;
   /**
+   * `true` when the learner sees the full next-token distribution (the logits), so `forwardBackward` reports
+   * `entropy` (mean over masked tokens of `−Σ_v p_v log p_v`, nats) and honours `entropyCoef`. Omitted means it
+   * cannot (a Tinker server returns logprobs of the targets only): the Trainer refuses `entropyBonus` with a
+   * `ConfigError`, and `optim/entropy` is absent.
+   */
+  readonly learnerEntropy?: boolean;
+  /**
    * Computes the loss over `datums` and accumulates gradients.
    * `weight` scales this call's contribution (micro-batch `n_k / N` weighting). @default 1
    * `sampling` are the settings the datums were sampled with; the learner must compute its logprobs under the
    * same distribution (see {@link SamplingSupport}), or reject them. @default `{ temperature: 1 }`
    * @throws BackendInputError for empty or malformed datums, or sampling settings the backend does not support.
    */
-  forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: LearnerSampling }): Promise<ForwardBackwardResult>;
+  forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: ForwardBackwardOptions): Promise<ForwardBackwardResult>;
   /** Applies accumulated gradients with Adam and clears them. */
   optimStep(params: AdamParams): Promise<OptimStepResult>;
   /**

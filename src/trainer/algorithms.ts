@@ -119,6 +119,8 @@ export async function trainBatch(
     readonly sampling?: LearnerSampling;
     readonly minibatches: number;
     readonly epochs: number;
+    /** Entropy bonus coefficient passed to every `forwardBackward` (`entropyBonus.coef`). */
+    readonly entropyCoef?: number;
   },
 ): Promise<Record<string, number>> {
   const { schedule, ...adam } = opts.optimizer;
@@ -137,6 +139,7 @@ export async function trainBatch(
           maxTokensPerBatch: opts.maxTokensPerBatch,
           maxDatumsPerBatch: opts.maxDatumsPerBatch,
           ...(opts.sampling ? { sampling: opts.sampling } : {}),
+          ...(opts.entropyCoef !== undefined ? { entropyCoef: opts.entropyCoef } : {}),
         }),
       );
     }

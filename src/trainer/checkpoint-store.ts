@@ -20,6 +20,12 @@ export interface TrainerState {
   readonly seed: number;
   /** Weights version: optimizer steps applied (= `step`); samplers record the version they were made from. */
   readonly weightsVersion: number;
+  /**
+   * Where the weights of `kl.reference: 'base'` are kept (a `saveState` folder written before the run's first update),
+   * relative to this checkpoint's folder, so a resumed run computes the KL to the original base weights, not to the
+   * resumed ones. Absent when the run has no `kl` to `'base'`.
+   */
+  readonly klReference?: string;
   /** When it was written (ISO 8601). */
   readonly savedAt: string;
 }
@@ -33,6 +39,9 @@ export interface CheckpointRef {
 
 const NAME = /^step-(\d{5,})$/;
 const stepDir = (root: string, step: number) => join(root, `step-${String(step).padStart(5, '0')}`);
+
+/** The folder of step `step`'s checkpoint under `root` (`step-NNNNN`). */
+export const checkpointDirFor = stepDir;
 
 async function fsyncPath(path: string): Promise<void> {
   const fh = await open(path, 'r');

@@ -129,6 +129,7 @@ export const trainerOptionsSchema = z
         coef: z.number().positive('expected a coefficient > 0'),
       })
       .optional(),
+    entropyBonus: z.strictObject({ coef: z.number().min(0, 'expected a coefficient ≥ 0') }).optional(),
     runName: z.string().trim().min(1, 'expected a non-empty name').max(120, 'expected at most 120 characters').optional(),
   })
   .superRefine((o, ctx) => {

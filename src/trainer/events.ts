@@ -111,7 +111,9 @@ export type WarningCode =
   /** The reward returned results without boolean `correct` / `validFormat` (filled in; see the message). */
   | 'reward_shape'
   /** A training server's own message (Tinker `create_session` info / warning / error message, e.g. a deprecation). */
-  | 'server_notice';
+  | 'server_notice'
+  /** A run with `kl.reference: 'base'` resumed from a checkpoint that does not record the base weights: the KL is to the resumed weights. */
+  | 'kl_reference_resumed';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {

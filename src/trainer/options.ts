@@ -42,7 +42,8 @@ export interface TrainerOptimizer {
 /**
  * KL penalty to a reference policy. `reference`: a sampling client whose `computeLogprobs` scores the datums (the base
  * model on Tinker, a frozen checkpoint on the embedded engine), or `'base'` (the backend's weights when `train()`
- * starts). Metrics `kl/reference_mean`, `kl/reference_max`.
+ * first starts: with checkpoints they are saved beside them, in `checkpoints/kl-reference`, and a resumed run
+ * restores them, so the KL stays to the original base weights). Metrics `kl/reference_mean`, `kl/reference_max`.
  */
 export interface TrainerKlOptions {
   /** β ≥ 0. */
@@ -185,6 +186,15 @@ export interface TrainerOptions {
    * `−coef·(lp_student − lp_teacher)`, added to the advantages; degenerate groups are kept. @default none
    */
   readonly distill?: { readonly teacher: SamplingClient; readonly coef: number };
+  /**
+   * Entropy bonus (verl's `actor.entropy_coeff`; Schulman et al. 2017, eq. 9): the loss becomes
+   * `loss − coef · agg(H)`, with `H_t = −Σ_v p_θ(v) log p_θ(v)` the full-vocabulary entropy of the learner's tempered
+   * softmax at each masked token and `agg` the loss's own aggregation. It runs inside the backend's native loss kernel,
+   * so it needs a backend with `learnerEntropy` (the embedded engine) and a loss kind the backend runs natively
+   * (not `gspo`/`custom`, nor `kl.placement: 'loss'`); otherwise the Trainer throws `ConfigError` before the first
+   * rollout. `coef ≥ 0`. @default none
+   */
+  readonly entropyBonus?: { readonly coef: number };
   /**
    * Where else the run's record goes: step metrics, eval results, the config and trajectories (see
    * {@link MetricsSink}), e.g. `otelSink({ tracer })` from `agentrl/otel`. @default none

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { TrainingBackend } from '../backend/types.js';
 import { CheckpointError } from '../errors/index.js';
 import { CheckpointStore, readCheckpoint, type CheckpointRef } from './checkpoint-store.js';
 
@@ -17,6 +18,30 @@ export async function findResumePoint(resume: string, logDir: string | undefined
   const latest = await new CheckpointStore(join(resume, 'checkpoints'), Infinity).latest();
   if (!latest) throw new CheckpointError(`resume: no checkpoint in ${resume} (expected ${join(resume, 'checkpoints', 'step-NNNNN')} or a checkpoint folder)`);
   return latest;
+}
+
+/**
+ * Saves the backend's current weights (and optimizer state) as the run's `kl.reference: 'base'`, in
+ * `root/kl-reference/backend` (`root` is the run's `checkpoints/` folder), written to a temporary folder first and
+ * renamed, so a kill leaves no half-written reference. Replaces an earlier one.
+ * @returns the `kl-reference` folder (absolute as `root` is).
+ * @throws CheckpointError when it cannot be written.
+ */
+export async function saveKlReference(root: string, backend: TrainingBackend): Promise<string> {
+  const final = join(root, 'kl-reference');
+  const tmp = join(root, `.tmp-kl-reference-${process.pid}-${Date.now()}`);
+  try {
+    await mkdir(root, { recursive: true });
+    for (const n of await readdir(root)) if (n.startsWith('.tmp-kl-reference-')) await rm(join(root, n), { recursive: true, force: true });
+    await mkdir(tmp);
+    await backend.saveState(join(tmp, 'backend'));
+    await rm(final, { recursive: true, force: true });
+    await rename(tmp, final);
+  } catch (e) {
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    throw new CheckpointError(`cannot save the KL reference weights to ${final}: ${String(e)}`, { cause: e });
+  }
+  return final;
 }
 
 /**

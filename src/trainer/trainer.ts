@@ -1,12 +1,12 @@
 import { EventEmitter } from 'eventemitter3';
 import { setMaxListeners } from 'node:events';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Renderer } from '../chat/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import type { RolloutBudgets } from '../rollout/index.js';
 import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
-import { samplingConsistencyIssues } from './sampling-consistency.js';
+import { entropyBonusIssues, samplingConsistencyIssues } from './sampling-consistency.js';
 import type { TrainerEvents, TrajectoryEvent, WarningEvent } from './events.js';
 import { perEnvironmentMetrics, rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
@@ -16,13 +16,14 @@ import type { Trajectory } from '../types/trajectory.js';
 import { attachSinks } from './attach-sinks.js';
 import { trainOnDatums } from './train-step.js';
 import { describeConfig, startRunLog } from './trajectory-log.js';
-import { CheckpointStore } from './checkpoint-store.js';
-import { findResumePoint, truncateRunLogs } from './resume.js';
+import { CheckpointStore, checkpointDirFor } from './checkpoint-store.js';
+import { findResumePoint, saveKlReference, truncateRunLogs } from './resume.js';
 import { reportAborted, type BatchSource, type ReadyGroup, type StepBatch } from './batch-source.js';
 import { batchSourceFor } from './batch-source-for.js';
 import { evaluate } from '../eval/evaluate.js';
 import { StepWarnings } from './step-warnings.js';
 import type { RewardResult } from '../types/reward.js';
+import type { SamplingClient } from '../backend/types.js';
 
 /** The reward of an aborted step's trajectory that was not scored before the abort. */
 const ABORTED: RewardResult = { reward: 0, correct: false, validFormat: false, failure: 'aborted', drop: true, cause: 'the step was aborted before scoring' };
@@ -102,7 +103,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     super();
     this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
     setMaxListeners(0, this.#abort.signal); // every rollout and reward in flight listens to it
-    const issues = samplingConsistencyIssues(this.options.backend, this.options.sampling);
+    const issues = [...samplingConsistencyIssues(this.options.backend, this.options.sampling), ...entropyBonusIssues(this.options.backend, this.options)];
     if (issues.length > 0) throw new ConfigError('Trainer options', issues);
   }
 
@@ -146,9 +147,18 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     let step = 0;
     let savedStep = -1;
     let source: BatchSource | undefined;
+    /** Absolute folder of the saved `kl.reference: 'base'` weights, once known. */
+    let klReferenceDir: string | undefined;
     const checkpoint = async () => {
       if (!store || savedStep === step) return;
-      const state = { step, batchesConsumed: step, examplesConsumed: source?.examplesConsumed() ?? step * o.questionsPerBatch, seed: o.seed, weightsVersion: step };
+      const state = {
+        step,
+        batchesConsumed: step,
+        examplesConsumed: source?.examplesConsumed() ?? step * o.questionsPerBatch,
+        seed: o.seed,
+        weightsVersion: step,
+        ...(klReferenceDir ? { klReference: relative(checkpointDirFor(store.root, step), klReferenceDir) } : {}),
+      };
       const ref = await store.save(state, (dir) => o.backend.saveState(dir));
       savedStep = step;
       lastCheckpoint = ref.dir;
@@ -157,6 +167,17 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     try {
       const resumed = o.resume ? await findResumePoint(o.resume, o.logDir) : undefined;
       let startAt = 0;
+      let klBase: SamplingClient | undefined;
+      if (resumed && o.kl?.reference === 'base') {
+        if (resumed.state.klReference !== undefined) {
+          // The original base weights: load them alone, publish a frozen sampler, then load the checkpoint itself.
+          klReferenceDir = resolve(resumed.dir, resumed.state.klReference);
+          await o.backend.loadState(join(klReferenceDir, 'backend'), { optimizer: false });
+          klBase = await o.backend.saveWeightsForSampler();
+        } else {
+          this.emit('warning', { code: 'kl_reference_resumed', message: `checkpoint ${resumed.dir} does not record the base weights of kl.reference 'base' (written by an older version or a run without kl): the KL is to the resumed weights` });
+        }
+      }
       if (resumed) {
         await o.backend.loadState(join(resumed.dir, 'backend'));
         step = savedStep = resumedFromStep = resumed.state.step;
@@ -175,7 +196,8 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       sinks.push(...attached.sinks);
       detach.push(attached.detach);
       const renderer = await o.backend.renderer();
-      this.#algorithms = await this.#resolveAlgorithms();
+      if (!resumed && store && o.kl?.reference === 'base') klReferenceDir = await saveKlReference(store.root, o.backend);
+      this.#algorithms = await this.#resolveAlgorithms(klBase);
       if (o.logDir) stopTrajectoryLog = await startRunLog(this, o.logDir, o, renderer);
       const budgets = this.#effectiveBudgets();
       this.#maxTrajectoryTokens = budgets.maxTrajectoryTokens;
@@ -275,10 +297,13 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     return { ...rollMetrics, ...optim, 'time/rollout_s': batch.metrics['time/learner_idle_s'] ?? 0, 'time/train_s': (performance.now() - tTrain) / 1000 };
   }
 
-  /** `kl.reference: 'base'` becomes a sampler of the weights as `train()` starts (frozen: later updates make new weights). */
-  async #resolveAlgorithms(): Promise<StepAlgorithms> {
+  /**
+   * `kl.reference: 'base'` becomes `klBase` (the original base weights restored on resume) or else a sampler of the
+   * weights as `train()` starts (frozen: later updates make new weights).
+   */
+  async #resolveAlgorithms(klBase: SamplingClient | undefined): Promise<StepAlgorithms> {
     const o = this.options;
-    const kl = o.kl ? { ...o.kl, reference: o.kl.reference === 'base' ? await o.backend.saveWeightsForSampler() : o.kl.reference } : undefined;
+    const kl = o.kl ? { ...o.kl, reference: o.kl.reference === 'base' ? (klBase ?? (await o.backend.saveWeightsForSampler())) : o.kl.reference } : undefined;
     return {
       ...(kl ? { kl } : {}),
       ...(o.distill ? { distill: o.distill } : {}),
@@ -418,6 +443,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       sampling: o.sampling,
       minibatches: o.updatesPerBatch.minibatches,
       epochs: o.updatesPerBatch.epochs,
+      ...(o.entropyBonus && o.entropyBonus.coef > 0 ? { entropyCoef: o.entropyBonus.coef } : {}),
     });
     return { ...prepared.metrics, ...optim };
   }

@@ -64,6 +64,10 @@ describe('the algorithm options on both backends, with the same metrics', () => 
       expect(steps[0]!['optim/lr']).toBeCloseTo(1e-3, 12);
     }
     expect(Object.keys(served[0]!).filter((k) => KEYS.includes(k)).sort()).toEqual(Object.keys(local[0]!).filter((k) => KEYS.includes(k)).sort());
+    // The full-vocabulary entropy needs the logits: the embedded engine reports it; over the Tinker wire (target
+    // logprobs only) it is absent rather than estimated under the same name.
+    for (const m of local) expect(m['optim/entropy']).toBeGreaterThan(0);
+    for (const m of served) expect(m).not.toHaveProperty('optim/entropy');
   });
 
   it('gspo and a user-defined loss train through the Trainer on both backends', async () => {

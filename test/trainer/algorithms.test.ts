@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Trainer, codeInterpreter, exactMatch, mathReward, ConfigError } from 'agentrl';
+import { fileURLToPath } from 'node:url';
+import { Trainer, codeInterpreter, exactMatch, mathReward, ConfigError, localBackend, tinkerBackend } from 'agentrl';
 import { fakeSandbox, mockBackend, scriptedSampler } from 'agentrl/testing';
 import type { TrainerOptions } from '../../src/trainer/options.js';
 import { localRenderer } from '../helpers/local-renderer.js';
@@ -123,6 +124,37 @@ describe('Trainer algorithm options', () => {
     expect(bad({ optimizer: { learningRate: 1e-3, schedule: { kind: 'step' } } })).toMatch(/optimizer.schedule.kind/);
     expect(bad({ updatesPerBatch: { epochs: 0 } })).toMatch(/updatesPerBatch.epochs/);
     expect(bad({ distill: { teacher: {}, coef: 1 } })).toMatch(/distill.teacher/);
+    expect(bad({ entropyBonus: { coef: -0.1 } })).toMatch(/entropyBonus.coef/);
+    expect(bad({ entropyBonus: { coef: 0.01, extra: 1 } })).toMatch(/entropyBonus/);
     await base.reward.close();
+  });
+
+  it('entropyBonus is refused, naming why, where the learner has no full distribution or the loss runs as a custom loss', async () => {
+    const renderer = await localRenderer();
+    const reward = mathReward();
+    const common = { env: codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '' })) }), reward, dataset, entropyBonus: { coef: 0.01 } };
+    const attempt = (o: Record<string, unknown>) => {
+      try {
+        new Trainer({ ...common, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, ...o } as unknown as TrainerOptions);
+        return 'accepted';
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        return (e as ConfigError).message;
+      }
+    };
+    // A backend that returns target logprobs only (no learnerEntropy), e.g. a Tinker server.
+    const mock = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script: () => '' }) });
+    expect(attempt({ backend: mock })).toMatch(/entropyBonus.*full next-token distribution/);
+    const remote = tinkerBackend({ baseUrl: 'http://127.0.0.1:9', baseModel: 'agentrl/local', renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)), maxContextTokens: 128 });
+    expect(attempt({ backend: remote })).toMatch(/entropyBonus.*backend 'tinker'/);
+    // coef 0 is no bonus: accepted anywhere.
+    expect(attempt({ backend: mock, entropyBonus: { coef: 0 } })).toBe('accepted');
+    const local = localBackend({ layers: 1, dModel: 16, heads: 2, contextTokens: 64 });
+    expect(attempt({ backend: local })).toBe('accepted');
+    expect(attempt({ backend: local, loss: { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1 } })).toMatch(/entropyBonus.*'gspo' runs as a custom loss/);
+    expect(attempt({ backend: local, kl: { coef: 0.1, placement: 'loss' } })).toMatch(/entropyBonus.*kl.placement 'loss'/);
+    await local.close();
+    await remote.close();
+    await reward.close();
   });
 });

@@ -63,11 +63,17 @@ export class LocalEngine {
    * @param temperature - the sampling temperature the datums' logprobs were drawn at; the learner scores targets
    *   with `log softmax(logits / T)` (T = 0, greedy, is scored at T = 1 like the sampler reports it).
    */
-  forwardBackward(datums: readonly Datum[], rawLoss: LossConfig, weight: number, temperature = 1): ForwardBackwardResult {
+  /**
+   * Also reports `entropy`: the mean over masked tokens of the full-vocabulary entropy `−Σ_v p_v log p_v` (nats) of the
+   * learner's tempered softmax. With `entropyCoef > 0` the loss gets verl's entropy bonus,
+   * `loss − entropyCoef · Σ_t coef_t·H_t` (the same aggregation coefficients as the policy loss).
+   */
+  forwardBackward(datums: readonly Datum[], rawLoss: LossConfig, weight: number, temperature = 1, entropyCoef = 0): ForwardBackwardResult {
     const loss = parseLossConfig(rawLoss);
     const native = lossDefinition(loss).native;
     if (native === undefined) throw new BackendInputError('loss.kind', `'${loss.kind}' has no engine kernel; it runs through forwardBackwardCustom (localBackend does that)`);
     if (!Number.isFinite(weight)) throw new BackendInputError('weight', `must be a finite number, got ${weight}`);
+    if (!(entropyCoef >= 0) || !Number.isFinite(entropyCoef)) throw new BackendInputError('entropyCoef', `must be a finite number ≥ 0, got ${entropyCoef}`);
     if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
     const learnerT = temperature === 0 ? 1 : temperature;
     validateDatums(datums, this.cfg.vocabSize, this.cfg.contextTokens);
@@ -75,18 +81,20 @@ export class LocalEngine {
     const [lo, hi] = ratioBounds(loss) ?? [0, 1e30];
     const plans = planMicroBatches(datums.map((d) => d.modelInput.length), this.cfg.contextTokens, this.#maxBatchTokens);
     const logprobs: number[][] = new Array(datums.length);
+    const entropy = new MaskedMean();
     let total = 0;
     for (const mb of plans) {
-      const packed = pack(datums, coefs, mb.indices, mb.batch, mb.seqLen, weight);
+      const packed = pack(datums, coefs, mb.indices, mb.batch, mb.seqLen, weight, entropyCoef);
       const res = this.#kernels.lossAndGrad(native.lossFn, this.#params, packed, lo, hi, learnerT);
       this.#grads = accumulate(this.#grads, res.grads);
       total += res.loss;
       mb.indices.forEach((di, row) => {
         const T = datums[di]!.modelInput.length;
         logprobs[di] = Array.from(res.logprobs.subarray(row * mb.seqLen, row * mb.seqLen + T));
+        entropy.add(res.entropy.subarray(row * mb.seqLen, row * mb.seqLen + T), datums[di]!.mask);
       });
     }
-    return { logprobs, metrics: { loss: weight !== 0 ? total / weight : 0, ...backendLossMetrics(loss, datums, logprobs) } };
+    return { logprobs, metrics: { loss: weight !== 0 ? total / weight : 0, ...backendLossMetrics(loss, datums, logprobs), entropy: entropy.mean() } };
   }
 
   /**
@@ -95,9 +103,19 @@ export class LocalEngine {
    * @throws BackendInputError for malformed datums or a temperature that is not a finite number ≥ 0.
    */
   forward(datums: readonly Datum[], temperature = 1): number[][] {
+    return this.forwardWithEntropy(datums, temperature).logprobs;
+  }
+
+  /**
+   * {@link LocalEngine.forward} plus `entropy`: the mean over masked tokens of the full-vocabulary entropy (nats) of
+   * the learner's tempered softmax (0 when nothing is masked).
+   * @throws BackendInputError as {@link LocalEngine.forward}.
+   */
+  forwardWithEntropy(datums: readonly Datum[], temperature = 1): { logprobs: number[][]; entropy: number } {
     if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
     validateDatums(datums, this.cfg.vocabSize, this.cfg.contextTokens);
     const out: number[][] = new Array(datums.length);
+    const entropy = new MaskedMean();
     for (const mb of planMicroBatches(datums.map((d) => d.modelInput.length), this.cfg.contextTokens, this.#maxBatchTokens)) {
       const n = mb.batch * mb.seqLen;
       const tokens = new Int32Array(n);
@@ -107,12 +125,14 @@ export class LocalEngine {
         tokens.set(d.modelInput, row * mb.seqLen);
         targets.set(d.targetTokens, row * mb.seqLen);
       });
-      const lp = this.#kernels.logprobs(this.#params, mb.batch, mb.seqLen, tokens, targets, temperature === 0 ? 1 : temperature);
+      const r = this.#kernels.logprobsAndEntropy(this.#params, mb.batch, mb.seqLen, tokens, targets, temperature === 0 ? 1 : temperature);
       mb.indices.forEach((di, row) => {
-        out[di] = Array.from(lp.subarray(row * mb.seqLen, row * mb.seqLen + datums[di]!.modelInput.length));
+        const d = datums[di]!;
+        out[di] = Array.from(r.logprobs.subarray(row * mb.seqLen, row * mb.seqLen + d.modelInput.length));
+        entropy.add(r.entropy.subarray(row * mb.seqLen, row * mb.seqLen + d.modelInput.length), d.mask);
       });
     }
-    return out;
+    return { logprobs: out, entropy: entropy.mean() };
   }
 
   optimStep(opts: AdamParams): OptimStepResult {
@@ -162,6 +182,7 @@ function pack(
   batch: number,
   seqLen: number,
   weight: number,
+  entropyCoef: number,
 ): PackedBatch {
   const n = batch * seqLen;
   const b = {
@@ -173,6 +194,7 @@ function pack(
     oldLogprobs: new Float32Array(n),
     advantages: new Float32Array(n),
     mask: new Float32Array(n),
+    entropyCoef: new Float32Array(n),
   };
   indices.forEach((di, row) => {
     const d = datums[di]!;
@@ -185,7 +207,24 @@ function pack(
       b.oldLogprobs[o + t] = d.logprobs[t]!;
       b.advantages[o + t] = d.advantages[t]!;
       b.mask[o + t] = d.mask[t]! !== 0 ? 1 : 0;
+      b.entropyCoef[o + t] = c[t]! * weight * entropyCoef;
     }
   });
   return b;
+}
+
+/** Mean of per-position values over the positions a mask marks (0 when none is). */
+class MaskedMean {
+  #sum = 0;
+  #n = 0;
+  add(values: ArrayLike<number>, mask: readonly number[]): void {
+    for (let t = 0; t < mask.length; t++) {
+      if (mask[t] === 0) continue;
+      this.#sum += values[t]!;
+      this.#n += 1;
+    }
+  }
+  mean(): number {
+    return this.#n > 0 ? this.#sum / this.#n : 0;
+  }
 }

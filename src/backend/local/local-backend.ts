@@ -5,7 +5,7 @@ import { BackendInputError, ConfigError } from '../../errors/index.js';
 import { configIssuesFromZod, schemaKeysAt } from '../../errors/config-issues.js';
 import type { Renderer } from '../../chat/types.js';
 import { loadRenderer } from '../../chat/index.js';
-import type { AdamParams, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../types.js';
+import type { AdamParams, ForwardBackwardOptions, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../types.js';
 import { defaultModelDir, tokenizerVocabSize } from './assets.js';
 import { readCheckpoint, readCheckpointConfig, writeCheckpoint } from './checkpoint.js';
 import type { DecodeKernels } from './decode-kernels.js';
@@ -156,15 +156,35 @@ class LocalBackend implements TrainingBackend {
     return this.#engine;
   }
 
-  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: LearnerSampling }): Promise<ForwardBackwardResult> {
+  /** The engine has the logits: it reports the full-vocabulary `entropy` and honours `entropyCoef` on native loss kinds. */
+  readonly learnerEntropy = true;
+
+  /**
+   * See {@link TrainingBackend.forwardBackward}. Metrics include `entropy` (mean full-vocabulary entropy over masked
+   * tokens). `entropyCoef > 0` adds the entropy bonus in the engine's kernel.
+   * @throws BackendInputError as the interface says, and for `entropyCoef > 0` with a loss that runs as a custom loss
+   *   (its backward is a weighted cross-entropy on the sampled tokens, which cannot carry the entropy's gradient).
+   */
+  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: ForwardBackwardOptions): Promise<ForwardBackwardResult> {
     const { engine } = await this.#start();
     const temperature = opts?.sampling?.temperature ?? 1;
+    const entropyCoef = opts?.entropyCoef ?? 0;
     const config = parseLossConfig(loss);
     if (lossDefinition(config).native === undefined) {
-      const steps = { forward: async (d: readonly Datum[]) => engine.forward(d, temperature), weightedBackward: async (d: readonly Datum[]) => engine.forwardBackward(d, WEIGHTED_CROSS_ENTROPY, 1, temperature) };
-      return forwardBackwardCustom(steps, datums, config, opts?.weight ?? 1);
+      if (entropyCoef !== 0) throw new BackendInputError('entropyCoef', `the entropy bonus runs in the engine's native loss kernels; '${config.kind}' runs as a custom loss (a weighted cross-entropy backward on the sampled tokens cannot carry the entropy's gradient)`);
+      let entropy = 0;
+      const steps = {
+        forward: async (d: readonly Datum[]) => {
+          const r = engine.forwardWithEntropy(d, temperature);
+          entropy = r.entropy;
+          return r.logprobs;
+        },
+        weightedBackward: async (d: readonly Datum[]) => engine.forwardBackward(d, WEIGHTED_CROSS_ENTROPY, 1, temperature),
+      };
+      const r = await forwardBackwardCustom(steps, datums, config, opts?.weight ?? 1);
+      return { logprobs: r.logprobs, metrics: { ...r.metrics, entropy } };
     }
-    return engine.forwardBackward(datums, config, opts?.weight ?? 1, temperature);
+    return engine.forwardBackward(datums, config, opts?.weight ?? 1, temperature, entropyCoef);
   }
 
   async optimStep(params: AdamParams): Promise<OptimStepResult> {

@@ -92,6 +92,24 @@ export function targetLogprobs(c: ModelConfig, p: Params, tokens: JaxArray, targ
 }
 
 /**
+ * Entropy of each row of a log-probability tensor over its last (vocabulary) axis: `H = −Σ_v p_v·log p_v` in nats,
+ * shape `[..., V]` → `[...]`. Consumes `logp`.
+ */
+export function entropyOfLogprobs(logp: JaxArray): JaxArray {
+  return np.exp(logp.ref).mul(logp).sum(-1).mul(-1);
+}
+
+/**
+ * {@link targetLogprobs} and the full-vocabulary entropy of the same tempered softmax at each position
+ * (`−Σ_v p_v log p_v`, nats), both `[B, T]`. Consumes `tokens`, `targets` and `invTemperature`.
+ */
+export function targetLogprobsAndEntropy(c: ModelConfig, p: Params, tokens: JaxArray, targets: JaxArray, invTemperature: JaxArray): [JaxArray, JaxArray] {
+  const logp = nn.logSoftmax(forwardLogits(c, p, tokens).mul(invTemperature), -1);
+  const lp = logp.ref.mul(nn.oneHot(targets, c.vocabSize)).sum(-1);
+  return [lp, entropyOfLogprobs(logp)];
+}
+
+/**
  * Prompt prefill: keys/values of a right-padded prompt, zero-padded to the cache length, and the
  * logits at the prompt's last real position.
  * @param tokens - int32 `[1, Tp]` (right-padded prompt), Tp ≤ `cacheLen`.

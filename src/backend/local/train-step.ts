@@ -1,7 +1,7 @@
 import type { NativeLossKind as LossKind } from '../../types/loss-config.js';
 import { jit, valueAndGrad, tree, np, type JaxArray } from './jax.js';
 import type { ModelConfig } from './model-config.js';
-import { targetLogprobs } from './model.js';
+import { targetLogprobsAndEntropy } from './model.js';
 import type { Params } from './params.js';
 import { perTokenLossKernel } from './loss-kernels.js';
 
@@ -16,6 +16,8 @@ export interface PackedBatch {
   readonly oldLogprobs: Float32Array;
   readonly advantages: Float32Array;
   readonly mask: Float32Array;
+  /** Entropy-bonus coefficient per position (`entropyCoef ×` the aggregation coefficient; 0 without a bonus). */
+  readonly entropyCoef: Float32Array;
 }
 
 type LossGradFn = (
@@ -23,18 +25,23 @@ type LossGradFn = (
   tokens: JaxArray,
   targets: JaxArray,
   coef: JaxArray,
+  entCoef: JaxArray,
   oldLp: JaxArray,
   adv: JaxArray,
   mask: JaxArray,
   lo: JaxArray,
   hi: JaxArray,
   invT: JaxArray,
-) => [[JaxArray, JaxArray], Params];
+) => [[JaxArray, [JaxArray, JaxArray]], Params];
+
+type LogprobsFn = (p: Params, tokens: JaxArray, targets: JaxArray, invT: JaxArray) => [JaxArray, JaxArray];
 
 /** Result of one micro-batch: the loss contribution and learner logprobs `[B·T]`. */
 export interface MicroStepResult {
   readonly loss: number;
   readonly logprobs: Float32Array;
+  /** Full-vocabulary entropy `−Σ_v p_v log p_v` (nats) of the learner's tempered softmax at each position, `[B·T]`. */
+  readonly entropy: Float32Array;
   /** Gradients of this micro-batch (caller owns them). */
   readonly grads: Params;
 }
@@ -46,15 +53,15 @@ export interface MicroStepResult {
 export class TrainKernels {
   readonly #cfg: ModelConfig;
   readonly #lossGrad = new Map<LossKind, LossGradFn>();
-  readonly #logprobs: (p: Params, tokens: JaxArray, targets: JaxArray, invT: JaxArray) => JaxArray;
+  readonly #logprobs: LogprobsFn;
 
   constructor(cfg: ModelConfig) {
     this.#cfg = cfg;
     this.#logprobs = jit((p: Params, tokens: JaxArray, targets: JaxArray, invT: JaxArray) => {
-      const lp = targetLogprobs(cfg, p, tokens, targets, invT);
+      const out = targetLogprobsAndEntropy(cfg, p, tokens, targets, invT);
       tree.dispose(p);
-      return lp;
-    }) as unknown as (p: Params, tokens: JaxArray, targets: JaxArray, invT: JaxArray) => JaxArray;
+      return out;
+    }) as unknown as LogprobsFn;
   }
 
   #kernel(kind: LossKind): LossGradFn {
@@ -66,17 +73,19 @@ export class TrainKernels {
         tokens: JaxArray,
         targets: JaxArray,
         coef: JaxArray,
+        entCoef: JaxArray,
         oldLp: JaxArray,
         adv: JaxArray,
         mask: JaxArray,
         lo: JaxArray,
         hi: JaxArray,
         invT: JaxArray,
-      ): [JaxArray, JaxArray] => {
-        const lp = targetLogprobs(cfg, p, tokens, targets, invT);
+      ): [JaxArray, [JaxArray, JaxArray]] => {
+        const [lp, entropy] = targetLogprobsAndEntropy(cfg, p, tokens, targets, invT);
         tree.dispose(p);
         const per = perTokenLossKernel(kind, lp.ref, oldLp, adv, mask, lo, hi);
-        return [per.mul(coef).sum(), lp];
+        // Entropy bonus (verl's `pg_loss − entropy_coeff · agg(entropy)`): subtracting it makes higher entropy lower the loss.
+        return [per.mul(coef).sum().sub(entropy.ref.mul(entCoef).sum()), [lp, entropy]];
       };
       f = jit(valueAndGrad(lossFn, { hasAux: true })) as unknown as LossGradFn;
       this.#lossGrad.set(kind, f);
@@ -91,11 +100,12 @@ export class TrainKernels {
    */
   lossAndGrad(kind: LossKind, p: Params, b: PackedBatch, lo: number, hi: number, temperature = 1): MicroStepResult {
     const shape = [b.batch, b.seqLen];
-    const [[loss, lp], grads] = this.#kernel(kind)(
+    const [[loss, [lp, entropy]], grads] = this.#kernel(kind)(
       tree.ref(p),
       np.array(b.tokens, { dtype: np.int32 }).reshape(shape),
       np.array(b.targets, { dtype: np.int32 }).reshape(shape),
       np.array(b.coef).reshape(shape),
+      np.array(b.entropyCoef).reshape(shape),
       np.array(b.oldLogprobs).reshape(shape),
       np.array(b.advantages).reshape(shape),
       np.array(b.mask).reshape(shape),
@@ -106,6 +116,7 @@ export class TrainKernels {
     return {
       loss: (loss.dataSync() as Float32Array)[0]!,
       logprobs: Float32Array.from(lp.dataSync() as Float32Array),
+      entropy: Float32Array.from(entropy.dataSync() as Float32Array),
       grads,
     };
   }
@@ -115,13 +126,21 @@ export class TrainKernels {
    * Does not consume `p`.
    */
   logprobs(p: Params, batch: number, seqLen: number, tokens: Int32Array, targets: Int32Array, temperature = 1): Float32Array {
+    return this.logprobsAndEntropy(p, batch, seqLen, tokens, targets, temperature).logprobs;
+  }
+
+  /**
+   * {@link TrainKernels.logprobs} plus the full-vocabulary entropy (nats) of the same tempered softmax at each
+   * position, both `[B·T]`. Does not consume `p`.
+   */
+  logprobsAndEntropy(p: Params, batch: number, seqLen: number, tokens: Int32Array, targets: Int32Array, temperature = 1): { logprobs: Float32Array; entropy: Float32Array } {
     const shape = [batch, seqLen];
-    const lp = this.#logprobs(
+    const [lp, entropy] = this.#logprobs(
       tree.ref(p),
       np.array(tokens, { dtype: np.int32 }).reshape(shape),
       np.array(targets, { dtype: np.int32 }).reshape(shape),
       np.array(1 / temperature),
     );
-    return Float32Array.from(lp.dataSync() as Float32Array);
+    return { logprobs: Float32Array.from(lp.dataSync() as Float32Array), entropy: Float32Array.from(entropy.dataSync() as Float32Array) };
   }
 }

@@ -245,10 +245,13 @@ class TinkerTrainingBackend implements TinkerBackend {
   async forwardBackward(
     datums: readonly Datum[],
     loss: LossConfig,
-    opts?: { weight?: number; sampling?: { temperature?: number; topP?: number; topK?: number } },
+    opts?: { weight?: number; sampling?: { temperature?: number; topP?: number; topK?: number }; entropyCoef?: number },
   ): Promise<ForwardBackwardResult> {
     this.#ensureOpen();
     checkLearnerSampling(opts?.sampling);
+    if ((opts?.entropyCoef ?? 0) !== 0) {
+      throw new BackendInputError('entropyCoef', "the Tinker API returns logprobs of the target tokens only, not the full next-token distribution, so an entropy bonus cannot be computed on this backend");
+    }
     const weight = opts?.weight ?? 1;
     const config = checkLossSupported(loss);
     if (!isNativeLoss(config)) {

@@ -8,7 +8,7 @@ import type { SampledSequence, SamplingParams } from '../../../types/sampling.js
 import { AgentRLError } from '../../../errors/base.js';
 import { BackendInputError, CheckpointError } from '../../../errors/index.js';
 import type { Renderer } from '../../../chat/types.js';
-import type { AdamParams, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../../types.js';
+import type { AdamParams, ForwardBackwardOptions, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../../types.js';
 import { localBackend, type LocalBackendOptions } from '../local-backend.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WireError } from './engine-host.js';
@@ -86,6 +86,8 @@ class WorkerBackend implements TrainingBackend {
   readonly specificationVersion = 'v1' as const;
   readonly name = 'local';
   readonly samplingSupport: SamplingSupport;
+  /** The same engine as `localBackend`: the full-vocabulary entropy and the entropy bonus. */
+  readonly learnerEntropy = true;
   readonly maxContextTokens: number;
   readonly #probe: TrainingBackend;
   readonly #options: LocalBackendOptions;
@@ -140,7 +142,7 @@ class WorkerBackend implements TrainingBackend {
     });
   }
 
-  forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: LearnerSampling }): Promise<ForwardBackwardResult> {
+  forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: ForwardBackwardOptions): Promise<ForwardBackwardResult> {
     return this.call('forwardBackward', [datums, loss, opts]);
   }
 
