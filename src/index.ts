@@ -33,6 +33,7 @@ export type {
   ExecResult,
   ExecStatus,
   SamplingParams,
+  SamplingSettings,
   SampledSequence,
   TokenLogprob,
   StopReason,

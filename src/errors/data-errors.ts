@@ -13,18 +13,20 @@ export class DatumShapeError extends AgentRLError {
 }
 
 /**
- * A turn's prompt does not extend the tokens accumulated so far, so the trajectory cannot be
- * merged into one datum without training on a sequence the model never saw.
+ * A turn's prompt does not extend the tokens before it, so the trajectory cannot be merged into one datum without
+ * training on a sequence the model never saw. The one error of this event, wherever it is met: a chat template that
+ * rewrites earlier history once a message is appended (`renderer.nextPrompt`, e.g. Qwen3 dropping `<think>` blocks),
+ * or turns whose recorded prompts do not extend each other (`buildDatums`). `onPrefixMismatch` decides what happens
+ * (see `PrefixMismatchPolicy`).
  */
 export class PromptPrefixError extends AgentRLError {
   readonly code = 'PROMPT_PREFIX_MISMATCH' as const;
-  constructor(
-    message: string,
-    /** Index of the first differing token. */
-    readonly position: number,
-  ) {
-    super(message);
+  /** Index of the first differing token, when known (datum building knows it; a template check may not). */
+  readonly position: number | undefined;
+  constructor(message: string, options: { readonly position?: number } & ErrorOptions = {}) {
+    super(message, options);
     this.name = 'PromptPrefixError';
+    this.position = options.position;
   }
 }
 

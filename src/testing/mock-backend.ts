@@ -47,9 +47,6 @@ export function mockBackend(opts: { renderer: Renderer; sampler: SamplingClient;
     async saveWeightsForSampler() {
       return opts.sampler;
     },
-    async saveWeightsAndGetSamplingClient() {
-      return opts.sampler;
-    },
     async saveState(path) {
       savedStates.push(path);
     },

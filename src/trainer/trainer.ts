@@ -389,7 +389,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const o = this.options;
     const assembled = assembleTrainingData(
       scored.map((g) => ({ trajectories_G: g.trajectories_G, outcome: g.outcome })),
-      { skipDegenerateGroups: o.skipDegenerateGroups && o.distill === undefined, prefixMismatch: o.onPrefixMismatch },
+      { skipDegenerateGroups: o.skipDegenerateGroups && o.distill === undefined, onPrefixMismatch: o.onPrefixMismatch },
     );
     const { dropped } = assembled;
     if (dropped.length > 0) {

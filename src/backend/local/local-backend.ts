@@ -1,11 +1,12 @@
 import { z } from '../../util/zod.js';
+import type { SamplingSettings } from '../../types/sampling.js';
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { BackendInputError, ConfigError } from '../../errors/index.js';
 import { configIssuesFromZod, schemaKeysAt } from '../../errors/config-issues.js';
 import type { Renderer } from '../../chat/types.js';
 import { loadRenderer } from '../../chat/index.js';
-import type { AdamParams, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../types.js';
+import type { AdamParams, ForwardBackwardResult, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../types.js';
 import { defaultModelDir, tokenizerVocabSize } from './assets.js';
 import { readCheckpoint, readCheckpointConfig, writeCheckpoint } from './checkpoint.js';
 import type { DecodeKernels } from './decode-kernels.js';
@@ -156,7 +157,7 @@ class LocalBackend implements TrainingBackend {
     return this.#engine;
   }
 
-  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: LearnerSampling }): Promise<ForwardBackwardResult> {
+  async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: SamplingSettings }): Promise<ForwardBackwardResult> {
     const { engine } = await this.#start();
     const temperature = opts?.sampling?.temperature ?? 1;
     const config = parseLossConfig(loss);
@@ -170,11 +171,6 @@ class LocalBackend implements TrainingBackend {
   async optimStep(params: AdamParams): Promise<OptimStepResult> {
     const { engine } = await this.#start();
     return engine.optimStep(params);
-  }
-
-  /** Alias of {@link LocalBackend.saveWeightsForSampler} (Tinker's name). */
-  saveWeightsAndGetSamplingClient(): Promise<SamplingClient> {
-    return this.saveWeightsForSampler();
   }
 
   async saveWeightsForSampler(): Promise<SamplingClient> {
