@@ -102,7 +102,8 @@ export interface TrainingBackend {
    * `weight` scales this call's contribution (micro-batch `n_k / N` weighting). @default 1
    * `sampling` are the settings the datums were sampled with; the learner must compute its logprobs under the
    * same distribution (see {@link SamplingSupport}), or reject them. @default `{ temperature: 1 }`
-   * @throws BackendInputError for empty or malformed datums, or sampling settings the backend does not support.
+   * @throws BackendInputError for empty or malformed datums (every backend checks DESIGN's datum invariants first:
+   *   equal lengths, finite numbers, mask ∈ {0, 1}, advantage 0 where mask is 0), or sampling settings it does not support.
    */
   forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: SamplingSettings }): Promise<ForwardBackwardResult>;
   /** Applies accumulated gradients with Adam and clears them. */

@@ -6,8 +6,9 @@ export class BackendInputError extends AgentRLError {
   constructor(
     readonly field: string,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(`${field}: ${message}`);
+    super(`${field}: ${message}`, options);
     this.name = 'BackendInputError';
   }
 }

@@ -18,6 +18,7 @@ import { ensureJax } from './jax.js';
 import { parseModelConfig, type ModelConfig } from './model-config.js';
 import { initHostParams, toDevice, zerosLike } from './params.js';
 import { LocalSampler } from './local-sampler.js';
+import { checkBackendDatums } from '../check-datums.js';
 
 /** Options of {@link localBackend}. Every field is optional. */
 export interface LocalBackendOptions {
@@ -158,6 +159,7 @@ class LocalBackend implements TrainingBackend {
   }
 
   async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: { weight?: number; sampling?: SamplingSettings }): Promise<ForwardBackwardResult> {
+    checkBackendDatums(datums, { contextTokens: this.maxContextTokens });
     const { engine } = await this.#start();
     const temperature = opts?.sampling?.temperature ?? 1;
     const config = parseLossConfig(loss);
