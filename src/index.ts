@@ -127,6 +127,9 @@ export type { TrajectoryRecord, TokenSegment } from './trainer/index.js';
 // errors
 export {
   AgentRLError,
+  isAgentRLError,
+  type AgentRLErrorUnion,
+  type AgentRLErrorCode,
   ConfigError,
   type ConfigIssue,
   DatasetError,

@@ -2,6 +2,7 @@ import { AgentRLError } from './base.js';
 
 /** Input a backend cannot accept: a token id outside the vocabulary, a sequence longer than the context, an empty batch. */
 export class BackendInputError extends AgentRLError {
+  static readonly code = 'BACKEND_INPUT' as const;
   readonly code = 'BACKEND_INPUT' as const;
   constructor(
     readonly field: string,
@@ -15,6 +16,7 @@ export class BackendInputError extends AgentRLError {
 
 /** A checkpoint could not be saved or loaded. */
 export class CheckpointError extends AgentRLError {
+  static readonly code = 'CHECKPOINT' as const;
   readonly code = 'CHECKPOINT' as const;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -27,6 +29,7 @@ export class CheckpointError extends AgentRLError {
  * 5xx without a result) until the retry budget ran out. `url` names the endpoint tried last. Retryable.
  */
 export class BackendUnavailableError extends AgentRLError {
+  static readonly code = 'BACKEND_UNAVAILABLE' as const;
   readonly code = 'BACKEND_UNAVAILABLE' as const;
   override readonly retryable = true;
   constructor(
@@ -41,6 +44,7 @@ export class BackendUnavailableError extends AgentRLError {
 
 /** The remote training service refused the credentials (HTTP 401 or 403). `status` is the HTTP status. */
 export class BackendAuthError extends AgentRLError {
+  static readonly code = 'BACKEND_AUTH' as const;
   readonly code = 'BACKEND_AUTH' as const;
   constructor(
     readonly url: string,
@@ -61,6 +65,7 @@ export type BackendErrorCategory = 'server' | 'user' | 'unknown';
  * reused with other content, 404 for an unknown model or future), or a body that does not follow the protocol.
  */
 export class BackendRequestError extends AgentRLError {
+  static readonly code = 'BACKEND_REQUEST' as const;
   readonly code = 'BACKEND_REQUEST' as const;
   constructor(
     /** The operation, e.g. `forward_backward`. */

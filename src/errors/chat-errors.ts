@@ -12,6 +12,7 @@ export type TemplateRewriteError = PromptPrefixError;
 
 /** Tokenizer files are missing or inconsistent (e.g. no chat template, unknown special token). */
 export class TokenizerError extends AgentRLError {
+  static readonly code = 'TOKENIZER_INVALID' as const;
   readonly code = 'TOKENIZER_INVALID' as const;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

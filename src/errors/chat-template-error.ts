@@ -5,6 +5,7 @@ import { AgentRLError } from './base.js';
  * roles out of order). The messages or template are wrong; retrying does not help.
  */
 export class ChatTemplateError extends AgentRLError {
+  static readonly code = 'CHAT_TEMPLATE_FAILED' as const;
   readonly code = 'CHAT_TEMPLATE_FAILED' as const;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

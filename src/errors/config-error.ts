@@ -15,6 +15,7 @@ export interface ConfigIssue {
  * ```
  */
 export class ConfigError extends AgentRLError {
+  static readonly code = 'CONFIG_INVALID' as const;
   readonly code = 'CONFIG_INVALID' as const;
   constructor(
     readonly what: string,

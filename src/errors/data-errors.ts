@@ -2,6 +2,7 @@ import { AgentRLError } from './base.js';
 
 /** A datum, batch or dataset row is malformed (e.g. arrays of different lengths). `field` names the culprit. */
 export class DatumShapeError extends AgentRLError {
+  static readonly code = 'DATUM_SHAPE' as const;
   readonly code = 'DATUM_SHAPE' as const;
   constructor(
     readonly field: string,
@@ -20,6 +21,7 @@ export class DatumShapeError extends AgentRLError {
  * (see `PrefixMismatchPolicy`).
  */
 export class PromptPrefixError extends AgentRLError {
+  static readonly code = 'PROMPT_PREFIX_MISMATCH' as const;
   readonly code = 'PROMPT_PREFIX_MISMATCH' as const;
   /** Index of the first differing token, when known (datum building knows it; a template check may not). */
   readonly position: number | undefined;
@@ -32,6 +34,7 @@ export class PromptPrefixError extends AgentRLError {
 
 /** A dataset file could not be read or a row lacks required fields. */
 export class DatasetError extends AgentRLError {
+  static readonly code = 'DATASET_INVALID' as const;
   readonly code = 'DATASET_INVALID' as const;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -45,6 +48,7 @@ export class DatasetError extends AgentRLError {
  * ends the episode (they would be silently left out). `exampleId` and `turn` (0-based) name the place.
  */
 export class DemonstrationError extends AgentRLError {
+  static readonly code = 'DEMONSTRATION_INVALID' as const;
   readonly code = 'DEMONSTRATION_INVALID' as const;
   constructor(
     readonly exampleId: string,

@@ -7,6 +7,7 @@ import { AgentRLError } from './base.js';
  * The search environment turns it into an error observation; it only escapes when a retriever is used directly.
  */
 export class RetrieverError extends AgentRLError {
+  static readonly code = 'RETRIEVER_FAILED' as const;
   readonly code = 'RETRIEVER_FAILED' as const;
   override readonly retryable: boolean;
   constructor(
@@ -25,6 +26,7 @@ export class RetrieverError extends AgentRLError {
  * module is not built, or a query worker cannot start. (A model's bad query is an observation, never this.)
  */
 export class SqlDatabaseError extends AgentRLError {
+  static readonly code = 'SQL_DATABASE' as const;
   readonly code = 'SQL_DATABASE' as const;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -38,6 +40,7 @@ export class SqlDatabaseError extends AgentRLError {
  * call that fails, times out or is refused by the server is an observation for the model, never this.
  */
 export class McpServerError extends AgentRLError {
+  static readonly code = 'MCP_SERVER' as const;
   readonly code = 'MCP_SERVER' as const;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

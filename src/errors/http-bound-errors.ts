@@ -5,6 +5,7 @@ import { AgentRLError } from './base.js';
  * `Content-Length`), before it was held in memory. Not retryable (the same request would get the same answer).
  */
 export class ResponseTooLargeError extends AgentRLError {
+  static readonly code = 'RESPONSE_TOO_LARGE' as const;
   readonly code = 'RESPONSE_TOO_LARGE' as const;
   constructor(
     readonly url: string,
@@ -23,6 +24,7 @@ export class ResponseTooLargeError extends AgentRLError {
  * (a request body, API key or custom header is never re-sent to another URL). Not retryable.
  */
 export class RedirectRefusedError extends AgentRLError {
+  static readonly code = 'REDIRECT_REFUSED' as const;
   readonly code = 'REDIRECT_REFUSED' as const;
   constructor(
     readonly url: string,

@@ -6,6 +6,7 @@ import { AgentRLError } from './base.js';
  * `status: 'timeout'` / `'error'`.
  */
 export class MathWorkerError extends AgentRLError {
+  static readonly code = 'MATH_WORKER_FAILED' as const;
   readonly code = 'MATH_WORKER_FAILED' as const;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

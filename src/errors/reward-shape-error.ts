@@ -6,6 +6,7 @@ import { AgentRLError } from './base.js';
  * anything is trained on; names the trajectory, what was returned and the expected shape.
  */
 export class RewardShapeError extends AgentRLError {
+  static readonly code = 'REWARD_SHAPE' as const;
   readonly code = 'REWARD_SHAPE' as const;
   constructor(
     readonly trajectoryId: string,

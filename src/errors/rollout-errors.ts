@@ -6,6 +6,7 @@ import { AgentRLError } from './base.js';
  * `trajectoryId` names the first trajectory that failed, `env` and `turn` where; `cause` is the error it threw.
  */
 export class RolloutFailedError extends AgentRLError {
+  static readonly code = 'ROLLOUT_FAILED' as const;
   readonly code = 'ROLLOUT_FAILED' as const;
   /** Name of the environment the trajectory ran in, when known. */
   readonly env: string | undefined;

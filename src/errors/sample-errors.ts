@@ -7,6 +7,7 @@ import { AgentRLError } from './base.js';
  * that trajectory (`stopReason: 'error'`, stage `sample`), never the run.
  */
 export class SampledSequenceError extends AgentRLError {
+  static readonly code = 'SAMPLED_SEQUENCE_INVALID' as const;
   readonly code = 'SAMPLED_SEQUENCE_INVALID' as const;
   constructor(
     /** The offending field and position, e.g. `'tokens[3]'`, `'logprobs[0]'`, `'tokens'`. */

@@ -6,6 +6,7 @@ import { AgentRLError } from './base.js';
  * server setting that makes the server return it. The sampler never falls back to re-encoding text.
  */
 export class SamplerResponseError extends AgentRLError {
+  static readonly code = 'SAMPLER_RESPONSE' as const;
   readonly code = 'SAMPLER_RESPONSE' as const;
   constructor(
     /** The response field that is missing or malformed, e.g. `'choices[0].token_ids'`. */
@@ -24,6 +25,7 @@ export class SamplerResponseError extends AgentRLError {
  * (`retryAfterMs` from `retry-after` / `retry-after-ms` when the server sent it).
  */
 export class SamplerHttpError extends AgentRLError {
+  static readonly code = 'SAMPLER_HTTP' as const;
   readonly code = 'SAMPLER_HTTP' as const;
   override readonly retryable: boolean;
   constructor(
@@ -43,6 +45,7 @@ export class SamplerHttpError extends AgentRLError {
 
 /** No answer from an inference server: connection refused or reset, DNS failure, or `timeoutMs` passed. Retryable. */
 export class SamplerUnavailableError extends AgentRLError {
+  static readonly code = 'SAMPLER_UNAVAILABLE' as const;
   readonly code = 'SAMPLER_UNAVAILABLE' as const;
   override readonly retryable = true;
   constructor(

@@ -7,6 +7,7 @@ import { AgentRLError } from './base.js';
  * function`, or `TS2589: Type instantiation is excessively deep` when two copies meet in the types).
  */
 export class ZodVersionError extends AgentRLError {
+  static readonly code = 'ZOD_VERSION' as const;
   readonly code = 'ZOD_VERSION' as const;
   constructor(
     /** What was found, e.g. `zod 3.23.8 (no z.toJSONSchema)` or `a zod 3 schema (no _zod)`. */
