@@ -142,6 +142,7 @@ export {
   TokenizerError,
   ChatTemplateError,
   RolloutFailedError,
+  TrainerBusyError,
   BackendInputError,
   BackendUnavailableError,
   BackendAuthError,

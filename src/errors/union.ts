@@ -8,6 +8,7 @@ import type { RetrieverError, SqlDatabaseError, McpServerError } from './env-err
 import type { ChatTemplateError } from './chat-template-error.js';
 import type { MathWorkerError } from './math-errors.js';
 import type { RolloutFailedError } from './rollout-errors.js';
+import type { TrainerBusyError } from './trainer-errors.js';
 import type { RewardShapeError } from './reward-shape-error.js';
 import type { ZodVersionError } from './zod-version-error.js';
 import type { SamplerResponseError, SamplerHttpError, SamplerUnavailableError } from './sampler-errors.js';
@@ -30,6 +31,7 @@ export type AgentRLErrorUnion =
   | RewardShapeError
   | ZodVersionError
   | RolloutFailedError
+  | TrainerBusyError
   | BackendInputError
   | BackendUnavailableError
   | BackendAuthError
