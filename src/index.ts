@@ -38,6 +38,7 @@ export type {
   ExecResult,
   ExecStatus,
   SamplingParams,
+  SamplingSettings,
   SampledSequence,
   TokenLogprob,
   StopReason,
@@ -135,6 +136,9 @@ export type { TrajectoryRecord, TokenSegment } from './trainer/index.js';
 // errors
 export {
   AgentRLError,
+  isAgentRLError,
+  type AgentRLErrorUnion,
+  type AgentRLErrorCode,
   ConfigError,
   type ConfigIssue,
   DatasetError,
@@ -147,6 +151,7 @@ export {
   TokenizerError,
   ChatTemplateError,
   RolloutFailedError,
+  TrainerBusyError,
   BackendInputError,
   BackendUnavailableError,
   BackendAuthError,

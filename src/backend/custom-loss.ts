@@ -38,7 +38,7 @@ export async function forwardBackwardCustom(steps: CustomLossSteps, datums: read
       if (c[t] !== 0) total += c[t]! * l;
     });
     const g = def.grad(loss, seq, Array.from(c, (x) => x * weight));
-    return { ...d, mask: g.map((x) => (x !== 0 ? 1 : 0)), weights: g.map((x) => (x !== 0 ? -x : 0)) };
+    return { ...d, mask: g.map((x) => (x !== 0 ? 1 : 0)), weights: g.map((x) => (x !== 0 ? -x : 0)), advantages: g.map((x, t) => (x !== 0 ? d.advantages[t]! : 0)) };
   });
   const r = await steps.weightedBackward(weighted);
   return { logprobs: r.logprobs, metrics: { loss: weight !== 0 ? total : 0, ...backendLossMetrics(loss, datums, r.logprobs) } };

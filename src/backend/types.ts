@@ -1,6 +1,6 @@
 import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
-import type { SampledSequence, SamplingParams } from '../types/sampling.js';
+import type { SampledSequence, SamplingParams, SamplingSettings } from '../types/sampling.js';
 import type { Renderer } from '../chat/types.js';
 
 /**
@@ -24,35 +24,30 @@ export interface SamplingClient {
   release?(): void;
 }
 
-/** Adam hyperparameters for one optimizer step (Tinker's `AdamParams`). */
+/**
+ * Adam hyperparameters (Tinker's `AdamParams`): of one `optimStep`, and of the Trainer's `optimizer` option (which adds
+ * a learning-rate `schedule`). Decoupled weight decay (AdamW), global-norm gradient clipping.
+ */
 export interface AdamParams {
-  /** Step size of the update (> 0). */
+  /** Step size, > 0. In the Trainer's `optimizer`: required when `optimizer` is given, 4e-5 when it is omitted. */
   readonly learningRate: number;
-  /** @default 0.9 */
+  /** Adam β1, in [0, 1). @default 0.9 */
   readonly beta1?: number;
-  /** @default 0.95 */
+  /** Adam β2, in [0, 1). @default 0.95 */
   readonly beta2?: number;
-  /** @default 1e-8 */
+  /** Adam ε, > 0. @default 1e-8 */
   readonly eps?: number;
-  /** Decoupled (AdamW) weight decay. @default 0 */
+  /** Decoupled (AdamW) weight decay per step, ≥ 0. @default 0 */
   readonly weightDecay?: number;
-  /** Clip the global gradient L2 norm to this value; 0 disables. @default 1 */
+  /** Clip the global gradient L2 norm to this value; 0 = no clipping. @default 1 */
   readonly gradClipNorm?: number;
 }
 
 /**
- * The sampling settings the datums of a `forwardBackward` call were drawn with, so that the learner scores the
- * targets under the same distribution the sampler reported logprobs for (otherwise the PPO ratio
- * `exp(logp_θ − logp_sample)` is biased away from 1 on on-policy data).
+ * The sampling settings the datums of a `forwardBackward` call were drawn with.
+ * @deprecated The same type as {@link SamplingSettings}; use that name.
  */
-export interface LearnerSampling {
-  /** Softmax temperature of the sampler (0 = greedy, whose logprobs are reported at T = 1). @default 1 */
-  readonly temperature?: number;
-  /** Nucleus mass the sampler truncated to, in (0, 1]. @default 1 */
-  readonly topP?: number;
-  /** Top-k the sampler truncated to; 0 or undefined disables. */
-  readonly topK?: number;
-}
+export type LearnerSampling = SamplingSettings;
 
 /**
  * Which sampling settings a backend's learner reproduces (see {@link TrainingBackend.samplingSupport}).
@@ -133,19 +128,18 @@ export interface TrainingBackend {
    * `weight` scales this call's contribution (micro-batch `n_k / N` weighting). @default 1
    * `sampling` are the settings the datums were sampled with; the learner must compute its logprobs under the
    * same distribution (see {@link SamplingSupport}), or reject them. @default `{ temperature: 1 }`
-   * @throws BackendInputError for empty or malformed datums, or sampling settings the backend does not support.
+   * @throws BackendInputError for empty or malformed datums (every backend checks DESIGN's datum invariants first:
+   *   equal lengths, finite numbers, mask ∈ {0, 1}, advantage 0 where mask is 0), or sampling settings it does not support.
    */
   forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: ForwardBackwardOptions): Promise<ForwardBackwardResult>;
   /** Applies accumulated gradients with Adam and clears them. */
   optimStep(params: AdamParams): Promise<OptimStepResult>;
   /**
    * Publishes the current weights to a sampler and returns it (on-policy sampling for the next rollout); call it
-   * again after `optimStep` to sample from the updated weights. Tinker: `save_weights_and_get_sampling_client`
-   * (see {@link TrainingBackend.saveWeightsAndGetSamplingClient}, the same call under that name).
+   * again after `optimStep` to sample from the updated weights. Tinker's `save_weights_and_get_sampling_client`
+   * (one name here; the former alias `saveWeightsAndGetSamplingClient` was removed).
    */
   saveWeightsForSampler(): Promise<SamplingClient>;
-  /** The same as {@link TrainingBackend.saveWeightsForSampler}, under Tinker's name. Optional for custom backends (the built-in ones have it). */
-  saveWeightsAndGetSamplingClient?(): Promise<SamplingClient>;
   /** Saves weights + optimizer state to a directory. */
   saveState(path: string): Promise<void>;
   /** Loads weights (and optimizer state unless `optimizer: false`) from a directory made by `saveState`. */

@@ -1,5 +1,5 @@
 import type { Message } from '../types/message.js';
-import { TemplateRewriteError } from '../errors/chat-errors.js';
+import { PromptPrefixError } from '../errors/data-errors.js';
 import { suffixPrefixOverlap } from './overlap.js';
 
 /** Content of the placeholder assistant message (ReTool seed: a one-character reply the template cannot reinterpret). */
@@ -37,7 +37,7 @@ export interface SpliceArgs {
  *
  * Result: `prevPromptTokens ++ completionTokens ++ encode(closing[overlap:] + observationText)`.
  *
- * @throws TemplateRewriteError when `A` or `B` does not start with `P` (appending messages rewrote
+ * @throws PromptPrefixError when `A` or `B` does not start with `P` (appending messages rewrote
  *   earlier history, e.g. Qwen3 dropping `<think>` blocks after a new user message), when `B` has no
  *   `'x' + closing` after `P`, or when the sampled turn contains a `</think>` block that the template
  *   would drop once `observation` is appended.
@@ -69,23 +69,23 @@ function observationText(
   const prefix = deps.render(before, false);
   const a = deps.render([...before, placeholder], false);
   if (!a.startsWith(prefix)) {
-    throw new TemplateRewriteError('the chat template renders earlier history differently once an assistant message is appended');
+    throw new PromptPrefixError('the chat template renders earlier history differently once an assistant message is appended');
   }
   const iA = a.lastIndexOf(PLACEHOLDER);
   if (iA < prefix.length) {
-    throw new TemplateRewriteError('the placeholder assistant message does not appear in the rendered template');
+    throw new PromptPrefixError('the placeholder assistant message does not appear in the rendered template');
   }
   const closingText = a.slice(iA + PLACEHOLDER.length);
   const b = deps.render([...before, placeholder, ...observation], true);
   if (!b.startsWith(prefix)) {
-    throw new TemplateRewriteError(
+    throw new PromptPrefixError(
       'the chat template rewrote earlier history when the observation was appended ' +
         '(e.g. Qwen3 strips <think> blocks before a new user message); the next prompt would not extend the previous tokens',
     );
   }
   const iB = b.indexOf(PLACEHOLDER + closingText, prefix.length);
   if (iB < 0) {
-    throw new TemplateRewriteError('the assistant closing after the placeholder changed when the observation was appended');
+    throw new PromptPrefixError('the assistant closing after the placeholder changed when the observation was appended');
   }
   return { closingText, obsText: b.slice(iB + PLACEHOLDER.length + closingText.length) };
 }
@@ -102,7 +102,7 @@ function checkReasoningKept(deps: SpliceDeps, before: readonly Message[], observ
   const b = deps.render([...before, probe, ...observation], true);
   const head = a.slice(prefix.length, a.lastIndexOf(PLACEHOLDER));
   if (!b.startsWith(prefix) || !b.startsWith(head, prefix.length)) {
-    throw new TemplateRewriteError(
+    throw new PromptPrefixError(
       'the chat template drops the reasoning (<think> block) of the sampled turn once the observation is appended ' +
         '(e.g. Qwen3 after a new user message); the sampled tokens would not match a re-render',
     );

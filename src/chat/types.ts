@@ -21,7 +21,7 @@ export interface Renderer {
   /**
    * Next prompt after a tool turn, built by extension (placeholder-assistant trick, ReTool seed `build_next_prompt`):
    * `prevPrompt ++ completionTokens ++ missingClosingTokens ++ observationTokens`.
-   * @throws TemplateRewriteError when the template rewrites earlier history.
+   * @throws PromptPrefixError when the template rewrites earlier history.
    */
   nextPrompt(args: NextPromptArgs): number[];
   /**

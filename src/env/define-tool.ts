@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors/config-error.js';
 import { z } from '../util/zod.js';
 import type { Example } from '../types/example.js';
 import type { JsonSchema, Message, ToolCall, ToolDefinition } from '../types/message.js';
@@ -48,7 +49,7 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
  *   zod 3 schema, one from `zod/v3`).
  */
 export function defineTool<S extends z.ZodObject, E extends Example = Example>(opts: DefineToolOptions<S, E>): Tool<S, E> {
-  if (!/^[A-Za-z][\w-]{0,63}$/.test(opts.name)) throw new Error(`defineTool: '${opts.name}' is not a tool name (letters, digits, _ and -, starting with a letter)`);
+  if (!/^[A-Za-z][\w-]{0,63}$/.test(opts.name)) throw new ConfigError('defineTool options', [{ path: 'name', message: `'${opts.name}' is not a tool name (letters, digits, _ and -, starting with a letter)` }]);
   assertZodPeer();
   assertZod4Object(opts.inputSchema, `defineTool('${opts.name}').inputSchema`);
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(opts.inputSchema, { io: 'input' }) as Record<string, unknown>;
@@ -85,7 +86,7 @@ export interface ToolEnvironmentOptions<E extends Example> {
  */
 export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
   const byName = new Map(opts.tools.map((t) => [t.definition.function.name, t]));
-  if (byName.size !== opts.tools.length) throw new Error(`toolEnvironment '${opts.name}': two tools share a name`);
+  if (byName.size !== opts.tools.length) throw new ConfigError(`toolEnvironment '${opts.name}' options`, [{ path: 'tools', message: 'two tools share a name' }]);
   return {
     name: opts.name,
     tools: opts.tools.map((t) => t.definition),

@@ -3,14 +3,17 @@ import { AgentRLError } from './base.js';
 /** Input a backend cannot accept: a token id outside the vocabulary, a sequence longer than the context, an empty batch. */
 export class BackendInputError extends AgentRLError {
   /** Stable identifier of this error class (`'BACKEND_INPUT'`), kept by minifiers: match on it. */
+  static readonly code = 'BACKEND_INPUT' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'BACKEND_INPUT' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
     /** The field at fault (a dotted path or a response field). */
     readonly field: string,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(`${field}: ${message}`);
+    super(`${field}: ${message}`, options);
     this.name = 'BackendInputError';
   }
 }
@@ -18,6 +21,8 @@ export class BackendInputError extends AgentRLError {
 /** A checkpoint could not be saved or loaded. */
 export class CheckpointError extends AgentRLError {
   /** Stable identifier of this error class (`'CHECKPOINT'`), kept by minifiers: match on it. */
+  static readonly code = 'CHECKPOINT' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'CHECKPOINT' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
@@ -32,6 +37,8 @@ export class CheckpointError extends AgentRLError {
  */
 export class BackendUnavailableError extends AgentRLError {
   /** Stable identifier of this error class (`'BACKEND_UNAVAILABLE'`), kept by minifiers: match on it. */
+  static readonly code = 'BACKEND_UNAVAILABLE' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'BACKEND_UNAVAILABLE' as const;
   /** Always true: retrying the same operation may succeed. */
   override readonly retryable = true;
@@ -50,6 +57,8 @@ export class BackendUnavailableError extends AgentRLError {
 /** The remote training service refused the credentials (HTTP 401 or 403). `status` is the HTTP status. */
 export class BackendAuthError extends AgentRLError {
   /** Stable identifier of this error class (`'BACKEND_AUTH'`), kept by minifiers: match on it. */
+  static readonly code = 'BACKEND_AUTH' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'BACKEND_AUTH' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
@@ -74,6 +83,8 @@ export type BackendErrorCategory = 'server' | 'user' | 'unknown';
  */
 export class BackendRequestError extends AgentRLError {
   /** Stable identifier of this error class (`'BACKEND_REQUEST'`), kept by minifiers: match on it. */
+  static readonly code = 'BACKEND_REQUEST' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'BACKEND_REQUEST' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(

@@ -18,6 +18,8 @@ export interface ConfigIssue {
  */
 export class ConfigError extends AgentRLError {
   /** Stable identifier of this error class (`'CONFIG_INVALID'`), kept by minifiers: match on it. */
+  static readonly code = 'CONFIG_INVALID' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'CONFIG_INVALID' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(

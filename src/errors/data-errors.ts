@@ -3,6 +3,8 @@ import { AgentRLError } from './base.js';
 /** A datum, batch or dataset row is malformed (e.g. arrays of different lengths). `field` names the culprit. */
 export class DatumShapeError extends AgentRLError {
   /** Stable identifier of this error class (`'DATUM_SHAPE'`), kept by minifiers: match on it. */
+  static readonly code = 'DATUM_SHAPE' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'DATUM_SHAPE' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
@@ -16,26 +18,32 @@ export class DatumShapeError extends AgentRLError {
 }
 
 /**
- * A turn's prompt does not extend the tokens accumulated so far, so the trajectory cannot be
- * merged into one datum without training on a sequence the model never saw.
+ * A turn's prompt does not extend the tokens before it, so the trajectory cannot be merged into one datum without
+ * training on a sequence the model never saw. The one error of this event, wherever it is met: a chat template that
+ * rewrites earlier history once a message is appended (`renderer.nextPrompt`, e.g. Qwen3 dropping `<think>` blocks),
+ * or turns whose recorded prompts do not extend each other (`buildDatums`). `onPrefixMismatch` decides what happens
+ * (see `PrefixMismatchPolicy`).
  */
 export class PromptPrefixError extends AgentRLError {
   /** Stable identifier of this error class (`'PROMPT_PREFIX_MISMATCH'`), kept by minifiers: match on it. */
+  static readonly code = 'PROMPT_PREFIX_MISMATCH' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'PROMPT_PREFIX_MISMATCH' as const;
-  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
-  constructor(
-    message: string,
-    /** Index of the first differing token. */
-    readonly position: number,
-  ) {
-    super(message);
+  /** Index of the first differing token, when known (datum building knows it; a template check may not). */
+  readonly position: number | undefined;
+  /** `position` (when known) and `cause` in `options`. */
+  constructor(message: string, options: { readonly position?: number } & ErrorOptions = {}) {
+    super(message, options);
     this.name = 'PromptPrefixError';
+    this.position = options.position;
   }
 }
 
 /** A dataset file could not be read or a row lacks required fields. */
 export class DatasetError extends AgentRLError {
   /** Stable identifier of this error class (`'DATASET_INVALID'`), kept by minifiers: match on it. */
+  static readonly code = 'DATASET_INVALID' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'DATASET_INVALID' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
@@ -51,6 +59,8 @@ export class DatasetError extends AgentRLError {
  */
 export class DemonstrationError extends AgentRLError {
   /** Stable identifier of this error class (`'DEMONSTRATION_INVALID'`), kept by minifiers: match on it. */
+  static readonly code = 'DEMONSTRATION_INVALID' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'DEMONSTRATION_INVALID' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(

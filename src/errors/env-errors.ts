@@ -8,6 +8,8 @@ import { AgentRLError } from './base.js';
  */
 export class RetrieverError extends AgentRLError {
   /** Stable identifier of this error class (`'RETRIEVER_FAILED'`), kept by minifiers: match on it. */
+  static readonly code = 'RETRIEVER_FAILED' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'RETRIEVER_FAILED' as const;
   /** True for transport faults, timeouts and 5xx (or as `options.retryable` says). */
   override readonly retryable: boolean;
@@ -30,6 +32,8 @@ export class RetrieverError extends AgentRLError {
  */
 export class SqlDatabaseError extends AgentRLError {
   /** Stable identifier of this error class (`'SQL_DATABASE'`), kept by minifiers: match on it. */
+  static readonly code = 'SQL_DATABASE' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SQL_DATABASE' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {
@@ -45,6 +49,8 @@ export class SqlDatabaseError extends AgentRLError {
  */
 export class McpServerError extends AgentRLError {
   /** Stable identifier of this error class (`'MCP_SERVER'`), kept by minifiers: match on it. */
+  static readonly code = 'MCP_SERVER' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'MCP_SERVER' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {

@@ -6,6 +6,8 @@ import { AgentRLError } from './base.js';
  */
 export class ResponseTooLargeError extends AgentRLError {
   /** Stable identifier of this error class (`'RESPONSE_TOO_LARGE'`), kept by minifiers: match on it. */
+  static readonly code = 'RESPONSE_TOO_LARGE' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'RESPONSE_TOO_LARGE' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
@@ -27,6 +29,8 @@ export class ResponseTooLargeError extends AgentRLError {
  */
 export class RedirectRefusedError extends AgentRLError {
   /** Stable identifier of this error class (`'REDIRECT_REFUSED'`), kept by minifiers: match on it. */
+  static readonly code = 'REDIRECT_REFUSED' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'REDIRECT_REFUSED' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(

@@ -1,4 +1,5 @@
 export { AgentRLError } from './base.js';
+export { isAgentRLError, type AgentRLErrorUnion, type AgentRLErrorCode } from './union.js';
 export { ConfigError, type ConfigIssue } from './config-error.js';
 export { DatumShapeError, PromptPrefixError, DatasetError, DemonstrationError } from './data-errors.js';
 export { TemplateRewriteError, TokenizerError } from './chat-errors.js';
@@ -15,6 +16,7 @@ export { RetrieverError, SqlDatabaseError, McpServerError } from './env-errors.j
 export { ChatTemplateError } from './chat-template-error.js';
 export { MathWorkerError } from './math-errors.js';
 export { RolloutFailedError } from './rollout-errors.js';
+export { TrainerBusyError } from './trainer-errors.js';
 export { RewardShapeError } from './reward-shape-error.js';
 export { ZodVersionError } from './zod-version-error.js';
 export { SamplerResponseError, SamplerHttpError, SamplerUnavailableError } from './sampler-errors.js';

@@ -7,6 +7,8 @@ import { AgentRLError } from './base.js';
  */
 export class MathWorkerError extends AgentRLError {
   /** Stable identifier of this error class (`'MATH_WORKER_FAILED'`), kept by minifiers: match on it. */
+  static readonly code = 'MATH_WORKER_FAILED' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'MATH_WORKER_FAILED' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(message: string, options?: ErrorOptions) {

@@ -7,6 +7,8 @@ import { AgentRLError } from './base.js';
  */
 export class RewardShapeError extends AgentRLError {
   /** Stable identifier of this error class (`'REWARD_SHAPE'`), kept by minifiers: match on it. */
+  static readonly code = 'REWARD_SHAPE' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'REWARD_SHAPE' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(

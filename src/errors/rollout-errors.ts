@@ -7,6 +7,8 @@ import { AgentRLError } from './base.js';
  */
 export class RolloutFailedError extends AgentRLError {
   /** Stable identifier of this error class (`'ROLLOUT_FAILED'`), kept by minifiers: match on it. */
+  static readonly code = 'ROLLOUT_FAILED' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'ROLLOUT_FAILED' as const;
   /** Name of the environment the trajectory ran in, when known. */
   readonly env: string | undefined;

@@ -8,6 +8,8 @@ import { AgentRLError } from './base.js';
  */
 export class SampledSequenceError extends AgentRLError {
   /** Stable identifier of this error class (`'SAMPLED_SEQUENCE_INVALID'`), kept by minifiers: match on it. */
+  static readonly code = 'SAMPLED_SEQUENCE_INVALID' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SAMPLED_SEQUENCE_INVALID' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(

@@ -7,6 +7,8 @@ import { AgentRLError } from './base.js';
  */
 export class SamplerResponseError extends AgentRLError {
   /** Stable identifier of this error class (`'SAMPLER_RESPONSE'`), kept by minifiers: match on it. */
+  static readonly code = 'SAMPLER_RESPONSE' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SAMPLER_RESPONSE' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(
@@ -27,6 +29,8 @@ export class SamplerResponseError extends AgentRLError {
  */
 export class SamplerHttpError extends AgentRLError {
   /** Stable identifier of this error class (`'SAMPLER_HTTP'`), kept by minifiers: match on it. */
+  static readonly code = 'SAMPLER_HTTP' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SAMPLER_HTTP' as const;
   /** True for HTTP 408, 409, 429 and 5xx. */
   override readonly retryable: boolean;
@@ -50,6 +54,8 @@ export class SamplerHttpError extends AgentRLError {
 /** No answer from an inference server: connection refused or reset, DNS failure, or `timeoutMs` passed. Retryable. */
 export class SamplerUnavailableError extends AgentRLError {
   /** Stable identifier of this error class (`'SAMPLER_UNAVAILABLE'`), kept by minifiers: match on it. */
+  static readonly code = 'SAMPLER_UNAVAILABLE' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SAMPLER_UNAVAILABLE' as const;
   /** Always true: retrying the same operation may succeed. */
   override readonly retryable = true;

@@ -3,6 +3,8 @@ import { AgentRLError } from './base.js';
 /** The sandbox service did not answer within `timeoutMs`. (Model code running long is `status: 'timeout'`.) */
 export class SandboxTimeoutError extends AgentRLError {
   /** Stable identifier of this error class (`'SANDBOX_TIMEOUT'`), kept by minifiers: match on it. */
+  static readonly code = 'SANDBOX_TIMEOUT' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SANDBOX_TIMEOUT' as const;
   /** Always true: retrying the same operation may succeed. */
   override readonly retryable = true;
@@ -20,6 +22,8 @@ export class SandboxTimeoutError extends AgentRLError {
 /** The sandbox backend is unreachable or broken (transport error, 5xx, crashed worker). */
 export class SandboxUnavailableError extends AgentRLError {
   /** Stable identifier of this error class (`'SANDBOX_UNAVAILABLE'`), kept by minifiers: match on it. */
+  static readonly code = 'SANDBOX_UNAVAILABLE' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SANDBOX_UNAVAILABLE' as const;
   /** Always true: retrying the same operation may succeed. */
   override readonly retryable = true;
@@ -33,6 +37,8 @@ export class SandboxUnavailableError extends AgentRLError {
 /** The sandbox was used after `close()`. */
 export class SandboxClosedError extends AgentRLError {
   /** Stable identifier of this error class (`'SANDBOX_CLOSED'`), kept by minifiers: match on it. */
+  static readonly code = 'SANDBOX_CLOSED' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SANDBOX_CLOSED' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor() {
@@ -44,6 +50,8 @@ export class SandboxClosedError extends AgentRLError {
 /** The sandbox (or, for a remote one, its server) offers no stateful sessions (`Sandbox.openSession`). */
 export class SessionsNotSupportedError extends AgentRLError {
   /** Stable identifier of this error class (`'SANDBOX_SESSIONS_UNSUPPORTED'`), kept by minifiers: match on it. */
+  static readonly code = 'SANDBOX_SESSIONS_UNSUPPORTED' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SANDBOX_SESSIONS_UNSUPPORTED' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(

@@ -8,6 +8,8 @@ import { AgentRLError } from './base.js';
  */
 export class ZodVersionError extends AgentRLError {
   /** Stable identifier of this error class (`'ZOD_VERSION'`), kept by minifiers: match on it. */
+  static readonly code = 'ZOD_VERSION' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'ZOD_VERSION' as const;
   /** Creates the error; each `readonly` parameter becomes the property of the same name. */
   constructor(

@@ -5,8 +5,10 @@ import type { Aggregation } from '../types/loss-config.js';
 export const DEFAULT_AGGREGATION: Aggregation = 'token-mean';
 
 /**
- * Reduces per-token losses of a batch to one scalar, counting only masked positions (`mask = 1`; a mask value
- * multiplies its token's loss, so fractional masks act as weights):
+ * Reduces per-token losses of a batch to one scalar, counting only masked positions (`mask = 1`). Masks are 0
+ * or 1 (DESIGN's invariant, checked by `validateDatum` at every backend's `forwardBackward`); per-token weights
+ * belong in a datum's `weights` (`cross_entropy`), not in its mask. The formulas below multiply by `m` only to
+ * select positions:
  * - `token-mean` (default): `Σ_{d,t} m·ℓ / Σ_{d,t} m` over the whole batch — every token weighs the same (DAPO).
  * - `sequence-mean`: per sequence `Σ_t m·ℓ / Σ_t m`, then the plain mean over sequences that have at least one
  *   masked token — every sequence weighs the same (GRPO paper). Sequences without masked tokens are left out.

@@ -6,8 +6,8 @@ import type {
   DatumBatch,
   DatumSource,
   DatumTurn,
-  PrefixMismatchPolicy,
 } from './types.js';
+import { DEFAULT_PREFIX_MISMATCH, PREFIX_MISMATCH_POLICIES } from '../types/prefix-mismatch.js';
 
 /** Unshifted per-token sequence under construction (one entry per token of `full`). */
 interface Segment {
@@ -69,7 +69,7 @@ function checkMaxTokens(maxTokens: number | undefined): void {
 }
 
 /** Merges turns by prefix extension into one or more unshifted segments. */
-function mergeTurns(source: DatumSource, advantage: number, policy: PrefixMismatchPolicy): Segment[] {
+function mergeTurns(source: DatumSource, advantage: number, policy: 'fail' | 'split'): Segment[] {
   if (source.turns.length === 0) throw new DatumShapeError('turns', 'trajectory has no turns');
   if (!Number.isFinite(advantage)) throw new DatumShapeError('advantages', `advantage is not finite (${advantage})`);
   const segments: Segment[] = [];
@@ -88,10 +88,10 @@ function mergeTurns(source: DatumSource, advantage: number, policy: PrefixMismat
       const at = firstMismatch(seg.full, turn.promptTokens);
       if (at === -1) {
         delta = turn.promptTokens.slice(seg.full.length);
-      } else if (policy === 'throw') {
+      } else if (policy === 'fail') {
         throw new PromptPrefixError(
           `turn ${k}: prompt does not extend the ${seg.full.length} tokens accumulated so far (first difference at token ${at})`,
-          at,
+          { position: at },
         );
       } else {
         segments.push(seg);
@@ -129,7 +129,7 @@ function mergeTurns(source: DatumSource, advantage: number, policy: PrefixMismat
  */
 export function buildDatum(trajectory: DatumSource, advantage: number, opts: BuildDatumOptions = {}): Datum {
   checkMaxTokens(opts.maxTokens);
-  const segments = mergeTurns(trajectory, advantage, 'throw');
+  const segments = mergeTurns(trajectory, advantage, 'fail');
   if (segments.length > 1) throw new DatumShapeError('turns', `trajectory has ${segments.length} separate conversations (turns marked newDatum); build them with buildDatums`);
   const seg = segments[0] as Segment;
   if (seg.full.length < 2) {
@@ -139,16 +139,18 @@ export function buildDatum(trajectory: DatumSource, advantage: number, opts: Bui
 }
 
 /**
- * Builds the datums of a batch: {@link buildDatum} per trajectory, or several per trajectory with
- * `onPrefixMismatch: 'split'` (a new datum starts at each turn whose prompt does not extend the previous tokens;
- * tinker-cookbook behaviour). A turn marked `newDatum` (a separate conversation of the same trajectory,
- * agentEnvironment) starts a new datum under either policy. A split segment whose merged sequence has fewer than 2
- * tokens yields no datum.
+ * Builds the datums of a batch: {@link buildDatum} per trajectory, under the `onPrefixMismatch` policy for a turn
+ * whose prompt does not extend the previous tokens: `'drop'` (default) leaves that trajectory out and lists it in
+ * `dropped`, `'split'` starts a new datum at each such turn (tinker-cookbook behaviour), `'fail'` throws. A turn
+ * marked `newDatum` (a separate conversation of the same trajectory, agentEnvironment) starts a new datum under every
+ * policy. A split segment whose merged sequence has fewer than 2 tokens yields no datum.
  *
  * @param trajectories - the batch, any order.
  * @param advantages - one advantage per trajectory, same order.
  * @param opts - see {@link BuildDatumsOptions}.
- * @returns the datums and, per datum, the index of its trajectory.
+ * @returns the datums, per datum the index of its trajectory, and the trajectories dropped for a prefix mismatch.
+ * @throws PromptPrefixError under `onPrefixMismatch: 'fail'`.
+ * @throws ConfigError for an unknown `onPrefixMismatch` or a bad `maxTokens`.
  * @throws DatumShapeError (`advantages`) when the two arrays differ in length; otherwise as {@link buildDatum}.
  */
 export function buildDatums(
@@ -157,10 +159,11 @@ export function buildDatums(
   opts: BuildDatumsOptions = {},
 ): DatumBatch {
   checkMaxTokens(opts.maxTokens);
-  const policy = opts.onPrefixMismatch ?? 'throw';
-  if (policy !== 'throw' && policy !== 'split') {
+  const policy = opts.onPrefixMismatch ?? DEFAULT_PREFIX_MISMATCH;
+  if (!(PREFIX_MISMATCH_POLICIES as readonly unknown[]).includes(policy)) {
+    const hint = (policy as unknown) === 'throw' ? " ('throw' is now 'fail')" : '';
     throw new ConfigError('datum options', [
-      { path: 'onPrefixMismatch', message: `expected 'throw' | 'split', got ${JSON.stringify(policy)}` },
+      { path: 'onPrefixMismatch', message: `expected 'drop' | 'split' | 'fail', got ${JSON.stringify(policy)}${hint}` },
     ]);
   }
   if (advantages.length !== trajectories.length) {
@@ -171,14 +174,23 @@ export function buildDatums(
   }
   const datums: Datum[] = [];
   const trajectoryIndex: number[] = [];
+  const dropped: { trajectoryIndex: number; message: string }[] = [];
   trajectories.forEach((trajectory, i) => {
     const advantage = advantages[i] as number;
     if (opts.skipZeroAdvantage && advantage === 0) return;
-    for (const seg of mergeTurns(trajectory, advantage, policy)) {
+    let segments: Segment[];
+    try {
+      segments = mergeTurns(trajectory, advantage, policy === 'split' ? 'split' : 'fail');
+    } catch (e) {
+      if (policy !== 'drop' || !(e instanceof PromptPrefixError)) throw e;
+      dropped.push({ trajectoryIndex: i, message: e.message });
+      return;
+    }
+    for (const seg of segments) {
       if (seg.full.length < 2) continue;
       datums.push(shiftSegment(seg, opts.maxTokens));
       trajectoryIndex.push(i);
     }
   });
-  return { datums, trajectoryIndex };
+  return { datums, trajectoryIndex, dropped };
 }

@@ -1,5 +1,5 @@
 import type { Datum } from '../types/datum.js';
-import { PromptPrefixError } from '../errors/data-errors.js';
+import { DEFAULT_PREFIX_MISMATCH, type PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
 import { buildDatums } from './datum.js';
 import type { GroupOutcome } from './group-outcome.js';
 import type { DatumSource } from './types.js';
@@ -19,9 +19,9 @@ export interface AssembleOptions {
   /**
    * A trajectory whose next prompt does not extend the tokens before it (a chat template that rewrites history):
    * `'drop'` leaves that trajectory out (listed in `dropped`), `'split'` makes one datum per extending run of turns,
-   * `'fail'` throws `PromptPrefixError`. @default 'fail'
+   * `'fail'` throws `PromptPrefixError` (see {@link PrefixMismatchPolicy}). @default 'drop'
    */
-  readonly prefixMismatch?: 'drop' | 'split' | 'fail';
+  readonly onPrefixMismatch?: PrefixMismatchPolicy;
 }
 
 /** The training batch of one step. */
@@ -30,16 +30,16 @@ export interface TrainingData<T extends DatumSource = DatumSource> {
   readonly datums_D: readonly Datum[];
   /** Per datum, the trajectory it came from. */
   readonly sources_D: readonly T[];
-  /** Trajectories left out under `prefixMismatch: 'drop'`, with the mismatch. */
+  /** Trajectories left out under `onPrefixMismatch: 'drop'`, with the mismatch. */
   readonly dropped: readonly { readonly source: T; readonly message: string }[];
 }
 
 /**
  * Builds a step's datums from its scored groups: drops dropped groups (and degenerate ones when
  * `skipDegenerateGroups`), dropped members and members without turns, then merges each remaining trajectory into
- * datums with its advantage (`buildDatums`), under the `prefixMismatch` policy. Pure. Cf. tinker-cookbook
+ * datums with its advantage (`buildDatums`), under the `onPrefixMismatch` policy. Pure. Cf. tinker-cookbook
  * `assemble_training_data`.
- * @throws PromptPrefixError under `prefixMismatch: 'fail'`; DatumShapeError as `buildDatums`.
+ * @throws PromptPrefixError under `onPrefixMismatch: 'fail'`; DatumShapeError as `buildDatums`.
  */
 export function assembleTrainingData<T extends DatumSource>(groups_P: readonly TrainingGroup<T>[], opts: AssembleOptions = {}): TrainingData<T> {
   const skipDegenerate = opts.skipDegenerateGroups ?? true;
@@ -53,24 +53,10 @@ export function assembleTrainingData<T extends DatumSource>(groups_P: readonly T
       advantages.push(g.outcome.advantages_G[i]!);
     });
   }
-  const policy = opts.prefixMismatch ?? 'fail';
-  if (policy !== 'drop') {
-    const onPrefixMismatch = policy === 'split' ? 'split' : 'throw';
-    const { datums, trajectoryIndex } = buildDatums(trajectories, advantages, { skipZeroAdvantage: skipDegenerate, onPrefixMismatch });
-    return { datums_D: datums, sources_D: trajectoryIndex.map((i) => trajectories[i]!), dropped: [] };
-  }
-  const datums_D: Datum[] = [];
-  const sources_D: T[] = [];
-  const dropped: { source: T; message: string }[] = [];
-  trajectories.forEach((t, i) => {
-    try {
-      const built = buildDatums([t], [advantages[i]!], { skipZeroAdvantage: skipDegenerate }).datums;
-      datums_D.push(...built);
-      for (let k = 0; k < built.length; k++) sources_D.push(t);
-    } catch (e) {
-      if (!(e instanceof PromptPrefixError)) throw e;
-      dropped.push({ source: t, message: e.message });
-    }
-  });
-  return { datums_D, sources_D, dropped };
+  const built = buildDatums(trajectories, advantages, { skipZeroAdvantage: skipDegenerate, onPrefixMismatch: opts.onPrefixMismatch ?? DEFAULT_PREFIX_MISMATCH });
+  return {
+    datums_D: built.datums,
+    sources_D: built.trajectoryIndex.map((i) => trajectories[i]!),
+    dropped: built.dropped.map((d) => ({ source: trajectories[d.trajectoryIndex]!, message: d.message })),
+  };
 }

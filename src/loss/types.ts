@@ -32,8 +32,8 @@ export interface DatumSource {
   readonly turns: readonly DatumTurn[];
 }
 
-/** What to do when a turn's prompt does not extend the tokens accumulated so far. */
-export type PrefixMismatchPolicy = 'throw' | 'split';
+export type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
+import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
 
 /** Options of `buildDatum`. */
 export interface BuildDatumOptions {
@@ -47,9 +47,10 @@ export interface BuildDatumOptions {
 /** Options of `buildDatums`. */
 export interface BuildDatumsOptions extends BuildDatumOptions {
   /**
-   * `'throw'` (default): a `PromptPrefixError` stops the batch. `'split'`: close the current datum and
-   * start a new one from the full prompt of the mismatching turn (tinker-cookbook `trajectory_to_data`).
-   * @default 'throw'
+   * A turn whose prompt does not extend the tokens so far (see {@link PrefixMismatchPolicy}): `'drop'` leaves that
+   * trajectory out (listed in `dropped`), `'split'` closes the current datum and starts a new one from the full
+   * prompt of the mismatching turn (tinker-cookbook `trajectory_to_data`), `'fail'` throws `PromptPrefixError`.
+   * @default 'drop'
    */
   readonly onPrefixMismatch?: PrefixMismatchPolicy;
   /**
@@ -65,6 +66,8 @@ export interface DatumBatch<D = Datum> {
   readonly datums: readonly D[];
   /** `trajectoryIndex[d]` = index into the input trajectories of `datums[d]`. */
   readonly trajectoryIndex: readonly number[];
+  /** Trajectories left out under `onPrefixMismatch: 'drop'`: index into the input and the mismatch. Empty otherwise. */
+  readonly dropped: readonly { readonly trajectoryIndex: number; readonly message: string }[];
 }
 
 /** How the `maxTokensPerBatch` budget counts a micro-batch's tokens. */

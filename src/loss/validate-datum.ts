@@ -3,19 +3,7 @@ import type { Datum } from '../types/datum.js';
 
 type ArrayField = 'targetTokens' | 'logprobs' | 'advantages' | 'mask' | 'weights';
 
-function checkTokenIds(field: 'modelInput' | 'targetTokens', ids: readonly number[], where: string): void {
-  ids.forEach((t, i) => {
-    if (!(Number.isInteger(t) && t >= 0)) {
-      throw new DatumShapeError(field, `${where}position ${i} is not a token id (non-negative integer): ${t}`);
-    }
-  });
-}
-
-function checkFinite(field: ArrayField, xs: readonly number[], where: string): void {
-  xs.forEach((x, i) => {
-    if (!Number.isFinite(x)) throw new DatumShapeError(field, `${where}position ${i} is not finite: ${x}`);
-  });
-}
+const isTokenId = (t: number): boolean => Number.isInteger(t) && t >= 0;
 
 /**
  * Checks a datum's invariants before it reaches a backend:
@@ -47,22 +35,23 @@ export function validateDatum(datum: Datum, index?: number): void {
     }
     if (xs.length !== T) throw new DatumShapeError(field, `${where}length ${xs.length} differs from modelInput length ${T}`);
   }
-  checkTokenIds('modelInput', datum.modelInput, where);
-  checkTokenIds('targetTokens', datum.targetTokens, where);
-  checkFinite('logprobs', datum.logprobs, where);
-  checkFinite('advantages', datum.advantages, where);
-  if (datum.weights !== undefined) {
-    checkFinite('weights', datum.weights, where);
-    datum.weights.forEach((w, i) => {
-      if (w < 0) throw new DatumShapeError('weights', `${where}position ${i} is negative: ${w}`);
-    });
-  }
-  datum.mask.forEach((m, i) => {
-    if (m !== 0 && m !== 1) throw new DatumShapeError('mask', `${where}position ${i} is ${m}; expected 0 or 1`);
-    if (m === 0 && datum.advantages[i] !== 0) {
-      throw new DatumShapeError('advantages', `${where}position ${i} has mask 0 but advantage ${datum.advantages[i]}`);
+  // One pass over the positions (this runs on every batch at the backend boundary).
+  const { modelInput, targetTokens, logprobs, advantages, mask, weights } = datum;
+  for (let t = 0; t < T; t++) {
+    if (!isTokenId(modelInput[t]!)) throw new DatumShapeError('modelInput', `${where}position ${t} is not a token id (non-negative integer): ${modelInput[t]}`);
+    if (!isTokenId(targetTokens[t]!)) throw new DatumShapeError('targetTokens', `${where}position ${t} is not a token id (non-negative integer): ${targetTokens[t]}`);
+    if (!Number.isFinite(logprobs[t])) throw new DatumShapeError('logprobs', `${where}position ${t} is not finite: ${logprobs[t]}`);
+    const adv = advantages[t]!;
+    if (!Number.isFinite(adv)) throw new DatumShapeError('advantages', `${where}position ${t} is not finite: ${adv}`);
+    if (weights !== undefined) {
+      const w = weights[t]!;
+      if (!Number.isFinite(w)) throw new DatumShapeError('weights', `${where}position ${t} is not finite: ${w}`);
+      if (w < 0) throw new DatumShapeError('weights', `${where}position ${t} is negative: ${w}`);
     }
-  });
+    const m = mask[t];
+    if (m !== 0 && m !== 1) throw new DatumShapeError('mask', `${where}position ${t} is ${m}; expected 0 or 1`);
+    if (m === 0 && adv !== 0) throw new DatumShapeError('advantages', `${where}position ${t} has mask 0 but advantage ${adv}`);
+  }
 }
 
 /**

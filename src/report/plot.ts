@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors/config-error.js';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -35,7 +36,7 @@ export interface PlotResult {
  * @throws Error when a run directory has no `metrics.jsonl`.
  */
 export async function plotRuns(runDirs: readonly string[], opts: { outDir?: string; trajectories?: number; maxRecordBytes?: number } = {}): Promise<PlotResult> {
-  if (runDirs.length === 0) throw new Error('plotRuns: give at least one run directory');
+  if (runDirs.length === 0) throw new ConfigError('plotRuns options', [{ path: 'runDirs', message: 'give at least one run directory' }]);
   const runs = await Promise.all(runDirs.map((d) => readRun(d, opts.maxRecordBytes === undefined ? {} : { maxRecordBytes: opts.maxRecordBytes })));
   const outDir = resolve(opts.outDir ?? join(runs[0]!.dir, 'plots'));
   await mkdir(outDir, { recursive: true });

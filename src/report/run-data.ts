@@ -1,3 +1,4 @@
+import { ConfigError } from '../errors/config-error.js';
 import { open, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { TrajectoryRecord } from '../trainer/trajectory-log.js';
@@ -115,9 +116,9 @@ export class RunIndex {
    */
   async refresh(final = false): Promise<void> {
     const s = await stat(this.dir).catch(() => undefined);
-    if (!s?.isDirectory()) throw new Error(`run directory not found: ${this.dir}`);
+    if (!s?.isDirectory()) throw new ConfigError('run directory', [{ path: 'runDir', message: `run directory not found: ${this.dir}` }]);
     const metricsPath = join(this.dir, 'metrics.jsonl');
-    if (!(await stat(metricsPath).catch(() => undefined))) throw new Error(`no metrics.jsonl in ${this.dir} (is it a Trainer logDir?)`);
+    if (!(await stat(metricsPath).catch(() => undefined))) throw new ConfigError('run directory', [{ path: 'runDir', message: `no metrics.jsonl in ${this.dir} (is it a Trainer logDir?)` }]);
     await this.#scan(metricsPath, final, () => {
       this.#byStep.clear();
       this.#counters.metrics.reset();

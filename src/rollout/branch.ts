@@ -9,7 +9,7 @@ import { deriveSeed } from './seed.js';
 import { samplingParams } from './sampling-params.js';
 import { boundObservation } from '../env/bound-observation.js';
 import { withCallIds } from '../env/parallel-calls.js';
-import { TemplateRewriteError } from '../errors/chat-errors.js';
+import { PromptPrefixError } from '../errors/data-errors.js';
 import { trajectoryError, untilAborted, userAborted } from './abortable.js';
 import { parseWithEnv } from './parse-with-env.js';
 import { checkSampledSequence } from './check-sample.js';
@@ -232,7 +232,7 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
 }
 
 /**
- * The next prompt by extension (`renderer.nextPrompt`); under `prefixMismatch: 'split'`, a template that rewrites
+ * The next prompt by extension (`renderer.nextPrompt`); under `onPrefixMismatch: 'split'`, a template that rewrites
  * history gets the whole conversation re-rendered instead (the new prompt no longer extends the sampled tokens).
  */
 function nextPromptOrRerender(
@@ -247,7 +247,7 @@ function nextPromptOrRerender(
   try {
     return ctx.renderer.nextPrompt({ messagesBeforeAssistant: before, prevPromptTokens, completionTokens, observation, tools: ctx.env.tools, ...kwargs });
   } catch (e) {
-    if (ctx.prefixMismatch !== 'split' || !(e instanceof TemplateRewriteError)) throw e;
+    if (ctx.onPrefixMismatch !== 'split' || !PromptPrefixError.isInstance(e)) throw e;
     return ctx.renderer.renderPrompt([...before, assistant, ...observation], { tools: ctx.env.tools, addGenerationPrompt: true, ...kwargs });
   }
 }

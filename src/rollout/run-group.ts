@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import pLimit from 'p-limit';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
 import type { SampledSequence } from '../types/sampling.js';
@@ -12,6 +11,7 @@ import { samplingParams } from './sampling-params.js';
 import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
 import { checkSampledSequence } from './check-sample.js';
 import { isDrivenEnvironment, runDrivenGroup } from './driven-group.js';
+import { RolloutAdmission } from './admission.js';
 
 /** A trajectory that ended before its first turn (error, abort or no room for a completion); it owns a copy of `messages`. */
 function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
@@ -23,11 +23,11 @@ function wholeGroup(key: string, example: Example, groupSize: number, messages: 
   return Array.from({ length: groupSize }, (_, g) => emptyTrajectory(`${key}/${g}`, example, g, messages, stop, error));
 }
 
-/** True when `t` must fail the whole call: any failure under `fail_fast`, a template rewrite under `prefixMismatch: 'fail'`. */
-export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'prefixMismatch'>, t: Trajectory): boolean {
+/** True when `t` must fail the whole call: any failure under `fail_fast`, a prefix mismatch under `onPrefixMismatch: 'fail'`. */
+export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'onPrefixMismatch'>, t: Trajectory): boolean {
   if (t.stopReason !== 'error') return false;
   if (ctx.failure?.kind === 'fail_fast') return true;
-  return ctx.prefixMismatch === 'fail' && t.error?.code === 'TEMPLATE_REWRITES_HISTORY';
+  return ctx.onPrefixMismatch === 'fail' && t.error?.code === 'PROMPT_PREFIX_MISMATCH';
 }
 
 /**
@@ -130,11 +130,12 @@ export async function runGroup(ctx: RolloutContext, example: Example, groupSize:
 
 /**
  * Rolls out every example's group (`examples.length × groupSize` trajectories), at most
- * `ctx.maxConcurrentGroups` groups at once. Trajectory ids are unique within the call even when an example
+ * `ctx.maxConcurrentGroups` groups and `ctx.maxConcurrentTrajectories` trajectories at once (a group starts when
+ * `groupSize` trajectory slots are free; each trajectory frees its slot when it ends). Trajectory ids are unique within the call even when an example
  * appears more than once (`${id}@${k}/${g}` for its k-th repeat). Never leaves work running: every group has
  * ended (or been aborted and ended) when it settles.
  * @returns one array of trajectories per example, in input order.
- * @throws RolloutFailedError under `failure: { kind: 'fail_fast' }` (or `prefixMismatch: 'fail'`) when a trajectory
+ * @throws RolloutFailedError under `failure: { kind: 'fail_fast' }` (or `onPrefixMismatch: 'fail'`) when a trajectory
  *   failed, after aborting and awaiting every other rollout of the call.
  */
 export async function runRollouts(ctx: RolloutContext, examples: readonly Example[], groupSize: number, seedOffset = 0): Promise<Trajectory[][]> {
@@ -146,22 +147,29 @@ export async function runRollouts(ctx: RolloutContext, examples: readonly Exampl
   if (parent?.aborted) stop.abort(parent.reason);
   else parent?.addEventListener('abort', onParentAbort, { once: true });
   const inner: RolloutContext = { ...ctx, signal: stop.signal };
-  const limit = pLimit(ctx.maxConcurrentGroups ?? Infinity);
+  const admission = new RolloutAdmission(ctx, groupSize);
   let fatal: Trajectory | undefined;
   try {
     const groups = await Promise.all(
-      examples.map((ex, i) =>
-        limit(async () => {
+      examples.map(async (ex, i) => {
+        const slot = await admission.start();
+        try {
           if (fatal) return [];
-          const ts = await runGroup(inner, ex, groupSize, seedOffset + i, keys[i]!);
+          const onTrajectoryEnd = (t: Trajectory) => {
+            slot.releaseTrajectories(1);
+            ctx.onTrajectoryEnd?.(t);
+          };
+          const ts = await runGroup({ ...inner, onTrajectoryEnd }, ex, groupSize, seedOffset + i, keys[i]!);
           const bad = ts.find((t) => isFatal(ctx, t));
           if (bad && !fatal) {
             fatal = bad;
             stop.abort(rolloutFailedError(bad));
           }
           return ts;
-        }),
-      ),
+        } finally {
+          slot.end();
+        }
+      }),
     );
     if (fatal) throw stop.signal.reason as RolloutFailedError;
     return groups;

@@ -5,6 +5,8 @@ import type { ExecStatus } from '../types/exec-result.js';
 import type { ParsedAction } from '../types/action.js';
 import type { Trajectory } from '../types/trajectory.js';
 import type { Example } from '../types/example.js';
+import type { SamplingSettings } from '../types/sampling.js';
+import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
 
 /**
  * Per-trajectory budgets (ReTool seed §8.4.2). All token counts are in tokens of the model's tokenizer.
@@ -32,14 +34,12 @@ export const DEFAULT_BUDGETS: RolloutBudgets = {
   maxToolResponseTokens: 512,
 };
 
-/** Sampling settings shared by every turn of a rollout. */
-export interface RolloutSampling {
-  /** Softmax temperature (0 = greedy). @default 1 */
-  readonly temperature?: number;
-  /** Nucleus mass to truncate to, in (0, 1]. @default 1 */
-  readonly topP?: number;
-  /** Top-k truncation; 0 or undefined disables. */
-  readonly topK?: number;
+/**
+ * Sampling of every turn of a rollout: the distribution ({@link SamplingSettings}, the one definition of temperature,
+ * top-p and top-k) and the rollout's base seed. The seed is not part of `SamplingSettings` because the learner never
+ * needs it and the Trainer derives it from its own `seed` and the step.
+ */
+export interface RolloutSampling extends SamplingSettings {
   /** Base seed; each call derives its own from it. Omit for fresh randomness. */
   readonly seed?: number;
 }
@@ -100,22 +100,23 @@ export interface RolloutContext {
   readonly failure?: RolloutFailureStrategy;
   /**
    * What to do when the chat template rewrites earlier history once an observation is appended, so the next prompt
-   * cannot extend the sampled tokens (`TemplateRewriteError` from `renderer.nextPrompt`, e.g. Qwen3 dropping
-   * `<think>` blocks):
-   * - `'drop'` (default): that trajectory ends as an `error` and is not trained on;
-   * - `'split'`: the next prompt is re-rendered from the messages (`renderPrompt`) and the trajectory goes on; its
-   *   next turn does not extend the previous tokens, so datums must be built with `onPrefixMismatch: 'split'`
-   *   (one datum per extending run of turns, tinker-cookbook behaviour);
-   * - `'fail'`: the call fails like `fail_fast`.
+   * cannot extend the sampled tokens (`PromptPrefixError` from `renderer.nextPrompt`): see {@link PrefixMismatchPolicy}.
+   * Under `'split'` the next prompt is re-rendered from the messages (`renderPrompt`), so build the datums with
+   * `onPrefixMismatch: 'split'` too. @default 'drop'
    */
-  readonly prefixMismatch?: 'drop' | 'split' | 'fail';
+  readonly onPrefixMismatch?: PrefixMismatchPolicy;
   /**
    * Wall-clock limit of one trajectory in ms, from its group's first sample to its end; past it the trajectory's
    * signal is aborted (sampler and tool call) and it ends as an `error` with stage `timeout`. Omit for none.
    */
   readonly trajectoryTimeoutMs?: number;
-  /** Groups rolled out at once by `runRollouts`. @default Infinity */
+  /** Groups rolled out at once (`runRollouts`, and the Trainer in both modes). @default Infinity */
   readonly maxConcurrentGroups?: number;
+  /**
+   * Trajectories in flight at once (`runRollouts`, and the Trainer in both modes): a group starts when `groupSize`
+   * slots are free, or when nothing is in flight. @default Infinity
+   */
+  readonly maxConcurrentTrajectories?: number;
   /** Extra chat-template variables (e.g. `{ enable_thinking: false }`). */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
   /** Aborts every rollout of the call (sampling and tool calls in flight). */

@@ -3,6 +3,7 @@ import type { Renderer } from '../chat/types.js';
 import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { referenceLoss } from '../loss/index.js';
+import { checkBackendDatums } from '../backend/check-datums.js';
 
 /** A recorded `forwardBackward` call of {@link mockBackend}. */
 export interface RecordedForwardBackward {
@@ -38,6 +39,7 @@ export function mockBackend(opts: { renderer: Renderer; sampler: SamplingClient;
     optimSteps,
     savedStates,
     async forwardBackward(datums, loss, o): Promise<ForwardBackwardResult> {
+      checkBackendDatums(datums, { contextTokens: opts.maxContextTokens ?? 1 << 20 });
       forwardBackwardCalls.push({ datums, loss, weight: o?.weight ?? 1 });
       const lp = datums.map((d) => [...d.logprobs]);
       const r = referenceLoss(datums, lp, loss);
@@ -48,9 +50,6 @@ export function mockBackend(opts: { renderer: Renderer; sampler: SamplingClient;
       return { metrics: { grad_norm: 0, learning_rate: params.learningRate } };
     },
     async saveWeightsForSampler() {
-      return opts.sampler;
-    },
-    async saveWeightsAndGetSamplingClient() {
       return opts.sampler;
     },
     async saveState(path) {

@@ -1,4 +1,5 @@
-import type { LearnerSampling, SamplingClient, TrainingBackend } from '../backend/types.js';
+import type { SamplingClient, TrainingBackend } from '../backend/types.js';
+import type { SamplingSettings } from '../types/sampling.js';
 import { correctRollouts, klPenaltyInAdvantages, withKlLoss, type KlEstimator, type RolloutCorrectionConfig } from '../loss/index.js';
 import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
@@ -33,7 +34,7 @@ export async function clientLogprobs(client: Pick<SamplingClient, 'computeLogpro
  * The learner's logprobs of the datums under the current weights and the sampler's distribution, via a
  * `forwardBackward` with weight 0 (no gradient contribution; every backend has it). Costs one forward+backward.
  */
-export async function learnerLogprobs(backend: TrainingBackend, datums_D: readonly Datum[], sampling: LearnerSampling | undefined, maxDatums: number): Promise<number[][]> {
+export async function learnerLogprobs(backend: TrainingBackend, datums_D: readonly Datum[], sampling: SamplingSettings | undefined, maxDatums: number): Promise<number[][]> {
   const out: number[][] = [];
   for (let i = 0; i < datums_D.length; i += maxDatums) {
     const chunk = datums_D.slice(i, i + maxDatums);
@@ -57,7 +58,7 @@ export async function applyStepAlgorithms(args: {
   readonly sources_D: readonly Pick<Trajectory, 'stopReason'>[];
   readonly loss: LossConfig;
   readonly algorithms: StepAlgorithms;
-  readonly sampling?: LearnerSampling;
+  readonly sampling?: SamplingSettings;
   readonly maxDatums: number;
 }): Promise<{ datums_D: Datum[]; loss: LossConfig; metrics: Record<string, number> }> {
   const { backend, algorithms: a } = args;
@@ -116,7 +117,7 @@ export async function trainBatch(
     readonly maxSteps: number;
     readonly maxTokensPerBatch: number;
     readonly maxDatumsPerBatch: number;
-    readonly sampling?: LearnerSampling;
+    readonly sampling?: SamplingSettings;
     readonly minibatches: number;
     readonly epochs: number;
     /** Entropy bonus coefficient passed to every `forwardBackward` (`entropyBonus.coef`). */

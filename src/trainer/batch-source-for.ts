@@ -30,9 +30,10 @@ export function batchSourceFor(
       env: o.env,
       budgets: run.budgets,
       failure: o.rollout.failure,
-      prefixMismatch: o.onPrefixMismatch,
+      onPrefixMismatch: o.onPrefixMismatch,
       ...(o.rollout.trajectoryTimeoutMs !== undefined ? { trajectoryTimeoutMs: o.rollout.trajectoryTimeoutMs } : {}),
       ...(o.rollout.maxConcurrentGroups !== undefined ? { maxConcurrentGroups: o.rollout.maxConcurrentGroups } : {}),
+      ...(o.rollout.maxConcurrentTrajectories !== undefined ? { maxConcurrentTrajectories: o.rollout.maxConcurrentTrajectories } : {}),
       ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),
     },
     sampling: { temperature: o.sampling.temperature, topP: o.sampling.topP, ...(o.sampling.topK !== undefined ? { topK: o.sampling.topK } : {}) },
@@ -55,6 +56,5 @@ export function batchSourceFor(
     ...common,
     maxStaleness: o.async.maxStaleness,
     maxSteps: o.maxSteps,
-    ...(o.rollout.maxConcurrentTrajectories !== undefined ? { maxConcurrentTrajectories: o.rollout.maxConcurrentTrajectories } : {}),
   });
 }

@@ -12,6 +12,7 @@ import type { ResolvedTrainerOptions } from './resolved-options.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { lossConfigSchema } from '../loss/index.js';
 import { exampleIssues } from '../data/validate.js';
+import { DEFAULT_PREFIX_MISMATCH, PREFIX_MISMATCH_POLICIES } from '../types/prefix-mismatch.js';
 
 const posInt = z.number().int('expected an integer').positive('expected an integer ≥ 1');
 
@@ -79,7 +80,7 @@ export const trainerOptionsSchema = z
         maxConcurrentTrajectories: posInt.optional(),
       })
       .default({ failure: { kind: 'drop' }, streaming: true }),
-    onPrefixMismatch: z.enum(['drop', 'split', 'fail']).default('drop'),
+    onPrefixMismatch: z.enum(PREFIX_MISMATCH_POLICIES).default(DEFAULT_PREFIX_MISMATCH),
     async: z.strictObject({ maxStaleness: z.number().int('expected an integer').min(0, 'expected an integer ≥ 0').default(0) }).default({ maxStaleness: 0 }),
     groupReward: z.custom<GroupReward>((v) => typeof v === 'function', { message: 'expected a group reward function' }).optional(),
     rewardTimeoutMs: z.number().positive().default(60_000),

@@ -5,6 +5,7 @@ import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { rolloutFailedError } from '../errors/rollout-errors.js';
 import { runGroup, isFatal } from '../rollout/run-group.js';
+import { RolloutAdmission, type AdmittedGroup } from '../rollout/admission.js';
 import { batchSeed, reportAborted, type BatchSource, type BatchSourceOptions, type ReadyGroup, type StepBatch } from './batch-source.js';
 import { scoreTrajectory } from './score.js';
 import { scoreFinishedGroup } from './score-group.js';
@@ -16,8 +17,6 @@ export interface GroupStreamOptions extends BatchSourceOptions {
    * `maxStaleness` later steps run while the learner trains; older groups are dropped and counted.
    */
   readonly maxStaleness: number;
-  /** Trajectories in flight at once (a group starts when `groupSize` slots are free). @default unbounded */
-  readonly maxConcurrentTrajectories?: number;
   /** The run's last step: no group is started for a step after it. @default unbounded */
   readonly maxSteps?: number;
 }
@@ -34,7 +33,7 @@ class StreamClosed extends Error {
  * Streaming groups with bounded staleness (`rollout.streaming`, `async.maxStaleness`).
  *
  * A producer keeps rolling out groups, one example at a time in data order, with at most
- * `maxConcurrentTrajectories` trajectories in flight; each trajectory is scored as soon as it ends, and a group is
+ * `rollout.maxConcurrentTrajectories` trajectories and `rollout.maxConcurrentGroups` groups in flight; each trajectory is scored as soon as it ends, and a group is
  * ready when all its `groupSize` trajectories are scored. Step s trains on the first `questionsPerBatch` ready groups
  * (degenerate and dropped groups count, they are not waited for). The producer may run ahead of the learner by
  * `maxStaleness` batches: groups for the next steps are sampled from the weights of the moment while the learner
@@ -60,6 +59,7 @@ export class GroupStream implements BatchSource {
   readonly #consumed = new Set<number>();
   #prefix: number;
   #inFlight = 0;
+  readonly #admission: RolloutAdmission;
   #idleSince: number | undefined = performance.now();
   #idleMs = 0;
   readonly #ready: ReadyGroup[] = [];
@@ -72,6 +72,7 @@ export class GroupStream implements BatchSource {
 
   constructor(o: GroupStreamOptions) {
     this.#o = o;
+    this.#admission = new RolloutAdmission(o.rollout, o.groupSize);
     this.#version = o.weightsVersion;
     this.#launched = this.#prefix = o.startAt;
     this.#stepsDone = Math.floor(o.startAt / o.questionsPerBatch);
@@ -160,21 +161,20 @@ export class GroupStream implements BatchSource {
   /** Starts groups while the staleness budget and the trajectory slots allow. */
   #pump(): void {
     const o = this.#o;
-    const G = o.groupSize;
-    const max = o.maxConcurrentTrajectories ?? Infinity;
     while (
       !this.#stop.signal.aborted &&
       this.#sampler !== undefined &&
-      this.#launched - this.#staleDropped - this.#refilled < Math.min(this.#stepsDone + 1 + o.maxStaleness, o.maxSteps ?? Infinity) * o.questionsPerBatch &&
-      (this.#inFlight + G <= max || this.#inFlight === 0)
+      this.#launched - this.#staleDropped - this.#refilled < Math.min(this.#stepsDone + 1 + o.maxStaleness, o.maxSteps ?? Infinity) * o.questionsPerBatch
     ) {
-      const run = this.#runGroup(this.#launched++, this.#sampler, this.#version).finally(() => this.#running.delete(run));
+      const admitted = this.#admission.tryStart();
+      if (!admitted) break;
+      const run = this.#runGroup(this.#launched++, this.#sampler, this.#version, admitted).finally(() => this.#running.delete(run));
       this.#running.add(run);
     }
   }
 
   /** Rolls out and scores one group; its trajectories are scored as each ends. */
-  async #runGroup(seq: number, sampler: SamplingClient, version: number): Promise<void> {
+  async #runGroup(seq: number, sampler: SamplingClient, version: number, admitted: AdmittedGroup): Promise<void> {
     const o = this.#o;
     const example = o.examples.next().value as Example;
     const batchIndex = Math.floor(seq / o.questionsPerBatch);
@@ -186,6 +186,7 @@ export class GroupStream implements BatchSource {
     const release = (n: number) => {
       slots -= n;
       this.#busy(-n);
+      admitted.releaseTrajectories(n);
       this.#pump();
     };
     try {
@@ -207,6 +208,8 @@ export class GroupStream implements BatchSource {
         key,
       );
       release(slots);
+      admitted.end();
+      this.#pump();
       const bad = ts.find((t) => isFatal(o.rollout, t));
       if (bad && !this.#fatal) {
         this.#fatal = rolloutFailedError(bad);
@@ -226,6 +229,8 @@ export class GroupStream implements BatchSource {
       }
     } finally {
       if (slots > 0) release(slots);
+      admitted.end();
+      this.#pump();
       this.#wake?.();
     }
   }

@@ -1,4 +1,6 @@
-import type { SamplingClient, TrainingBackend } from '../backend/types.js';
+import type { AdamParams, SamplingClient, TrainingBackend } from '../backend/types.js';
+import type { SamplingSettings } from '../types/sampling.js';
+import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
 import type { KlEstimator, OverlongConfig, RolloutCorrectionConfig } from '../loss/index.js';
 import type { LrSchedule } from './lr-schedule.js';
 import type { Environment } from '../env/types.js';
@@ -9,35 +11,16 @@ import type { RolloutBudgets, RolloutFailureStrategy } from '../rollout/types.js
 import type { MetricsSink } from './metrics-sink.js';
 
 /**
- * Sampling settings of rollouts (and of the learner's logprobs, which must match them). The same three fields as
- * `evaluate({ sampling })` and {@link RolloutSampling} (whose `seed` the Trainer derives from `seed` and the step).
+ * Sampling settings of rollouts (and of the learner's logprobs, which must match them).
+ * @deprecated The same type as {@link SamplingSettings}; use that name.
  */
-export interface TrainerSampling {
-  /** Softmax temperature; 0 = greedy. @default 1 */
-  readonly temperature?: number;
-  /** Nucleus sampling: keep the smallest set of tokens with this much probability, in (0, 1]. @default 1 (off) */
-  readonly topP?: number;
-  /** Keep only the k most likely tokens; 0 or unset = off. */
-  readonly topK?: number;
-}
+export type TrainerSampling = SamplingSettings;
 
-/** Adam settings of the RL updates (decoupled weight decay, global-norm gradient clipping). */
-export interface TrainerOptimizer {
-  /** Step size. Required when `optimizer` is given. @default 4e-5 when `optimizer` is omitted */
-  readonly learningRate: number;
-  /** Adam β1, in [0, 1). @default 0.9 */
-  readonly beta1?: number;
-  /** Adam β2, in [0, 1). @default 0.95 */
-  readonly beta2?: number;
-  /** Adam ε. @default 1e-8 */
-  readonly eps?: number;
-  /** Decoupled weight decay per step (AdamW), ≥ 0. @default 0 */
-  readonly weightDecay?: number;
-  /** Clip the global gradient norm to this value; 0 = no clipping. @default 1 */
-  readonly gradClipNorm?: number;
-  /** Learning-rate schedule over `maxSteps` (warm-up, then constant / linear / cosine decay; `optim/lr`). @default constant */
-  readonly schedule?: LrSchedule;
-}
+/**
+ * Adam settings of the RL updates.
+ * @deprecated {@link AdamParams} with the Trainer's `schedule`; write `TrainerOptions['optimizer']` or `AdamParams`.
+ */
+export type TrainerOptimizer = AdamParams & { readonly schedule?: LrSchedule };
 
 /**
  * KL penalty to a reference policy. `reference`: a sampling client whose `computeLogprobs` scores the datums (the base
@@ -62,14 +45,17 @@ export interface TrainerRolloutOptions {
   readonly failure?: RolloutFailureStrategy;
   /** Wall-clock limit of one trajectory in ms (it ends with `stopReason: 'error'`, stage `timeout`). @default none */
   readonly trajectoryTimeoutMs?: number;
-  /** Groups rolled out at the same time (round-synchronous mode). @default all groups of the step */
+  /** Groups rolled out at the same time, in both modes. @default unbounded (all groups of the step; streaming: as `async.maxStaleness` allows) */
   readonly maxConcurrentGroups?: number;
   /**
    * Stream groups: each trajectory is scored as soon as it ends and a step trains on the first `questionsPerBatch`
    * ready groups; `false` = round-synchronous (every step waits for its whole batch). @default true
    */
   readonly streaming?: boolean;
-  /** Trajectories in flight at once when streaming (a group starts when `groupSize` slots are free). @default all of a step's */
+  /**
+   * Trajectories in flight at once, in both modes: a group starts when `groupSize` slots are free (or when nothing is
+   * in flight), and each trajectory frees its slot when it ends. @default unbounded
+   */
   readonly maxConcurrentTrajectories?: number;
 }
 
@@ -116,9 +102,12 @@ export interface TrainerOptions {
    */
   readonly budgets?: Partial<RolloutBudgets>;
   /** Sampling of rollouts (temperature, topP, topK). @default `{ temperature: 1, topP: 1 }` */
-  readonly sampling?: TrainerSampling;
+  readonly sampling?: SamplingSettings;
   /** Adam settings. @default `{ learningRate: 4e-5, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 }` */
-  readonly optimizer?: TrainerOptimizer;
+  readonly optimizer?: AdamParams & {
+    /** Learning-rate schedule over `maxSteps` (warm-up, then constant / linear / cosine decay; `optim/lr`). @default constant */
+    readonly schedule?: LrSchedule;
+  };
   /** Advantage normalisation within a group: `'none'` (r − mean, Dr. GRPO), `'std'` ((r − mean)/std, GRPO), `'rloo'` (leave-one-out). @default `{ normalize: 'none' }` */
   readonly advantage?: { readonly normalize?: 'none' | 'std' | 'rloo' };
   /** Size of one `forwardBackward` call: at most `maxTokens` tokens and `maxDatums` datums. @default `{ maxTokens: 8192, maxDatums: 16 }` */
@@ -128,9 +117,9 @@ export interface TrainerOptions {
   /**
    * A chat template that rewrites history (the next prompt does not extend the sampled tokens): `'drop'` the
    * trajectory (warned and counted), `'split'` it into one datum per extending run of turns (the prompt is
-   * re-rendered), or `'fail'` the step with `RolloutFailedError`. @default 'drop'
+   * re-rendered), or `'fail'` the step with `RolloutFailedError` (see {@link PrefixMismatchPolicy}). @default 'drop'
    */
-  readonly onPrefixMismatch?: 'drop' | 'split' | 'fail';
+  readonly onPrefixMismatch?: PrefixMismatchPolicy;
   /**
    * Overlap rollouts with learning: rollouts for up to `maxStaleness` later steps go on while the learner trains, and
    * groups sampled more than `maxStaleness` weights versions ago are dropped (`rollout/stale_dropped`). 0 = on-policy.

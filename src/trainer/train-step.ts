@@ -1,4 +1,5 @@
-import type { LearnerSampling, TrainingBackend } from '../backend/types.js';
+import type { TrainingBackend } from '../backend/types.js';
+import type { SamplingSettings } from '../types/sampling.js';
 import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { activeDatums, maskedTokens, microBatchLossWeight, packMicroBatches } from '../loss/index.js';
@@ -19,7 +20,7 @@ export async function trainOnDatums(
     maxTokensPerBatch: number;
     maxDatumsPerBatch: number;
     /** The settings the datums were sampled with, passed to every `forwardBackward`. */
-    sampling?: LearnerSampling;
+    sampling?: SamplingSettings;
     /** Entropy bonus coefficient for every `forwardBackward` (backends with `learnerEntropy` only). */
     entropyCoef?: number;
   },

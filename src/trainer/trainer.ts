@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { join, relative, resolve } from 'node:path';
 import type { Renderer } from '../chat/types.js';
 import { ConfigError } from '../errors/config-error.js';
+import { TrainerBusyError } from '../errors/trainer-errors.js';
 import type { RolloutBudgets } from '../rollout/index.js';
 import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
@@ -129,9 +130,10 @@ export class Trainer extends EventEmitter<TrainerEvents> {
    * checkpoint, and `metrics.jsonl` / `trajectories.jsonl` keep only the rows up to it (no duplicate or missing step).
    * After `stop()`, a checkpoint of the last completed step is written when checkpoints are on.
    * @throws CheckpointError when `resume` names a folder without a checkpoint, or a checkpoint cannot be written.
+   * @throws TrainerBusyError when this Trainer's `train()` is still running.
    */
   async train(): Promise<TrainSummary> {
-    if (this.#running) throw new Error('train() is already running');
+    if (this.#running) throw new TrainerBusyError();
     this.#running = true;
     const o = this.options;
     const t0 = performance.now();
@@ -416,7 +418,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const o = this.options;
     const assembled = assembleTrainingData(
       scored.map((g) => ({ trajectories_G: g.trajectories_G, outcome: g.outcome })),
-      { skipDegenerateGroups: o.skipDegenerateGroups && o.distill === undefined, prefixMismatch: o.onPrefixMismatch },
+      { skipDegenerateGroups: o.skipDegenerateGroups && o.distill === undefined, onPrefixMismatch: o.onPrefixMismatch },
     );
     const { dropped } = assembled;
     if (dropped.length > 0) {

@@ -3,6 +3,7 @@ export type * from './example.js';
 export type * from './action.js';
 export type * from './exec-result.js';
 export type * from './sampling.js';
+export type * from './prefix-mismatch.js';
 export type * from './trajectory.js';
 export type * from './reward.js';
 export type * from './datum.js';

@@ -1,17 +1,25 @@
 /**
+ * The sampling distribution: the one definition of temperature, top-p and top-k, used by a `sample` call
+ * ({@link SamplingParams}), a rollout (`RolloutSampling` adds its seed), the Trainer's `sampling` option, `evaluate`,
+ * and a backend's learner (`forwardBackward(…, { sampling })`, which scores datums under the same distribution).
+ */
+export interface SamplingSettings {
+  /** Softmax temperature, ≥ 0; 0 = greedy (whose logprobs are reported at T = 1). @default 1 */
+  readonly temperature?: number;
+  /** Nucleus sampling: keep the smallest set of tokens with this much probability, in (0, 1]. @default 1 (off) */
+  readonly topP?: number;
+  /** Keep only the k most likely tokens; 0 or undefined = off. */
+  readonly topK?: number;
+}
+
+/**
  * Sampling parameters for one `sample` call. Logprobs are natural log, always.
  */
-export interface SamplingParams {
+export interface SamplingParams extends SamplingSettings {
   /** Number of sequences to draw from the same prompt (the group fork uses `groupSize`). @default 1 */
   readonly numSamples?: number;
   /** Maximum new tokens per sequence. */
   readonly maxTokens: number;
-  /** Softmax temperature; 0 means greedy. @default 1 */
-  readonly temperature?: number;
-  /** Nucleus sampling mass in (0, 1]. @default 1 */
-  readonly topP?: number;
-  /** Keep only the k most likely tokens; 0 or undefined disables. */
-  readonly topK?: number;
   /** Stop token ids; the stop token is included in the returned tokens. */
   readonly stop?: readonly number[];
   /** Seed for reproducible sampling: same seed, prompt and weights → same tokens. */

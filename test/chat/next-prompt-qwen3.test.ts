@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ChatRenderer } from '../../src/chat/renderer.js';
-import { TemplateRewriteError } from '../../src/errors/chat-errors.js';
+import { PromptPrefixError } from '../../src/errors/data-errors.js';
 import type { Message, ToolCall, ToolDefinition } from '../../src/types/message.js';
 import { CODE_TOOL, loadQwen3, pyJson } from './qwen3-fixture.js';
 
@@ -225,7 +225,7 @@ describe('nextPrompt with Qwen3: edge cases', () => {
     );
   });
 
-  it('throws TemplateRewriteError when a new user message makes Qwen3 strip earlier <think> blocks', () => {
+  it('throws PromptPrefixError when a new user message makes Qwen3 strip earlier <think> blocks', () => {
     // Hazard (pitfall a): after a new user query the template drops earlier reasoning, so a re-rendered
     // prompt no longer extends the trained tokens; this must be detected, never silently accepted.
     const ep = runEpisode(thinkingEpisodes[0]!);
@@ -240,15 +240,15 @@ describe('nextPrompt with Qwen3: edge cases', () => {
         observation: [user('And 2**200 mod 7?')],
         tools: [CODE_TOOL],
       }),
-    ).toThrow(expect.objectContaining({ code: 'TEMPLATE_REWRITES_HISTORY', message: expect.stringMatching(/rewrote earlier history/) }));
+    ).toThrow(expect.objectContaining({ code: 'PROMPT_PREFIX_MISMATCH', message: expect.stringMatching(/rewrote earlier history/) }));
   });
 
-  it('throws TemplateRewriteError when the sampled turn has reasoning the template would drop after a new user message', () => {
+  it('throws PromptPrefixError when the sampled turn has reasoning the template would drop after a new user message', () => {
     const prompt = r.renderPrompt(before);
     const completion = r.encode(completionText({ reasoning: 'Easy.', content: '\\boxed{2}' }, true) + '<|im_end|>');
     expect(() =>
       r.nextPrompt({ messagesBeforeAssistant: before, prevPromptTokens: prompt, completionTokens: completion, observation: [user('Are you sure?')] }),
-    ).toThrow(TemplateRewriteError);
+    ).toThrow(PromptPrefixError);
     expect(() =>
       r.nextPrompt({ messagesBeforeAssistant: before, prevPromptTokens: prompt, completionTokens: completion, observation: [user('Are you sure?')] }),
     ).toThrow(/drops the reasoning/);

@@ -26,7 +26,7 @@ describe('AgentRLError.isInstance', () => {
     // A structured clone keeps no prototype; the Symbol.for markers are what another copy would carry.
     const foreign = Object.assign(Object.create(Error.prototype) as object, {
       [Symbol.for('agentrl.error')]: true,
-      [Symbol.for('agentrl.error.classes')]: ['ConfigError'],
+      [Symbol.for('agentrl.error.codes')]: ['CONFIG_INVALID'],
       code: 'CONFIG_INVALID',
     });
     expect(foreign instanceof ConfigError).toBe(false);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DatumShapeError, PromptPrefixError } from '../../src/errors/index.js';
+import { ConfigError, DatumShapeError, PromptPrefixError } from '../../src/errors/index.js';
 import { buildDatum, buildDatums, validateDatum } from '../../src/loss/index.js';
 import type { DatumSource, DatumTurn } from '../../src/loss/index.js';
 import type { Datum } from '../../src/types/index.js';
@@ -169,8 +169,32 @@ describe('buildDatums', () => {
     datums.forEach((d) => validateDatum(d));
   });
 
-  it("throws PromptPrefixError by default ('throw')", () => {
-    expect(() => buildDatums([mismatching], [2])).toThrow(PromptPrefixError);
+  it("drops a mismatching trajectory by default ('drop'), names it, and keeps the others", () => {
+    // Hazard: one vocabulary, one default: buildDatums used to throw by default while the Trainer dropped.
+    const ok: DatumSource = { turns: [{ promptTokens: [1], completionTokens: [2], logprobs: [-1] }] };
+    for (const opts of [{}, { onPrefixMismatch: 'drop' as const }]) {
+      const out = buildDatums([ok, mismatching, ok], [1, 2, -1], opts);
+      expect(out.trajectoryIndex).toEqual([0, 2]);
+      expect(out.dropped).toEqual([{ trajectoryIndex: 1, message: expect.stringMatching(/turn 1: prompt does not extend the 4 tokens/) }]);
+    }
+    expect(buildDatums([ok], [1]).dropped).toEqual([]);
+    expect(buildDatums([mismatching], [2], { onPrefixMismatch: 'split' }).dropped).toEqual([]);
+  });
+
+  it("throws PromptPrefixError with the first differing position under 'fail'", () => {
+    expect(() => buildDatums([mismatching], [2], { onPrefixMismatch: 'fail' })).toThrow(PromptPrefixError);
+    try {
+      buildDatums([mismatching], [2], { onPrefixMismatch: 'fail' });
+    } catch (e) {
+      expect(e).toMatchObject({ code: 'PROMPT_PREFIX_MISMATCH', position: 0 });
+    }
+  });
+
+  it("refuses an unknown policy with ConfigError, and says that 'throw' is now 'fail'", () => {
+    for (const bad of ['throw', 'skip', 1]) {
+      expect(() => buildDatums([mismatching], [2], { onPrefixMismatch: bad as never })).toThrow(ConfigError);
+    }
+    expect(() => buildDatums([mismatching], [2], { onPrefixMismatch: 'throw' as never })).toThrow(/'throw' is now 'fail'/);
   });
 
   it('maps datums to their trajectories, skips zero advantages on request, and checks lengths', () => {

@@ -5,7 +5,7 @@ import {
   runRollouts,
   DEFAULT_BUDGETS,
   RolloutFailedError,
-  TemplateRewriteError,
+  PromptPrefixError,
   SandboxUnavailableError,
   type Environment,
   type Example,
@@ -58,13 +58,13 @@ describe('rollout failures end one trajectory, not the call', () => {
     expect(group[0]!.error?.code).toBe('SANDBOX_UNAVAILABLE');
   });
 
-  it('a chat-template rewrite is an error at next_prompt; prefixMismatch fail fails the call instead', async () => {
+  it('a chat-template rewrite is an error at next_prompt; onPrefixMismatch fail fails the call instead', async () => {
     const { renderer, sampler } = await toolThenAnswer();
     let n = 0;
     const rewriting: Renderer = {
       ...renderer,
       nextPrompt: (args) => {
-        if (n++ === 0) throw new TemplateRewriteError('history rewritten');
+        if (n++ === 0) throw new PromptPrefixError('history rewritten');
         return renderer.nextPrompt(args);
       },
     };
@@ -72,12 +72,12 @@ describe('rollout failures end one trajectory, not the call', () => {
     const group = await runGroup({ sampler, renderer: rewriting, env, budgets }, ex('q'), 2);
     expect(group.map((t) => t.stopReason).sort()).toEqual(['answer', 'error']);
     const bad = group.find((t) => t.stopReason === 'error')!;
-    expect(bad.error).toMatchObject({ stage: 'next_prompt', code: 'TEMPLATE_REWRITES_HISTORY' });
+    expect(bad.error).toMatchObject({ stage: 'next_prompt', code: 'PROMPT_PREFIX_MISMATCH' });
     // The turn that was sampled is kept (it happened), but the trajectory is never trained on.
     expect(bad.turns).toHaveLength(1);
 
     n = 0;
-    await expect(runRollouts({ sampler, renderer: rewriting, env, budgets, prefixMismatch: 'fail' }, [ex('q')], 2)).rejects.toBeInstanceOf(RolloutFailedError);
+    await expect(runRollouts({ sampler, renderer: rewriting, env, budgets, onPrefixMismatch: 'fail' }, [ex('q')], 2)).rejects.toBeInstanceOf(RolloutFailedError);
   });
 
   it('initialMessages throwing for one example ends only that group, as errors', async () => {

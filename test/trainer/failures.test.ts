@@ -3,7 +3,6 @@ import {
   ConfigError,
   PromptPrefixError,
   RolloutFailedError,
-  TemplateRewriteError,
   Trainer,
   codeInterpreter,
   type Environment,
@@ -196,11 +195,11 @@ describe('Trainer: one bad trajectory never ends a run', () => {
 });
 
 describe('Trainer: the prefix-mismatch policy', () => {
-  /** A renderer whose template "rewrites history": every nextPrompt throws TemplateRewriteError. */
+  /** A renderer whose template "rewrites history": every nextPrompt throws PromptPrefixError. */
   const rewriting = (r: Renderer): Renderer => ({
     ...r,
     nextPrompt: () => {
-      throw new TemplateRewriteError('history rewritten');
+      throw new PromptPrefixError('history rewritten');
     },
   });
 
@@ -213,7 +212,7 @@ describe('Trainer: the prefix-mismatch policy', () => {
     const dropT = trainer(r, b1, {});
     const rec = record(dropT);
     await dropT.train();
-    expect(rec.trajectories.every((e) => e.trajectory.stopReason === 'error' && e.trajectory.error?.code === 'TEMPLATE_REWRITES_HISTORY')).toBe(true);
+    expect(rec.trajectories.every((e) => e.trajectory.stopReason === 'error' && e.trajectory.error?.code === 'PROMPT_PREFIX_MISMATCH')).toBe(true);
     expect(rec.metrics()['rollout/error_rate']).toBe(1);
     expect(b1.forwardBackwardCalls).toHaveLength(0);
 
@@ -228,17 +227,17 @@ describe('Trainer: the prefix-mismatch policy', () => {
     expect(b3.forwardBackwardCalls.flatMap((c) => c.datums).length).toBeGreaterThanOrEqual(6);
   });
 
-  it("assembleTrainingData prefixMismatch 'drop' leaves out a trajectory whose turns do not extend each other and names it", () => {
+  it("assembleTrainingData onPrefixMismatch 'drop' leaves out a trajectory whose turns do not extend each other and names it", () => {
     const turn = (prompt: number[], completion: number[]) => ({ promptTokens: prompt, completionTokens: completion, logprobs: completion.map(() => -1), text: '', stopReason: 'stop' as const, action: { kind: 'answer' as const, content: '' } });
     const base = { example: dataset[0]!, groupIndex: 0, messages: [], stopReason: 'answer' as const, toolCalls: 0, finalText: '' };
     const good = { ...base, id: 'good', turns: [turn([1, 2], [3]), turn([1, 2, 3, 4], [5])] } as unknown as Trajectory;
     const bad = { ...base, id: 'bad', turns: [turn([1, 2], [3]), turn([9, 9, 9, 9], [5])] } as unknown as Trajectory;
     const group = [{ trajectories_G: [good, bad], outcome: groupOutcome([{ reward: 1 }, { reward: -1 }]) }];
-    const out = assembleTrainingData(group, { prefixMismatch: 'drop' });
+    const out = assembleTrainingData(group, { onPrefixMismatch: 'drop' });
     expect(out.datums_D).toHaveLength(1);
     expect(out.dropped.map((d) => d.source.id)).toEqual(['bad']);
-    expect(assembleTrainingData(group, { prefixMismatch: 'split' }).datums_D).toHaveLength(3);
-    expect(() => assembleTrainingData(group, { prefixMismatch: 'fail' })).toThrow(PromptPrefixError);
+    expect(assembleTrainingData(group, { onPrefixMismatch: 'split' }).datums_D).toHaveLength(3);
+    expect(() => assembleTrainingData(group, { onPrefixMismatch: 'fail' })).toThrow(PromptPrefixError);
   });
 });
 

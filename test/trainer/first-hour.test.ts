@@ -181,21 +181,6 @@ describe('budgets default within the backend context', () => {
   });
 });
 
-describe("Tinker's name for publishing weights", () => {
-  it('saveWeightsAndGetSamplingClient is the same call as saveWeightsForSampler on the built-in backends', async () => {
-    const { localBackend } = await import('agentrl');
-    const backend = localBackend({ layers: 1, dModel: 16, heads: 2, contextTokens: 16, seed: 3 });
-    try {
-      const a = await backend.saveWeightsAndGetSamplingClient!();
-      const b = await backend.saveWeightsForSampler();
-      const prompt = [1, 2, 3];
-      expect(await a.computeLogprobs(prompt)).toEqual(await b.computeLogprobs(prompt));
-    } finally {
-      await backend.close();
-    }
-  });
-});
-
 describe('an environment that throws is named with the trajectory and turn, the cause kept', () => {
   const boom = {
     name: 'boom-env',

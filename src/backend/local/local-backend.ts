@@ -1,11 +1,12 @@
 import { z } from '../../util/zod.js';
+import type { SamplingSettings } from '../../types/sampling.js';
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { BackendInputError, ConfigError } from '../../errors/index.js';
 import { configIssuesFromZod, schemaKeysAt } from '../../errors/config-issues.js';
 import type { Renderer } from '../../chat/types.js';
 import { loadRenderer } from '../../chat/index.js';
-import type { AdamParams, ForwardBackwardOptions, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../types.js';
+import type { AdamParams, ForwardBackwardOptions, ForwardBackwardResult, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../types.js';
 import { defaultModelDir, tokenizerVocabSize } from './assets.js';
 import { readCheckpoint, readCheckpointConfig, writeCheckpoint } from './checkpoint.js';
 import type { DecodeKernels } from './decode-kernels.js';
@@ -17,6 +18,7 @@ import { ensureJax } from './jax.js';
 import { parseModelConfig, type ModelConfig } from './model-config.js';
 import { initHostParams, toDevice, zerosLike } from './params.js';
 import { LocalSampler } from './local-sampler.js';
+import { checkBackendDatums } from '../check-datums.js';
 
 /** Options of {@link localBackend}. Every field is optional. */
 export interface LocalBackendOptions {
@@ -166,6 +168,7 @@ class LocalBackend implements TrainingBackend {
    *   (its backward is a weighted cross-entropy on the sampled tokens, which cannot carry the entropy's gradient).
    */
   async forwardBackward(datums: readonly Datum[], loss: LossConfig, opts?: ForwardBackwardOptions): Promise<ForwardBackwardResult> {
+    checkBackendDatums(datums, { contextTokens: this.maxContextTokens });
     const { engine } = await this.#start();
     const temperature = opts?.sampling?.temperature ?? 1;
     const entropyCoef = opts?.entropyCoef ?? 0;
@@ -190,11 +193,6 @@ class LocalBackend implements TrainingBackend {
   async optimStep(params: AdamParams): Promise<OptimStepResult> {
     const { engine } = await this.#start();
     return engine.optimStep(params);
-  }
-
-  /** Alias of {@link LocalBackend.saveWeightsForSampler} (Tinker's name). */
-  saveWeightsAndGetSamplingClient(): Promise<SamplingClient> {
-    return this.saveWeightsForSampler();
   }
 
   async saveWeightsForSampler(): Promise<SamplingClient> {

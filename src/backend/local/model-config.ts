@@ -16,6 +16,17 @@ export interface ModelConfig {
   readonly vocabSize: number;
 }
 
+/**
+ * Parameter count of a model with this config (tied embeddings counted once): embeddings + positions + per layer
+ * (attention 4·d² + 4·d, MLP 2·4·d² + 4·d + d, two layer norms) + the final norm. Used by `agentrl serve` to book a
+ * checkpoint's bytes before it is written.
+ */
+export function parameterCount(c: ModelConfig): number {
+  const d = c.dModel;
+  const block = 4 * d * d + 4 * d + 2 * 4 * d * d + 4 * d + d + 4 * d;
+  return c.vocabSize * d + c.contextTokens * d + c.layers * block + 2 * d;
+}
+
 const modelConfigSchema = z.strictObject({
   layers: z.number().int().min(1).max(64),
   dModel: z.number().int().min(8).max(4096),

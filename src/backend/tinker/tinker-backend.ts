@@ -13,6 +13,7 @@ import { resolveTinkerOptions, type ResolvedTinkerOptions, type TinkerBackendOpt
 import { decodeForwardBackwardProto } from './proto.js';
 import { resolveRenderer } from './renderer-source.js';
 import { checkLearnerSampling, TinkerSamplingClient } from './sampling-client.js';
+import { checkBackendDatums } from '../check-datums.js';
 import { SeqOrder } from './seq-order.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { TinkerSession } from './session.js';
@@ -249,16 +250,23 @@ class TinkerTrainingBackend implements TinkerBackend {
   ): Promise<ForwardBackwardResult> {
     this.#ensureOpen();
     checkLearnerSampling(opts?.sampling);
+    checkBackendDatums(datums, { contextTokens: this.maxContextTokens });
     if ((opts?.entropyCoef ?? 0) !== 0) {
       throw new BackendInputError('entropyCoef', "the Tinker API returns logprobs of the target tokens only, not the full next-token distribution, so an entropy bonus cannot be computed on this backend");
     }
     const weight = opts?.weight ?? 1;
     const config = checkLossSupported(loss);
     if (!isNativeLoss(config)) {
-      const steps = { forward: (d: readonly Datum[]) => this.#forwardLogprobs(d), weightedBackward: (d: readonly Datum[]) => this.forwardBackward(d, WEIGHTED_CROSS_ENTROPY) };
+      // The weighted backward carries the loss's gradient as (possibly negative) weights: not a user datum, so it
+      // skips the boundary check.
+      const steps = { forward: (d: readonly Datum[]) => this.#forwardLogprobs(d), weightedBackward: (d: readonly Datum[]) => this.#nativeForwardBackward(d, WEIGHTED_CROSS_ENTROPY, 1) };
       return forwardBackwardCustom(steps, datums, config, weight);
     }
-    const plan = planForwardBackward(datums, config, weight, this.maxContextTokens);
+    return this.#nativeForwardBackward(datums, loss, weight);
+  }
+
+  async #nativeForwardBackward(datums: readonly Datum[], loss: LossConfig, weight: number): Promise<ForwardBackwardResult> {
+    const plan = planForwardBackward(datums, checkLossSupported(loss), weight, this.maxContextTokens);
     // The server's limits apply once its /client/config is known (connect() or any earlier call).
     const c = this.#serverConfig;
     const chunks = chunkDatums(plan.datums, Math.min(this.#opts.maxChunkDatums, c?.maxChunkLen ?? Infinity), c?.maxChunkBytes);

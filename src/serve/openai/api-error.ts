@@ -32,7 +32,7 @@ function errorType(status: number): OpenAIErrorType {
 
 /**
  * Maps any error thrown by a handler to an {@link OpenAIApiError}: itself; agentrl's input errors (`BACKEND_INPUT`,
- * `CHAT_TEMPLATE_FAILED`, `TEMPLATE_REWRITES_HISTORY`) → 400; an agentrl error carrying a 4xx `status` (a sampler
+ * `CHAT_TEMPLATE_FAILED`, `PROMPT_PREFIX_MISMATCH`) → 400; an agentrl error carrying a 4xx `status` (a sampler
  * resolver refusing a model) → that status (404 as `model_not_found`); Fastify's own 4xx (bad JSON, body too large) keep
  * their status; anything else → 500.
  */
@@ -41,7 +41,7 @@ export function toApiError(e: unknown): OpenAIApiError {
   if (AgentRLError.isInstance(e)) {
     const field = (e as { field?: unknown }).field;
     if (e.code === 'BACKEND_INPUT') return new OpenAIApiError(400, e.message, typeof field === 'string' ? field : null, 'invalid_input');
-    if (e.code === 'CHAT_TEMPLATE_FAILED' || e.code === 'TEMPLATE_REWRITES_HISTORY') return new OpenAIApiError(400, e.message, 'messages', e.code.toLowerCase());
+    if (e.code === 'CHAT_TEMPLATE_FAILED' || e.code === 'PROMPT_PREFIX_MISMATCH') return new OpenAIApiError(400, e.message, 'messages', e.code.toLowerCase());
     const status = (e as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       // a sampler resolver refusing a model (e.g. agentrl serve's SERVE_REQUEST 404 for an unknown checkpoint)

@@ -9,6 +9,7 @@ export type ErrorCategory = 'user' | 'server' | 'unknown';
  * load limit). `retryAfterS`, when set, is sent as `Retry-After` (load refusals: the same request may succeed later).
  */
 export class ServeRequestError extends AgentRLError {
+  static readonly code = 'SERVE_REQUEST' as const;
   readonly code = 'SERVE_REQUEST' as const;
   constructor(
     readonly status: number,

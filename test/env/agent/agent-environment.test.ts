@@ -112,7 +112,7 @@ describe('agentEnvironment with the official openai client', () => {
     expect(t!.stopReason).toBe('answer');
     expect(t!.turns.map((x) => x.newDatum ?? false)).toEqual([false, false, true]);
     expect(t!.agentOutput).toEqual({ answer: 'The sum is \\boxed{42}', notes: 'summarised' });
-    expect(buildDatums([t!], [1]).datums).toHaveLength(2); // under the default (throwing) policy
+    expect(buildDatums([t!], [1]).datums).toHaveLength(2); // newDatum turns split under every policy
   });
 
   it('fails only the trajectory of a crashing agent, and one that never calls the model', async () => {

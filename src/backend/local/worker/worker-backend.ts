@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { SamplingSettings } from '../../../types/sampling.js';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -8,7 +9,7 @@ import type { SampledSequence, SamplingParams } from '../../../types/sampling.js
 import { AgentRLError } from '../../../errors/base.js';
 import { BackendInputError, CheckpointError } from '../../../errors/index.js';
 import type { Renderer } from '../../../chat/types.js';
-import type { AdamParams, ForwardBackwardOptions, ForwardBackwardResult, LearnerSampling, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../../types.js';
+import type { AdamParams, ForwardBackwardOptions, ForwardBackwardResult, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../../types.js';
 import { localBackend, type LocalBackendOptions } from '../local-backend.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WireError } from './engine-host.js';
@@ -153,10 +154,6 @@ class WorkerBackend implements TrainingBackend {
   async saveWeightsForSampler(): Promise<SamplingClient> {
     const handle = await this.call<number>('saveWeightsForSampler', []);
     return new WorkerSampler(this, handle, this.maxContextTokens);
-  }
-
-  saveWeightsAndGetSamplingClient(): Promise<SamplingClient> {
-    return this.saveWeightsForSampler();
   }
 
   saveState(path: string): Promise<void> {
