@@ -2,12 +2,15 @@ import { AgentRLError } from './base.js';
 import { PromptPrefixError } from './data-errors.js';
 
 /**
- * The chat template rewrote earlier history when a message was appended.
+ * The chat template rewrote earlier history when a message was appended: the former name of {@link PromptPrefixError}.
  * @deprecated The same class as {@link PromptPrefixError} (one error for the event, code `PROMPT_PREFIX_MISMATCH`;
  *   the former code `TEMPLATE_REWRITES_HISTORY` is gone); use that name.
  */
 export const TemplateRewriteError = PromptPrefixError;
-/** @deprecated The same type as {@link PromptPrefixError}; use that name. */
+/**
+ * Instances of {@link TemplateRewriteError}: the former name of the {@link PromptPrefixError} type.
+ * @deprecated The same type as {@link PromptPrefixError}; use that name.
+ */
 export type TemplateRewriteError = PromptPrefixError;
 
 /** Tokenizer files are missing or inconsistent (e.g. no chat template, unknown special token). */

@@ -14,6 +14,7 @@ import type { ZodVersionError } from './zod-version-error.js';
 import type { SamplerResponseError, SamplerHttpError, SamplerUnavailableError } from './sampler-errors.js';
 import type { ResponseTooLargeError, RedirectRefusedError } from './http-bound-errors.js';
 import type { SampledSequenceError } from './sample-errors.js';
+import type { MissingPeerDependencyError } from './dependency-errors.js';
 
 /**
  * Every error class agentrl exports, as one union discriminated by `code`: after {@link isAgentRLError},
@@ -50,7 +51,8 @@ export type AgentRLErrorUnion =
   | SamplerUnavailableError
   | ResponseTooLargeError
   | RedirectRefusedError
-  | SampledSequenceError;
+  | SampledSequenceError
+  | MissingPeerDependencyError;
 
 /** The `code` of any agentrl error. */
 export type AgentRLErrorCode = AgentRLErrorUnion['code'];

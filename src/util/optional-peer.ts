@@ -30,7 +30,7 @@ export async function importOptionalPeer<T>(
   try {
     return await load();
   } catch (err) {
-    if (isModuleNotFound(err, packageName)) throw new MissingPeerDependencyError(packageName, feature, installCommand, { cause: err });
+    if (isModuleNotFound(err, packageName)) throw new MissingPeerDependencyError({ packageName, feature, installCommand, cause: err });
     throw err;
   }
 }
