@@ -70,8 +70,13 @@ describe.skipIf(!probe.ok).each(['auto', 'rlimit'] as const)('local sandbox memo
   const bounded = (status: string, stderr: string): void => {
     // With a cgroup the kernel kills the call (`memory`); without one the allocation fails (`error`).
     if (sb.memoryControl === 'rlimit') expect([status, stderr]).toEqual(['error', expect.stringMatching(/OSError|PermissionError|MemoryError/)]);
-    // On a loaded host the kernel may hold the call in reclaim past its deadline before it kills: still bounded.
-    else expect(['memory', 'timeout'], `status ${status}, stderr ${stderr.slice(-300)}`).toContain(status);
+    // With a cgroup the kernel kills the call (`memory`), unless a per-call bound refuses the allocation first (`error`:
+    // System V segments past the namespace's shmall give ENOSPC), or, on a loaded host, reclaim holds the call past its
+    // deadline (`timeout`). Each is bounded; what must never happen is the call holding the memory (checked above).
+    else {
+      expect(['memory', 'timeout', 'error'], `status ${status}, stderr ${stderr.slice(-300)}`).toContain(status);
+      if (status === 'error') expect(stderr).toMatch(/OSError|PermissionError|MemoryError/);
+    }
   };
 
   it('a call cannot hold memfds beyond its limit', async () => {
