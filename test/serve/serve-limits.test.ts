@@ -197,8 +197,9 @@ describe('agentrl serve load limits', () => {
       expect(() => fb(b)).toThrow(/maxQueued 5/);
       expect(service.stats().queued).toBe(5);
       for (const r of [...first, held]) expect((await service.retrieve({ request_id: r.request_id }, me)).state).not.toBe('unknown');
-      await new Promise((r) => setTimeout(r, 50));
-      // Everything released has finished; seq 1 fills b's gap and seq 2 then runs.
+      // Wait until everything released has finished (the engine runs in a worker: no fixed delay is enough), so only the
+      // held request is unfinished; seq 1 then fills b's gap and seq 2 runs.
+      while (service.stats().queued > 1) await new Promise((r) => setTimeout(r, 20));
       const one = fb(b, 1);
       for (const r of [one, held]) {
         let w = await service.retrieve({ request_id: r.request_id }, me);
