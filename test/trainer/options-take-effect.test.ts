@@ -107,6 +107,8 @@ const OPTIONS: Record<string, Entry> = {
   'kl.reference': step('trainer/algorithms.test.ts'),
   'kl.estimator': step('trainer/algorithms.test.ts'),
   'kl.placement': step('trainer/algorithms.test.ts'),
+  entropyBonus: container,
+  'entropyBonus.coef': step('trainer/algorithms.test.ts'),
   rolloutCorrection: container,
   'rolloutCorrection.level': step('trainer/algorithms.test.ts'),
   'rolloutCorrection.mode': step('trainer/algorithms.test.ts'),
