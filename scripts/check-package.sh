@@ -40,6 +40,23 @@ echo "zod $(node -p "require('zod/package.json').version") (newest in ^4 that np
 for m in better-sqlite3 isolated-vm dockerode playwright-core; do
   [ ! -e "node_modules/$m" ] || { echo "a plain install brought the optional peer $m"; exit 1; }
 done
+# No engine warning beyond the one the README names: every installed package's `engines.node` admits this Node.
+node -e "
+  const fs = require('fs'), path = require('path'), semver = require('$root/node_modules/semver');
+  const bad = [];
+  const walk = (dir) => { for (const e of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    if (e.startsWith('.')) continue;
+    const p = path.join(dir, e);
+    if (e.startsWith('@')) { walk(p); continue; }
+    const j = path.join(p, 'package.json');
+    if (fs.existsSync(j)) { const m = JSON.parse(fs.readFileSync(j, 'utf8')); const r = m.engines && m.engines.node;
+      if (typeof r === 'string' && !semver.satisfies(process.version, r) && m.name !== '@cortex-js/compute-engine') bad.push(m.name + '@' + m.version + ' wants node ' + r); }
+    walk(path.join(p, 'node_modules'));
+  } };
+  walk('node_modules');
+  if (bad.length) { console.error('packages whose engines exclude Node ' + process.version + ':\\n  ' + bad.join('\\n  ')); process.exit(1); }
+  console.log('engines: every installed package admits Node ' + process.version + ' (but @cortex-js/compute-engine, see the README)');
+"
 npx tsc -p tsconfig.json
 npx tsx src/main.ts | tee "$work/run.log"
 grep -qx 'consumer ok' "$work/run.log"

@@ -33,6 +33,15 @@ Options:
                       to a packed tarball, file:../agentrl-0.1.0.tgz)
   --name <name>       package name (default: DIR's name)`;
 
+/**
+ * npm keys the `allowScripts` entry of a dependency from a tarball by its resolved source (`file:/abs/x.tgz`, relative
+ * paths taken from the project folder), not by its name; without that entry every install warns about agentrl's
+ * `prepare` script.
+ */
+function sourceKey(projectDir: string, spec: string): Record<string, false> {
+  return spec.startsWith('file:') ? { [`file:${resolve(projectDir, spec.slice('file:'.length))}`]: false } : {};
+}
+
 /** The `assets/templates` folder of this installation (walks up from this module: `dist/` or `src/cli/`). */
 function templatesDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -102,7 +111,7 @@ export async function scaffold(opts: { dir: string; template: string; agentrlSpe
     // npm 11 asks about every install script it has not been told about: these are the ones this project pulls in.
     // agentrl's `prepare` builds dist/ only from a git checkout (a tarball ships it); esbuild's (under tsx) checks
     // its binary; core-js's and protobufjs's only print messages.
-    allowScripts: { agentrl: false, 'core-js': false, esbuild: true, protobufjs: false },
+    allowScripts: { agentrl: false, ...sourceKey(opts.dir, opts.agentrlSpec), 'core-js': false, esbuild: true, protobufjs: false },
   };
   await writeFile(join(opts.dir, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
   const files: string[] = [];

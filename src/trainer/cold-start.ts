@@ -1,7 +1,8 @@
 import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
 import type { Example } from '../types/example.js';
-import { demonstrationDatum, type DemonstrationTurn } from '../rollout/demonstration.js';
+import { renderDemonstration, type DemonstrationTurn } from '../rollout/demonstration.js';
+import { supervisedDatum } from '../loss/index.js';
 import { DatumShapeError } from '../errors/data-errors.js';
 import { trainSupervised, type SupervisedTrainOptions } from './supervised.js';
 import { toolCallAccuracy, type ToolCallAccuracy } from './tool-call-accuracy.js';
@@ -35,6 +36,13 @@ export interface ColdStartOptions<E extends Example = Example> extends Supervise
    * model that calls the tool with the wrong arguments. @default none (no check)
    */
   readonly heldOut?: readonly Demonstration<E>[];
+  /**
+   * The RL run's turn budget (`budgets.maxTurnTokens`, tokens). A demonstrated assistant turn longer than this is
+   * counted in `result.longTurns` and warned about through `onWarning` (a rollout cuts such a turn at the budget, so
+   * the policy never gets to finish the call it was shown, and every sampled call is `invalid`); the `heldOut` check
+   * writes each call within it. @default no check; the held-out check allows 2 × the demonstrated turn + 8
+   */
+  readonly maxTurnTokens?: number;
   /** Warn (through `onWarning`) when `heldOut` argument accuracy is below this share (0..1). @default 0.8 */
   readonly minArgumentAccuracy?: number;
   /** Receives the low-accuracy warning. @default console.warn */
@@ -51,6 +59,10 @@ export interface ColdStartResult {
   readonly longestTokens: number;
   /** Cross-entropy of the last step (nats per trained token). */
   readonly lastLoss: number;
+  /** Longest demonstrated assistant turn, in tokens (its stop token included). */
+  readonly longestTurnTokens: number;
+  /** Demonstrations with an assistant turn longer than `opts.maxTurnTokens` (0 without that option). */
+  readonly longTurns: number;
   /** Tool-call accuracy on `opts.heldOut` after training (absent without `heldOut`). */
   readonly heldOut?: ToolCallAccuracy;
 }
@@ -84,9 +96,15 @@ export async function coldStart<E extends Example>(
   const datums = [];
   let skipped = 0;
   let longest = 0;
+  let longestTurn = 0;
+  let longTurns = 0;
   for (const demo of demonstrations) {
     const turns = demo.turns.map((t) => (typeof t === 'string' ? { text: t } : t));
-    const d = await demonstrationDatum(renderer, env as Environment, demo.example, turns, { maxToolResponseTokens: opts.maxToolResponseTokens });
+    const { tokens, mask } = await renderDemonstration(renderer, env as Environment, demo.example, turns, { maxToolResponseTokens: opts.maxToolResponseTokens });
+    const turnTokens = longestRun(mask);
+    longestTurn = Math.max(longestTurn, turnTokens);
+    if (opts.maxTurnTokens !== undefined && turnTokens > opts.maxTurnTokens) longTurns++;
+    const d = supervisedDatum({ tokens, mask });
     longest = Math.max(longest, d.modelInput.length);
     if (d.modelInput.length > maxTokens) skipped++;
     else datums.push(d);
@@ -96,11 +114,17 @@ export async function coldStart<E extends Example>(
   }
   // Mixed-length batches by default: demonstrations of different kinds (a direct answer, a tool call) differ in
   // length, and length buckets would make each batch one kind.
-  const { heldOut, minArgumentAccuracy = 0.8, onWarning = console.warn, ...train } = opts;
+  const { heldOut, minArgumentAccuracy = 0.8, onWarning = console.warn, maxTurnTokens, ...train } = opts;
+  if (longTurns > 0) {
+    onWarning(
+      `coldStart: ${longTurns} of ${demonstrations.length} demonstrations have an assistant turn longer than maxTurnTokens ${maxTurnTokens} ` +
+        `(longest ${longestTurn} tokens): rollouts cut such a turn, so the policy never finishes what it was shown; raise budgets.maxTurnTokens`,
+    );
+  }
   const { lastLoss } = await trainSupervised(backend, datums, { lengthBuckets: false, ...train });
-  const result = { datums: datums.length, skipped, longestTokens: longest, lastLoss };
+  const result = { datums: datums.length, skipped, longestTokens: longest, lastLoss, longestTurnTokens: longestTurn, longTurns };
   if (!heldOut) return result;
-  const acc = await toolCallAccuracy(backend, env, heldOut, { maxToolResponseTokens: opts.maxToolResponseTokens });
+  const acc = await toolCallAccuracy(backend, env, heldOut, { maxToolResponseTokens: opts.maxToolResponseTokens, ...(maxTurnTokens !== undefined ? { maxTurnTokens } : {}) });
   if (acc.calls > 0 && acc.argumentAccuracy < minArgumentAccuracy) {
     const miss = acc.misses[0];
     onWarning(
@@ -111,4 +135,15 @@ export async function coldStart<E extends Example>(
     );
   }
   return { ...result, heldOut: acc };
+}
+
+/** Length of the longest run of 1s in `mask`: the longest assistant turn of a rendered demonstration, in tokens. */
+function longestRun(mask: readonly number[]): number {
+  let best = 0;
+  let run = 0;
+  for (const m of mask) {
+    run = m > 0 ? run + 1 : 0;
+    best = Math.max(best, run);
+  }
+  return best;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { registerBuiltinCommands } from '../../src/cli/commands.js';
 import { runCli } from '../../src/cli/run-cli.js';
 
@@ -59,7 +59,13 @@ describe('agentrl init', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentrl-init-'));
     const r = await cli('init', dir, '--agentrl', 'file:../agentrl-0.1.0.tgz', '--name', 'cal-agent');
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).toMatchObject({ name: 'cal-agent', dependencies: { agentrl: 'file:../agentrl-0.1.0.tgz' } });
+    const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(p).toMatchObject({ name: 'cal-agent', dependencies: { agentrl: 'file:../agentrl-0.1.0.tgz' } });
+    // npm keys a tarball's install-script review by its resolved source; without it every install warns about agentrl's prepare
+    expect(p.allowScripts).toMatchObject({ agentrl: false, [`file:${join(dirname(dir), 'agentrl-0.1.0.tgz')}`]: false });
+    const abs = mkdtempSync(join(tmpdir(), 'agentrl-init-'));
+    expect((await cli('init', abs, '--agentrl', 'file:/opt/pkgs/agentrl-0.1.0.tgz')).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(abs, 'package.json'), 'utf8')).allowScripts).toMatchObject({ 'file:/opt/pkgs/agentrl-0.1.0.tgz': false });
   });
 
   it('refuses a non-empty folder (exit 1, nothing overwritten) and bad usage (exit 2)', async () => {

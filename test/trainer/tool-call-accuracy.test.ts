@@ -78,6 +78,43 @@ describe('toolCallAccuracy / coldStart({ heldOut })', () => {
   });
 });
 
+// Hazard: demonstrated turns longer than the RL run's turn budget. The cold start then teaches a call that every rollout
+// cuts before its end, so every sampled call is invalid, the reward is flat and RL moves nothing — while the
+// held-out check, sampling with a roomier budget, reports the calls as right.
+describe('coldStart({ maxTurnTokens })', () => {
+  const longCall = call('price', { country: 'Peru', cups: 12 });
+  const demos = (n: number): Demonstration[] => Array.from({ length: n }, (_, i) => ({ example: ex(`t${i}`, 'Peru'), turns: i % 2 ? ['42'] : [longCall, '42'] }));
+
+  it('counts and warns about demonstrations whose assistant turn exceeds the budget, naming the longest; silent within it', async () => {
+    const renderer = await localRenderer();
+    const callTokens = renderer.encode(longCall).length + 1; // + the stop token the turn ends with
+    const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: 4096 });
+    for (const [budget, n] of [[callTokens - 1, 4], [callTokens - 7, 5], [Math.floor(callTokens / 2), 3]] as const) {
+      const warnings: string[] = [];
+      const r = await coldStart(backend, env, demos(n), { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, maxTurnTokens: budget, onWarning: (m) => warnings.push(m) });
+      expect(r.longestTurnTokens).toBe(callTokens);
+      expect(r.longTurns).toBe(Math.ceil(n / 2));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`${Math.ceil(n / 2)} of ${n} demonstrations have an assistant turn longer than maxTurnTokens ${budget} (longest ${callTokens} tokens)`);
+    }
+    const warnings: string[] = [];
+    const ok = await coldStart(backend, env, demos(4), { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, maxTurnTokens: callTokens, onWarning: (m) => warnings.push(m) });
+    expect([ok.longTurns, warnings]).toEqual([0, []]);
+    const unchecked = await coldStart(backend, env, demos(4), { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, onWarning: (m) => warnings.push(m) });
+    expect([unchecked.longTurns, warnings]).toEqual([0, []]);
+  });
+
+  it('the held-out check samples within the budget: a call cut by it does not count as right', async () => {
+    const renderer = await localRenderer();
+    const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: 4096 });
+    const heldOut = [{ example: ex('h1', 'Peru'), turns: [call('price', { country: 'Peru' }), '42'] }];
+    const callTokens = renderer.encode(call('price', { country: 'Peru' })).length + 1;
+    const base = { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, heldOut, onWarning: () => {} };
+    expect((await coldStart(backend, env, demos(2), { ...base, maxTurnTokens: callTokens })).heldOut).toMatchObject({ argumentAccuracy: 1 });
+    expect((await coldStart(backend, env, demos(2), { ...base, maxTurnTokens: callTokens - 3 })).heldOut).toMatchObject({ argumentAccuracy: 0, toolNameAccuracy: 0 });
+  });
+});
+
 describe('tokenize (which words are single tokens)', () => {
   it('splits text into the ids encode() gives, each with its text; the pieces rejoin to the text', async () => {
     const { tokenize } = await import('agentrl');
