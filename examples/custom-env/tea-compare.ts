@@ -182,6 +182,7 @@ export async function runTeaCompare(opts: CompareRunOptions): Promise<CompareRun
       warmupSteps: 20,
       seed,
       maxToolResponseTokens: COMPARE_BUDGETS.maxToolResponseTokens,
+      maxTurnTokens: COMPARE_BUDGETS.maxTurnTokens,
       onStep: (e) => {
         coldStartLoss = e.loss;
         if (e.step % 50 === 0) log(`cold start step ${e.step}/${opts.sftSteps} loss ${e.loss.toFixed(3)} (${e.elapsedS.toFixed(0)}s)`);

@@ -162,6 +162,7 @@ export async function runTeaPrice(opts: TeaRunOptions): Promise<TeaRunResult> {
       warmupSteps: 20,
       seed,
       maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
+      maxTurnTokens: BUDGETS.maxTurnTokens,
       onStep: (e) => {
         if (e.step % 25 === 0) log(`cold start step ${e.step}/${opts.sftSteps} loss ${e.loss.toFixed(3)} (${e.elapsedS.toFixed(0)}s)`);
       },

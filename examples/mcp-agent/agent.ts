@@ -12,7 +12,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Trainer, agentEnvironment, exactMatch, localBackend, type AgentRunArgs } from 'agentrl';
-import { SYSTEM_PROMPT, TOOL, questions, recordsServer } from './task.js';
+import { BUDGETS, MODEL, SYSTEM_PROMPT, TOOL, questions, recordsServer } from './task.js';
 
 const { values } = parseArgs({ options: { steps: { type: 'string', default: '3' }, group: { type: 'string', default: '4' }, questions: { type: 'string', default: '4' }, checkpoint: { type: 'string' } } });
 
@@ -48,7 +48,7 @@ async function agent({ baseURL, apiKey, model, example, signal }: AgentRunArgs):
 }
 
 const env = agentEnvironment({ run: agent, timeoutMs: 60_000 });
-const backend = values.checkpoint ? localBackend({ checkpoint: values.checkpoint }) : localBackend({ layers: 2, dModel: 64, heads: 4, contextTokens: 160 });
+const backend = values.checkpoint ? localBackend({ checkpoint: values.checkpoint }) : localBackend(MODEL);
 try {
   const trainer = new Trainer({
     backend,
@@ -59,7 +59,7 @@ try {
     groupSize: Number(values.group),
     questionsPerBatch: Number(values.questions),
     maxSteps: Number(values.steps),
-    budgets: { maxTurns: 2, maxToolCalls: 1, maxTurnTokens: 32, maxTrajectoryTokens: 160 },
+    budgets: BUDGETS,
     onPrefixMismatch: 'split',
     progress: false,
   });

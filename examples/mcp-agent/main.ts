@@ -14,7 +14,7 @@
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Trainer, coldStart, evaluate, exactMatch, localBackend, mcpEnvironment, type TrainingBackend } from 'agentrl';
-import { SYSTEM_PROMPT, TOOL, demonstrations, questions, recordsServer } from './task.js';
+import { BUDGETS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, questions, recordsServer } from './task.js';
 
 const { values } = parseArgs({
   options: {
@@ -31,9 +31,7 @@ const { values } = parseArgs({
 });
 const seed = Number(values.seed);
 const n = Number(values.n);
-/** Model shape of the embedded transformer (a demonstration is ≈ 140 tokens). */
-const MODEL = { layers: 2, dModel: 64, heads: 4, contextTokens: 160 } as const;
-const budgets = { maxTurns: 2, maxToolCalls: 1, maxTurnTokens: 32, maxToolResponseTokens: 16, maxTrajectoryTokens: MODEL.contextTokens };
+const budgets = BUDGETS;
 const t0 = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0)}s] ${s}`);
 
@@ -67,6 +65,7 @@ try {
       learningRate: 5e-3,
       seed,
       maxToolResponseTokens: budgets.maxToolResponseTokens,
+      maxTurnTokens: budgets.maxTurnTokens,
       heldOut: demonstrations(test, { passes: 1, guessShare: 0, seed }),
       ...(values.save ? { savePath: values.save } : {}),
       onStep: (e) => {

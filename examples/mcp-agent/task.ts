@@ -20,26 +20,25 @@ import type { Demonstration, Example, McpStdioServer } from 'agentrl';
 
 export const DEPOTS = [
   'Peru', 'Chile', 'Ghana', 'Japan', 'Spain', 'France', 'Kenya', 'Nepal', 'Egypt', 'Iraq', 'Cuba', 'Mali', 'Oman', 'Qatar', 'Yemen', 'Gabon',
-  'Haiti', 'Israel', 'Jordan', 'Kuwait', 'Latvia', 'Mexico', 'Uganda', 'Samoa', 'Guyana', 'Belize', 'Bhutan', 'Angola', 'Canada', 'China', 'Brazil', 'Hungary',
 ] as const;
-export const FIELDS = ['code', 'total'] as const;
+export const FIELDS = ['code', 'total', 'count'] as const;
 export type Field = (typeof FIELDS)[number];
 
-/** Depots whose second field is held out (the first this many of {@link DEPOTS}). */
+/** Depots with one field held out (every depot: field `i mod 3` of depot `i`). */
 export const HELD_OUT_DEPOTS = 16;
 
 /** The stored value of every (depot, field): a two-digit number drawn once from a fixed seed. */
 export function depotValues(): Map<string, Record<Field, string>> {
   const r = mulberry32(2026);
   const draw = () => String(10 + Math.floor(r() * 90));
-  return new Map(DEPOTS.map((d) => [d, { code: draw(), total: draw() }]));
+  return new Map(DEPOTS.map((d) => [d, { code: draw(), total: draw(), count: draw() }]));
 }
 
 /** One question per (depot, field), split so that no held-out (depot, field) pair is asked in training. */
 export function questions(split: 'train' | 'test'): Example[] {
   const values = depotValues();
   return DEPOTS.flatMap((depot, i) =>
-    FIELDS.map((field, k) => ({ depot, field, heldOut: i < HELD_OUT_DEPOTS && k !== i % 2 }))
+    FIELDS.map((field, k) => ({ depot, field, heldOut: i < HELD_OUT_DEPOTS && k === i % FIELDS.length }))
       .filter((q) => q.heldOut === (split === 'test'))
       .map(({ depot, field }) => ({ id: `${depot}-${field}`, question: `What is the ${field} of ${depot}?`, answer: values.get(depot)![field], meta: { depot, field } })),
   );
@@ -59,6 +58,15 @@ export function recordsServer(): McpStdioServer & { readonly dir: string } {
   }
   return { dir, command: process.execPath, args: [fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url)), dir] };
 }
+
+/** Model shape of the embedded transformer (a demonstration is ≈ 140 tokens). */
+export const MODEL = { layers: 2, dModel: 64, heads: 4, contextTokens: 160 } as const;
+
+/**
+ * Rollout budgets of both paths (tokens). `maxTurnTokens` must hold the whole demonstrated call (≈ 40 tokens with its
+ * stop token): a smaller budget cuts every sampled call before its end, so every call is invalid and RL sees no reward.
+ */
+export const BUDGETS = { maxTurns: 2, maxToolCalls: 1, maxTurnTokens: 48, maxToolResponseTokens: 16, maxTrajectoryTokens: MODEL.contextTokens } as const;
 
 /** The only tool the policy is offered. */
 export const TOOL = 'read_text_file';

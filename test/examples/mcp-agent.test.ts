@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { DEFAULT_BUDGETS, coldStart, exactMatch, localBackend, mcpEnvironment, runGroup, tokenize, type McpEnvironment } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
-import { DEPOTS, FIELDS, HELD_OUT_DEPOTS, SYSTEM_PROMPT, TOOL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
+import { BUDGETS, DEPOTS, FIELDS, HELD_OUT_DEPOTS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
 const dirs: string[] = [];
@@ -68,20 +68,26 @@ describe('mcp-agent example', () => {
     expect((await reward(g!, ex)).reward).toBe(0);
   });
 
-  // Hazard: demonstrations that do not fit the example's context (left out) or render differently from a rollout.
-  it('cold start renders every demonstration through the real server within the 160-token context and trains on it', async () => {
+  // Hazard: demonstrations that do not fit the example's context (left out) or render differently from a rollout; or
+  // budgets that cut a demonstrated turn (a 32-token turn budget cut every sampled call before its end, so every call
+  // was invalid and RL saw reward 0).
+  it('cold start renders every demonstration through the real server within the context and the turn budget, and trains on it', async () => {
     const env = await recordsEnv();
-    const backend = localBackend({ layers: 1, dModel: 32, heads: 2, contextTokens: 160, seed: 3 });
+    const backend = localBackend({ layers: 1, dModel: 32, heads: 2, contextTokens: MODEL.contextTokens, seed: 3 });
     try {
-      const demos = demonstrations(questions('train'), { passes: 1, guessShare: 0.25, seed: 7 });
+      const demos = demonstrations([...questions('train'), ...questions('test')], { passes: 1, guessShare: 0.25, seed: 7 });
       expect(demos.filter((d) => d.turns.length === 1).length).toBeGreaterThan(0);
       expect(demos.filter((d) => d.turns.length === 2).length).toBeGreaterThan(demos.length / 2);
       // a guess is never the stored number
       for (const d of demos.filter((x) => x.turns.length === 1)) expect(d.turns[0]).not.toBe(`<answer>${d.example.answer}</answer>`);
-      const r = await coldStart(backend, env, demos, { steps: 2, batchSize: 4, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, onWarning: () => {} });
-      expect(r.skipped).toBe(0);
+      const warnings: string[] = [];
+      const r = await coldStart(backend, env, demos, {
+        steps: 2, batchSize: 4, learningRate: 1e-3, seed: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTurnTokens: BUDGETS.maxTurnTokens, onWarning: (m) => warnings.push(m),
+      });
+      expect([r.skipped, r.longTurns, warnings]).toEqual([0, 0, []]);
       expect(r.datums).toBe(demos.length);
-      expect(r.longestTokens).toBeLessThanOrEqual(160);
+      expect(r.longestTokens).toBeLessThanOrEqual(Math.min(MODEL.contextTokens, BUDGETS.maxTrajectoryTokens));
+      expect(r.longestTurnTokens).toBeLessThanOrEqual(BUDGETS.maxTurnTokens);
       expect(Number.isFinite(r.lastLoss)).toBe(true);
     } finally {
       await backend.close();

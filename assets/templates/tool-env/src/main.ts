@@ -63,6 +63,7 @@ try {
     warmupSteps: 20,
     seed,
     maxToolResponseTokens: budgets.maxToolResponseTokens,
+    maxTurnTokens: budgets.maxTurnTokens,
     heldOut: demonstrations(dev, seed + 1, 1), // every held-out demonstration calls the tool: checks argument copying
     onStep: (e) => e.step % 100 === 0 && console.log(`cold start step ${e.step} loss ${e.loss.toFixed(3)} (${e.elapsedS.toFixed(0)} s)`),
   });
