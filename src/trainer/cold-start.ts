@@ -86,7 +86,7 @@ export async function coldStart<E extends Example>(
   let longest = 0;
   for (const demo of demonstrations) {
     const turns = demo.turns.map((t) => (typeof t === 'string' ? { text: t } : t));
-    const d = await demonstrationDatum(renderer, env as Environment, demo.example, turns, { maxToolResponseTokens: opts.maxToolResponseTokens });
+    const d = await demonstrationDatum(renderer, env as Environment, { example: demo.example, turns }, { maxToolResponseTokens: opts.maxToolResponseTokens });
     longest = Math.max(longest, d.modelInput.length);
     if (d.modelInput.length > maxTokens) skipped++;
     else datums.push(d);

@@ -57,7 +57,7 @@ async function once(url: string, body: unknown, o: PostJsonOptions): Promise<unk
   } finally {
     deadline.dispose();
   }
-  if (!res.ok) throw new SamplerHttpError(res.status, serverMessage(text), url, retryAfterMs(res.headers));
+  if (!res.ok) throw new SamplerHttpError(res.status, serverMessage(text), url, { retryAfterMs: retryAfterMs(res.headers) });
   try {
     return JSON.parse(text) as unknown;
   } catch (cause) {

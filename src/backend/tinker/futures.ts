@@ -121,7 +121,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       continue;
     }
     if (s === 410) {
-      if (n410 >= opts.retry.max410) throw new BackendRequestError(f.op, 'unknown', `future expired ${n410 + 1} times`, 410);
+      if (n410 >= opts.retry.max410) throw new BackendRequestError(f.op, 'unknown', `future expired ${n410 + 1} times`, { status: 410 });
       n410 += 1;
       id = await f.submit();
       continue;
@@ -129,7 +129,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
     const body = jsonOf(a);
     const detail = detailOf(body) ?? requestFailure(body)?.message;
     if (s === 400 && detail === undefined) {
-      if (n400 >= opts.retry.max400) throw new BackendRequestError(f.op, 'unknown', `HTTP 400 from retrieve_future ${n400 + 1} times`, 400);
+      if (n400 >= opts.retry.max400) throw new BackendRequestError(f.op, 'unknown', `HTTP 400 from retrieve_future ${n400 + 1} times`, { status: 400 });
       n400 += 1;
       continue;
     }

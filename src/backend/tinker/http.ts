@@ -111,7 +111,7 @@ export function detailOf(body: unknown): string | undefined {
 /** The typed error of a `{ error, category }` failure. `user` → `BackendInputError`. */
 export function failureError(op: string, f: { message: string; category: BackendErrorCategory }, status?: number): AgentRLError {
   if (f.category === 'user') return new BackendInputError(op, f.message);
-  return new BackendRequestError(op, f.category, f.message, status);
+  return new BackendRequestError(op, f.category, f.message, { status });
 }
 
 /** The typed error of a non-2xx answer that is not retried. */
@@ -120,13 +120,13 @@ export function answerError(op: string, url: string, a: HttpAnswer): AgentRLErro
   const text = detailOf(body) ?? requestFailure(body)?.message ?? (a.body.length > 0 ? a.body.toString('utf8').slice(0, 500) : `HTTP ${a.status}`);
   if (a.status === 401 || a.status === 403) return new BackendAuthError(url, a.status, text);
   // 415: the body's media type is refused (content negotiation falls back on it), whatever the body says.
-  if (a.status === 415) return new BackendRequestError(op, 'unknown', text, 415);
+  if (a.status === 415) return new BackendRequestError(op, 'unknown', text, { status: 415 });
   // 409: a seq_id reused with other content, or (saves) a checkpoint name that exists; callers tell them apart by op.
-  if (a.status === 409) return new BackendRequestError(op, 'unknown', text, 409);
+  if (a.status === 409) return new BackendRequestError(op, 'unknown', text, { status: 409 });
   const failure = requestFailure(body);
   if (failure) return failureError(op, failure, a.status);
   if (a.status === 422) return new BackendInputError(op, text);
-  return new BackendRequestError(op, a.status >= 500 ? 'server' : 'unknown', text, a.status);
+  return new BackendRequestError(op, a.status >= 500 ? 'server' : 'unknown', text, { status: a.status });
 }
 
 /**
