@@ -135,7 +135,7 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
     const attempt = async (): Promise<ExecResult> => {
       const ep = pick(endpoints.length > 1 ? last.ep : undefined);
       const started = performance.now();
-      const outcome = await ep.post('/run_code', payload, attemptTimeoutMs, o.maxResponseBytes, signal);
+      const outcome = await ep.post('/run_code', payload, { timeoutMs: attemptTimeoutMs, maxBodyBytes: o.maxResponseBytes }, signal);
       last = { outcome, result: undefined, ep };
       if (outcome.kind === 'transport' || RETRY_STATUS.has(outcome.status)) {
         markHealth(ep, false);
