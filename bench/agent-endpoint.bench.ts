@@ -41,9 +41,9 @@ async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: n
     },
   });
   try {
-    await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { id: 'warm', question: '', answer: '' }, 1); // server start, JIT
+    await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { example: { id: 'warm', question: '', answer: '' }, groupSize: 1 }); // server start, JIT
     const t0 = performance.now();
-    const group = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { id: 'b', question: '', answer: '' }, CONCURRENCY);
+    const group = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { example: { id: 'b', question: '', answer: '' }, groupSize: CONCURRENCY });
     const s = (performance.now() - t0) / 1000;
     const recorded = group.reduce((k, t) => k + t.turns.length, 0);
     if (recorded !== n) throw new Error(`recorded ${recorded} completions, expected ${n}`);

@@ -36,11 +36,12 @@ export class Endpoint {
   }
 
   /**
-   * One `POST {url}/run_code`. Never rejects except with the caller's abort reason.
-   * @param timeoutMs - deadline for the whole attempt (headers and body).
-   * @param maxBodyBytes - larger responses are cut off and reported as transport failures.
+   * One `POST {url}{path}`. Never rejects except with the caller's abort reason.
+   * @param limits.timeoutMs - deadline for the whole attempt (headers and body).
+   * @param limits.maxBodyBytes - larger responses are cut off and reported as transport failures.
    */
-  async post(path: string, body: string, timeoutMs: number, maxBodyBytes: number, signal?: AbortSignal): Promise<AttemptOutcome> {
+  async post(path: string, body: string, limits: { readonly timeoutMs: number; readonly maxBodyBytes: number }, signal?: AbortSignal): Promise<AttemptOutcome> {
+    const { timeoutMs, maxBodyBytes } = limits;
     const deadline = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     this.outstanding += 1;

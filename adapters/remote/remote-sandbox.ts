@@ -3,7 +3,7 @@ import { SandboxClosedError, SandboxTimeoutError, SandboxUnavailableError, Sessi
 import { Admission } from './admission.js';
 import { Endpoint, type AttemptOutcome } from './endpoint.js';
 import { resolveRemoteOptions, type RemoteSandboxOptions } from './options.js';
-import { RetryBudget, backoffDelayMs, sleep } from './retry.js';
+import { retry, RetryBudget, type RetryPolicy } from '../../src/util/retry.js';
 import { isRunCodeResponse, responseToExecResult, type RunCodeRequest } from './wire.js';
 
 /** Counters of one remote client, for tests and metrics. */
@@ -33,6 +33,16 @@ export interface RemoteSandbox extends Sandbox {
 }
 
 const RETRY_STATUS = new Set([502, 503, 504]);
+
+/** The last attempt of a call: what the server answered (or the transport fault), and where. */
+interface LastAttempt {
+  readonly outcome: AttemptOutcome | undefined;
+  readonly result: ExecResult | undefined;
+  readonly ep: Endpoint | undefined;
+}
+
+/** Thrown inside a call's retries by an attempt worth repeating (transport fault, 502/503/504, a `SandboxError` answer); the call's `last` attempt says what it was. */
+class RetryableAttempt extends Error {}
 
 /**
  * Remote sandbox speaking SandboxFusion's `POST /run_code` (and `GET /v1/ping`) over undici pools —
@@ -68,10 +78,22 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
       }),
   );
   const admission = new Admission(o.concurrency * endpoints.length, o.maxQueue, o.queueTimeoutMs);
-  const budget = new RetryBudget({ ratio: o.retryBudgetRatio });
   let rr = 0;
   let retries = 0;
   let budgetExhausted = 0;
+  const policy: RetryPolicy = {
+    maxAttempts: o.retries + 1,
+    backoff: { baseMs: o.backoffBaseMs, capMs: o.backoffCapMs, fullJitter: true, random: o.random },
+    retryable: (e) => e instanceof RetryableAttempt,
+    retryAfterMs: () => undefined,
+    budget: new RetryBudget({ ratio: o.retryBudgetRatio }),
+    onRetry: () => {
+      retries += 1;
+    },
+    onGiveUp: (why) => {
+      if (why === 'tokens') budgetExhausted += 1;
+    },
+  };
   let closed = false;
   const closeCtl = new AbortController();
 
@@ -109,33 +131,15 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
       ...(o.memoryLimitMb === undefined ? {} : { memory_limit_MB: o.memoryLimitMb }),
     };
     const payload = JSON.stringify(body);
-    budget.deposit();
-    let last: { outcome: AttemptOutcome | undefined; result: ExecResult | undefined; ep: Endpoint | undefined } = {
-      outcome: undefined,
-      result: undefined,
-      ep: undefined,
-    };
-    for (let attempt = 0; ; attempt++) {
-      if (attempt > 0) {
-        if (attempt > o.retries) break;
-        if (!budget.tryWithdraw()) {
-          budgetExhausted += 1;
-          break;
-        }
-        retries += 1;
-        await sleep(backoffDelayMs(attempt - 1, { baseMs: o.backoffBaseMs, capMs: o.backoffCapMs, random: o.random }), signal);
-      }
+    let last: LastAttempt = { outcome: undefined, result: undefined, ep: undefined };
+    const attempt = async (): Promise<ExecResult> => {
       const ep = pick(endpoints.length > 1 ? last.ep : undefined);
       const started = performance.now();
-      const outcome = await ep.post('/run_code', payload, attemptTimeoutMs, o.maxResponseBytes, signal);
+      const outcome = await ep.post('/run_code', payload, { timeoutMs: attemptTimeoutMs, maxBodyBytes: o.maxResponseBytes }, signal);
       last = { outcome, result: undefined, ep };
-      if (outcome.kind === 'transport') {
+      if (outcome.kind === 'transport' || RETRY_STATUS.has(outcome.status)) {
         markHealth(ep, false);
-        continue;
-      }
-      if (RETRY_STATUS.has(outcome.status)) {
-        markHealth(ep, false);
-        continue;
+        throw new RetryableAttempt();
       }
       if (outcome.status !== 200) {
         throw new SandboxUnavailableError(`remote sandbox ${ep.url} answered HTTP ${outcome.status}: ${outcome.body.slice(0, 500)}`);
@@ -153,9 +157,14 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
       const result = responseToExecResult(parsed, performance.now() - started);
       if (result.status === 'sandbox_error' && parsed.status === 'SandboxError') {
         last = { outcome, result, ep };
-        continue;
+        throw new RetryableAttempt();
       }
       return result;
+    };
+    try {
+      return await retry(attempt, policy, signal);
+    } catch (e) {
+      if (!(e instanceof RetryableAttempt)) throw e;
     }
     if (last.result) return last.result;
     const out = last.outcome;

@@ -106,7 +106,7 @@ export async function heldOutRow(backend: TrainingBackend, phase: string, days: 
   const sampler = await backend.saveWeightsForSampler();
   const renderer = await backend.renderer();
   const ctx = { sampler, renderer, env: compareEnv, budgets: { ...DEFAULT_BUDGETS, ...COMPARE_BUDGETS }, sampling: { temperature: 1, topP: 1, seed: 7 } };
-  const trajectories = (await Promise.all(days.map((ex, i) => runGroup(ctx, ex, samples, i)))).flat();
+  const trajectories = (await Promise.all(days.map((ex, i) => runGroup(ctx, { example: ex, groupSize: samples, groupSeedIndex: i })))).flat();
   const scores = await Promise.all(trajectories.map(async (t) => (await compareReward(t, t.example)) as RewardResult));
   const toolTurns = trajectories.flatMap((t) => t.turns.filter((u) => u.action.kind === 'tool'));
   const calls = toolTurns.reduce((n, u) => n + (u.action.kind === 'tool' ? u.action.calls.length : 0), 0);

@@ -71,7 +71,7 @@ export async function buildDemoDatums(
       const style = pickStyle(r);
       const pool = (byFact.get(String(ex.meta?.['fact'])) ?? [ex.answer]).filter((a) => a !== ex.answer);
       const wrong = pool[Math.floor(r() * pool.length)] ?? 'unknown';
-      const d = await demonstrationDatum(renderer, env, ex, demoTexts(ex, style, wrong, r).map((text) => ({ text })), { maxToolResponseTokens: opts.maxToolResponseTokens });
+      const d = await demonstrationDatum(renderer, env, { example: ex, turns: demoTexts(ex, style, wrong, r).map((text) => ({ text })) }, { maxToolResponseTokens: opts.maxToolResponseTokens });
       // A demonstration longer than the context would lose its final answer to truncation: leave it out.
       if (opts.maxTokens !== undefined && d.modelInput.length > opts.maxTokens) {
         dropped++;

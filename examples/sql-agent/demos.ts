@@ -64,7 +64,7 @@ export async function buildDemoDatums(
   for (let e = 0; e < opts.epochs; e++) {
     for (const ex of examples) {
       const style = pickStyle(r);
-      const d = await demonstrationDatum(renderer, env, ex, demoTexts(ex, style, r).map((text) => ({ text })), { maxToolResponseTokens: opts.maxToolResponseTokens });
+      const d = await demonstrationDatum(renderer, env, { example: ex, turns: demoTexts(ex, style, r).map((text) => ({ text })) }, { maxToolResponseTokens: opts.maxToolResponseTokens });
       // A demonstration longer than the context would lose its final answer to truncation: leave it out.
       if (opts.maxTokens !== undefined && d.modelInput.length > opts.maxTokens) {
         dropped++;

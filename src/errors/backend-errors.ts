@@ -86,18 +86,20 @@ export class BackendRequestError extends AgentRLError {
   static readonly code = 'BACKEND_REQUEST' as const;
   /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'BACKEND_REQUEST' as const;
-  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
+  /** HTTP status when the failure was an HTTP answer. */
+  readonly status: number | undefined;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name; `options.status` becomes `status`. */
   constructor(
     /** The operation, e.g. `forward_backward`. */
     readonly operation: string,
     /** The failure category the server reported. */
     readonly category: BackendErrorCategory,
     message: string,
-    /** HTTP status when the failure was an HTTP answer. */
-    readonly status?: number,
-    options?: ErrorOptions,
+    options: { readonly status?: number | undefined } & ErrorOptions = {},
   ) {
+    const { status } = options;
     super(`${operation} failed (${category}${status !== undefined ? `, HTTP ${status}` : ''}): ${message}`, options);
     this.name = 'BackendRequestError';
+    this.status = status;
   }
 }

@@ -34,7 +34,9 @@ export class SamplerHttpError extends AgentRLError {
   readonly code = 'SAMPLER_HTTP' as const;
   /** True for HTTP 408, 409, 429 and 5xx. */
   override readonly retryable: boolean;
-  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
+  /** Server-requested delay before a retry (`retry-after-ms` / `retry-after`, capped at 60 s), ms. */
+  readonly retryAfterMs: number | undefined;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name; `options.retryAfterMs` becomes `retryAfterMs`. */
   constructor(
     /** HTTP status code. */
     readonly status: number,
@@ -42,12 +44,12 @@ export class SamplerHttpError extends AgentRLError {
     readonly serverMessage: string,
     /** The URL the request went to. */
     readonly url: string,
-    /** Server-requested delay before a retry, ms. */
-    readonly retryAfterMs?: number,
+    options: { readonly retryAfterMs?: number | undefined } & ErrorOptions = {},
   ) {
-    super(`${url} answered HTTP ${status}: ${serverMessage}`);
+    super(`${url} answered HTTP ${status}: ${serverMessage}`, options);
     this.name = 'SamplerHttpError';
     this.retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -27,17 +27,17 @@ export interface DemonstrationTurn {
  * @throws DemonstrationError when a turn calls a tool `env.tools` does not list, omits a required argument or gives
  *   one of the wrong type (the call would be `invalid` in a rollout, so the demonstration would teach a dead end),
  *   or when turns follow the turn that ends the episode.
+ * @param demonstration - the example and its demonstrated assistant turns, in order.
  * @param opts.maxToolResponseTokens - observation budget handed to `env.step` (tokens).
  * @param opts.maxTokens - cut the datum to this many positions (tokens); default unlimited.
  */
 export async function demonstrationDatum(
   renderer: Renderer,
   env: Environment,
-  example: Example,
-  turns: readonly DemonstrationTurn[],
+  demonstration: { readonly example: Example; readonly turns: readonly DemonstrationTurn[] },
   opts: { maxToolResponseTokens: number; maxTokens?: number },
 ): Promise<Datum> {
-  const { tokens, mask } = await renderDemonstration(renderer, env, example, turns, opts);
+  const { tokens, mask } = await renderDemonstration(renderer, env, demonstration, opts);
   return supervisedDatum({ tokens, mask, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
 }
 
@@ -57,10 +57,10 @@ export interface RenderedDemonstration {
 export async function renderDemonstration(
   renderer: Renderer,
   env: Environment,
-  example: Example,
-  turns: readonly DemonstrationTurn[],
+  demonstration: { readonly example: Example; readonly turns: readonly DemonstrationTurn[] },
   opts: { maxToolResponseTokens: number },
 ): Promise<RenderedDemonstration> {
+  const { example, turns } = demonstration;
   const turnStarts: number[] = [];
   let messages: Message[] = env.initialMessages(example);
   let prompt = renderer.renderPrompt(messages, { tools: env.tools, addGenerationPrompt: true });

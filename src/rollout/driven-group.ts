@@ -3,7 +3,7 @@ import type { Example } from '../types/example.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
 import { deriveSeed } from './seed.js';
-import type { DrivenEnvironment, RolloutContext } from './types.js';
+import type { DrivenEnvironment, RolloutContext, RunGroupOptions } from './types.js';
 
 /** True when `env` drives its own trajectories ({@link DrivenEnvironment}). */
 export function isDrivenEnvironment(env: Environment): env is DrivenEnvironment {
@@ -46,7 +46,8 @@ async function runDrivenBranch(ctx: RolloutContext, env: DrivenEnvironment, exam
  * itself, concurrently (no shared first-turn fork: each branch's first call samples on its own). Under
  * `failure.kind: 'retry'` a failed branch runs again, up to `maxRetries` times. Never rejects.
  */
-export async function runDrivenGroup(ctx: RolloutContext, env: DrivenEnvironment, example: Example, groupSize: number, groupSeedIndex: number, groupKey: string, isFatal: (t: Trajectory) => boolean): Promise<Trajectory[]> {
+export async function runDrivenGroup(ctx: RolloutContext, env: DrivenEnvironment, group: Required<RunGroupOptions>, isFatal: (t: Trajectory) => boolean): Promise<Trajectory[]> {
+  const { example, groupSize, groupSeedIndex, groupKey } = group;
   const seed = deriveSeed(ctx.sampling?.seed, groupSeedIndex);
   const retries = ctx.failure?.kind === 'retry' ? ctx.failure.maxRetries : 0;
   const one = async (g: number): Promise<Trajectory> => {

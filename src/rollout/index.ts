@@ -5,6 +5,7 @@ export {
   type RolloutBudgets,
   type RolloutSampling,
   type RolloutContext,
+  type RunGroupOptions,
   type RolloutFailureStrategy,
   type TurnEvent,
   type DrivenEnvironment,

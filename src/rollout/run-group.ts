@@ -4,7 +4,7 @@ import type { Message } from '../types/message.js';
 import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
 import { RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
-import type { RolloutContext } from './types.js';
+import type { RolloutContext, RunGroupOptions } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
 import { samplingParams } from './sampling-params.js';
@@ -44,14 +44,15 @@ export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'onPrefixMismatch'
  * rolled out again from the group's prompt with a fresh one-sample fork. Each branch has its own signal, a child
  * of `ctx.signal` that also fires after `ctx.trajectoryTimeoutMs`. An environment that drives its own trajectories
  * (`DrivenEnvironment`, e.g. `agentEnvironment`) runs each branch itself instead (no shared fork).
- * @param groupKey - prefix of the trajectory ids (`${groupKey}/${g}`). @default example.id
+ * @param group - the example, the group size G, the group's seed index and its id prefix ({@link RunGroupOptions}).
  * @returns trajectories in branch order (`groupIndex` 0..G−1).
  * @see ReTool seed §8.4.6 (first-turn fork, per-branch continuation).
  */
-export async function runGroup(ctx: RolloutContext, example: Example, groupSize: number, groupSeedIndex = 0, groupKey: string = example.id): Promise<Trajectory[]> {
+export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Promise<Trajectory[]> {
+  const { example, groupSize, groupSeedIndex = 0, groupKey = example.id } = group;
   const routed = ctx.env.envFor?.(example);
-  if (routed && routed !== ctx.env) return runGroup({ ...ctx, env: routed }, example, groupSize, groupSeedIndex, groupKey);
-  if (isDrivenEnvironment(ctx.env)) return runDrivenGroup(ctx, ctx.env, example, groupSize, groupSeedIndex, groupKey, (t) => isFatal(ctx, t));
+  if (routed && routed !== ctx.env) return runGroup({ ...ctx, env: routed }, group);
+  if (isDrivenEnvironment(ctx.env)) return runDrivenGroup(ctx, ctx.env, { example, groupSize, groupSeedIndex, groupKey }, (t) => isFatal(ctx, t));
   let messages: Message[] = [];
   let promptTokens: number[];
   try {
@@ -159,7 +160,7 @@ export async function runRollouts(ctx: RolloutContext, examples: readonly Exampl
             slot.releaseTrajectories(1);
             ctx.onTrajectoryEnd?.(t);
           };
-          const ts = await runGroup({ ...inner, onTrajectoryEnd }, ex, groupSize, seedOffset + i, keys[i]!);
+          const ts = await runGroup({ ...inner, onTrajectoryEnd }, { example: ex, groupSize, groupSeedIndex: seedOffset + i, groupKey: keys[i]! });
           const bad = ts.find((t) => isFatal(ctx, t));
           if (bad && !fatal) {
             fatal = bad;

@@ -84,6 +84,18 @@ export interface TurnEvent {
   readonly toolMs: number;
 }
 
+/** Which group `runGroup` rolls out: `groupSize` trajectories of one example. */
+export interface RunGroupOptions {
+  /** The example every branch of the group answers. */
+  readonly example: Example;
+  /** Trajectories in the group (G, at least 1). */
+  readonly groupSize: number;
+  /** The group's index within its batch, mixed into the group's sampling seed (`sampling.seed`), so groups of one batch sample differently. @default 0 */
+  readonly groupSeedIndex?: number;
+  /** Prefix of the trajectory ids (`${groupKey}/${g}`). @default example.id */
+  readonly groupKey?: string;
+}
+
 /** Everything a rollout needs. */
 export interface RolloutContext {
   /** Samples each turn (the current policy). */

@@ -100,7 +100,7 @@ export async function coldStart<E extends Example>(
   let longTurns = 0;
   for (const demo of demonstrations) {
     const turns = demo.turns.map((t) => (typeof t === 'string' ? { text: t } : t));
-    const { tokens, mask } = await renderDemonstration(renderer, env as Environment, demo.example, turns, { maxToolResponseTokens: opts.maxToolResponseTokens });
+    const { tokens, mask } = await renderDemonstration(renderer, env as Environment, { example: demo.example, turns }, { maxToolResponseTokens: opts.maxToolResponseTokens });
     const turnTokens = longestRun(mask);
     longestTurn = Math.max(longestTurn, turnTokens);
     if (opts.maxTurnTokens !== undefined && turnTokens > opts.maxTurnTokens) longTurns++;

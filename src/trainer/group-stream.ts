@@ -202,10 +202,12 @@ export class GroupStream implements BatchSource {
             release(1);
           },
         },
-        example,
-        o.groupSize,
-        seq % o.questionsPerBatch,
-        key,
+        {
+          example,
+          groupSize: o.groupSize,
+          groupSeedIndex: seq % o.questionsPerBatch,
+          groupKey: key,
+        },
       );
       release(slots);
       admitted.end();

@@ -64,7 +64,7 @@ export async function toolCallAccuracy<E extends Example>(
   const misses: ToolCallMiss[] = [];
   for (const demo of heldOut) {
     const turns = demo.turns.map((t) => (typeof t === 'string' ? { text: t } : t));
-    const rendered = await renderDemonstration(renderer, e, demo.example, turns, { maxToolResponseTokens: opts.maxToolResponseTokens });
+    const rendered = await renderDemonstration(renderer, e, { example: demo.example, turns }, { maxToolResponseTokens: opts.maxToolResponseTokens });
     for (const [k, start] of rendered.turnStarts.entries()) {
       const want = parseWithEnv(renderer, e, turns[k]!.text);
       if (want.kind !== 'tool') continue;

@@ -42,7 +42,7 @@ describe('defineTool / toolEnvironment', () => {
         return 'done: \\boxed{16.093}';
       },
     });
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { id: 'u1', question: '10 mi in km?', answer: '16.093' }, 3);
+    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: { id: 'u1', question: '10 mi in km?', answer: '16.093' }, groupSize: 3 });
     const observed = group.map((t) => t.messages.find((m) => m.role === 'tool')?.content);
     expect(observed[0]).toBe('16.093');
     expect(observed[1]).toMatch(/^Error: bad arguments for convert_units: value: /);

@@ -50,8 +50,8 @@ describe('mixEnvironments', () => {
     expect(m.env.tools.map((t) => t.function.name)).toEqual(['echo', 'shout']);
     const exA = m.dataset.find((e) => envOf(e) === 'echoes')!;
     const exB = m.dataset.find((e) => envOf(e) === 'loud')!;
-    const [ta] = await runGroup({ sampler, renderer, env: m.env, budgets: DEFAULT_BUDGETS }, exA, 1);
-    const [tb] = await runGroup({ sampler, renderer, env: m.env, budgets: DEFAULT_BUDGETS }, exB, 1);
+    const [ta] = await runGroup({ sampler, renderer, env: m.env, budgets: DEFAULT_BUDGETS }, { example: exA, groupSize: 1 });
+    const [tb] = await runGroup({ sampler, renderer, env: m.env, budgets: DEFAULT_BUDGETS }, { example: exB, groupSize: 1 });
     expect(ta!.messages.find((x) => x.role === 'tool')!.content).toBe('hi');
     expect(tb!.messages.find((x) => x.role === 'tool')!.content).toBe('HI');
     expect(prompts[0]).toContain('echo(');

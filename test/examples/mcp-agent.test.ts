@@ -58,13 +58,13 @@ describe('mcp-agent example', () => {
     const copier = scriptedSampler({ renderer, script: ({ prompt }) => (toolResponse(prompt) === undefined ? lookupCall(test.find((e) => prompt.includes(e.question))!) : `<answer>${toolResponse(prompt)!.trim()}</answer>`) });
     const reward = exactMatch();
     for (const ex of test.slice(0, 6)) {
-      const [t] = await runGroup({ sampler: copier, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 1, maxTurns: 2 } }, ex, 1);
+      const [t] = await runGroup({ sampler: copier, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 1, maxTurns: 2 } }, { example: ex, groupSize: 1 });
       expect(t!.stopReason).toBe('answer');
       expect((await reward(t!, ex)).reward).toBe(1);
     }
     const guesser = scriptedSampler({ renderer, script: () => '<answer>10</answer>' });
     const ex = test.find((e) => e.answer !== '10')!;
-    const [g] = await runGroup({ sampler: guesser, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [g] = await runGroup({ sampler: guesser, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect((await reward(g!, ex)).reward).toBe(0);
   });
 

@@ -19,7 +19,7 @@ describe('tea-compare example (parallel tool calls on the embedded backend): its
     const parsed = renderer.parseAssistant(String(demo.turns[0]), compareEnv.tools, { parallelToolCalls: true });
     expect(parsed.kind === 'tool' && parsed.calls.map((c) => c.function.arguments['country'])).toEqual([demo.example.meta?.['a'], demo.example.meta?.['b']]);
     // The demonstration renders through the environment: both tool responses follow the one call turn, then the answer.
-    const datum = await demonstrationDatum(renderer, compareEnv, demo.example, demo.turns.map((text) => ({ text: String(text) })), { maxToolResponseTokens: COMPARE_BUDGETS.maxToolResponseTokens });
+    const datum = await demonstrationDatum(renderer, compareEnv, { example: demo.example, turns: demo.turns.map((text) => ({ text: String(text) })) }, { maxToolResponseTokens: COMPARE_BUDGETS.maxToolResponseTokens });
     const text = renderer.decode([...datum.modelInput, datum.targetTokens.at(-1)!]);
     const prices = demo.example.meta?.['prices'] as Record<string, number>;
     const ra = text.indexOf(`<tool_response>\n${prices[String(demo.example.meta?.['a'])]}`);

@@ -44,7 +44,7 @@ describe('rollout failures end one trajectory, not the call', () => {
   it('env.step throwing ends that branch with stopReason error and its cause; the others finish', async () => {
     // Hazard: one throwing tool call rejecting the whole group (and so the Trainer's step).
     const { renderer, sampler } = await toolThenAnswer();
-    const group = await runGroup({ sampler, renderer, env: throwingEnv(1), budgets }, ex('q'), 3);
+    const group = await runGroup({ sampler, renderer, env: throwingEnv(1), budgets }, { example: ex('q'), groupSize: 3 });
     expect(group.map((t) => t.stopReason)).toEqual(['answer', 'error', 'answer']);
     expect(group[1]!.error).toMatchObject({ stage: 'env_step', message: 'env exploded' });
     expect(group[1]!.turns).toHaveLength(0);
@@ -53,7 +53,7 @@ describe('rollout failures end one trajectory, not the call', () => {
   it('a sandbox crash thrown by a custom environment is an error with the sandbox error code', async () => {
     const { renderer, sampler } = await toolThenAnswer();
     const env = throwingEnv(0, () => new SandboxUnavailableError('worker died'));
-    const group = await runGroup({ sampler, renderer, env, budgets }, ex('q'), 2);
+    const group = await runGroup({ sampler, renderer, env, budgets }, { example: ex('q'), groupSize: 2 });
     expect(group.map((t) => t.stopReason)).toEqual(['error', 'answer']);
     expect(group[0]!.error?.code).toBe('SANDBOX_UNAVAILABLE');
   });
@@ -69,7 +69,7 @@ describe('rollout failures end one trajectory, not the call', () => {
       },
     };
     const env = codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null });
-    const group = await runGroup({ sampler, renderer: rewriting, env, budgets }, ex('q'), 2);
+    const group = await runGroup({ sampler, renderer: rewriting, env, budgets }, { example: ex('q'), groupSize: 2 });
     expect(group.map((t) => t.stopReason).sort()).toEqual(['answer', 'error']);
     const bad = group.find((t) => t.stopReason === 'error')!;
     expect(bad.error).toMatchObject({ stage: 'next_prompt', code: 'PROMPT_PREFIX_MISMATCH' });
@@ -145,13 +145,13 @@ describe('rollout failures end one trajectory, not the call', () => {
       script: ({ prompt, call, sample }) => (prompt.includes('<tool_response>') ? '\\boxed{1}' : call === 0 && sample === 1 ? toolCall('print(1)') : toolCall('print(0)')),
     });
     const env = throwingEnv(1);
-    const dropped = await runGroup({ sampler, renderer, env, budgets }, ex('q'), 2);
+    const dropped = await runGroup({ sampler, renderer, env, budgets }, { example: ex('q'), groupSize: 2 });
     expect(dropped.map((t) => t.stopReason)).toEqual(['answer', 'error']);
     const sampler2 = scriptedSampler({
       renderer,
       script: ({ prompt, call, sample }) => (prompt.includes('<tool_response>') ? '\\boxed{1}' : call === 0 && sample === 1 ? toolCall('print(1)') : toolCall('print(0)')),
     });
-    const retried = await runGroup({ sampler: sampler2, renderer, env, budgets, failure: { kind: 'retry', maxRetries: 1 } }, ex('q'), 2);
+    const retried = await runGroup({ sampler: sampler2, renderer, env, budgets, failure: { kind: 'retry', maxRetries: 1 } }, { example: ex('q'), groupSize: 2 });
     expect(retried.map((t) => t.stopReason)).toEqual(['answer', 'answer']);
     expect(retried.map((t) => t.id)).toEqual(['q/0', 'q/1']);
   });
@@ -159,7 +159,7 @@ describe('rollout failures end one trajectory, not the call', () => {
   it('trajectoryTimeoutMs ends a trajectory whose tool never returns as an error at stage timeout', async () => {
     const { renderer, sampler } = await toolThenAnswer();
     const env: Environment = { ...codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null }), step: () => new Promise(() => {}) };
-    const [t] = await runGroup({ sampler, renderer, env, budgets, trajectoryTimeoutMs: 30 }, ex('q'), 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets, trajectoryTimeoutMs: 30 }, { example: ex('q'), groupSize: 1 });
     expect(t!.stopReason).toBe('error');
     expect(t!.error?.stage).toBe('timeout');
   });
@@ -180,7 +180,7 @@ describe('rollout failures end one trajectory, not the call', () => {
     };
     const ac = new AbortController();
     const env = codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null });
-    const run = runGroup({ sampler, renderer, env, budgets, signal: ac.signal }, ex('q'), 1);
+    const run = runGroup({ sampler, renderer, env, budgets, signal: ac.signal }, { example: ex('q'), groupSize: 1 });
     while (!seen) await new Promise((r) => setImmediate(r));
     ac.abort();
     const [t] = await run;

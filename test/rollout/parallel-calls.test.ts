@@ -36,7 +36,7 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
     const env = toolEnvironment({ name: 'dict', tools: [tool], parallelToolCalls: true, initialMessages: (e) => [{ role: 'user', content: e.question }] });
     // The first call is the slowest: results must still come back in call order.
     const sampler = scriptedSampler({ renderer, script: ({ call }) => (call === 0 ? `Both.\n${lookup('lookup', 'aaaaaa')}\n${lookup('lookup', 'b')}` : 'done') });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('answer');
     expect(t!.toolCalls).toBe(2);
     const first = t!.turns[0]!;
@@ -62,7 +62,7 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
     const env = toolEnvironment({ name: 'dict', tools: [tool], parallelToolCalls: true, maxConcurrentCalls: 2, initialMessages: (e) => [{ role: 'user', content: e.question }] });
     const four = ['aaa', 'bb', 'cccc', 'd'].map((q) => lookup('lookup', q)).join('\n');
     const sampler = scriptedSampler({ renderer, script: ({ call }) => (call === 0 ? four : 'done') });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.turns[0]!.observation!.map((m) => m.content)).toEqual(['def(aaa)', 'def(bb)', 'def(cccc)', 'def(d)']);
     expect(maxInFlight()).toBe(2);
   });
@@ -73,7 +73,7 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
     const env = toolEnvironment({ name: 'dict', tools: [tool], parallelToolCalls: true, initialMessages: (e) => [{ role: 'user', content: e.question }] });
     const two = `${lookup('lookup', 'a')}\n${lookup('lookup', 'b')}`;
     const sampler = scriptedSampler({ renderer, script: () => two });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 3, maxTurns: 10 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 3, maxTurns: 10 } }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('max_tool_calls');
     expect(t!.toolCalls).toBe(2); // 2 ran; the next 2 would make 4 > 3
     expect(t!.turns).toHaveLength(2);
@@ -84,7 +84,7 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
     const renderer = await localRenderer();
     const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '1\n' })), systemPrompt: null });
     const sampler = scriptedSampler({ renderer, script: () => `${toolCall('print(1)')}\n${toolCall('print(2)')}` });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.turns[0]!.action).toMatchObject({ kind: 'invalid', reason: 'multiple_tool_calls' });
     expect(t!.stopReason).toBe('invalid');
   });
@@ -93,10 +93,10 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
     const renderer = await localRenderer();
     const env: Environment = codeInterpreter({ sandbox: fakeSandbox((req) => ({ stdout: `ran ${req.code}\n` })), systemPrompt: null, parallelToolCalls: true });
     const sampler = scriptedSampler({ renderer, script: ({ call }) => (call === 0 ? `${toolCall('print(1)')}\n${toolCall('print(2)')}` : 'done') });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.turns[0]!.observation!.map((m) => m.content)).toEqual(['ran print(1)\n', 'ran print(2)\n']);
     const bad = scriptedSampler({ renderer, script: () => `${toolCall('print(1)')}\n${toolCall('  ')}` });
-    const [u] = await runGroup({ sampler: bad, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [u] = await runGroup({ sampler: bad, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(u!.turns[0]!.action).toMatchObject({ kind: 'invalid', reason: 'empty_code' });
   });
 });
@@ -133,7 +133,7 @@ describe('withCallIds: every tool message answers its call by id (Kimi K2-style 
     };
     const kimi = await loadRenderer({ ...standInFiles('kimi_k2') });
     const sampler = scriptedSampler({ renderer: kimi, script: ({ call }) => (call === 0 ? '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>' : 'done') });
-    const [t] = await runGroup({ sampler, renderer: kimi, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer: kimi, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.turns[0]!.observation).toEqual([{ role: 'tool', content: 'ok', toolCallId: 'functions.f:0' }]);
     expect(kimi.decode(t!.turns[1]!.promptTokens)).toContain('## Return of functions.f:0\nok');
   });

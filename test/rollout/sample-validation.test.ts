@@ -53,7 +53,7 @@ describe('sampled sequences are validated where they enter the rollout', () => {
       const renderer = await localRenderer();
       const sampler = corrupting(scriptedSampler({ renderer, script: () => 'so \\boxed{12}' }), corrupt, 1);
       const env = codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null });
-      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 3);
+      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 3 });
       expect(group.map((t) => t.stopReason)).toEqual(['answer', 'error', 'answer']);
       expect(group[1]!.error).toMatchObject({ stage: 'sample', code: 'SAMPLED_SEQUENCE_INVALID' });
     });
@@ -65,7 +65,7 @@ describe('sampled sequences are validated where they enter the rollout', () => {
     for (const corrupt of [CORRUPTIONS['id = vocabSize']!, CORRUPTIONS['NaN logprob']!, CORRUPTIONS['longer than maxTokens']!]) {
       const sampler = corrupting(inner, corrupt, 0, 1); // call 0 is the fork; call 1 is branch 0's second turn
       const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '12\n' })), systemPrompt: null });
-      const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+      const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
       expect(t!.stopReason).toBe('error');
       expect(t!.error).toMatchObject({ stage: 'sample', code: 'SAMPLED_SEQUENCE_INVALID', turn: 2 });
       expect(t!.turns).toHaveLength(1);

@@ -12,7 +12,7 @@ describe('a turn cut inside a tool call', () => {
     const long = toolCall(`print("${'z'.repeat(200)}")`);
     const sampler = scriptedSampler({ renderer, script: ({ call }) => (call === 0 ? toolCall('print(1)') : long) });
     const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '1\n' })), systemPrompt: null });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurnTokens: 60 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurnTokens: 60 } }, { example: ex, groupSize: 1 });
     expect(t!.turns).toHaveLength(2);
     expect(t!.turns[1]!.stopReason).toBe('length');
     expect(t!.turns[1]!.action).toMatchObject({ kind: 'invalid', reason: 'truncated' });
@@ -26,7 +26,7 @@ describe('a turn cut inside a tool call', () => {
     const renderer = await localRenderer();
     const sampler = scriptedSampler({ renderer, script: () => `<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "${'w'.repeat(100)}` });
     const env = codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurnTokens: 30 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurnTokens: 30 } }, { example: ex, groupSize: 1 });
     expect(t!.turns[0]!.action).toMatchObject({ kind: 'invalid', reason: 'truncated' });
   });
 });
@@ -42,7 +42,7 @@ describe('tool output is bounded for every environment', () => {
       step: async (action) => (action.kind === 'tool' ? { done: false, observation: [{ role: 'tool', content: big }] } : { done: true }),
     };
     const sampler = scriptedSampler({ renderer, script: ({ call }) => (call === 0 ? toolCall('print(1)') : '\\boxed{1}') });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 64 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 64 } }, { example: ex, groupSize: 1 });
     const turn = t!.turns[0]!;
     expect(turn.observationBytes).toBe(200_000);
     const content = turn.observation![0]!.content;
@@ -58,7 +58,7 @@ describe('tool output is bounded for every environment', () => {
     const big = '0123456789'.repeat(20_000);
     const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: big })), systemPrompt: null });
     const sampler = scriptedSampler({ renderer, script: ({ call }) => (call === 0 ? toolCall('print(1)') : '\\boxed{1}') });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 32 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 32 } }, { example: ex, groupSize: 1 });
     const turn = t!.turns[0]!;
     expect(turn.exec!.stdout.length).toBeLessThanOrEqual(32 * MAX_BYTES_PER_TOKEN);
     expect(turn.exec!.truncated).toBe(true);

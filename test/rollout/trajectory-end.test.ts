@@ -36,8 +36,7 @@ describe('runGroup reports each trajectory as soon as it is final (onTrajectoryE
           if (t.groupIndex === 0) release(); // branch 2 ends only after branch 0 was reported
         },
       },
-      ex,
-      3,
+      { example: ex, groupSize: 3 },
     );
     const group = await done;
     expect(reported[0]!.groupIndex).toBe(0);

@@ -28,7 +28,7 @@ const dataset: Example[] = [{ id: 'q1', question: 'What is 2 + 3?', answer: '5' 
 describe('demonstrationDatum refuses demonstrations the environment cannot play', () => {
   it('a call to a tool the env does not offer is a DemonstrationError naming the example, turn and the tools offered', async () => {
     const renderer = await localRenderer();
-    const e = await demonstrationDatum(renderer, env, dataset[0]!, [{ text: call('sum', { a: 2, b: 3 }) }, { text: '5' }], { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    const e = await demonstrationDatum(renderer, env, { example: dataset[0]!, turns: [{ text: call('sum', { a: 2, b: 3 }) }, { text: '5' }] }, { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
     expect(DemonstrationError.isInstance(e)).toBe(true);
     expect((e as DemonstrationError).exampleId).toBe('q1');
     expect((e as DemonstrationError).turn).toBe(0);
@@ -37,21 +37,21 @@ describe('demonstrationDatum refuses demonstrations the environment cannot play'
 
   it('a call omitting a required argument names the argument', async () => {
     const renderer = await localRenderer();
-    const e = await demonstrationDatum(renderer, env, dataset[0]!, [{ text: call('add', { a: 2 }) }, { text: '5' }], { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    const e = await demonstrationDatum(renderer, env, { example: dataset[0]!, turns: [{ text: call('add', { a: 2 }) }, { text: '5' }] }, { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
     expect(DemonstrationError.isInstance(e)).toBe(true);
     expect((e as Error).message).toMatch(/omits required argument\(s\) 'b'/);
   });
 
   it('turns after the final answer are refused instead of silently dropped', async () => {
     const renderer = await localRenderer();
-    const e = await demonstrationDatum(renderer, env, dataset[0]!, [{ text: '5' }, { text: call('add', { a: 2, b: 3 }) }], { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    const e = await demonstrationDatum(renderer, env, { example: dataset[0]!, turns: [{ text: '5' }, { text: call('add', { a: 2, b: 3 }) }] }, { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
     expect(DemonstrationError.isInstance(e)).toBe(true);
     expect((e as Error).message).toMatch(/1 more turn/);
   });
 
   it('a valid demonstration renders the tool result from the env and trains only on the assistant tokens', async () => {
     const renderer = await localRenderer();
-    const d = await demonstrationDatum(renderer, env, dataset[0]!, [{ text: call('add', { a: 2, b: 3 }) }, { text: '5' }], { maxToolResponseTokens: 16 });
+    const d = await demonstrationDatum(renderer, env, { example: dataset[0]!, turns: [{ text: call('add', { a: 2, b: 3 }) }, { text: '5' }] }, { maxToolResponseTokens: 16 });
     const all = renderer.decode([...d.modelInput, d.targetTokens.at(-1)!]);
     expect(all).toContain('<tool_response>\n5\n</tool_response>');
     const trained = renderer.decode(d.targetTokens.filter((_, i) => d.mask[i] === 1));

@@ -247,11 +247,11 @@ describe('remote sandbox transport', () => {
     expect(await ep.ping(2_000)).toBe(false);
     evil.behaviour = drip(20);
     const t0 = performance.now();
-    const out = await ep.post('/run_code', '{}', 300, MAX);
+    const out = await ep.post('/run_code', '{}', { timeoutMs: 300, maxBodyBytes: MAX });
     expect(out.kind).toBe('transport');
     expect(performance.now() - t0).toBeLessThan(300 + SLACK_MS);
     evil.behaviour = flood(16 * 1024);
-    const big = await ep.post('/run_code', '{}', 5_000, MAX);
+    const big = await ep.post('/run_code', '{}', { timeoutMs: 5_000, maxBodyBytes: MAX });
     expect(big.kind).toBe('transport');
     await ep.close();
   });

@@ -1,6 +1,7 @@
 import { SamplerHttpError, SamplerUnavailableError } from '../../errors/sampler-errors.js';
 import { AgentRLError } from '../../errors/base.js';
 import { readBounded, refuseRedirect, startDeadline } from '../../util/http-bounds.js';
+import { retry, retryAfterMs } from '../../util/retry.js';
 
 /** How {@link postJson} reaches the server. Durations in ms. */
 export interface PostJsonOptions {
@@ -15,8 +16,6 @@ export interface PostJsonOptions {
   readonly signal?: AbortSignal;
 }
 
-const MAX_BACKOFF_MS = 10_000;
-const MAX_RETRY_AFTER_MS = 60_000;
 
 /** The server's message: OpenAI's `{ error: { message } }`, FastAPI's `{ detail }`, `{ message }`, or the raw text. */
 function serverMessage(text: string): string {
@@ -28,14 +27,6 @@ function serverMessage(text: string): string {
     // not JSON: fall through
   }
   return text.slice(0, 2000);
-}
-
-function retryAfterMs(h: Headers): number | undefined {
-  const ms = Number(h.get('retry-after-ms'));
-  if (Number.isFinite(ms) && ms > 0) return ms;
-  const s = Number(h.get('retry-after'));
-  if (Number.isFinite(s) && s > 0) return s * 1000;
-  return undefined;
 }
 
 async function once(url: string, body: unknown, o: PostJsonOptions): Promise<unknown> {
@@ -66,7 +57,7 @@ async function once(url: string, body: unknown, o: PostJsonOptions): Promise<unk
   } finally {
     deadline.dispose();
   }
-  if (!res.ok) throw new SamplerHttpError(res.status, serverMessage(text), url, retryAfterMs(res.headers));
+  if (!res.ok) throw new SamplerHttpError(res.status, serverMessage(text), url, { retryAfterMs: retryAfterMs(res.headers) });
   try {
     return JSON.parse(text) as unknown;
   } catch (cause) {
@@ -83,15 +74,6 @@ async function once(url: string, body: unknown, o: PostJsonOptions): Promise<unk
  *   ResponseTooLargeError; RedirectRefusedError.
  */
 export async function postJson(url: string, body: unknown, o: PostJsonOptions): Promise<unknown> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await once(url, body, o);
-    } catch (e) {
-      if (!AgentRLError.isInstance(e) || !e.retryable || attempt >= o.maxRetries) throw e;
-      const hinted = e instanceof SamplerHttpError ? e.retryAfterMs : undefined;
-      const waitMs = hinted !== undefined ? Math.min(hinted, MAX_RETRY_AFTER_MS) : Math.min(500 * 2 ** attempt, MAX_BACKOFF_MS);
-      await new Promise((r) => setTimeout(r, waitMs));
-      if (o.signal?.aborted) throw o.signal.reason;
-    }
-  }
+  // The hint comes from SamplerHttpError.retryAfterMs (the default of the policy), capped at 60 s.
+  return retry(() => once(url, body, o), { maxAttempts: o.maxRetries + 1, backoff: { baseMs: 500, capMs: 10_000 } }, o.signal);
 }

@@ -94,7 +94,7 @@ async function archiveUrl(http: TinkerHttp, runId: string, kind: string, name: s
   const url = (jsonOf(a) as { url?: unknown } | undefined)?.url;
   if (a.status === 200 && typeof url === 'string') return url;
   const text = a.body.toString('utf8').slice(0, 300);
-  throw new BackendRequestError('checkpoint_archive', a.status >= 500 ? 'server' : 'unknown', `no archive URL for tinker://${runId}/${kind}/${name}: HTTP ${a.status} ${text}`, a.status);
+  throw new BackendRequestError('checkpoint_archive', a.status >= 500 ? 'server' : 'unknown', `no archive URL for tinker://${runId}/${kind}/${name}: HTTP ${a.status} ${text}`, { status: a.status });
 }
 
 /** A tar member name as a path inside `dir`, or undefined when it would leave `dir` (absolute, `..`). */
@@ -123,7 +123,7 @@ export async function downloadCheckpoint(tinkerPath: string, dir: string, option
     const res = await request(url, { method: 'GET', headers: { 'user-agent': 'agentrl' }, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
     if (res.statusCode !== 200) {
       const text = (await res.body.text()).slice(0, 300);
-      throw new BackendRequestError('checkpoint_archive', 'unknown', `archive download: HTTP ${res.statusCode} ${text}`, res.statusCode);
+      throw new BackendRequestError('checkpoint_archive', 'unknown', `archive download: HTTP ${res.statusCode} ${text}`, { status: res.statusCode });
     }
     const declared = Number(res.headers['content-length'] ?? NaN);
     if (declared > maxBytes) {

@@ -1,6 +1,6 @@
 import { BackendRequestError, BackendUnavailableError } from '../../errors/index.js';
-import { RetryClock, retryAfterMs, sleep } from './backoff.js';
-import { answerError, detailOf, failureError, jsonOf, PROTOBUF, requestFailure, TransportFault, type HttpAnswer, type TinkerHttp } from './http.js';
+import { RetrySchedule, retryAfterMs, sleep } from '../../util/retry.js';
+import { answerError, detailOf, failureError, jsonOf, PROTOBUF, requestFailure, tinkerRetryPolicy, TransportFault, type HttpAnswer, type TinkerHttp } from './http.js';
 import type { ResolvedTinkerOptions } from './options.js';
 
 /** How to submit one operation and read its result. */
@@ -52,7 +52,12 @@ export function requestIdOf(op: string, a: HttpAnswer): string {
  *   `retry.max400` times (proxies inject them); 401/403 → `BackendAuthError`; other statuses are final.
  */
 export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptions, requestId: string, f: FutureOp<T>): Promise<T> {
-  const clock = new RetryClock(opts.retry);
+  const clock = new RetrySchedule(tinkerRetryPolicy(opts.retry));
+  /** The wait before the next retry of this run, or undefined once the retry budget is spent. */
+  const nextDelay = (hintMs?: number): number | undefined => {
+    const n = clock.next(hintMs);
+    return 'delayMs' in n ? n.delayMs : undefined;
+  };
   const url = http.url('/api/v1/retrieve_future');
   let id = requestId;
   let n400 = 0;
@@ -84,7 +89,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
         }
         continue;
       }
-      const delay = clock.nextDelay();
+      const delay = nextDelay();
       if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: no answer within the retry budget of ${opts.retry.budgetMs} ms (${e.message})`, { cause: e });
       await sleep(Math.min(delay, Math.max(0, giveUpAt - Date.now())), http.signal);
       continue;
@@ -93,7 +98,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
     lastAnswerAt = Date.now();
     if (s < 500) n5xx = 0;
     if (s === 200) {
-      clock.succeeded();
+      clock.reset();
       if (a.contentType === PROTOBUF) {
         if (!f.proto) throw new BackendRequestError(f.op, 'unknown', 'unexpected protobuf result');
         // A plain Uint8Array view: protobufjs's Buffer reader does not bounds-check string lengths (a truncated body would decode).
@@ -112,11 +117,11 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
       return f.json(body);
     }
     if (s === 408) {
-      clock.succeeded();
+      clock.reset();
       continue;
     }
     if (s === 410) {
-      if (n410 >= opts.retry.max410) throw new BackendRequestError(f.op, 'unknown', `future expired ${n410 + 1} times`, 410);
+      if (n410 >= opts.retry.max410) throw new BackendRequestError(f.op, 'unknown', `future expired ${n410 + 1} times`, { status: 410 });
       n410 += 1;
       id = await f.submit();
       continue;
@@ -124,12 +129,12 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
     const body = jsonOf(a);
     const detail = detailOf(body) ?? requestFailure(body)?.message;
     if (s === 400 && detail === undefined) {
-      if (n400 >= opts.retry.max400) throw new BackendRequestError(f.op, 'unknown', `HTTP 400 from retrieve_future ${n400 + 1} times`, 400);
+      if (n400 >= opts.retry.max400) throw new BackendRequestError(f.op, 'unknown', `HTTP 400 from retrieve_future ${n400 + 1} times`, { status: 400 });
       n400 += 1;
       continue;
     }
     if ((s === 429 || s === 402 || s >= 500) && detail === undefined) {
-      const delay = clock.nextDelay(s === 429 || s === 402 ? retryAfterMs(a.headers) : undefined);
+      const delay = nextDelay(s === 429 || s === 402 ? retryAfterMs(a.headers) : undefined);
       if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: HTTP ${s} until the retry budget of ${opts.retry.budgetMs} ms ran out`);
       // 5xx: the first retry goes at once (as the Python SDK); a run of them backs off.
       await sleep(s >= 500 && n5xx++ === 0 ? 0 : Math.min(delay, Math.max(0, giveUpAt - Date.now())), http.signal);

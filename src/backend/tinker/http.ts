@@ -8,7 +8,7 @@ import {
   type AgentRLError,
   type BackendErrorCategory,
 } from '../../errors/index.js';
-import { RetryClock, retryAfterMs, sleep } from './backoff.js';
+import { retry, retryAfterMs, type RetryPolicy } from '../../util/retry.js';
 import type { ResolvedTinkerOptions } from './options.js';
 import { readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
@@ -57,6 +57,30 @@ export class TransportFault extends Error {
   }
 }
 
+/** An HTTP answer worth trying again (408, 429, 402, 5xx without an error body), thrown inside {@link TinkerHttp.call}'s retries. */
+class RetryableAnswer extends Error {
+  constructor(
+    readonly status: number,
+    /** The server's `retry-after` wait (429 and 402 only), ms. */
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(`HTTP ${status}`);
+  }
+}
+
+/**
+ * The Tinker clients' policy (`retry` options): transport faults and retryable answers, exponential backoff
+ * `min(initialDelayMs · 2^n, maxDelayMs)` (a server's `retry-after` wins, up to 60 s) until `budgetMs` would be
+ * exceeded, counted from the first failure of a run.
+ */
+export function tinkerRetryPolicy(o: ResolvedTinkerOptions['retry']): RetryPolicy {
+  return {
+    budgetMs: o.budgetMs,
+    backoff: { baseMs: o.initialDelayMs, capMs: o.maxDelayMs },
+    retryable: (e) => e instanceof TransportFault || e instanceof RetryableAnswer,
+  };
+}
+
 /** Parses a body as JSON, or returns undefined. */
 export function jsonOf(a: HttpAnswer): unknown {
   if (a.body.length === 0) return undefined;
@@ -87,7 +111,7 @@ export function detailOf(body: unknown): string | undefined {
 /** The typed error of a `{ error, category }` failure. `user` → `BackendInputError`. */
 export function failureError(op: string, f: { message: string; category: BackendErrorCategory }, status?: number): AgentRLError {
   if (f.category === 'user') return new BackendInputError(op, f.message);
-  return new BackendRequestError(op, f.category, f.message, status);
+  return new BackendRequestError(op, f.category, f.message, { status });
 }
 
 /** The typed error of a non-2xx answer that is not retried. */
@@ -96,13 +120,13 @@ export function answerError(op: string, url: string, a: HttpAnswer): AgentRLErro
   const text = detailOf(body) ?? requestFailure(body)?.message ?? (a.body.length > 0 ? a.body.toString('utf8').slice(0, 500) : `HTTP ${a.status}`);
   if (a.status === 401 || a.status === 403) return new BackendAuthError(url, a.status, text);
   // 415: the body's media type is refused (content negotiation falls back on it), whatever the body says.
-  if (a.status === 415) return new BackendRequestError(op, 'unknown', text, 415);
+  if (a.status === 415) return new BackendRequestError(op, 'unknown', text, { status: 415 });
   // 409: a seq_id reused with other content, or (saves) a checkpoint name that exists; callers tell them apart by op.
-  if (a.status === 409) return new BackendRequestError(op, 'unknown', text, 409);
+  if (a.status === 409) return new BackendRequestError(op, 'unknown', text, { status: 409 });
   const failure = requestFailure(body);
   if (failure) return failureError(op, failure, a.status);
   if (a.status === 422) return new BackendInputError(op, text);
-  return new BackendRequestError(op, a.status >= 500 ? 'server' : 'unknown', text, a.status);
+  return new BackendRequestError(op, a.status >= 500 ? 'server' : 'unknown', text, { status: a.status });
 }
 
 /**
@@ -212,26 +236,20 @@ export class TinkerHttp {
    *   (`category: "user"`, 422); BackendRequestError for other answers (409: a `seq_id` reused with other content).
    */
   async call(op: string, path: string, body: HttpBody | undefined, o: Partial<SendOptions> & { method?: 'GET' | 'POST' | 'DELETE'; credential?: false } = {}): Promise<HttpAnswer> {
-    const clock = new RetryClock(this.#opts.retry);
     const key = TinkerHttp.idempotencyKey();
     const url = this.url(path);
-    for (;;) {
-      let delay: number | undefined;
-      let last: string;
-      try {
-        const a = await this.send(o.method ?? 'POST', path, body, { timeoutMs: this.#opts.timeouts.requestMs, ...o, idempotencyKey: key });
-        if (a.status >= 200 && a.status < 300) return a;
-        const retryable = a.status === 408 || a.status === 429 || a.status === 402 || (a.status >= 500 && detailOf(jsonOf(a)) === undefined && requestFailure(jsonOf(a)) === undefined);
-        if (!retryable) throw answerError(op, url, a);
-        last = `HTTP ${a.status}`;
-        delay = clock.nextDelay(a.status === 429 || a.status === 402 ? retryAfterMs(a.headers) : undefined);
-      } catch (e) {
-        if (!(e instanceof TransportFault)) throw e;
-        last = e.message;
-        delay = clock.nextDelay();
-      }
-      if (delay === undefined) throw new BackendUnavailableError(url, `${op}: no usable answer within the retry budget of ${this.#opts.retry.budgetMs} ms (last: ${last})`);
-      await sleep(delay, this.#closing.signal);
+    const attempt = async (): Promise<HttpAnswer> => {
+      const a = await this.send(o.method ?? 'POST', path, body, { timeoutMs: this.#opts.timeouts.requestMs, ...o, idempotencyKey: key });
+      if (a.status >= 200 && a.status < 300) return a;
+      const retryable = a.status === 408 || a.status === 429 || a.status === 402 || (a.status >= 500 && detailOf(jsonOf(a)) === undefined && requestFailure(jsonOf(a)) === undefined);
+      if (!retryable) throw answerError(op, url, a);
+      throw new RetryableAnswer(a.status, a.status === 429 || a.status === 402 ? retryAfterMs(a.headers) : undefined);
+    };
+    try {
+      return await retry(attempt, tinkerRetryPolicy(this.#opts.retry), this.#closing.signal);
+    } catch (e) {
+      if (!(e instanceof TransportFault || e instanceof RetryableAnswer)) throw e;
+      throw new BackendUnavailableError(url, `${op}: no usable answer within the retry budget of ${this.#opts.retry.budgetMs} ms (last: ${e.message})`);
     }
   }
 

@@ -182,7 +182,6 @@ class TinkerTrainingBackend implements TinkerBackend {
           op,
           'unknown',
           `model ${modelId}: seq_id ${l.seqId} (${l.op}) never reached the server, which runs a model's requests in seq_id order and would hold this one forever; loadState() continues on a fresh model`,
-          undefined,
           { cause: l.cause },
         );
       }

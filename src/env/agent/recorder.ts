@@ -26,7 +26,7 @@ interface RecordedCall {
 /** How the agent's `run()` ended. */
 export type AgentOutcome = { readonly kind: 'returned'; readonly value: unknown } | { readonly kind: 'threw'; readonly error: unknown } | { readonly kind: 'timeout'; readonly timeoutMs: number };
 
-const budgetRefusal = (stop: TrajectoryStopReason, message: string) => new OpenAIApiError(400, message, null, stop);
+const budgetRefusal = (stop: TrajectoryStopReason, message: string) => new OpenAIApiError(400, message, { errorCode: stop });
 
 /**
  * A choice as sent when its tool calls pass a budget: the text before the calls as the whole reply, no tool calls,
@@ -63,7 +63,7 @@ export class RolloutRecorder {
     let request: { messages: readonly Message[]; keys: string[]; toolsKey: string; parent: RecordedCall | undefined } | undefined;
     return {
       prompt: ({ messages, tools, body }) => {
-        if (this.#signal.aborted) throw new OpenAIApiError(409, 'this rollout has ended', null, 'rollout_ended');
+        if (this.#signal.aborted) throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
         this.#checkBudgets();
         const keys = messages.map(messageKey);
         const toolsKey = JSON.stringify(tools);

@@ -17,7 +17,7 @@ export interface RolloutLease {
 
 /** Never called: every request is sampled by its rollout's recorder (the route needs a sampler to exist). */
 const NO_SAMPLER: SamplingClient = {
-  sample: () => Promise.reject(new OpenAIApiError(401, 'missing or wrong API key', null, 'invalid_api_key')),
+  sample: () => Promise.reject(new OpenAIApiError(401, 'missing or wrong API key', { errorCode: 'invalid_api_key' })),
   computeLogprobs: () => Promise.reject(new Error('not served')),
 };
 
@@ -51,7 +51,7 @@ export class RecordingEndpoint {
     const recorderOf = (req: FastifyRequest): RolloutRecorder => {
       const key = bearer(req);
       const r = key !== undefined ? rollouts.get(key) : undefined;
-      if (!r) throw new OpenAIApiError(401, 'missing or wrong API key (this rollout may have ended)', null, 'invalid_api_key');
+      if (!r) throw new OpenAIApiError(401, 'missing or wrong API key (this rollout may have ended)', { errorCode: 'invalid_api_key' });
       return r;
     };
     await server.app.register(openaiRoutes, { sampler: NO_SAMPLER, renderer, modelName, completions: false, chatHooks: (req) => recorderOf(req).hooks() });

@@ -2,7 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import { RetrieverError } from '../../errors/index.js';
 import { splitTitledContents } from './corpus.js';
 import type { Passage, Retriever } from './types.js';
-import { onAbort } from '../../util/on-abort.js';
+import { retry } from '../../util/retry.js';
 import { discardBody, isRedirect, readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
 
@@ -50,19 +50,6 @@ function parseAnswer(body: unknown, nQueries: number): Passage[][] {
     return list.map(toPassage).filter((p): p is Passage => p !== undefined);
   });
 }
-
-/** Resolves after `ms`, or rejects with the abort reason; its abort registration ends with it (no leak per retry). */
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => {
-      unwatch();
-      resolve();
-    }, ms);
-    const unwatch = onAbort(signal, (reason) => {
-      clearTimeout(t);
-      reject(reason);
-    });
-  });
 
 /**
  * A client for Search-R1's retrieval server protocol:
@@ -128,14 +115,11 @@ export function httpRetriever(opts: HttpRetrieverOptions): Retriever {
   return {
     async search(queries: readonly string[], topK: number, signal?: AbortSignal): Promise<Passage[][]> {
       if (queries.length === 0) return [];
-      for (let k = 0; ; k++) {
-        try {
-          return await attempt(queries, topK, signal);
-        } catch (err) {
-          if (!(err instanceof RetrieverError) || !err.retryable || k >= retries) throw err;
-          await sleep((k + 1) * retryDelayMs, signal);
-        }
-      }
+      return retry(() => attempt(queries, topK, signal), {
+        maxAttempts: retries + 1,
+        backoff: (k) => (k + 1) * retryDelayMs, // linear, as documented for `retryDelayMs`
+        retryable: (err) => err instanceof RetrieverError && err.retryable,
+      }, signal);
     },
   };
 }

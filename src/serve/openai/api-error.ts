@@ -9,14 +9,20 @@ export type OpenAIErrorType = 'invalid_request_error' | 'authentication_error' |
  * (400 bad request, 401 no or wrong key, 404 unknown model or route, 413 body too large, 500 server fault).
  */
 export class OpenAIApiError extends Error {
+  /** The request parameter at fault (OpenAI's `param`), or null. */
+  readonly param: string | null;
+  /** OpenAI's machine-readable `code`, or null. */
+  readonly errorCode: string | null;
+  /** `status`: the HTTP status answered; `options.param` and `options.errorCode` default to null. */
   constructor(
     readonly status: number,
     message: string,
-    readonly param: string | null = null,
-    readonly errorCode: string | null = null,
+    options: { readonly param?: string | null; readonly errorCode?: string | null } & ErrorOptions = {},
   ) {
-    super(message);
+    super(message, options);
     this.name = 'OpenAIApiError';
+    this.param = options.param ?? null;
+    this.errorCode = options.errorCode ?? null;
   }
   /** The JSON body. */
   body(): { error: { message: string; type: OpenAIErrorType; param: string | null; code: string | null } } {
@@ -40,18 +46,18 @@ export function toApiError(e: unknown): OpenAIApiError {
   if (e instanceof OpenAIApiError) return e;
   if (AgentRLError.isInstance(e)) {
     const field = (e as { field?: unknown }).field;
-    if (e.code === 'BACKEND_INPUT') return new OpenAIApiError(400, e.message, typeof field === 'string' ? field : null, 'invalid_input');
-    if (e.code === 'CHAT_TEMPLATE_FAILED' || e.code === 'PROMPT_PREFIX_MISMATCH') return new OpenAIApiError(400, e.message, 'messages', e.code.toLowerCase());
+    if (e.code === 'BACKEND_INPUT') return new OpenAIApiError(400, e.message, { param: typeof field === 'string' ? field : null, errorCode: 'invalid_input' });
+    if (e.code === 'CHAT_TEMPLATE_FAILED' || e.code === 'PROMPT_PREFIX_MISMATCH') return new OpenAIApiError(400, e.message, { param: 'messages', errorCode: e.code.toLowerCase() });
     const status = (e as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       // a sampler resolver refusing a model (e.g. agentrl serve's SERVE_REQUEST 404 for an unknown checkpoint)
-      return status === 404 ? new OpenAIApiError(404, e.message, 'model', 'model_not_found') : new OpenAIApiError(status, e.message, null, e.code.toLowerCase());
+      return status === 404 ? new OpenAIApiError(404, e.message, { param: 'model', errorCode: 'model_not_found' }) : new OpenAIApiError(status, e.message, { errorCode: e.code.toLowerCase() });
     }
-    return new OpenAIApiError(500, e.message, null, e.code.toLowerCase());
+    return new OpenAIApiError(500, e.message, { errorCode: e.code.toLowerCase() });
   }
   const fe = e as Partial<FastifyError>;
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new OpenAIApiError(fe.statusCode, fe.message ?? 'bad request', null, fe.code ?? null);
+    return new OpenAIApiError(fe.statusCode, fe.message ?? 'bad request', { errorCode: fe.code ?? null });
   }
   return new OpenAIApiError(500, e instanceof Error ? e.message : String(e));
 }

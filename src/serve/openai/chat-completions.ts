@@ -48,11 +48,11 @@ function logprobEntry(renderer: Renderer, token: number, logprob: number, altern
 
 function validate(b: ChatBody): void {
   if (topLogprobsCount(b.top_logprobs, 'top_logprobs') > 0 && b.logprobs !== true) {
-    throw new OpenAIApiError(400, 'top_logprobs requires logprobs: true', 'top_logprobs', 'invalid_value');
+    throw new OpenAIApiError(400, 'top_logprobs requires logprobs: true', { param: 'top_logprobs', errorCode: 'invalid_value' });
   }
   const tc = b.tool_choice;
   if (tc !== undefined && tc !== null && tc !== 'auto' && tc !== 'none') {
-    throw new OpenAIApiError(400, 'tool_choice must be "auto" or "none" (this server cannot force a call)', 'tool_choice', 'unsupported_parameter');
+    throw new OpenAIApiError(400, 'tool_choice must be "auto" or "none" (this server cannot force a call)', { param: 'tool_choice', errorCode: 'unsupported_parameter' });
   }
 }
 
@@ -83,11 +83,11 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
   checkVocab(prompt, renderer.vocabSize, 'messages');
   const ctxLeft = ctx.opts.maxContextTokens !== undefined ? ctx.opts.maxContextTokens - prompt.length : undefined;
   if (ctxLeft !== undefined && ctxLeft <= 0) {
-    throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, 'messages', 'context_length_exceeded');
+    throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, { param: 'messages', errorCode: 'context_length_exceeded' });
   }
   const asked = b.max_completion_tokens ?? b.max_tokens ?? undefined;
   // A `sample` hook (agentEnvironment's recording endpoint) samples under its own budgets, whatever the agent asked.
-  if (!hooks.sample) checkRequestLimits(ctx.opts.limits, 1, b.n ?? 1, asked ?? 0, b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens');
+  if (!hooks.sample) checkRequestLimits(ctx.opts.limits, { prompts: 1, n: b.n ?? 1, maxTokens: asked ?? 0, maxTokensParam: b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens' });
   const fallback = Math.min(ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024, ctx.opts.limits?.maxTokens ?? 4096);
   const maxTokens = asked ?? fallback;
   const k = topLogprobsCount(b.top_logprobs, 'top_logprobs');

@@ -12,10 +12,10 @@ function toolCall(c: { id?: string | undefined; function: { name: string; argume
   try {
     args = JSON.parse(c.function.arguments);
   } catch {
-    throw new OpenAIApiError(400, `${where}.function.arguments is not valid JSON`, `${where}.function.arguments`, 'invalid_value');
+    throw new OpenAIApiError(400, `${where}.function.arguments is not valid JSON`, { param: `${where}.function.arguments`, errorCode: 'invalid_value' });
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw new OpenAIApiError(400, `${where}.function.arguments must be a JSON object`, `${where}.function.arguments`, 'invalid_value');
+    throw new OpenAIApiError(400, `${where}.function.arguments must be a JSON object`, { param: `${where}.function.arguments`, errorCode: 'invalid_value' });
   }
   return { type: 'function', ...(c.id !== undefined ? { id: c.id } : {}), function: { name: c.function.name, arguments: args as Record<string, unknown> } };
 }

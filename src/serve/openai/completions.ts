@@ -39,19 +39,19 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
   const { renderer } = ctx.opts;
   const k = topLogprobsCount(b.logprobs, 'logprobs');
   if (k > 0 && b.echo) {
-    throw new OpenAIApiError(400, 'echo with logprobs > 0 is not supported (the prompt tokens\u2019 alternatives are not computed); use logprobs: 0 with echo', 'logprobs', 'unsupported_parameter');
+    throw new OpenAIApiError(400, 'echo with logprobs > 0 is not supported (the prompt tokens\u2019 alternatives are not computed); use logprobs: 0 with echo', { param: 'logprobs', errorCode: 'unsupported_parameter' });
   }
   if (b.prompt_logprobs !== undefined && b.prompt_logprobs !== null && b.prompt_logprobs !== 0) {
-    throw new OpenAIApiError(400, 'only prompt_logprobs: 0 (each prompt token\u2019s own logprob) is supported', 'prompt_logprobs', 'unsupported_parameter');
+    throw new OpenAIApiError(400, 'only prompt_logprobs: 0 (each prompt token\u2019s own logprob) is supported', { param: 'prompt_logprobs', errorCode: 'unsupported_parameter' });
   }
   if (b.stream && b.prompt_logprobs !== undefined && b.prompt_logprobs !== null) {
-    throw new OpenAIApiError(400, 'prompt_logprobs is not allowed with stream', 'prompt_logprobs', 'invalid_value');
+    throw new OpenAIApiError(400, 'prompt_logprobs is not allowed with stream', { param: 'prompt_logprobs', errorCode: 'invalid_value' });
   }
   const promptCount = typeof b.prompt === 'string' || typeof b.prompt[0] === 'number' ? 1 : b.prompt.length;
-  checkRequestLimits(ctx.opts.limits, promptCount, b.n ?? 1, b.max_tokens ?? 16, 'max_tokens');
+  checkRequestLimits(ctx.opts.limits, { prompts: promptCount, n: b.n ?? 1, maxTokens: b.max_tokens ?? 16, maxTokensParam: 'max_tokens' });
   const prompts = promptTokens(b, (s) => renderer.encode(s));
   prompts.forEach((p, i) => {
-    if (p.length === 0) throw new OpenAIApiError(400, 'the prompt is empty', 'prompt', 'invalid_value');
+    if (p.length === 0) throw new OpenAIApiError(400, 'the prompt is empty', { param: 'prompt', errorCode: 'invalid_value' });
     checkVocab(p, renderer.vocabSize, prompts.length > 1 ? `prompt.${i}` : 'prompt');
   });
   // Sampling stops (its rows are freed) as soon as the client disconnects.

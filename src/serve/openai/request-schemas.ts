@@ -88,5 +88,5 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const param = issue.path.map(String).join('.');
-  throw new OpenAIApiError(400, `${param || 'body'}: ${issue.message}`, param || null, 'invalid_value');
+  throw new OpenAIApiError(400, `${param || 'body'}: ${issue.message}`, { param: param || null, errorCode: 'invalid_value' });
 }

@@ -27,7 +27,7 @@ export async function openaiRoutes(app: FastifyInstance, opts: OpenAIRoutesOptio
     opts,
     sampler: async (model: string, request): Promise<SamplingClient> => {
       if (typeof opts.sampler === 'function') return opts.sampler(model, request);
-      if (model !== opts.modelName) throw new OpenAIApiError(404, `The model \`${model}\` does not exist.`, 'model', 'model_not_found');
+      if (model !== opts.modelName) throw new OpenAIApiError(404, `The model \`${model}\` does not exist.`, { param: 'model', errorCode: 'model_not_found' });
       return opts.sampler;
     },
     now: () => Math.floor(Date.now() / 1000),
@@ -36,13 +36,13 @@ export async function openaiRoutes(app: FastifyInstance, opts: OpenAIRoutesOptio
     async (v1) => {
       v1.setErrorHandler(openAIErrorHandler);
       v1.setNotFoundHandler(async (req, reply) => {
-        const e = new OpenAIApiError(404, `no route ${req.method} ${req.url}`, null, 'not_found');
+        const e = new OpenAIApiError(404, `no route ${req.method} ${req.url}`, { errorCode: 'not_found' });
         await reply.code(404).send(e.body());
       });
       // The HTTP layer answers a bad key with its own body; give it OpenAI's shape on these routes.
       v1.addHook('onSend', async (_req, reply, payload) => {
         if (reply.statusCode !== 401 || typeof payload !== 'string' || payload.includes('"authentication_error"')) return payload;
-        return JSON.stringify(new OpenAIApiError(401, 'missing or wrong API key', null, 'invalid_api_key').body());
+        return JSON.stringify(new OpenAIApiError(401, 'missing or wrong API key', { errorCode: 'invalid_api_key' }).body());
       });
       v1.get('/models', async (req) => ({
         object: 'list',

@@ -33,12 +33,12 @@ export function samplingParams(b: SamplingFields, maxTokens: number, renderer: R
   for (const [key, neutral] of Object.entries(NEUTRAL) as [keyof typeof NEUTRAL, number][]) {
     const v = b[key];
     if (v !== undefined && v !== null && v !== neutral) {
-      throw new OpenAIApiError(400, `${key} ${v} is not supported by this server (only ${neutral})`, key, 'unsupported_parameter');
+      throw new OpenAIApiError(400, `${key} ${v} is not supported by this server (only ${neutral})`, { param: key, errorCode: 'unsupported_parameter' });
     }
   }
   const stopStrings = b.stop === undefined || b.stop === null ? [] : typeof b.stop === 'string' ? [b.stop] : b.stop;
   if (stopStrings.length > 0) {
-    throw new OpenAIApiError(400, 'stop strings are not supported by this server (it stops on token ids only); use stop_token_ids', 'stop', 'unsupported_parameter');
+    throw new OpenAIApiError(400, 'stop strings are not supported by this server (it stops on token ids only); use stop_token_ids', { param: 'stop', errorCode: 'unsupported_parameter' });
   }
   const stop = [...new Set([...(b.stop_token_ids ?? []), ...(b.ignore_eos ? [] : renderer.stopTokens)])];
   return {
@@ -61,7 +61,7 @@ export function withoutStop(tokens: readonly number[], stop: readonly number[]):
 /** Checks token ids against the vocabulary. @throws OpenAIApiError 400 naming `param`. */
 export function checkVocab(tokens: readonly number[], vocabSize: number, param: string): void {
   const bad = tokens.find((t) => t >= vocabSize);
-  if (bad !== undefined) throw new OpenAIApiError(400, `token id ${bad} is outside the vocabulary of ${vocabSize} tokens`, param, 'invalid_value');
+  if (bad !== undefined) throw new OpenAIApiError(400, `token id ${bad} is outside the vocabulary of ${vocabSize} tokens`, { param, errorCode: 'invalid_value' });
 }
 
 /**
@@ -71,7 +71,7 @@ export function checkVocab(tokens: readonly number[], vocabSize: number, param: 
  */
 export function topLogprobsCount(k: number | null | undefined, param: string): number {
   if (k === undefined || k === null) return 0;
-  if (k > MAX_TOP_LOGPROBS) throw new OpenAIApiError(400, `${param} must be at most ${MAX_TOP_LOGPROBS}, got ${k}`, param, 'invalid_value');
+  if (k > MAX_TOP_LOGPROBS) throw new OpenAIApiError(400, `${param} must be at most ${MAX_TOP_LOGPROBS}, got ${k}`, { param, errorCode: 'invalid_value' });
   return k;
 }
 
@@ -82,22 +82,27 @@ export function topLogprobsCount(k: number | null | undefined, param: string): n
 export function alternativesOf(seq: SampledSequence, k: number, param: string): readonly (readonly TokenLogprob[])[] | undefined {
   if (k === 0) return undefined;
   if (seq.topLogprobs === undefined || seq.topLogprobs.length !== seq.tokens.length) {
-    throw new OpenAIApiError(400, `${param} > 0: this model's sampler does not return alternative tokens`, param, 'unsupported_parameter');
+    throw new OpenAIApiError(400, `${param} > 0: this model's sampler does not return alternative tokens`, { param, errorCode: 'unsupported_parameter' });
   }
   return seq.topLogprobs;
 }
 
 /**
- * Refuses a request past `limits` before anything is sampled: `n`, `max_tokens`, and prompts × `n`.
+ * Refuses a request past `limits` before anything is sampled: `n`, `max_tokens`, and prompts × `n`. `request`: its
+ * prompt count, `n`, the tokens asked for, and the name of the parameter that asked (`max_tokens` or `max_completion_tokens`).
  * @throws OpenAIApiError 400 `invalid_value` naming the parameter.
  */
-export function checkRequestLimits(limits: OpenAIRequestLimits | undefined, prompts: number, n: number, maxTokens: number, maxTokensParam: string): void {
+export function checkRequestLimits(
+  limits: OpenAIRequestLimits | undefined,
+  request: { readonly prompts: number; readonly n: number; readonly maxTokens: number; readonly maxTokensParam: string },
+): void {
+  const { prompts, n, maxTokens, maxTokensParam } = request;
   const maxN = limits?.maxN ?? 64;
   const maxT = limits?.maxTokens ?? 4096;
   const maxSeq = limits?.maxSequences ?? 256;
-  if (n > maxN) throw new OpenAIApiError(400, `n ${n} exceeds this server's limit of ${maxN}`, 'n', 'invalid_value');
-  if (maxTokens > maxT) throw new OpenAIApiError(400, `${maxTokensParam} ${maxTokens} exceeds this server's limit of ${maxT}`, maxTokensParam, 'invalid_value');
+  if (n > maxN) throw new OpenAIApiError(400, `n ${n} exceeds this server's limit of ${maxN}`, { param: 'n', errorCode: 'invalid_value' });
+  if (maxTokens > maxT) throw new OpenAIApiError(400, `${maxTokensParam} ${maxTokens} exceeds this server's limit of ${maxT}`, { param: maxTokensParam, errorCode: 'invalid_value' });
   if (prompts * n > maxSeq) {
-    throw new OpenAIApiError(400, `${prompts} prompts × n ${n} = ${prompts * n} sequences exceed this server's limit of ${maxSeq} per request`, 'prompt', 'invalid_value');
+    throw new OpenAIApiError(400, `${prompts} prompts × n ${n} = ${prompts * n} sequences exceed this server's limit of ${maxSeq} per request`, { param: 'prompt', errorCode: 'invalid_value' });
   }
 }

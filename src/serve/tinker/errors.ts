@@ -11,14 +11,20 @@ export type ErrorCategory = 'user' | 'server' | 'unknown';
 export class ServeRequestError extends AgentRLError {
   static readonly code = 'SERVE_REQUEST' as const;
   readonly code = 'SERVE_REQUEST' as const;
+  /** The failure category answered with the error (`{error, category}`). */
+  readonly category: ErrorCategory;
+  /** Sent as `Retry-After` (seconds) when set. */
+  readonly retryAfterS: number | undefined;
+  /** `status`: the HTTP status answered; `options.category` defaults to `'user'`. */
   constructor(
     readonly status: number,
     message: string,
-    readonly category: ErrorCategory = 'user',
-    readonly retryAfterS?: number,
+    options: { readonly category?: ErrorCategory; readonly retryAfterS?: number | undefined } & ErrorOptions = {},
   ) {
-    super(message);
+    super(message, options);
     this.name = 'ServeRequestError';
+    this.category = options.category ?? 'user';
+    this.retryAfterS = options.retryAfterS;
   }
 }
 

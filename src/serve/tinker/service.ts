@@ -363,7 +363,7 @@ export class TinkerService {
     if (session.models.size >= L.maxModelsPerSession) {
       throw new ServeRequestError(400, `session ${body.session_id} already holds ${session.models.size} models (maxModelsPerSession ${L.maxModelsPerSession}); unload one first`);
     }
-    if (this.#models.size >= L.maxModels) throw new ServeRequestError(503, `server full: ${this.#models.size} models loaded (maxModels ${L.maxModels}); retry later`, 'server', 30);
+    if (this.#models.size >= L.maxModels) throw new ServeRequestError(503, `server full: ${this.#models.size} models loaded (maxModels ${L.maxModels}); retry later`, { category: 'server', retryAfterS: 30 });
     const done = this.#takeLoad(body.session_id);
     const id = newId('model');
     // lora_config.seed is not applied: every model starts from the same weights (the checkpoint, or the seeded init).
@@ -743,9 +743,9 @@ export class TinkerService {
     const L = this.limits;
     const mine = this.#queued.get(key) ?? 0;
     if (mine >= L.maxQueuedPerSession) {
-      throw new ServeRequestError(429, `${mine} requests of this session are unfinished (maxQueuedPerSession ${L.maxQueuedPerSession}); wait for them to finish`, 'user', 1);
+      throw new ServeRequestError(429, `${mine} requests of this session are unfinished (maxQueuedPerSession ${L.maxQueuedPerSession}); wait for them to finish`, { category: 'user', retryAfterS: 1 });
     }
-    if (this.#queuedTotal >= L.maxQueued) throw new ServeRequestError(429, `server busy: ${this.#queuedTotal} requests unfinished (maxQueued ${L.maxQueued}); retry later`, 'server', 1);
+    if (this.#queuedTotal >= L.maxQueued) throw new ServeRequestError(429, `server busy: ${this.#queuedTotal} requests unfinished (maxQueued ${L.maxQueued}); retry later`, { category: 'server', retryAfterS: 1 });
     return this.#countLoad(key);
   }
 
@@ -787,7 +787,7 @@ export class TinkerService {
     const adm = m.queue.admit(seqId, hash, text.length);
     if (adm.kind === 'duplicate') return { request_id: adm.requestId, model_id: m.id };
     if (adm.kind === 'conflict') throw new ServeRequestError(409, adm.message);
-    if (adm.kind === 'full') throw new ServeRequestError(429, adm.message, 'user', 1);
+    if (adm.kind === 'full') throw new ServeRequestError(429, adm.message, { category: 'user', retryAfterS: 1 });
     // A request held for a missing lower seq_id is bounded by the out-of-order limits and counts as queued work only
     // once released, so that the client can always send the missing one. The others are counted (and refused) now.
     let done: (() => void) | undefined;

@@ -30,7 +30,9 @@ describe('remoteSandbox against scripted servers', () => {
   it('retries 503 and SandboxError, then succeeds; never retries a code failure', async () => {
     // Hazard: retrying `Failed` would run the model's code twice and double-count it.
     let n = 0;
-    const srv = track(await rawServer((_req, _body, res) => {
+    const srv = track(await rawServer((req, _body, res) => {
+      // Health pings (every 50 ms once the 503 marks the server unhealthy) must not take the scripted answers.
+      if (req.url !== '/run_code') return json(res, 200, {});
       n += 1;
       if (n === 1) return json(res, 503, { detail: 'busy' });
       if (n === 2) return json(res, 200, { ...SF_SUCCESS, status: 'SandboxError', run_result: null, message: 'boom' });

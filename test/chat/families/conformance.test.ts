@@ -95,7 +95,7 @@ describe.each(CONFORMANCE_FAMILIES)('renderer conformance: %s', (family) => {
       },
     };
     const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '285\n' })), systemPrompt: SYS.content });
-    const [t] = await runGroup({ sampler, renderer: r, env, budgets: DEFAULT_BUDGETS }, { id: 'q', question: USER.content, answer: '285' }, 1);
+    const [t] = await runGroup({ sampler, renderer: r, env, budgets: DEFAULT_BUDGETS }, { example: { id: 'q', question: USER.content, answer: '285' }, groupSize: 1 });
     expect(t!.stopReason).toBe('answer');
     if (family === 'kimi_k2') expect(r.decode(t!.turns[1]!.promptTokens)).toContain('## Return of functions.code_interpreter:0\n285');
     expect(t!.turns.map((u) => u.action.kind)).toEqual(['tool', 'answer']);

@@ -41,7 +41,7 @@ describe('agentEnvironment with the official openai client', () => {
     it(`records a tool-calling loop token for token and merges it into one datum (stream: ${stream})`, async () => {
       const { renderer, sampler } = await toolModel();
       const env = track(agentEnvironment({ run: (a) => openaiToolLoop(a, { stream }) }));
-      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 2);
+      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 2 });
       for (const t of group) {
         expect(t.stopReason).toBe('answer');
         expect(t.finalText).toBe('The sum is \\boxed{42}');
@@ -62,7 +62,7 @@ describe('agentEnvironment with the official openai client', () => {
   it('records parallel tool calls of one turn', async () => {
     const { renderer, sampler } = await toolModel({ parallel: true });
     const env = track(agentEnvironment({ run: (a) => openaiToolLoop(a) }));
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('answer');
     expect(t!.toolCalls).toBe(2);
     expect(t!.turns[0]!.observation?.map((m) => m.content)).toEqual(['42', '2']);
@@ -82,7 +82,7 @@ describe('agentEnvironment with the official openai client', () => {
         },
       }),
     );
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurnTokens: 77 }, sampling: { temperature: 0.7 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurnTokens: 77 }, sampling: { temperature: 0.7 } }, { example: ex, groupSize: 1 });
     expect(t!.finalText).toBe('hello');
     expect(seen).toEqual([{ temperature: 0.7, maxTokens: 77 }]);
   });
@@ -91,7 +91,7 @@ describe('agentEnvironment with the official openai client', () => {
     const renderer = await localRenderer();
     const sampler = scriptedSampler({ renderer, script: () => call('add', { a: 1, b: 2 }) }); // never answers
     const env = track(agentEnvironment({ run: (a) => openaiToolLoop(a, { maxSteps: 50 }) }));
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 3, maxToolCalls: 10 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 3, maxToolCalls: 10 } }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('max_turns');
     expect(t!.turns).toHaveLength(3);
   });
@@ -108,7 +108,7 @@ describe('agentEnvironment with the official openai client', () => {
         },
       }),
     );
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('answer');
     expect(t!.turns.map((x) => x.newDatum ?? false)).toEqual([false, false, true]);
     expect(t!.agentOutput).toEqual({ answer: 'The sum is \\boxed{42}', notes: 'summarised' });
@@ -126,7 +126,7 @@ describe('agentEnvironment with the official openai client', () => {
         },
       }),
     );
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 3);
+    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 3 });
     expect(group.map((t) => t.stopReason)).toEqual(['answer', 'error', 'error']);
     expect(group[1]!.error).toMatchObject({ stage: 'agent', code: 'TypeError' });
     expect(group[1]!.error!.message).toMatch(/agent bug/);
@@ -152,7 +152,7 @@ describe('agentEnvironment with the official openai client', () => {
       }),
     );
     const t0 = Date.now();
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(Date.now() - t0).toBeLessThan(3500); // the agent is still asleep
     expect(t!.stopReason).toBe('error');
     expect(t!.error!.stage).toBe('timeout');
@@ -164,7 +164,7 @@ describe('agentEnvironment with the official openai client', () => {
     const { renderer, sampler } = await toolModel();
     const env = track(agentEnvironment({ run: () => new Promise(() => {}) }));
     const t0 = Date.now();
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS, trajectoryTimeoutMs: 300 }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS, trajectoryTimeoutMs: 300 }, { example: ex, groupSize: 1 });
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(t!.error?.stage).toBe('timeout');
   });
@@ -182,7 +182,7 @@ describe('agentEnvironment with the official openai client', () => {
         },
       }),
     );
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(status).toBe(401);
     expect(t!.stopReason).toBe('answer');
     expect(() => agentEnvironment({ run: undefined as never })).toThrow(ConfigError);

@@ -30,7 +30,7 @@ async function rollout(perTurn: number, budgets: { maxToolCalls: number; maxTurn
   const { renderer, sampler } = await callingModel(perTurn);
   const ran: unknown[] = [];
   const env = track(agentEnvironment({ run: (a) => openaiToolLoop(a, { stream, maxSteps: 50, onToolCall: (_, args) => ran.push(args) }) }));
-  const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, ...budgets } }, ex, 1);
+  const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, ...budgets } }, { example: ex, groupSize: 1 });
   expect(env.activeRollouts).toBe(0);
   return { t: t!, ran };
 }
@@ -101,7 +101,7 @@ describe('agentEnvironment enforces the tool budgets at the completion that reac
         },
       }),
     );
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 0 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 0 } }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('max_tool_calls');
     expect(t!.agentOutput).toEqual({ reply: 'Let me add.', toolCalls: [], finish: 'stop', again: '400 max_tool_calls' });
     expect(t!.turns).toHaveLength(1);

@@ -47,7 +47,7 @@ describe('AI SDK interop', () => {
     expect(tools[1]!.definition.function.parameters).toMatchObject({ properties: { text: { type: 'string' } } });
     const { renderer, sampler } = await weatherModel();
     const env = toolEnvironment({ name: 'weather', tools, initialMessages: (e) => [{ role: 'user', content: e.question }] });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.messages.find((m) => m.role === 'tool')!.content).toBe('{"city":"Oslo","celsius":4}');
     expect(t!.finalText).toBe('It is 4 degrees.');
     expect(lastSignal).toBeInstanceOf(AbortSignal);
@@ -68,7 +68,7 @@ describe('AI SDK interop', () => {
         },
       });
       envs.push(env);
-      const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+      const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
       expect(t!.error?.message).toBeUndefined();
       expect(t!.stopReason).toBe('answer');
       expect(t!.finalText).toBe('It is 4 degrees.');

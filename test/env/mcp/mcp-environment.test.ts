@@ -34,7 +34,7 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     const env = await track(open({ server: testServer, initialMessages }));
     // each branch: pid, increment, increment, answer with everything it saw
     const sampler = planSampler(renderer, (seen) => (seen.length === 0 ? call('pid') : seen.length < 3 ? call('increment') : `done ${seen.join(',')}`));
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 3);
+    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 3 });
     expect(group.map((t) => t.stopReason)).toEqual(['answer', 'answer', 'answer']);
     const seen = group.map((t) => t.finalText.replace('done ', '').split(','));
     expect(seen.map((s) => s.slice(1))).toEqual([['1', '2'], ['1', '2'], ['1', '2']]); // no counter shared between trajectories
@@ -59,7 +59,7 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
       }),
     );
     const sampler = planSampler(renderer, (seen) => (seen.length === 0 ? call('pid') : 'ok'));
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 3);
+    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 3 });
     expect(new Set(group.map((t) => t.messages.find((m) => m.role === 'tool')!.content)).size).toBe(1);
     expect(resets.sort()).toEqual(['q/0', 'q/1', 'q/2']);
   });
@@ -69,7 +69,7 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     const env = await track(open({ server: testServer, initialMessages }));
     const calls = [call('fail'), call('stats', { xs: [1, 2, 3.5] }), call('sleep', { ms: 'soon' }), call('no_such_tool')];
     const sampler = planSampler(renderer, (seen, sample) => (seen.length === 0 ? calls[sample]! : 'ok'));
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 4);
+    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 4 });
     const obs = group.map((t) => t.messages.find((m) => m.role === 'tool')?.content ?? `(${t.stopReason} ${t.turns[0]?.action.kind})`);
     expect(obs[0]).toBe('Error: no such record');
     expect(JSON.parse(obs[1]!)).toEqual({ sum: 6.5, n: 3 });
@@ -84,7 +84,7 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     const env = await track(open({ server: testServer, initialMessages, callTimeoutMs: 300 }));
     // the first call starts the process; the second one would sleep 30 s
     const sampler = planSampler(renderer, (seen) => (seen.length === 0 ? call('increment') : seen.length === 1 ? call('sleep', { ms: 30_000 }) : seen.length === 2 ? call('increment') : `done ${seen.join('|')}`));
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('answer');
     expect(t!.finalText).toBe('done 1|Error: tool sleep timed out after 300 ms|2');
     expect(t!.turns[1]!.toolMs).toBeLessThan(15_000); // cancelled, not waited for
@@ -94,7 +94,7 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     const renderer = await localRenderer();
     const env = await track(open({ server: testServer, initialMessages }));
     const sampler = planSampler(renderer, (seen, sample) => (seen.length === 0 ? (sample === 0 ? call('crash') : call('increment')) : 'ok'));
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 2);
+    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 2 });
     expect(group[0]!.stopReason).toBe('error');
     expect(group[0]!.error).toMatchObject({ stage: 'env_step', code: 'MCP_SERVER' });
     expect(group[0]!.error!.message).toMatch(/fatal: crash tool called/);
@@ -105,7 +105,7 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     const renderer = await localRenderer();
     const env = await track(open({ server: testServer, initialMessages }));
     const sampler = planSampler(renderer, (seen) => (seen.length === 0 ? call('big', { n: 300_000 }) : 'ok'));
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 64 } }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 64 } }, { example: ex, groupSize: 1 });
     const obs = t!.messages.find((m) => m.role === 'tool')!.content;
     expect(renderer.encode(obs).length).toBeLessThanOrEqual(64);
     expect(obs.endsWith('TAIL')).toBe(true);
@@ -118,7 +118,7 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
       const renderer = await localRenderer();
       const sampler = planSampler(renderer, (seen, sample) => (seen.length === 0 ? call('env', { name: sample === 0 ? 'AGENTRL_TEST_SECRET' : 'GIVEN' }) : 'ok'));
       const env = await track(open({ server: { ...testServer, env: { GIVEN: 'yes' } }, initialMessages }));
-      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 2);
+      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 2 });
       expect(group.map((t) => t.messages.find((m) => m.role === 'tool')!.content)).toEqual(['(unset)', 'yes']);
     } finally {
       delete process.env.AGENTRL_TEST_SECRET;
@@ -139,7 +139,7 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
       }
       return seen.length === 0 ? call('pid') : call('sleep', { ms: 60_000 });
     });
-    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS, signal: ac.signal }, ex, 1);
+    const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS, signal: ac.signal }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('aborted');
     expect(Date.now() - abortedAt).toBeLessThan(10_000);
     expect(pid).toBeGreaterThan(0);
@@ -173,7 +173,7 @@ describe('mcpEnvironment against the reference servers from npm', () => {
             ? call('search_nodes', { query: 'Ada' })
             : 'ok',
       );
-      const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+      const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
       const obs = t!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
       expect(obs[1]).toContain('born in 1815');
     } finally {
@@ -190,7 +190,7 @@ describe('mcpEnvironment against the reference servers from npm', () => {
       const sampler = planSampler(renderer, (seen) =>
         seen.length === 0 ? call('write_file', { path, content: 'forty-two' }) : seen.length === 1 ? call('read_text_file', { path }) : seen.length === 2 ? call('read_text_file', { path: '/etc/passwd' }) : 'ok',
       );
-      const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 1);
+      const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
       const obs = t!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
       expect(await readFile(path, 'utf8')).toBe('forty-two');
       expect(obs[1]).toBe('forty-two');
@@ -205,7 +205,7 @@ describe('mcpEnvironment against the reference servers from npm', () => {
     const env = await track(open({ server: { command: NODE, args: [EVERYTHING_SERVER] }, initialMessages }));
     const calls = [call('echo', { message: 'hi there' }), call('get-sum', { a: 2, b: 40 }), call('get-tiny-image'), call('get-structured-content', { location: 'New York' })];
     const sampler = planSampler(renderer, (seen, sample) => (seen.length === 0 ? calls[sample]! : 'ok'));
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 4);
+    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 4 });
     const obs = group.map((t) => t.messages.find((m) => m.role === 'tool')?.content ?? `(${t.stopReason}: ${t.error?.message ?? t.turns[0]?.action.kind})`);
     expect(obs[0]).toContain('hi there');
     expect(obs[1]).toContain('42');

@@ -58,7 +58,7 @@ describe('mcpEnvironment over Streamable HTTP', () => {
       expect(env.tools.map((t) => t.function.name)).toEqual(['increment']);
       const sampler = planSampler(renderer, (seen) => (seen.length < 2 ? call('increment') : `saw ${seen.join(',')}`));
       const before = closedSessions;
-      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 3);
+      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 3 });
       expect(group.map((t) => t.finalText)).toEqual(['saw 1,2', 'saw 1,2', 'saw 1,2']);
       expect(closedSessions - before).toBe(3); // each trajectory's session was terminated when it ended
     } finally {
@@ -71,7 +71,7 @@ describe('mcpEnvironment over Streamable HTTP', () => {
     const env = await mcpEnvironment({ server: { url, headers: { authorization: 'Bearer t0ken' } }, connection: 'shared', initialMessages: (e) => [{ role: 'user', content: e.question }] });
     try {
       const sampler = planSampler(renderer, (seen) => (seen.length < 1 ? call('increment') : `saw ${seen.join(',')}`));
-      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, ex, 3);
+      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 3 });
       expect(group.map((t) => t.finalText).sort()).toEqual(['saw 1', 'saw 2', 'saw 3']);
     } finally {
       await env.close();

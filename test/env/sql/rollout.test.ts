@@ -34,8 +34,7 @@ describe('sqlAgent through the rollout engine', () => {
     const t0 = performance.now();
     const group = await runGroup(
       { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 6, maxToolResponseTokens: 1024, maxTrajectoryTokens: 16_384 } },
-      example,
-      4,
+      { example, groupSize: 4 },
     );
     expect(performance.now() - t0).toBeLessThan(5_000);
     expect(group.map((t) => t.stopReason)).toEqual(['answer', 'answer', 'env_done', 'answer']);
