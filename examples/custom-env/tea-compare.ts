@@ -33,7 +33,7 @@ import {
   type Trajectory,
 } from 'agentrl';
 import { mulberry32 } from 'agentrl/internal';
-import { COUNTRIES, price, toolCallText } from './tea-price.js';
+import { COUNTRIES, TEA_RL, price, toolCallText } from './tea-price.js';
 
 /** The environment: one `price` tool, several calls per turn allowed. */
 export const compareEnv = toolEnvironment({
@@ -194,14 +194,10 @@ export async function runTeaCompare(opts: CompareRunOptions): Promise<CompareRun
       env: compareEnv,
       reward: compareReward,
       dataset: train,
-      loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-      groupSize: 8,
-      questionsPerBatch: 4,
+      ...TEA_RL,
       maxSteps: opts.rlSteps,
       budgets: COMPARE_BUDGETS,
-      optimizer: { learningRate: 3e-3 },
       seed,
-      progress: false,
     });
     const rl: { callsPerToolTurn: number; reward: number }[] = [];
     trainer.on('warning', (w) => log(`warning [${w.code}]: ${w.message}`));

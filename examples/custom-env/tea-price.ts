@@ -30,6 +30,7 @@ import {
   type Example,
   type Reward,
   type RewardResult,
+  type TrainerOptions,
   type TrainingBackend,
 } from 'agentrl';
 import { mulberry32 } from 'agentrl/internal';
@@ -110,6 +111,18 @@ export const teaReward: Reward = (trajectory, example) => {
 export const MODEL = { layers: 2, dModel: 64, heads: 4, contextTokens: 128 } as const;
 export const BUDGETS = { maxToolCalls: 1, maxTurns: 2, maxTurnTokens: 48, maxTrajectoryTokens: 128, maxToolResponseTokens: 8 } as const;
 
+/**
+ * The RL settings (also tea-compare.ts's): PPO with asymmetric clipping 0.8 / 1.28, groups of 8 rollouts, 4
+ * questions per step, Adam at 3e-3, no progress bar.
+ */
+export const TEA_RL = {
+  loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+  groupSize: 8,
+  questionsPerBatch: 4,
+  optimizer: { learningRate: 3e-3 },
+  progress: false,
+} as const satisfies Partial<TrainerOptions>;
+
 /** Options of {@link runTeaPrice}. */
 export interface TeaRunOptions {
   readonly sftSteps: number;
@@ -174,14 +187,10 @@ export async function runTeaPrice(opts: TeaRunOptions): Promise<TeaRunResult> {
       env: teaEnv,
       reward,
       dataset: train,
-      loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-      groupSize: 8,
-      questionsPerBatch: 4,
+      ...TEA_RL,
       maxSteps: opts.rlSteps,
       budgets: BUDGETS,
-      optimizer: { learningRate: 3e-3 },
       seed,
-      progress: false,
     });
     const rlRewards: number[] = [];
     const rlToolCalls: number[] = [];

@@ -14,16 +14,17 @@ import { Trainer, loadMathDataset, localBackend } from 'agentrl';
 import { MODEL, PATHS } from '../retool/config.js';
 import { distillOptions, weaken } from './distill.js';
 import { toolEnv } from '../retool/env.js';
-import { evalHeader, formatEvalRow, runEval } from '../retool/eval.js';
+import { EVAL_TABLE, runEval } from '../retool/eval.js';
+import { str } from '../shared/flags.js';
 
 const { values } = parseArgs({
   options: {
-    weaken: { type: 'string', default: '6' },
-    steps: { type: 'string', default: '12' },
-    problems: { type: 'string', default: '16' },
-    n: { type: 'string', default: '4' },
-    lr: { type: 'string', default: '3e-4' },
-    'weaken-lr': { type: 'string', default: '1e-3' },
+    weaken: str('6'),
+    steps: str('12'),
+    problems: str('16'),
+    n: str('4'),
+    lr: str('3e-4'),
+    'weaken-lr': str('1e-3'),
   },
 });
 
@@ -51,10 +52,10 @@ trainer.on('step', (e) => console.log(`step ${e.step}: distill/reverse_kl_mean $
 await trainer.train();
 await env.close?.();
 const after = await runEval(student, evalOpts);
-console.log('\n' + evalHeader(evalOpts.n));
-console.log(formatEvalRow('teacher (SFT)', teacherEval.tool));
-console.log(formatEvalRow('student, weakened', before.tool));
-console.log(formatEvalRow('student, distilled', after.tool));
+console.log('\n' + EVAL_TABLE.header(evalOpts.n));
+console.log(EVAL_TABLE.row('teacher (SFT)', teacherEval.tool));
+console.log(EVAL_TABLE.row('student, weakened', before.tool));
+console.log(EVAL_TABLE.row('student, distilled', after.tool));
 const avg = (r: typeof before) => (r.tool.metrics['eval/average_at_n'] ?? 0) * 100;
 console.log(`\nheld-out Average@${evalOpts.n} gap to the teacher: ${(avg(teacherEval) - avg(before)).toFixed(1)} pts before, ${(avg(teacherEval) - avg(after)).toFixed(1)} pts after distillation`);
 await student.close();

@@ -5,6 +5,7 @@
  */
 import { codeInterpreter, demonstrationDatum, type Datum, type Environment, type Example, type Renderer, type Sandbox } from 'agentrl';
 import { mulberry32 } from 'agentrl/internal';
+import { pickMixStyle, type StyleMix } from '../shared/demo-styles.js';
 
 /** One demonstrated assistant turn and, for tool turns, the observation that followed it. */
 export interface DemoTurn {
@@ -13,6 +14,7 @@ export interface DemoTurn {
 }
 
 export type DemoStyle = 'tool' | 'head' | 'noprint-retry' | 'noprint-guess' | 'malformed';
+const STYLES: StyleMix<DemoStyle> = ['tool', 'head', 'noprint-retry', 'noprint-guess', 'malformed'];
 
 /** A native tool call, formatted as the chat template renders one (`{"name": …, "arguments": …}` with spaces). */
 const call = (code: string) => `<tool_call>\n{"name": "code_interpreter", "arguments": {"code": ${JSON.stringify(code)}}}\n</tool_call>`;
@@ -30,12 +32,7 @@ function misremember(answer: string, r: () => number): string {
 
 /** Picks a style with the cold-start mix: 50% tool, 25% head, 10% no-print→retry, 5% no-print→guess, 10% malformed. */
 export function pickStyle(r: () => number): DemoStyle {
-  const x = r();
-  if (x < 0.5) return 'tool';
-  if (x < 0.75) return 'head';
-  if (x < 0.85) return 'noprint-retry';
-  if (x < 0.9) return 'noprint-guess';
-  return 'malformed';
+  return pickMixStyle(r, STYLES);
 }
 
 /** The demonstrated turns for one problem in one style. Head arithmetic is right 30% of the time. */

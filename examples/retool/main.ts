@@ -16,46 +16,40 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from '../shared/cli.js';
+import { evalSampleFlags, flag, optional, rlRunFlags, rlRunOptions, str } from '../shared/flags.js';
+import { headlineDelta, newRunDir, requireCheckpoint, stopwatch } from '../shared/job.js';
 import { loadMathDataset, plotRuns } from 'agentrl';
 import { MODEL, PATHS } from './config.js';
 import { prepareData } from './prepare-data.js';
-import { evalHeader, formatEvalRow, runEval } from './eval.js';
+import { EVAL_TABLE, runEval } from './eval.js';
 import { runRl } from './train.js';
 import { exampleBackend } from '../shared/rl.js';
 
 const { values } = parseArgs({
   options: {
-    steps: { type: 'string', default: '40' },
-    questions: { type: 'string', default: '8' },
-    group: { type: 'string', default: '8' },
-    lr: { type: 'string', default: '3e-4' },
-    n: { type: 'string', default: '4' },
-    problems: { type: 'string', default: '32' },
-    seed: { type: 'string', default: '1' },
-    'eval-every': { type: 'string', default: '10' },
-    session: { type: 'boolean', default: false },
-    rollout: { type: 'string', default: 'streaming' },
-    'max-staleness': { type: 'string', default: '0' },
+    ...rlRunFlags({ steps: '40', lr: '3e-4' }),
+    ...evalSampleFlags('32'),
+    seed: str('1'),
+    'eval-every': str('10'),
+    session: flag(),
+    rollout: str('streaming'),
+    'max-staleness': str('0'),
     /** Tinker-API server URL (agentrl serve, SkyRL, Tinker); default: the embedded engine in-process. */
-    backend: { type: 'string' },
-    'base-model': { type: 'string' },
+    backend: optional(),
+    'base-model': optional(),
     /** The stabilisers of real runs: KL to the SFT weights, token TIS, DAPO dynamic sampling and overlong shaping, cosine LR. */
-    algorithms: { type: 'boolean', default: false },
+    algorithms: flag(),
   },
 });
 const n = Number(values.n);
-const t0 = performance.now();
-const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)}s`;
+const elapsed = stopwatch();
 
 if (!existsSync(PATHS.train)) {
   const r = await prepareData({ out: PATHS.data, dev: 64, count: 4000, seed: 1 });
   console.log(`data: generated ${r.train} train / ${r.dev} dev problems`);
 }
-if (!existsSync(join(PATHS.sftCheckpoint, 'config.json'))) {
-  console.error(`missing SFT checkpoint at ${PATHS.sftCheckpoint}; regenerate it with: npm run retool:sft`);
-  process.exit(1);
-}
-const runDir = join(PATHS.runs, new Date().toISOString().replace(/[:.]/g, '-'));
+requireCheckpoint(PATHS.sftCheckpoint, 'retool:sft');
+const runDir = newRunDir(PATHS.runs);
 const backend = exampleBackend({ local: { ...MODEL, checkpoint: PATHS.sftCheckpoint }, contextTokens: MODEL.contextTokens, remote: values.backend, baseModel: values['base-model'] });
 if (values.backend !== undefined) console.log(`backend: tinkerBackend → ${values.backend} (the server's model; start it with --checkpoint ${PATHS.sftCheckpoint})`);
 const evalOpts = { n, problems: Number(values.problems), seed: 1234, session: values.session! };
@@ -64,12 +58,7 @@ console.log(`[${elapsed()}] evaluating the SFT checkpoint on ${evalOpts.problems
 const before = await runEval(backend, { ...evalOpts, outDir: join(runDir, 'eval-sft') });
 console.log(`[${elapsed()}] RL: ${values.steps} steps × ${values.questions} questions × group ${values.group}, PPO clip [0.8, 1.28] (log: ${runDir}/metrics.jsonl)`);
 await runRl(backend, {
-  steps: Number(values.steps),
-  questionsPerBatch: Number(values.questions),
-  groupSize: Number(values.group),
-  learningRate: Number(values.lr),
-  logDir: runDir,
-  seed: Number(values.seed),
+  ...rlRunOptions(values, runDir),
   rollout: values.rollout === 'sync' ? 'sync' : 'streaming',
   maxStaleness: Number(values['max-staleness']),
   ...(values.algorithms
@@ -91,13 +80,12 @@ console.log(`[${elapsed()}] evaluating the RL policy …`);
 const after = await runEval(backend, { ...evalOpts, outDir: join(runDir, 'eval-rl') });
 await backend.close();
 
-console.log('\n' + evalHeader(n));
-console.log(formatEvalRow('SFT, text-only', before.text!));
-console.log(formatEvalRow('SFT, tool mode', before.tool));
-console.log(formatEvalRow('SFT+RL, text-only', after.text!));
-console.log(formatEvalRow('SFT+RL, tool mode', after.tool));
+console.log('\n' + EVAL_TABLE.header(n));
+console.log(EVAL_TABLE.row('SFT, text-only', before.text!));
+console.log(EVAL_TABLE.row('SFT, tool mode', before.tool));
+console.log(EVAL_TABLE.row('SFT+RL, text-only', after.text!));
+console.log(EVAL_TABLE.row('SFT+RL, tool mode', after.tool));
 const plots = await plotRuns([runDir]);
 for (const c of plots.evalCurves) console.log('\n' + c.lines.join('\n'));
 console.log(`\ncharts: ${plots.outDir}\nreport: ${plots.report}\nlive view: npm run agentrl -- dashboard ${runDir}`);
-const d = (k: string) => ((after.tool.metrics[k] ?? 0) - (before.tool.metrics[k] ?? 0)) * 100;
-console.log(`\ntool mode, RL vs SFT: Average@${n} ${d('eval/average_at_n') >= 0 ? '+' : ''}${d('eval/average_at_n').toFixed(1)} pts, valid tool-call rate ${d('eval/valid_tool_call_rate') >= 0 ? '+' : ''}${d('eval/valid_tool_call_rate').toFixed(1)} pts  (${elapsed()} total)`);
+console.log(`\ntool mode, RL vs SFT: ${headlineDelta(before.tool, after.tool, n)}  (${elapsed()} total)`);

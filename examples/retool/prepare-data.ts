@@ -16,6 +16,7 @@ import { parseArgs } from '../shared/cli.js';
 import { dapoRowToExample, readJsonl, readParquet, type Example } from 'agentrl';
 import { generateDapoRows } from './problems.js';
 import { canonicalKeys } from '../shared/overlap.js';
+import { optional, str } from '../shared/flags.js';
 
 /**
  * Converts rows: the first `trainCount` usable rows are the training split (default: all but the last `devCount`);
@@ -65,11 +66,11 @@ export async function prepareData(opts: { input?: string; out: string; dev: numb
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
     options: {
-      input: { type: 'string' },
-      out: { type: 'string', default: 'examples/retool/data' },
-      dev: { type: 'string', default: '64' },
-      count: { type: 'string', default: '4000' },
-      seed: { type: 'string', default: '1' },
+      input: optional(),
+      out: str('examples/retool/data'),
+      dev: str('64'),
+      count: str('4000'),
+      seed: str('1'),
     },
   });
   const r = await prepareData({

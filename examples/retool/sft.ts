@@ -4,10 +4,9 @@
  *
  *   node --import tsx examples/retool/sft.ts [--steps 700] [--batch 16] [--lr 1e-3] [--out examples/retool/checkpoints/sft] [--from CHECKPOINT]
  */
-import { parseArgs } from '../shared/cli.js';
 import { existsSync } from 'node:fs';
 import { loadMathDataset, localBackend } from 'agentrl';
-import { runDemoSft, type DemoSftOptions } from '../shared/sft.js';
+import { parseSftArgs, runDemoSft, type DemoSftOptions } from '../shared/sft.js';
 import { MODEL, PATHS } from './config.js';
 import { buildDemoDatums, renderOnlyEnv } from './demos.js';
 import { prepareData } from './prepare-data.js';
@@ -24,16 +23,6 @@ export async function runSft(opts: DemoSftOptions & { readonly from?: string }):
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({
-    options: {
-      steps: { type: 'string', default: '700' },
-      batch: { type: 'string', default: '16' },
-      lr: { type: 'string', default: '1e-3' },
-      seed: { type: 'string', default: '7' },
-      out: { type: 'string', default: PATHS.sftCheckpoint },
-      'save-every': { type: 'string', default: '100' },
-      from: { type: 'string' },
-    },
-  });
-  await runSft({ steps: Number(values.steps), batch: Number(values.batch), lr: Number(values.lr), out: values.out!, seed: Number(values.seed), saveEvery: Number(values['save-every']), ...(values.from ? { from: values.from } : {}) });
+  const { init, ...opts } = parseSftArgs({ steps: '700', out: PATHS.sftCheckpoint }, 'from');
+  await runSft({ ...opts, ...(init ? { from: init } : {}) });
 }

@@ -9,31 +9,25 @@
  * `--session`: one interpreter session per trajectory (state persists between tool calls).
  */
 import { runRlCli } from '../shared/rl-cli.js';
-import { loadMathDataset, localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
+import { localBackend, mathReward, type TrainingBackend, type TrainSummary } from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { toolEnv } from './env.js';
-import { trainWithRecipe, type RlOptions } from '../shared/rl.js';
+import { trainOnSplit, type RlOptions } from '../shared/rl.js';
+import { flag, str } from '../shared/flags.js';
 
 export type { RlOptions };
 
 /** Runs RL on `backend` (already holding the SFT weights); progress bar on by default. */
 export async function runRl(backend: TrainingBackend, opts: RlOptions, envOpts: { session?: boolean } = {}): Promise<TrainSummary> {
-  const env = toolEnv(4, envOpts);
-  const reward = mathReward();
-  try {
-    const dataset = await loadMathDataset(PATHS.train);
-    return await trainWithRecipe(backend, { env, reward, dataset, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, { ...opts, progress: opts.progress ?? true });
-  } finally {
-    await env.close?.();
-    await reward.close();
-  }
+  const task = { env: toolEnv(4, envOpts), reward: mathReward(), trainPath: PATHS.train, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens };
+  return trainOnSplit(backend, task, { ...opts, progress: opts.progress ?? true });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await runRlCli({
     paths: PATHS,
     defaults: { steps: '40', lr: '3e-4' },
-    flags: { session: { type: 'boolean', default: false }, rollout: { type: 'string', default: 'streaming' }, 'max-staleness': { type: 'string', default: '0' } },
+    flags: { session: flag(), rollout: str('streaming'), 'max-staleness': str('0') },
     makeBackend: (checkpoint) => localBackend({ ...MODEL, checkpoint }),
     run: (backend, opts, v) => runRl(backend, { ...opts, rollout: v['rollout'] === 'sync' ? 'sync' : 'streaming', maxStaleness: Number(v['max-staleness']) }, { session: v['session'] === true }),
   });

@@ -1,20 +1,18 @@
 /** Settings shared by the search-agent example's scripts (embedded backend; one-fact passages, 192-token context). */
-import { fileURLToPath } from 'node:url';
+import { examplePaths } from '../shared/config.js';
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+export { MODEL, SAMPLING } from '../shared/config.js';
+
+const { here, ...dirs } = examplePaths(import.meta.url, 'search-agent');
 
 export const PATHS = {
   /** One short passage per (country, fact); regenerate with `node --import tsx examples/search-agent/data/build-facts.ts`. */
   corpus: here('./data/facts-corpus.jsonl'),
   train: here('./data/facts-train.jsonl'),
   test: here('./data/facts-test.jsonl'),
-  /** The shipped cold-start checkpoint (regenerate with `npm run search-agent:sft`). */
-  sftCheckpoint: here('./checkpoints/sft'),
-  runs: here('../../runs/search-agent'),
+  /** `sftCheckpoint`: the shipped cold-start checkpoint (regenerate with `npm run search-agent:sft`); `runs`: run folders. */
+  ...dirs,
 };
-
-/** Model shape of the embedded transformer (same context in SFT, RL and eval: one compiled shape set). */
-export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 192 } as const;
 
 /** Passages per search. */
 export const TOP_K = 1;
@@ -30,6 +28,3 @@ export const BUDGETS = {
   maxTurnTokens: 48,
   maxToolResponseTokens: 40,
 } as const;
-
-/** Sampling settings for RL rollouts and for both evaluations (identical across compared runs). */
-export const SAMPLING = { temperature: 1, topP: 1 } as const;

@@ -7,11 +7,12 @@
  *   node --import tsx examples/search-agent/train.ts [--checkpoint DIR] [--steps 20] [--questions 8] [--group 8] [--lr 2e-4] [--retriever URL]
  */
 import { runRlCli } from '../shared/rl-cli.js';
-import { loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
+import type { TrainingBackend, TrainSummary } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { makeRetriever, searchEnv, searchReward } from './env.js';
-import { trainWithRecipe, type RlOptions } from '../shared/rl.js';
+import { trainOnSplit, type RlOptions } from '../shared/rl.js';
+import { optional } from '../shared/flags.js';
 
 /** Options of {@link runRl}. */
 export interface SearchRlOptions extends RlOptions {
@@ -22,19 +23,14 @@ export interface SearchRlOptions extends RlOptions {
 /** Runs RL on `backend` (already holding the starting weights) and returns the trainer's summary. */
 export async function runRl(backend: TrainingBackend, opts: SearchRlOptions): Promise<TrainSummary> {
   const env = searchEnv(await makeRetriever(opts.retrieverUrl));
-  try {
-    const dataset = await loadMathDataset(PATHS.train);
-    return await trainWithRecipe(backend, { env, reward: searchReward(), dataset, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, opts);
-  } finally {
-    await env.close?.();
-  }
+  return trainOnSplit(backend, { env, reward: searchReward(), trainPath: PATHS.train, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, opts);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await runRlCli({
     paths: PATHS,
     defaults: { steps: '20', lr: '2e-4' },
-    flags: { retriever: { type: 'string' } },
+    flags: { retriever: optional() },
     makeBackend: (checkpoint) => makeBackend({ checkpoint }),
     run: (backend, opts, v) => runRl(backend, { ...opts, progress: true, ...(v['retriever'] ? { retrieverUrl: v['retriever'] as string } : {}) }),
   });

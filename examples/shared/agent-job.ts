@@ -4,10 +4,11 @@
  * Each example supplies its paths, backend, evaluation and RL run; `extra` options (e.g. `--retriever`) pass through
  * to both.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EvalResult, TrainingBackend, TrainSummary } from 'agentrl';
+import type { EvalResult, EvalTable, TrainingBackend, TrainSummary } from 'agentrl';
 import { parseArgs } from './cli.js';
+import { evalSampleFlags, optional, rlRunFlags, rlRunOptions, str } from './flags.js';
+import { headlineDelta, newRunDir, requireCheckpoint, stopwatch } from './job.js';
 import type { RlOptions } from './rl.js';
 
 /** What one example plugs into {@link runAgentJob}. */
@@ -23,51 +24,38 @@ export interface AgentJob<X extends object> {
   makeBackend(choice: { readonly checkpoint: string }): TrainingBackend;
   runEval(backend: TrainingBackend, opts: { readonly n: number; readonly problems: number; readonly seed: number; readonly outDir: string } & X): Promise<EvalResult>;
   runRl(backend: TrainingBackend, opts: RlOptions & X): Promise<TrainSummary>;
-  evalHeader(n: number): string;
-  formatEvalRow(label: string, r: EvalResult): string;
+  /** The before/after table. */
+  readonly table: EvalTable;
 }
 
 /** Runs the job from the command line (`--checkpoint --steps --questions --group --lr --n --problems --seed`). */
 export async function runAgentJob<X extends object>(job: AgentJob<X>): Promise<void> {
   const { values } = parseArgs({
     options: {
-      checkpoint: { type: 'string', default: job.paths.sftCheckpoint },
-      steps: { type: 'string', default: '20' },
-      questions: { type: 'string', default: '8' },
-      group: { type: 'string', default: '8' },
-      lr: { type: 'string', default: '2e-4' },
-      n: { type: 'string', default: '4' },
-      problems: { type: 'string', default: '64' },
-      seed: { type: 'string', default: '1' },
-      ...Object.fromEntries((job.extraOptions ?? []).map((k) => [k, { type: 'string' as const }])),
+      checkpoint: str(job.paths.sftCheckpoint),
+      ...rlRunFlags({ steps: '20', lr: '2e-4' }),
+      ...evalSampleFlags('64'),
+      seed: str('1'),
+      ...Object.fromEntries((job.extraOptions ?? []).map((k) => [k, optional()])),
     },
   });
   const v = values as Record<string, string | undefined>;
   const n = Number(v['n']);
-  const t0 = performance.now();
-  const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)}s`;
+  const elapsed = stopwatch();
 
   const checkpoint = v['checkpoint']!;
-  if (!existsSync(join(checkpoint, 'config.json'))) {
-    console.error(`missing SFT checkpoint at ${checkpoint}; regenerate it with: npm run ${job.name}:sft`);
-    process.exit(1);
-  }
-  const runDir = join(job.paths.runs, new Date().toISOString().replace(/[:.]/g, '-'));
+  requireCheckpoint(checkpoint, `${job.name}:sft`);
+  const runDir = newRunDir(job.paths.runs);
   const extra = job.extra?.(v) ?? ({} as X);
   const backend = job.makeBackend({ checkpoint });
   const evalOpts = { n, problems: Number(v['problems']), seed: 1234, ...extra };
 
   console.log(`[${elapsed()}] evaluating the SFT checkpoint on ${evalOpts.problems} held-out questions × ${n} samples …`);
   const before = await job.runEval(backend, { ...evalOpts, outDir: join(runDir, 'eval-sft') });
-  console.log(job.formatEvalRow('SFT', before));
+  console.log(job.table.row('SFT', before));
   console.log(`[${elapsed()}] RL: ${v['steps']} steps × ${v['questions']} questions × group ${v['group']}, PPO clip [0.8, 1.28], lr ${v['lr']} (log: ${runDir}/metrics.jsonl)`);
   const summary = await job.runRl(backend, {
-    steps: Number(v['steps']),
-    questionsPerBatch: Number(v['questions']),
-    groupSize: Number(v['group']),
-    learningRate: Number(v['lr']),
-    logDir: runDir,
-    seed: Number(v['seed']),
+    ...rlRunOptions(v, runDir),
     ...extra,
     onStep: (step, m) =>
       console.log(
@@ -84,10 +72,8 @@ export async function runAgentJob<X extends object>(job: AgentJob<X>): Promise<v
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   console.log(`\nreward/mean per step: ${h.map((r) => r.toFixed(2)).join(' ')}`);
   console.log(`reward/mean, first third ${mean(h.slice(0, third)).toFixed(3)} → last third ${mean(h.slice(-third)).toFixed(3)}`);
-  console.log('\n' + job.evalHeader(n));
-  console.log(job.formatEvalRow('SFT', before));
-  console.log(job.formatEvalRow('SFT + RL', after));
-  const d = (k: string) => ((after.metrics[k] ?? 0) - (before.metrics[k] ?? 0)) * 100;
-  const sign = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
-  console.log(`\nRL vs SFT: Average@${n} ${sign(d('eval/average_at_n'))} pts, valid tool-call rate ${sign(d('eval/valid_tool_call_rate'))} pts  (${elapsed()} total)`);
+  console.log('\n' + job.table.header(n));
+  console.log(job.table.row('SFT', before));
+  console.log(job.table.row('SFT + RL', after));
+  console.log(`\nRL vs SFT: ${headlineDelta(before, after, n)}  (${elapsed()} total)`);
 }

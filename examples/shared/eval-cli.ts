@@ -3,8 +3,10 @@
  * table (`--checkpoint --n --problems --seed --out`, plus the example's own flags).
  */
 import { join } from 'node:path';
-import type { EvalResult, TrainingBackend } from 'agentrl';
+import type { EvalResult, EvalTable, TrainingBackend } from 'agentrl';
 import { parseArgs } from './cli.js';
+import type { HeldOutOptions } from './held-out.js';
+import { evalSampleFlags, str } from './flags.js';
 
 type Flag = { readonly type: 'string'; readonly default?: string } | { readonly type: 'boolean'; readonly default?: boolean };
 type FlagValues = Readonly<Record<string, string | boolean | undefined>>;
@@ -15,27 +17,26 @@ export interface EvalCli {
   readonly flags?: Readonly<Record<string, Flag>>;
   makeBackend(checkpoint: string): TrainingBackend;
   /** Evaluates; resolves to the table's rows, label first. */
-  run(backend: TrainingBackend, opts: { readonly n: number; readonly problems: number; readonly seed: number; readonly outDir: string }, values: FlagValues): Promise<readonly (readonly [string, EvalResult])[]>;
-  evalHeader(n: number): string;
-  formatEvalRow(label: string, r: EvalResult): string;
+  run(backend: TrainingBackend, opts: HeldOutOptions & { readonly outDir: string }, values: FlagValues): Promise<readonly (readonly [string, EvalResult])[]>;
+  /** The table the rows are printed in. */
+  readonly table: EvalTable;
 }
 
 /** Parses the command line, evaluates, prints the header and one row per result, closes the backend. */
 export async function runEvalCli(cli: EvalCli): Promise<void> {
   const { values } = parseArgs({
     options: {
-      checkpoint: { type: 'string', default: cli.paths.sftCheckpoint },
-      n: { type: 'string', default: '4' },
-      problems: { type: 'string', default: '64' },
-      seed: { type: 'string', default: '1234' },
-      out: { type: 'string', default: join(cli.paths.runs, 'eval') },
+      checkpoint: str(cli.paths.sftCheckpoint),
+      ...evalSampleFlags('64'),
+      seed: str('1234'),
+      out: str(join(cli.paths.runs, 'eval')),
       ...cli.flags,
     },
   });
   const v = values as FlagValues;
   const backend = cli.makeBackend(v['checkpoint'] as string);
   const rows = await cli.run(backend, { n: Number(v['n']), problems: Number(v['problems']), seed: Number(v['seed']), outDir: v['out'] as string }, v);
-  console.log(cli.evalHeader(Number(v['n'])));
-  for (const [label, r] of rows) console.log(cli.formatEvalRow(label, r));
+  console.log(cli.table.header(Number(v['n'])));
+  for (const [label, r] of rows) console.log(cli.table.row(label, r));
   await backend.close();
 }

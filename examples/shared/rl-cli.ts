@@ -4,6 +4,7 @@
  */
 import type { TrainingBackend, TrainSummary } from 'agentrl';
 import { parseArgs } from './cli.js';
+import { optional, rlRunFlags, rlRunOptions, str } from './flags.js';
 import type { RlOptions } from './rl.js';
 
 type Flag = { readonly type: 'string'; readonly default?: string } | { readonly type: 'boolean'; readonly default?: boolean };
@@ -25,15 +26,12 @@ export interface RlCli {
 export async function runRlCli(cli: RlCli): Promise<void> {
   const { values } = parseArgs({
     options: {
-      checkpoint: { type: 'string', default: cli.paths.sftCheckpoint },
-      steps: { type: 'string', default: cli.defaults.steps },
-      questions: { type: 'string', default: '8' },
-      group: { type: 'string', default: '8' },
-      lr: { type: 'string', default: cli.defaults.lr },
-      seed: { type: 'string', default: '1' },
-      'log-dir': { type: 'string', default: cli.paths.runs },
-      resume: { type: 'string' },
-      'checkpoint-every': { type: 'string', default: '5' },
+      checkpoint: str(cli.paths.sftCheckpoint),
+      ...rlRunFlags(cli.defaults),
+      seed: str('1'),
+      'log-dir': str(cli.paths.runs),
+      resume: optional(),
+      'checkpoint-every': str('5'),
       ...cli.flags,
     },
   });
@@ -43,12 +41,7 @@ export async function runRlCli(cli: RlCli): Promise<void> {
   const summary = await cli.run(
     backend,
     {
-      steps: Number(v['steps']),
-      questionsPerBatch: Number(v['questions']),
-      groupSize: Number(v['group']),
-      learningRate: Number(v['lr']),
-      logDir,
-      seed: Number(v['seed']),
+      ...rlRunOptions(v, logDir),
       checkpointEvery: Number(v['checkpoint-every']),
       ...(v['resume'] ? { resume: v['resume'] as string } : {}),
     },

@@ -4,7 +4,7 @@
  * Each example supplies its environment, reward, dataset, budgets and sampling.
  */
 import { fileURLToPath } from 'node:url';
-import { Trainer, localBackend, tinkerBackend, type Environment, type LocalBackendOptions, type Reward, type TrainerOptions, type TrainingBackend, type TrainSummary } from 'agentrl';
+import { Trainer, loadMathDataset, localBackend, tinkerBackend, type Environment, type LocalBackendOptions, type Reward, type TrainerOptions, type TrainingBackend, type TrainSummary } from 'agentrl';
 
 /** The embedded model's tokenizer and chat template (what `agentrl serve` models use). */
 const LOCAL_MODEL_DIR = fileURLToPath(new URL('../../assets/local-model', import.meta.url));
@@ -118,5 +118,22 @@ export async function trainWithRecipe(backend: TrainingBackend, task: RlTask, op
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+  }
+}
+
+/** An example's RL task with its training split still on disk (`trainPath`, JSONL); the reward may hold resources (`close`). */
+export interface RlTaskFiles extends Omit<RlTask, 'dataset'> {
+  readonly trainPath: string;
+}
+
+/** Loads the training split and trains with {@link trainWithRecipe}; closes the environment and the reward afterwards, also on failure. */
+export async function trainOnSplit(backend: TrainingBackend, task: RlTaskFiles, opts: RlOptions): Promise<TrainSummary> {
+  const { trainPath, ...rest } = task;
+  try {
+    const dataset = await loadMathDataset(trainPath);
+    return await trainWithRecipe(backend, { ...rest, dataset }, opts);
+  } finally {
+    await task.env.close?.();
+    await (task.reward as { close?: () => Promise<void> }).close?.();
   }
 }

@@ -2,8 +2,10 @@
  * The cold-start SFT step the pipeline examples share: their demonstrations (built by each example's demos.ts) →
  * `trainSupervised` (length-bucketed cross-entropy, warm-up then cosine decay) → a checkpoint the RL job starts from.
  */
-import { trainSupervised, type Datum, type Renderer, type TrainingBackend } from 'agentrl';
+import { loadMathDataset, trainSupervised, type Datum, type Environment, type Example, type Renderer, type TrainingBackend } from 'agentrl';
 import { parseArgs } from './cli.js';
+import type { MixDemoOptions } from './demo-styles.js';
+import { optional, sftFlags, str } from './flags.js';
 
 /** Run settings of {@link runDemoSft}. */
 export interface DemoSftOptions {
@@ -45,28 +47,64 @@ export async function runDemoSft(backend: TrainingBackend, opts: DemoSftOptions,
   await backend.close();
 }
 
-/** The command line of an example's sft.ts: `--steps --batch --lr --seed --epochs --out --save-every --init`. */
-export function parseSftArgs(defaults: { readonly steps: string; readonly epochs: string; readonly out: string }): DemoSftOptions & { readonly epochs: number; readonly init?: string } {
+/** What a tool agent whose demonstrations step the real environment (search-agent, sql-agent) plugs into {@link runAgentSft}. */
+export interface AgentSft {
+  readonly paths: { readonly train: string };
+  readonly budgets: { readonly maxToolResponseTokens: number };
+  readonly model: { readonly contextTokens: number };
+  /** Fresh weights from `seed`, or the state saved in `checkpoint`. */
+  makeBackend(choice: { readonly checkpoint: string } | { readonly seed: number }): TrainingBackend;
+  /** The environment the demonstrations are rendered through (closed once they are built). */
+  makeEnv(): Promise<Environment>;
+  buildDemoDatums(renderer: Renderer, env: Environment, examples: readonly Example[], opts: MixDemoOptions): Promise<{ datums: Datum[]; styles: object; dropped: number }>;
+}
+
+/**
+ * Cold-start SFT of a tool agent: `epochs` passes of demonstrations over the training questions (longer than the
+ * context: left out), from fresh weights or from `opts.init`, saved to `opts.out` (`saveState`).
+ */
+export async function runAgentSft(task: AgentSft, opts: DemoSftOptions & { readonly epochs: number; readonly init?: string | undefined }): Promise<void> {
+  const train = await loadMathDataset(task.paths.train);
+  const backend = task.makeBackend(opts.init !== undefined ? { checkpoint: opts.init } : { seed: opts.seed });
+  await runDemoSft(backend, opts, async (renderer) => {
+    const env = await task.makeEnv();
+    const { datums, styles, dropped } = await task.buildDemoDatums(renderer, env, train, {
+      seed: opts.seed,
+      epochs: opts.epochs,
+      maxToolResponseTokens: task.budgets.maxToolResponseTokens,
+      maxTokens: task.model.contextTokens,
+    });
+    await env.close?.();
+    return { datums, note: `${JSON.stringify(styles)}; ${dropped} over the context left out` };
+  });
+}
+
+/**
+ * The command line of an example's sft.ts: `--steps --batch --lr --seed [--epochs] --out --save-every` and the
+ * checkpoint to continue from (`--init`, or the flag named by `initFlag`). `--epochs` only where `defaults.epochs` is given.
+ */
+export function parseSftArgs(
+  defaults: { readonly steps: string; readonly epochs?: string; readonly out: string },
+  initFlag = 'init',
+): DemoSftOptions & { readonly epochs?: number; readonly init?: string } {
   const { values } = parseArgs({
     options: {
-      steps: { type: 'string', default: defaults.steps },
-      batch: { type: 'string', default: '16' },
-      lr: { type: 'string', default: '1e-3' },
-      seed: { type: 'string', default: '7' },
-      epochs: { type: 'string', default: defaults.epochs },
-      out: { type: 'string', default: defaults.out },
-      'save-every': { type: 'string', default: '100' },
-      init: { type: 'string' },
+      ...sftFlags(defaults.steps),
+      ...(defaults.epochs !== undefined ? { epochs: str(defaults.epochs) } : {}),
+      out: str(defaults.out),
+      'save-every': str('100'),
+      [initFlag]: optional(),
     },
   });
+  const v = values as Record<string, string | undefined>;
   return {
-    steps: Number(values.steps),
-    batch: Number(values.batch),
-    lr: Number(values.lr),
-    out: values.out!,
-    seed: Number(values.seed),
-    epochs: Number(values.epochs),
-    saveEvery: Number(values['save-every']),
-    ...(values.init !== undefined ? { init: values.init } : {}),
+    steps: Number(v['steps']),
+    batch: Number(v['batch']),
+    lr: Number(v['lr']),
+    out: v['out']!,
+    seed: Number(v['seed']),
+    ...(defaults.epochs !== undefined ? { epochs: Number(v['epochs']) } : {}),
+    saveEvery: Number(v['save-every']),
+    ...(v[initFlag] !== undefined ? { init: v[initFlag] } : {}),
   };
 }

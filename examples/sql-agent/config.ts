@@ -1,7 +1,9 @@
 /** Settings shared by the sql-agent example's scripts (embedded backend; templated lookups, 192-token context). */
-import { fileURLToPath } from 'node:url';
+import { examplePaths } from '../shared/config.js';
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+export { MODEL, SAMPLING } from '../shared/config.js';
+
+const { here, ...dirs } = examplePaths(import.meta.url, 'sql-agent');
 
 export const PATHS = {
   /** The example database (`data/build-data.ts` builds it from country-json). */
@@ -9,13 +11,9 @@ export const PATHS = {
   /** Templated lookup questions; regenerate with `node --import tsx examples/sql-agent/data/build-lookups.ts`. */
   train: here('./data/lookup-train.jsonl'),
   test: here('./data/lookup-test.jsonl'),
-  /** The shipped cold-start checkpoint (regenerate with `npm run sql-agent:sft`). */
-  sftCheckpoint: here('./checkpoints/sft'),
-  runs: here('../../runs/sql-agent'),
+  /** `sftCheckpoint`: the shipped cold-start checkpoint (regenerate with `npm run sql-agent:sft`); `runs`: run folders. */
+  ...dirs,
 };
-
-/** Model shape of the embedded transformer (same context in SFT, RL and eval: one compiled shape set). */
-export const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 192 } as const;
 
 /** Assistant turns per episode, the final answer included (so one exploratory query). */
 export const MAX_TURNS = 2;
@@ -34,6 +32,3 @@ export const BUDGETS = {
   maxTurnTokens: 64,
   maxToolResponseTokens: 48,
 } as const;
-
-/** Sampling settings for RL rollouts and for both evaluations (identical across compared runs). */
-export const SAMPLING = { temperature: 1, topP: 1 } as const;

@@ -11,7 +11,7 @@
 import { runAgentJob } from '../shared/agent-job.js';
 import { makeBackend } from './backend.js';
 import { PATHS } from './config.js';
-import { evalHeader, formatEvalRow, runEval } from './eval.js';
+import { EVAL_TABLE, runEval } from './eval.js';
 import { runRl } from './train.js';
 
-await runAgentJob({ name: 'sql-agent', paths: PATHS, toolCalls: 'queries', makeBackend, runEval, runRl, evalHeader, formatEvalRow });
+await runAgentJob({ name: 'sql-agent', paths: PATHS, toolCalls: 'queries', makeBackend, runEval, runRl, table: EVAL_TABLE });

@@ -4,8 +4,7 @@
  *
  *   node --import tsx examples/sql-agent/sft.ts [--steps 500] [--batch 16] [--lr 1e-3] [--init DIR] [--out examples/sql-agent/checkpoints/sft]
  */
-import { loadMathDataset } from 'agentrl';
-import { parseSftArgs, runDemoSft, type DemoSftOptions } from '../shared/sft.js';
+import { parseSftArgs, runAgentSft, type DemoSftOptions } from '../shared/sft.js';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS } from './config.js';
 import { buildDemoDatums } from './demos.js';
@@ -21,19 +20,7 @@ export interface SftOptions extends DemoSftOptions {
 
 /** Runs cold-start SFT (from fresh weights, or from `opts.init`) and saves the result to `opts.out` (`saveState`). */
 export async function runSft(opts: SftOptions): Promise<void> {
-  const train = await loadMathDataset(PATHS.train);
-  const backend = makeBackend(opts.init !== undefined ? { checkpoint: opts.init } : { seed: opts.seed });
-  await runDemoSft(backend, opts, async (renderer) => {
-    const env = sqlEnv(loadDatabase());
-    const { datums, styles, dropped } = await buildDemoDatums(renderer, env, train, {
-      seed: opts.seed,
-      epochs: opts.epochs ?? 2,
-      maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
-      maxTokens: MODEL.contextTokens,
-    });
-    await env.close?.();
-    return { datums, note: `${JSON.stringify(styles)}; ${dropped} over the context left out` };
-  });
+  await runAgentSft({ paths: PATHS, budgets: BUDGETS, model: MODEL, makeBackend, makeEnv: async () => sqlEnv(loadDatabase()), buildDemoDatums }, { ...opts, epochs: opts.epochs ?? 2 });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -7,26 +7,18 @@
  *   node --import tsx examples/sql-agent/train.ts [--checkpoint DIR] [--steps 20] [--questions 8] [--group 8] [--lr 2e-4]
  */
 import { runRlCli } from '../shared/rl-cli.js';
-import { loadMathDataset, type TrainingBackend, type TrainSummary } from 'agentrl';
+import type { TrainingBackend, TrainSummary } from 'agentrl';
 import { makeBackend } from './backend.js';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from './config.js';
 import { loadDatabase, sqlEnv, sqlReward } from './env.js';
-import { trainWithRecipe, type RlOptions } from '../shared/rl.js';
+import { trainOnSplit, type RlOptions } from '../shared/rl.js';
 
 export type { RlOptions };
 
 /** Runs RL on `backend` (already holding the starting weights) and returns the trainer's summary. */
 export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<TrainSummary> {
   const database = loadDatabase();
-  const env = sqlEnv(database);
-  const reward = sqlReward(database);
-  try {
-    const dataset = await loadMathDataset(PATHS.train);
-    return await trainWithRecipe(backend, { env, reward, dataset, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, opts);
-  } finally {
-    await env.close?.();
-    await reward.close();
-  }
+  return trainOnSplit(backend, { env: sqlEnv(database), reward: sqlReward(database), trainPath: PATHS.train, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, opts);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -11,7 +11,8 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCountries, rng, shuffle, type Country } from './countries.js';
+import { rng, shuffle, splitByCountry, toJsonl, writeExamples } from '../../shared/country-split.js';
+import { loadCountries, type Country } from './countries.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -40,15 +41,8 @@ for (const c of loadCountries()) {
 }
 // Questions cover a small, fixed set of countries (short SFT on one CPU core); the corpus keeps every country as
 // distractors. Test questions ask about the next 16 countries of the same shuffle: disjoint from training.
-const eligible = new Map<string, typeof rows>();
-for (const r of rows) eligible.set(r.country, [...(eligible.get(r.country) ?? []), r]);
-const order = shuffle([...eligible].filter(([name, rs]) => rs.length === FACTS.length && name.length <= 12), rng(11));
-const picked = order.slice(0, COUNTRIES);
-const chosen = picked.flatMap(([, rs]) => rs);
-const heldOut = order.slice(COUNTRIES, 2 * COUNTRIES).flatMap(([, rs]) => rs);
-const toJsonl = (items: readonly object[]) => items.map((x) => JSON.stringify(x)).join('\n') + '\n';
-const examples = (split: string, items: typeof rows) => items.map((r, i) => ({ id: `facts-${split}-${String(i + 1).padStart(4, '0')}`, ...r }));
+const { countries, train, test } = splitByCountry(rows, FACTS.length, COUNTRIES, 11);
 writeFileSync(join(here, 'facts-corpus.jsonl'), toJsonl(corpus));
-writeFileSync(join(here, 'facts-train.jsonl'), toJsonl(examples('train', shuffle(chosen, rng(12)))));
-writeFileSync(join(here, 'facts-test.jsonl'), toJsonl(examples('test', heldOut)));
-console.log(`facts corpus ${corpus.length} passages; ${picked.length} countries: train ${chosen.length}, test ${heldOut.length} questions (held-out countries)`);
+writeExamples(join(here, 'facts-train.jsonl'), 'facts', 'train', shuffle(train, rng(12)));
+writeExamples(join(here, 'facts-test.jsonl'), 'facts', 'test', test);
+console.log(`facts corpus ${corpus.length} passages; ${countries} countries: train ${train.length}, test ${test.length} questions (held-out countries)`);

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { mulberry32 } from 'agentrl/internal';
 
 export interface Country {
   name: string;
@@ -77,15 +76,4 @@ export function loadCountries(): Country[] {
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Deterministic PRNG (agentrl's seeded mulberry32) so the builders write the same files on every run. */
-export const rng = mulberry32;
-
-/** Fisher–Yates shuffle with a given PRNG (returns a new array). */
-export function shuffle<T>(items: readonly T[], random: () => number): T[] {
-  const a = [...items];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [a[i], a[j]] = [a[j] as T, a[i] as T];
-  }
-  return a;
-}
+export { rng, shuffle } from '../../shared/country-split.js';

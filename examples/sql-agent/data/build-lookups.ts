@@ -9,11 +9,10 @@
  * model's 192-token context. Deterministic (seeded shuffle).
  * Run: `node --import tsx examples/sql-agent/data/build-lookups.ts`.
  */
-import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { rng, shuffle } from '../../search-agent/data/countries.js';
+import { rng, shuffle, splitByCountry, writeExamples } from '../../shared/country-split.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** Columns asked about (question words = column name with `_` → space). */
@@ -35,14 +34,7 @@ for (const r of db.prepare('SELECT * FROM country ORDER BY name').all() as Recor
 db.close();
 // Questions cover a small, fixed set of countries (short SFT on one CPU core). Test questions ask about the next 16
 // countries of the same shuffle: disjoint from training.
-const byCountry = new Map<string, typeof rows>();
-for (const r of rows) byCountry.set(r.country, [...(byCountry.get(r.country) ?? []), r]);
-const order = shuffle([...byCountry].filter(([name, rs]) => rs.length === COLUMNS.length && name.length <= 12), rng(13));
-const picked = order.slice(0, COUNTRIES);
-const chosen = picked.flatMap(([, rs]) => rs);
-const heldOut = order.slice(COUNTRIES, 2 * COUNTRIES).flatMap(([, rs]) => rs);
-const toJsonl = (items: readonly object[]) => items.map((x) => JSON.stringify(x)).join('\n') + '\n';
-const examples = (split: string, items: typeof rows) => items.map((r, i) => ({ id: `lookup-${split}-${String(i + 1).padStart(4, '0')}`, ...r }));
-writeFileSync(join(here, 'lookup-train.jsonl'), toJsonl(examples('train', shuffle(chosen, rng(14)))));
-writeFileSync(join(here, 'lookup-test.jsonl'), toJsonl(examples('test', heldOut)));
-console.log(`lookup questions: ${picked.length} countries, train ${chosen.length}, test ${heldOut.length} (held-out countries)`);
+const { countries, train, test } = splitByCountry(rows, COLUMNS.length, COUNTRIES, 13);
+writeExamples(join(here, 'lookup-train.jsonl'), 'lookup', 'train', shuffle(train, rng(14)));
+writeExamples(join(here, 'lookup-test.jsonl'), 'lookup', 'test', test);
+console.log(`lookup questions: ${countries} countries, train ${train.length}, test ${test.length} (held-out countries)`);
