@@ -59,7 +59,7 @@ try {
     rows.push(['fresh weights', await heldOut()]);
     const sftSteps = Number(values['sft-steps']);
     log(`cold start: ${sftSteps} SFT steps on demonstrations rendered through the filesystem server's read_text_file`);
-    const cs = await coldStart(backend, env, demonstrations(train, { passes: 4, guessShare: 0.25, seed }), {
+    const cs = await coldStart(backend, env, demonstrations(train, { passes: 8, guessShare: 0.25, seed }), {
       steps: sftSteps,
       batchSize: 16,
       learningRate: 5e-3,

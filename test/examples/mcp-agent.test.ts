@@ -4,6 +4,7 @@ import { DEFAULT_BUDGETS, coldStart, exactMatch, localBackend, mcpEnvironment, r
 import { scriptedSampler } from 'agentrl/testing';
 import { BUDGETS, DEPOTS, FIELDS, HELD_OUT_DEPOTS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
 import { localRenderer } from '../helpers/local-renderer.js';
+import { renderDemonstration } from '../../src/rollout/demonstration.js';
 
 const dirs: string[] = [];
 const envs: McpEnvironment[] = [];
@@ -66,6 +67,31 @@ describe('mcp-agent example', () => {
     const ex = test.find((e) => e.answer !== '10')!;
     const [g] = await runGroup({ sampler: guesser, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect((await reward(g!, ex)).reward).toBe(0);
+  });
+
+  // Hazard: training answers the model can remember. Each training question has one stored number, so a cold start on
+  // the server's answers alone can fit every target by remembering it — and the held-out answers, never a target, stay
+  // wrong (measured: 100% right calls teacher-forced, 6.3% right answers sampled). Later passes show other numbers.
+  it('demonstrations after the first pass show another number in the record and answer it; a fixed record renders as the server does', async () => {
+    const env = await recordsEnv();
+    const renderer = await localRenderer();
+    const train = questions('train');
+    const demos = demonstrations(train, { passes: 4, guessShare: 0.25, seed: 7 });
+    const answerOf = (d: (typeof demos)[number]) => /<answer>(\d+)<\/answer>/.exec(String(d.turns.at(-1)))![1];
+    const lookups = demos.slice(train.length).filter((d) => d.turns.length === 2);
+    const shown = lookups.map((d) => (d.turns[0] as { observation: { content: string }[] }).observation[0]!.content);
+    expect(lookups.map(answerOf)).toEqual(shown);
+    expect(lookups.filter((d, i) => shown[i] !== d.example.answer).length).toBeGreaterThan(lookups.length * 0.9);
+    // per training question, the lookups' answers differ across passes: no single answer fits them
+    const byQuestion = new Map<string, Set<string>>();
+    lookups.forEach((d, i) => byQuestion.set(d.example.id, (byQuestion.get(d.example.id) ?? new Set()).add(shown[i]!)));
+    expect([...byQuestion.values()].filter((v) => v.size > 1).length).toBeGreaterThan(train.length / 2);
+    for (const d of demos.slice(0, train.length).filter((x) => x.turns.length === 2)) expect(answerOf(d)).toBe(d.example.answer);
+    // the fixed observation is rendered token for token like the real server's answer
+    const ex = train[0]!;
+    const real = await renderDemonstration(renderer, env, { example: ex, turns: [{ text: lookupCall(ex) }, { text: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
+    const fixed = await renderDemonstration(renderer, env, { example: ex, turns: [{ text: lookupCall(ex), observation: [{ role: 'tool', name: TOOL, content: ex.answer }] }, { text: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
+    expect(fixed.tokens).toEqual(real.tokens);
   });
 
   // Hazard: demonstrations that do not fit the example's context (left out) or render differently from a rollout; or
