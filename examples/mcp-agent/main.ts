@@ -18,8 +18,8 @@ import { BUDGETS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, questions, records
 
 const { values } = parseArgs({
   options: {
-    'sft-steps': { type: 'string', default: '500' },
-    steps: { type: 'string', default: '12' },
+    'sft-steps': { type: 'string', default: '1500' },
+    steps: { type: 'string', default: '30' },
     group: { type: 'string', default: '8' },
     questions: { type: 'string', default: '8' },
     lr: { type: 'string', default: '2e-4' },

@@ -23,7 +23,7 @@ generator, cold-start demonstrations), src/main.ts (cold start → RL → held-o
   cd DIR && npm install && npm start
 
 Options:
-  --template <name>   tool-env (default): one typed tool, cold start (500 steps) + RL (20 steps)
+  --template <name>   tool-env (default): one typed tool, cold start (1000 steps) + RL (20 steps)
                       mcp: the same task over a real MCP server from npm (the official memory server;
                       mcpEnvironment), cold start + RL
                       (no retool template: ReTool's cold start from scratch is 1500 SFT steps, 23 min on

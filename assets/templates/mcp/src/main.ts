@@ -13,7 +13,7 @@ import { HELD_OUT_DAYS, TRAIN_DAYS, demonstrations, makeDataset } from './data.j
 
 const { values } = parseArgs({
   options: {
-    'sft-steps': { type: 'string', default: '500' }, // the tiny model needs ~500 steps to copy arguments reliably
+    'sft-steps': { type: 'string', default: '1000' }, // the copy of the arguments forms late (the tool-env template's: between steps 500 and 700)
     'rl-steps': { type: 'string', default: '20' },
     'eval-problems': { type: 'string', default: '32' },
     seed: { type: 'string', default: '1' },
