@@ -18,7 +18,7 @@ import { BUDGETS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, questions, records
 
 const { values } = parseArgs({
   options: {
-    'sft-steps': { type: 'string', default: '1500' },
+    'sft-steps': { type: 'string', default: '1000' },
     steps: { type: 'string', default: '30' },
     group: { type: 'string', default: '8' },
     questions: { type: 'string', default: '8' },
@@ -58,21 +58,34 @@ try {
   if (!values.checkpoint) {
     rows.push(['fresh weights', await heldOut()]);
     const sftSteps = Number(values['sft-steps']);
-    log(`cold start: ${sftSteps} SFT steps on demonstrations rendered through the filesystem server's read_text_file`);
-    const cs = await coldStart(backend, env, demonstrations(train, { passes: 8, guessShare: 0.25, seed }), {
-      steps: sftSteps,
-      batchSize: 16,
-      learningRate: 5e-3,
-      seed,
-      maxToolResponseTokens: budgets.maxToolResponseTokens,
-      maxTurnTokens: budgets.maxTurnTokens,
-      heldOut: demonstrations(test, { passes: 1, guessShare: 0, seed }),
-      ...(values.save ? { savePath: values.save } : {}),
-      onStep: (e) => {
-        if (e.step % 100 === 0) log(`sft step ${e.step}/${sftSteps} loss ${e.loss.toFixed(4)}`);
-      },
-    });
-    log(`cold start: ${cs.datums} demonstrations (longest ${cs.longestTokens} tokens); held-out calls with the right arguments ${((cs.heldOut?.argumentAccuracy ?? 0) * 100).toFixed(1)}%`);
+    // Two stages (measured: one alone does not get both copies): on the server's own records the path copy forms
+    // (100% of held-out calls right after 500 steps) but the training answers are simply remembered; with other
+    // numbers in the records from the start the path copy had not formed after 1500 steps (0%).
+    const stages = [
+      { steps: Math.round(sftSteps / 2), demos: demonstrations(train, { passes: 4, guessShare: 0.25, seed, otherRecords: false }), what: "the server's records" },
+      { steps: sftSteps - Math.round(sftSteps / 2), demos: demonstrations(train, { passes: 8, guessShare: 0.25, seed, otherRecords: true }), what: 'records showing other numbers' },
+    ];
+    let cs: Awaited<ReturnType<typeof coldStart>> | undefined;
+    for (const [k, stage] of stages.entries()) {
+      const last = k === stages.length - 1;
+      log(`cold start ${k + 1}/${stages.length}: ${stage.steps} SFT steps on demonstrations through the filesystem server's read_text_file, ${stage.what}`);
+      cs = await coldStart(backend, env, stage.demos, {
+        steps: stage.steps,
+        batchSize: 16,
+        learningRate: 5e-3,
+        seed: seed + k,
+        maxToolResponseTokens: budgets.maxToolResponseTokens,
+        maxTurnTokens: budgets.maxTurnTokens,
+        heldOut: demonstrations(test, { passes: 1, guessShare: 0, seed, otherRecords: false }),
+        ...(last && values.save ? { savePath: values.save } : {}),
+        onWarning: (m) => (last ? console.warn(m) : undefined),
+        onStep: (e) => {
+          if (e.step % 100 === 0) log(`sft step ${e.step}/${stage.steps} loss ${e.loss.toFixed(4)}`);
+        },
+      });
+      log(`held-out calls with the right arguments: ${((cs.heldOut?.argumentAccuracy ?? 0) * 100).toFixed(1)}%`);
+    }
+    log(`cold start: ${cs!.datums} demonstrations in the last stage (longest ${cs!.longestTokens} tokens)`);
   }
   rows.push(['cold start', await heldOut()]);
   const trainer = new Trainer({

@@ -82,19 +82,21 @@ export function lookupCall(ex: Example): string {
 /**
  * Cold-start demonstrations: per question and pass, a share `1 - guessShare` reads the record and copies the number
  * from the tool result; the rest answer at once with a guessed number (wrong: the numbers are random), so RL has
- * something to fix. In pass 0 the tool result comes from the real server (`coldStart` renders it); in later passes the
- * record shows another random number (the observation is fixed in the demonstration, as if the record had changed
- * since), and the answer copies that number. Copying what the tool returned is then the only rule that fits every
- * demonstration — remembering a training question's answer does not, and a held-out answer is never a target.
+ * something to fix. The tool result comes from the real server (`coldStart` renders it) — except with
+ * `otherRecords`, where passes after the first show the record with another random number (the observation is fixed
+ * in the demonstration, as if the record had changed since) and the answer copies that number. Copying what the tool
+ * returned is then the only rule that fits every demonstration; remembering a training question's answer does not,
+ * and a held-out answer is never a target.
  */
-export function demonstrations(examples: readonly Example[], opts: { passes: number; guessShare: number; seed: number }): Demonstration[] {
+export function demonstrations(examples: readonly Example[], opts: { passes: number; guessShare: number; seed: number; otherRecords?: boolean }): Demonstration[] {
   const r = mulberry32(opts.seed);
   const out: Demonstration[] = [];
   for (let p = 0; p < opts.passes; p++) {
+    const real = p === 0 || !opts.otherRecords;
     for (const example of examples) {
-      const shown = p === 0 ? example.answer : String(10 + Math.floor(r() * 90));
+      const shown = real ? example.answer : String(10 + Math.floor(r() * 90));
       const guess = String(10 + ((Number(shown) - 10 + 1 + Math.floor(r() * 89)) % 90));
-      const lookup = p === 0 ? lookupCall(example) : { text: lookupCall(example), observation: [{ role: 'tool' as const, name: TOOL, content: shown }] };
+      const lookup = real ? lookupCall(example) : { text: lookupCall(example), observation: [{ role: 'tool' as const, name: TOOL, content: shown }] };
       out.push({ example, turns: r() < opts.guessShare ? [`<answer>${guess}</answer>`] : [lookup, `<answer>${shown}</answer>`] });
     }
   }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
-import { DEFAULT_BUDGETS, coldStart, exactMatch, localBackend, mcpEnvironment, runGroup, tokenize, type McpEnvironment } from 'agentrl';
+import { DEFAULT_BUDGETS, coldStart, exactMatch, localBackend, mcpEnvironment, runGroup, tokenize, type DemonstrationTurn, type McpEnvironment } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
 import { BUDGETS, DEPOTS, FIELDS, HELD_OUT_DEPOTS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
 import { localRenderer } from '../helpers/local-renderer.js';
@@ -76,10 +76,10 @@ describe('mcp-agent example', () => {
     const env = await recordsEnv();
     const renderer = await localRenderer();
     const train = questions('train');
-    const demos = demonstrations(train, { passes: 4, guessShare: 0.25, seed: 7 });
+    const demos = demonstrations(train, { passes: 4, guessShare: 0.25, seed: 7, otherRecords: true });
     const answerOf = (d: (typeof demos)[number]) => /<answer>(\d+)<\/answer>/.exec(String(d.turns.at(-1)))![1];
     const lookups = demos.slice(train.length).filter((d) => d.turns.length === 2);
-    const shown = lookups.map((d) => (d.turns[0] as { observation: { content: string }[] }).observation[0]!.content);
+    const shown = lookups.map((d) => String((d.turns[0] as DemonstrationTurn).observation![0]!.content));
     expect(lookups.map(answerOf)).toEqual(shown);
     expect(lookups.filter((d, i) => shown[i] !== d.example.answer).length).toBeGreaterThan(lookups.length * 0.9);
     // per training question, the lookups' answers differ across passes: no single answer fits them
@@ -87,6 +87,10 @@ describe('mcp-agent example', () => {
     lookups.forEach((d, i) => byQuestion.set(d.example.id, (byQuestion.get(d.example.id) ?? new Set()).add(shown[i]!)));
     expect([...byQuestion.values()].filter((v) => v.size > 1).length).toBeGreaterThan(train.length / 2);
     for (const d of demos.slice(0, train.length).filter((x) => x.turns.length === 2)) expect(answerOf(d)).toBe(d.example.answer);
+    // without otherRecords every pass shows the server's record
+    for (const d of demonstrations(train, { passes: 3, guessShare: 0.25, seed: 7 }).filter((x) => x.turns.length === 2)) {
+      expect([typeof d.turns[0], answerOf(d)]).toEqual(['string', d.example.answer]);
+    }
     // the fixed observation is rendered token for token like the real server's answer
     const ex = train[0]!;
     const real = await renderDemonstration(renderer, env, { example: ex, turns: [{ text: lookupCall(ex) }, { text: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });

@@ -81,7 +81,7 @@ try {
     questionsPerBatch: 4,
     maxSteps: num('rl-steps'),
     budgets,
-    optimizer: { learningRate: 3e-3 },
+    optimizer: { learningRate: 1e-3 }, // as the tool-env template, where 3e-3 made the calls copy worse (held-out 32.8% → 20.3%)
     seed,
     logDir: `runs/${new Date().toISOString().replace(/[:.]/g, '-')}`,
     progress: true, // one line per step, and every warning (e.g. degenerate_groups) on stderr
