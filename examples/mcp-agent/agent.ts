@@ -29,7 +29,7 @@ async function agent({ baseURL, apiKey, model, example, signal }: AgentRunArgs):
   const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
   const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: example.question }];
   for (let step = 0; step < 2; step++) {
-    const reply = (await client.chat.completions.create({ model, messages, tools, max_tokens: 32 }, { signal })).choices[0]!.message;
+    const reply = (await client.chat.completions.create({ model, messages, tools, max_tokens: BUDGETS.maxTurnTokens }, { signal })).choices[0]!.message;
     messages.push(reply);
     if (!reply.tool_calls?.length) return reply.content ?? '';
     for (const c of reply.tool_calls) {
@@ -63,6 +63,7 @@ try {
     onPrefixMismatch: 'split',
     progress: false,
   });
+  trainer.on('warning', (w) => console.warn(`warning ${w.code}: ${w.message}`));
   trainer.on('step', (e) => console.log(`step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  turns ${e.metrics['rollout/turns']!.toFixed(2)}  errors ${e.metrics['rollout/error_rate']!.toFixed(2)}`));
   await trainer.train();
 } finally {

@@ -1,12 +1,12 @@
 /**
  * The mcp-agent task: depots, one per country, keep their records in a folder served by the official MCP filesystem
- * server (`@modelcontextprotocol/server-filesystem`): `Peru/code`, `Peru/total`, each a random two-digit number.
+ * server (`@modelcontextprotocol/server-filesystem`): `Peru/code`, `Peru/total`, `Peru/count`, each a random two-digit number.
  * The policy answers `What is the code of Peru?` by calling the server's `read_text_file` tool with the path
  * `Peru/code` and replying `<answer>23</answer>`. The numbers are random, so only the tool knows them.
  *
- * Held-out questions are (depot, field) pairs never asked in training: for the first {@link HELD_OUT_DEPOTS} depots
- * training asks one field and the held-out split the other; the remaining depots are asked both in training. The
- * held-out answers never appear as a training target (they are only ever seen inside masked tool output).
+ * Held-out questions are (depot, field) pairs never asked in training: one field of every depot (field `i mod 3` of
+ * depot `i`); training asks the other two. The held-out answers never appear as a training target (they are only
+ * ever seen inside masked tool output).
  *
  * The embedded tokenizer makes every country name and every two-digit number one token, so the cold start teaches
  * token copies (depot and field from the question into the path, number from the tool output into the answer).
@@ -24,7 +24,7 @@ export const DEPOTS = [
 export const FIELDS = ['code', 'total', 'count'] as const;
 export type Field = (typeof FIELDS)[number];
 
-/** Depots with one field held out (every depot: field `i mod 3` of depot `i`). */
+/** Depots with one field held out (the first this many of {@link DEPOTS}: field `i mod 3` of depot `i`). */
 export const HELD_OUT_DEPOTS = 16;
 
 /** The stored value of every (depot, field): a two-digit number drawn once from a fixed seed. */

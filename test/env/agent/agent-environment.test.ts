@@ -59,6 +59,21 @@ describe('agentEnvironment with the official openai client', () => {
     });
   }
 
+  // Hazard: the trainer's engine step runs on the same thread as the endpoint and the agent. A step longer than the
+  // endpoint's keep-alive timeout (5 s before) made the server drop every idle pooled connection at the moment the
+  // next step's agents reused them: `read ECONNRESET` ("Connection error.") for 15 of 16 trajectories of the
+  // mcp-agent example's second step, with an agent that does not retry.
+  it('agents that reuse pooled connections after a long blocking step still reach the endpoint', async () => {
+    const { renderer, sampler } = await toolModel();
+    const env = track(agentEnvironment({ run: (a) => openaiToolLoop(a) }));
+    const ctx = { sampler, renderer, env, budgets: DEFAULT_BUDGETS };
+    expect((await runGroup(ctx, { example: ex, groupSize: 4 })).map((t) => t.stopReason)).toEqual(Array(4).fill('answer'));
+    const until = Date.now() + 6_000;
+    while (Date.now() < until); // a synchronous engine step: nothing else runs, timers fire late
+    const after = await runGroup(ctx, { example: ex, groupSize: 4 });
+    expect(after.map((t) => t.error?.message ?? t.stopReason)).toEqual(Array(4).fill('answer'));
+  }, 30_000);
+
   it('records parallel tool calls of one turn', async () => {
     const { renderer, sampler } = await toolModel({ parallel: true });
     const env = track(agentEnvironment({ run: (a) => openaiToolLoop(a) }));
