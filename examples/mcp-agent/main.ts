@@ -65,6 +65,7 @@ try {
       { steps: Math.round(sftSteps / 2), demos: demonstrations(train, { passes: 4, guessShare: 0.25, seed, otherRecords: false }), what: "the server's records" },
       { steps: sftSteps - Math.round(sftSteps / 2), demos: demonstrations(train, { passes: 8, guessShare: 0.25, seed, otherRecords: true }), what: 'records showing other numbers' },
     ];
+    const heldOutDemos = demonstrations(test, { passes: 1, guessShare: 0, seed, otherRecords: false });
     let cs: Awaited<ReturnType<typeof coldStart>> | undefined;
     for (const [k, stage] of stages.entries()) {
       const last = k === stages.length - 1;
@@ -76,7 +77,7 @@ try {
         seed: seed + k,
         maxToolResponseTokens: budgets.maxToolResponseTokens,
         maxTurnTokens: budgets.maxTurnTokens,
-        heldOut: demonstrations(test, { passes: 1, guessShare: 0, seed, otherRecords: false }),
+        heldOut: heldOutDemos,
         ...(last && values.save ? { savePath: values.save } : {}),
         onWarning: (m) => (last ? console.warn(m) : undefined),
         onStep: (e) => {
