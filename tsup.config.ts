@@ -19,6 +19,7 @@ export default defineConfig({
     'testing/conformance': 'src/testing/conformance/index.ts',
     cli: 'src/cli/main.ts',
     otel: 'src/otel/index.ts',
+    wandb: 'src/wandb/index.ts',
     // Loaded by the math-equivalence worker pool (src/reward/math/pool.ts) inside worker threads.
     'reward-math-worker': 'src/reward/math/equivalent.ts',
     // Loaded by workerLocalBackend (src/backend/local/worker/worker-backend.ts) inside its engine worker thread.

@@ -15,6 +15,7 @@ const entries = {
   'agentrl-testing': 'dist/testing.d.ts',
   'agentrl-testing-conformance': 'dist/testing/conformance.d.ts',
   'agentrl-otel': 'dist/otel.d.ts',
+  'agentrl-wandb': 'dist/wandb.d.ts',
 };
 // One report per sandbox adapter the package exports (`./adapters/<name>`), so a new adapter needs no edit here.
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

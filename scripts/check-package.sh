@@ -2,6 +2,7 @@
 # The package as a user gets it: `npm pack`, then projects OUTSIDE the repository that install the tarball.
 #  1. a program using defineTool, Trainer, codeInterpreter (test/package/consumer/main.ts) type-checks with the
 #     newest zod 4 and the lowest (4.0.0), and runs one training step with each;
+#     `agentrl/wandb` names its missing peer, then streams one step through the real `@wandb/sdk` once installed;
 #  2. with zod 3 installed (peer warning silenced), importing agentrl fails with ZodVersionError naming the zod found;
 #  3. `agentrl init` scaffolds a project that installs from the tarball, type-checks and runs a shortened job to its
 #     held-out table (a screenshot there, without playwright-core, names the install); then `--template mcp` the same.
@@ -25,7 +26,7 @@ fi
 tgz="$work/$tgz"
 echo "== packed $(basename "$tgz"): $(du -k "$tgz" | cut -f1) kB packed, $(tar tzvf "$tgz" | awk '{s+=$3} END {printf "%.0f", s/1024}') kB unpacked, $(tar tzf "$tgz" | wc -l) files"
 listing=$(tar tzf "$tgz")
-for f in package/dist/index.js package/dist/index.d.ts package/dist/cli.js package/dist/otel.js package/scripts/install-system-deps.sh package/docs/api/agentrl.api.md package/assets/local-model/tokenizer.json package/assets/templates/tool-env/src/main.ts package/assets/templates/mcp/src/memory-server.mjs package/README.md; do
+for f in package/dist/index.js package/dist/index.d.ts package/dist/cli.js package/dist/otel.js package/dist/wandb.js package/dist/wandb.cjs package/scripts/install-system-deps.sh package/docs/api/agentrl.api.md package/assets/local-model/tokenizer.json package/assets/templates/tool-env/src/main.ts package/assets/templates/mcp/src/memory-server.mjs package/README.md; do
   grep -qx "$f" <<< "$listing" || { echo "missing from the tarball: $f"; exit 1; }
 done
 
@@ -60,6 +61,14 @@ node -e "
 npx tsc -p tsconfig.json
 npx tsx src/main.ts | tee "$work/run.log"
 grep -qx 'consumer ok' "$work/run.log"
+echo "== agentrl/wandb: without @wandb/sdk a MissingPeerDependencyError; with it, one step streamed by the real SDK"
+cp "$root/test/package/consumer/wandb.ts" "$root/test/helpers/wandb-server.ts" src/   # the stand-in itself, not the repo's re-export
+npx tsx src/wandb.ts missing | tee "$work/wandb.log"
+grep -qx 'wandb missing ok' "$work/wandb.log"
+"${install[@]}" "@wandb/sdk@$(dev @wandb/sdk)"
+npx tsc -p tsconfig.json
+npx tsx src/wandb.ts installed | grep -qx 'wandb ok'
+node -e "require('agentrl/wandb').wandbSink({ apiKey: 'x' }).close().then(() => console.log('wandb ok (CommonJS require)'))"
 
 echo "== lowest zod in the peer range: 4.0.0"
 "${install[@]}" zod@4.0.0

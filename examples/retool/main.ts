@@ -10,6 +10,7 @@
  *   npm run retool -- --session                   (one interpreter session per trajectory: state persists between tool calls)
  *   npm run retool -- --rollout sync               (round-synchronous rollouts; streaming groups are the default)
  *   npm run retool -- --algorithms                 (kl + rolloutCorrection + dynamicSampling + overlong + cosine schedule; docs/algorithms.md)
+ *   npm run retool -- --wandb retool              (also log the run to Weights & Biases project `retool`; WANDB_API_KEY set)
  *   npm run retool -- --backend http://127.0.0.1:8000   (train through a Tinker-API server, e.g.
  *                      `npm run serve -- --checkpoint examples/retool/checkpoints/sft` in another terminal)
  */

@@ -3,6 +3,7 @@
  * converted by the script), and the run settings they become. One place, so `--steps`, `--group`, `--n`… mean the
  * same and default the same in every script that takes them.
  */
+import { wandbSink } from 'agentrl/wandb';
 import type { RlOptions } from './rl.js';
 
 /** A string option with a default. */
@@ -12,12 +13,16 @@ export const optional = () => ({ type: 'string' }) as const;
 /** A boolean switch, off unless given. */
 export const flag = () => ({ type: 'boolean', default: false }) as const;
 
-/** `--steps --questions --group --lr`: an RL run of `steps` steps, 8 questions per batch, groups of 8, learning rate `lr`. */
+/**
+ * `--steps --questions --group --lr`: an RL run of `steps` steps, 8 questions per batch, groups of 8, learning rate
+ * `lr`; `--wandb <project>` also logs it to Weights & Biases (needs `WANDB_API_KEY`; docs/report.md).
+ */
 export const rlRunFlags = (defaults: { readonly steps: string; readonly lr: string }) => ({
   steps: str(defaults.steps),
   questions: str('8'),
   group: str('8'),
   lr: str(defaults.lr),
+  wandb: optional(),
 });
 
 /** `--n --problems`: samples per held-out question (4) and how many held-out questions are evaluated. */
@@ -35,5 +40,6 @@ export function rlRunOptions(values: Readonly<Record<string, unknown>>, logDir: 
     learningRate: Number(values['lr']),
     logDir,
     seed: Number(values['seed']),
+    ...(typeof values['wandb'] === 'string' ? { sinks: [wandbSink({ project: values['wandb'] })] } : {}),
   };
 }

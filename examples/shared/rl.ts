@@ -59,6 +59,8 @@ export interface RlOptions {
   readonly progress?: boolean;
   /** Further Trainer options (KL, rollout correction, dynamic sampling, overlong, schedule…), spread over the recipe's. */
   readonly algorithms?: Partial<Pick<TrainerOptions, 'kl' | 'rolloutCorrection' | 'dynamicSampling' | 'overlong' | 'updatesPerBatch' | 'distill' | 'loss'>> & { readonly schedule?: NonNullable<TrainerOptions['optimizer']>['schedule'] };
+  /** More places the run's record goes (e.g. `wandbSink` from `--wandb <project>`), beside metrics.jsonl. */
+  readonly sinks?: TrainerOptions['sinks'];
   /** Called after each step with its number and metrics (`reward/mean`, `rollout/tool_calls`, …). */
   readonly onStep?: (step: number, metrics: Readonly<Record<string, number>>) => void;
 }
@@ -103,6 +105,7 @@ export async function trainWithRecipe(backend: TrainingBackend, task: RlTask, op
     rollout: { streaming: (opts.rollout ?? 'streaming') === 'streaming' },
     async: { maxStaleness: opts.maxStaleness ?? 0 },
     progress: opts.progress ?? false,
+    ...(opts.sinks ? { sinks: opts.sinks } : {}),
     ...algorithmOptions(opts, task),
   });
   trainer.on('warning', (w) => console.warn(`warning [${w.code}] ${w.message}`));

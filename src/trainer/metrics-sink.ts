@@ -10,7 +10,7 @@ import type { TurnEvent } from '../rollout/types.js';
  * `trajectory` as the rollout runs, then `write` (and `eval` on eval steps) after the update; `close` once at the end
  * (also after a failure). A promise returned by `write` is awaited before the next step; those of the other
  * methods are awaited before `close`. A sink's own failure in one of the optional methods is printed once
- * (`console.warn`) and never stops training. Built-in: `jsonlSink`, `progressSink`, `otelSink` (`agentrl/otel`).
+ * (`console.warn`) and never stops training. Built-in: `jsonlSink`, `progressSink`, `otelSink` (`agentrl/otel`), `wandbSink` (`agentrl/wandb`).
  */
 export interface MetricsSink {
   /**

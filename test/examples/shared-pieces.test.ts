@@ -65,8 +65,8 @@ describe('examples/shared: the pieces the pipeline examples share', () => {
 
   it('the RL flags become the RL run settings', () => {
     const flags = rlRunFlags({ steps: '40', lr: '3e-4' });
-    expect(Object.keys(flags)).toEqual(['steps', 'questions', 'group', 'lr']);
-    expect(Object.values(flags).map((f) => f.default)).toEqual(['40', '8', '8', '3e-4']);
+    expect(Object.keys(flags)).toEqual(['steps', 'questions', 'group', 'lr', 'wandb']);
+    expect(Object.values(flags).map((f) => ('default' in f ? f.default : undefined))).toEqual(['40', '8', '8', '3e-4', undefined]);
     expect(rlRunOptions({ steps: '3', questions: '2', group: '4', lr: '1e-4', seed: '5' }, 'runs/x')).toEqual({
       steps: 3,
       questionsPerBatch: 2,
@@ -75,6 +75,10 @@ describe('examples/shared: the pieces the pipeline examples share', () => {
       logDir: 'runs/x',
       seed: 5,
     });
+    // `--wandb <project>`: a W&B sink (one object implementing MetricsSink) rides along.
+    const withWandb = rlRunOptions({ steps: '3', questions: '2', group: '4', lr: '1e-4', seed: '5', wandb: 'retool' }, 'runs/x');
+    expect(withWandb.sinks).toHaveLength(1);
+    expect(typeof withWandb.sinks![0]!.write).toBe('function');
   });
 
   it('evaluation and RL close their environments and the reward when the split cannot be read', async () => {
