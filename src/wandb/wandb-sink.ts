@@ -53,6 +53,7 @@ type FromWorker =
   | { readonly type: 'finished' };
 
 const INSTALL = 'npm install @wandb/sdk@0.5.1';
+const NOT_SENT = "this run's metrics are not sent to W&B (they are in its metrics.jsonl)";
 
 /** Where `@wandb/sdk` is, resolved from agentrl's own folder (as an import of it would be). */
 function resolveSdk(): string {
@@ -108,15 +109,16 @@ export function wandbSink(opts: WandbSinkOptions = {}): MetricsSink {
   let output = '';
   let stopped = false;
   let confirmed = false;
-  let finished: ((ok: boolean) => void) | undefined;
+  // Settles once the SDK confirmed the run's end or the sink stopped it: what close() waits for.
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
 
-  const NOT_SENT = "this run's metrics are not sent to W&B (they are in its metrics.jsonl)";
   const stop = (why: string, consequence = NOT_SENT) => {
     if (stopped) return;
     stopped = true;
     const cause = causeIn(output);
     console.warn(`wandbSink: ${why}${cause && !why.includes(cause) ? ` (${cause})` : ''}; ${consequence}`);
-    finished?.(false);
+    settle();
     void worker?.terminate();
   };
 
@@ -141,7 +143,7 @@ export function wandbSink(opts: WandbSinkOptions = {}): MetricsSink {
       else if (m.type === 'failed') stop(`W&B run not recorded: ${m.message}`);
       else {
         confirmed = true;
-        finished?.(true);
+        settle();
       }
     });
     w.on('error', (e) => stop(`the W&B SDK failed: ${e.message}`));
@@ -167,11 +169,10 @@ export function wandbSink(opts: WandbSinkOptions = {}): MetricsSink {
         return;
       }
       w.ref();
-      const done = new Promise<boolean>((resolve) => (finished = resolve));
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), finishTimeoutMs)));
       w.postMessage({ type: 'finish' });
-      const outcome = await Promise.race([done, timeout]);
+      const outcome = await Promise.race([settled, timeout]);
       clearTimeout(timer);
       if (outcome === 'timeout') stop(`W&B did not confirm the end of the run within ${finishTimeoutMs} ms (unreachable, or the SDK still retrying)`, 'its last rows may be missing there (all are in the metrics.jsonl)');
       stopped = true;

@@ -54,6 +54,25 @@ function quiet() {
   return { warn, stderr };
 }
 
+/**
+ * Trains with the sink `make` builds for a stand-in started with `server`; training must finish its 2 steps with
+ * exactly one warning, matching `warning`. Returns the records and what the stand-in received.
+ */
+async function trainThroughFailure(server: Parameters<typeof wandbServer>[0], make: (url: string) => MetricsSink, warning: RegExp) {
+  const w = await wandbServer(server);
+  const { warn } = quiet();
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    const { records, result } = await train(make(w.url));
+    expect(result.steps).toBe(2);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0]![0])).toMatch(warning);
+    return { records, requests: w.requests };
+  } finally {
+    await w.close();
+  }
+}
+
 // Hazard: metrics that never reach W&B, reach it under the wrong step or project, or a W&B failure that ends training.
 describe('wandbSink over the real @wandb/sdk', () => {
   it('creates the run with the config and name, streams one history row per step at the Trainer step, and finishes it', async () => {
@@ -117,62 +136,25 @@ describe('wandbSink over the real @wandb/sdk', () => {
   });
 
   it('W&B refusing the key (HTTP 401): one warning naming it, and training finishes', async () => {
-    const w = await wandbServer({ status: 401 });
-    const { warn } = quiet();
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    try {
-      const { records, result } = await train(wandbSink({ project: 'p', apiKey: KEY, baseUrl: w.url }));
-      expect(records.map((r) => r['step'])).toEqual([0, 1, 2]);
-      expect(result.steps).toBe(2);
-      expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0]![0])).toMatch(/^wandbSink: W&B run not recorded: .*HTTP 401 \(check the API key\).*metrics\.jsonl/);
-    } finally {
-      await w.close();
-    }
+    const { records } = await trainThroughFailure({ status: 401 }, (url) => wandbSink({ project: 'p', apiKey: KEY, baseUrl: url }), /^wandbSink: W&B run not recorded: .*HTTP 401 \(check the API key\).*metrics\.jsonl/);
+    expect(records.map((r) => r['step'])).toEqual([0, 1, 2]);
   });
 
   it('W&B refusing to create the run (HTTP 403 on the mutation): the SDK throws in its own thread, training goes on', async () => {
-    const w = await wandbServer({ upsertStatus: 403 });
-    const { warn } = quiet();
-    try {
-      const { result } = await train(wandbSink({ project: 'p', entity: 'e', apiKey: KEY, baseUrl: w.url }));
-      expect(result.steps).toBe(2);
-      expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0]![0])).toMatch(/^wandbSink: the W&B SDK failed: Failed to upsert run \(W&B answered HTTP 403 \(check the API key\)\)/);
-    } finally {
-      await w.close();
-    }
+    await trainThroughFailure({ upsertStatus: 403 }, (url) => wandbSink({ project: 'p', entity: 'e', apiKey: KEY, baseUrl: url }), /^wandbSink: the W&B SDK failed: Failed to upsert run \(W&B answered HTTP 403 \(check the API key\)\)/);
   });
 
   it('W&B unreachable for history (HTTP 500, the SDK retrying): close() gives up after finishTimeoutMs with a warning', async () => {
-    const w = await wandbServer({ fileStreamStatus: 500 });
-    const { warn } = quiet();
-    try {
-      const t0 = Date.now();
-      const { result } = await train(wandbSink({ project: 'p', entity: 'e', apiKey: KEY, baseUrl: w.url, finishTimeoutMs: 1500 }));
-      expect(result.steps).toBe(2);
-      expect(Date.now() - t0).toBeLessThan(60_000);
-      expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0]![0])).toMatch(/did not confirm the end of the run within 1500 ms.*last rows may be missing/);
-    } finally {
-      await w.close();
-    }
+    const t0 = Date.now();
+    await trainThroughFailure({ fileStreamStatus: 500 }, (url) => wandbSink({ project: 'p', entity: 'e', apiKey: KEY, baseUrl: url, finishTimeoutMs: 1500 }), /did not confirm the end of the run within 1500 ms.*last rows may be missing/);
+    expect(Date.now() - t0).toBeLessThan(60_000);
   });
 
   it('no API key anywhere: a warning that says to set WANDB_API_KEY, never a prompt, and training finishes', async () => {
-    const w = await wandbServer();
-    const { warn } = quiet();
     delete process.env['WANDB_API_KEY'];
     process.env['HOME'] = await mkdtemp(join(tmpdir(), 'agentrl-wandb-home-')); // no ~/.netrc
-    try {
-      const { result } = await train(wandbSink({ project: 'p', baseUrl: w.url }));
-      expect(result.steps).toBe(2);
-      expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0]![0])).toMatch(/set the WANDB_API_KEY environment variable/);
-      expect(w.requests).toHaveLength(0);
-    } finally {
-      await w.close();
-    }
+    const { requests } = await trainThroughFailure({}, (url) => wandbSink({ project: 'p', baseUrl: url }), /set the WANDB_API_KEY environment variable/);
+    expect(requests).toHaveLength(0);
   });
 
   it('bad options are a ConfigError naming each field; a sink never started closes at once', async () => {
