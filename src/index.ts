@@ -171,3 +171,4 @@ export {
   SamplerUnavailableError,
 } from './errors/index.js';
 export { ResponseTooLargeError, RedirectRefusedError, SampledSequenceError, MissingPeerDependencyError } from './errors/index.js';
+export { JudgeError, type JudgeFailureReason } from './errors/index.js';

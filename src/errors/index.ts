@@ -23,3 +23,4 @@ export { SamplerResponseError, SamplerHttpError, SamplerUnavailableError } from 
 export { ResponseTooLargeError, RedirectRefusedError } from './http-bound-errors.js';
 export { SampledSequenceError } from './sample-errors.js';
 export { MissingPeerDependencyError } from './dependency-errors.js';
+export { JudgeError, type JudgeFailureReason } from './judge-errors.js';

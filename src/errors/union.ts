@@ -15,6 +15,7 @@ import type { SamplerResponseError, SamplerHttpError, SamplerUnavailableError } 
 import type { ResponseTooLargeError, RedirectRefusedError } from './http-bound-errors.js';
 import type { SampledSequenceError } from './sample-errors.js';
 import type { MissingPeerDependencyError } from './dependency-errors.js';
+import type { JudgeError } from './judge-errors.js';
 
 /**
  * Every error class agentrl exports, as one union discriminated by `code`: after {@link isAgentRLError},
@@ -52,7 +53,8 @@ export type AgentRLErrorUnion =
   | ResponseTooLargeError
   | RedirectRefusedError
   | SampledSequenceError
-  | MissingPeerDependencyError;
+  | MissingPeerDependencyError
+  | JudgeError;
 
 /** The `code` of any agentrl error. */
 export type AgentRLErrorCode = AgentRLErrorUnion['code'];

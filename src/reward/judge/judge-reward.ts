@@ -7,8 +7,11 @@ import type { Trajectory } from '../../types/trajectory.js';
 import { ConfigError, type ConfigIssue } from '../../errors/config-error.js';
 import { answerOf, unscoredResult } from '../ending.js';
 import type { GroupReward, Reward } from '../types.js';
+import { AgentRLError } from '../../errors/base.js';
+import { JudgeError, type JudgeFailureReason } from '../../errors/judge-errors.js';
 import { complete, judgeId, type Judge } from './judge-client.js';
-import { formatTrajectory, groupMessages, groupVerdictSchema, parseVerdict, retryMessages, singleMessages, singleVerdictSchema } from './judge-prompt.js';
+import { formatTrajectory, groupMessages, retryMessages, singleMessages } from './judge-prompt.js';
+import { finalAnswer, groupVerdictSchema, parseVerdict, singleVerdictSchema } from './judge-verdict.js';
 
 /** Options of {@link judgeReward}. */
 export interface JudgeRewardOptions<E extends Example = Example> {
@@ -49,6 +52,10 @@ export interface JudgeStats {
   readonly retries: number;
   /** Judgements that failed after every attempt (their samples were dropped). */
   readonly failures: number;
+  /** Replies whose final answer held no verdict (no JSON object with `score` / `scores` after the reasoning). */
+  readonly missingVerdicts: number;
+  /** Replies whose last verdict did not fit the schema (a score outside [0, 1], wrong or missing ids). */
+  readonly invalidVerdicts: number;
 }
 
 /** What {@link judgeReward} returns: spread it into the Trainer options (`{ ...judge, … }`). */
@@ -78,6 +85,12 @@ function validate(o: JudgeRewardOptions<never>): void {
   int('retries', 0);
   int('timeoutMs', 1);
   int('maxTokens', 1);
+  if (j && typeof j === 'object' && 'baseURL' in j) {
+    for (const k of ['maxResponseBytes', 'timeoutMs'] as const) {
+      const v = j[k];
+      if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) issues.push({ path: `judge.${k}`, message: `expected an integer ≥ 1, got ${String(v)}` });
+    }
+  }
   if (o?.normalize !== undefined && o.normalize !== 'minmax' && o.normalize !== 'none') issues.push({ path: 'normalize', message: `expected 'minmax' or 'none'` });
   if (issues.length) throw new ConfigError('judgeReward options', issues);
 }
@@ -91,13 +104,16 @@ function minMax(xs: readonly number[]): number[] {
 
 /**
  * An LLM-judge reward for open-ended tasks (verifiers' judge rubrics, OpenPipe ART's RULER). The judge reads the
- * rubric, the task (`example.question`) and the trajectory (its assistant turns and tool answers), and replies with
- * JSON parsed by a zod schema — `{ score }` alone, or `{ scores: [{ id, score }] }` for a whole group ranked
- * relative to each other; a reply that does not parse (or a failed call) is retried with the problem fed back, up to
- * `retries` times, all within `timeoutMs`. Judgements are cached by content hash. A judgement that still fails drops
- * its samples (`failure: 'reward_error'`, counted in the step's dropped samples and {@link JudgeStats.failures}),
- * never the run. A trajectory that did not end validly (invalid, truncated, a budget) scores 0 and is not shown to
- * the judge.
+ * rubric, the task (`example.question`) and the trajectory (its assistant turns and tool answers, XML-escaped inside
+ * their own tags, so the policy's text cannot close or forge a section), may reason, and ends its reply with a JSON
+ * verdict parsed by a zod schema — `{ score }` alone, or `{ scores: [{ id, score }] }` for a whole group ranked
+ * relative to each other. The verdict is the judge's final answer: reasoning blocks are removed as for the policy
+ * (`<think>`, a harmony analysis channel) and the **last** JSON object with a `score` / `scores` key counts, as it
+ * stands (an out-of-range last verdict is a failure, never a fall-back to an earlier, possibly quoted, one). A reply
+ * without a usable verdict (or a failed call) is retried with the problem fed back, up to `retries` times, all within
+ * `timeoutMs`. Judgements are cached by content hash. A judgement that still fails ({@link JudgeError}) drops its
+ * samples (`failure: 'reward_error'`, counted in `reward/dropped` and {@link JudgeStats.failures}), never the run. A
+ * trajectory that did not end validly (invalid, truncated, a budget) scores 0 and is not shown to the judge.
  * @example
  * const judge = judgeReward({ judge: { baseURL: 'http://127.0.0.1:8000/v1', model: 'agentrl/local' }, rubric: 'Correct and concise.', mode: 'group' });
  * new Trainer({ ...judge, env, backend, loss, dataset });   // reward + groupReward
@@ -110,33 +126,60 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
   const threshold = opts.correctThreshold ?? 0.5;
   const format = opts.format ?? ((t: Trajectory) => formatTrajectory(t, 6000));
   const cache = new Map<string, Promise<unknown>>();
-  const stats = { calls: 0, cacheHits: 0, retries: 0, failures: 0 };
+  const stats = { calls: 0, cacheHits: 0, retries: 0, failures: 0, missingVerdicts: 0, invalidVerdicts: 0 };
   const idOfJudge = judgeId(opts.judge);
 
-  /** One judgement: the judge's reply parsed by `schema` (and `check`), retried with the problem fed back. */
-  async function judgement<T>(messages: Message[], schema: z.ZodType<T>, check: (v: T) => string | undefined): Promise<T> {
+  /**
+   * One judgement: the judge's verdict (the last one after its reasoning, see `parseVerdict`), checked by `check`,
+   * retried with the problem fed back. A call that cannot succeed on retry (a refused redirect, an answer over the
+   * size limit, an HTTP 4xx, control tokens in the prompt) ends it at once.
+   * @throws JudgeError when no attempt gave a usable verdict.
+   */
+  async function judgement<T>(messages: Message[], schema: z.ZodType<T>, key: 'score' | 'scores', check: (v: T) => string | undefined): Promise<T> {
     const signal = AbortSignal.timeout(timeoutMs);
     let convo = messages;
-    let problem = '';
+    let problem = 'no attempt was made';
+    let reason: JudgeFailureReason = 'timeout';
+    let cause: unknown;
+    let attempts = 0;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) stats.retries++;
       if (signal.aborted) break;
       stats.calls++;
+      attempts++;
       let reply: string;
       try {
         reply = await complete(opts.judge, convo, { maxTokens: opts.maxTokens ?? 512, temperature: opts.temperature ?? 0, signal });
       } catch (e) {
-        problem = signal.aborted ? `no judgement within ${timeoutMs} ms` : e instanceof Error ? e.message : String(e);
+        cause = e;
+        if (signal.aborted) break;
+        reason = JudgeError.isInstance(e) ? e.reason : 'call_failed';
+        problem = e instanceof Error ? e.message : String(e);
+        if (AgentRLError.isInstance(e) && !e.retryable) break;
         continue;
       }
-      const parsed = parseVerdict(reply, schema);
-      const bad = parsed.ok ? check(parsed.value) : parsed.problem;
-      if (parsed.ok && bad === undefined) return parsed.value;
-      problem = bad ?? 'unusable reply';
-      convo = [...messages, ...retryMessages(reply, problem)];
+      const parsed = parseVerdict(reply, schema, key);
+      if (parsed.ok) {
+        const bad = check(parsed.value);
+        if (bad === undefined) return parsed.value;
+        stats.invalidVerdicts++;
+        reason = 'invalid_verdict';
+        problem = bad;
+      } else {
+        if (parsed.reason === 'no_verdict') stats.missingVerdicts++;
+        else stats.invalidVerdicts++;
+        reason = parsed.reason;
+        problem = parsed.problem;
+      }
+      cause = undefined;
+      // The judge sees its own final answer again, without the reasoning (which may quote the judged text).
+      convo = [...messages, ...retryMessages(finalAnswer(reply) ?? '(reasoning only)', problem)];
     }
-    if (signal.aborted && !problem.startsWith('no judgement')) problem = `no judgement within ${timeoutMs} ms (last problem: ${problem})`;
-    throw new Error(`judge failed after ${retries + 1} attempt(s): ${problem}`);
+    if (signal.aborted) {
+      problem = `no judgement within ${timeoutMs} ms${reason === 'timeout' ? '' : ` (last problem: ${problem})`}`;
+      reason = 'timeout';
+    }
+    throw new JudgeError(reason, attempts, problem, cause === undefined ? undefined : { cause });
   }
 
   /** `make()` once per content key (concurrent callers share it); failures are not cached. */
@@ -157,7 +200,7 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
 
   const failed = (e: unknown): RewardResult => {
     stats.failures++;
-    return { reward: 0, correct: false, validFormat: true, failure: 'reward_error', drop: true, cause: `judge: ${e instanceof Error ? e.message : String(e)}` };
+    return { reward: 0, correct: false, validFormat: true, failure: 'reward_error', drop: true, cause: JudgeError.isInstance(e) ? e.message : `judge: ${e instanceof Error ? e.message : String(e)}` };
   };
 
   if (opts.mode === 'single') {
@@ -166,7 +209,7 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
       if (!ending.scorable) return unscoredResult(ending, 0);
       const shown = format(t, example);
       try {
-        const v = await cached([example.question, shown], () => judgement(singleMessages(opts.rubric, example.question, shown), singleVerdictSchema, () => undefined));
+        const v = await cached([example.question, shown], () => judgement(singleMessages(opts.rubric, example.question, shown), singleVerdictSchema, 'score', () => undefined));
         return { reward: v.score, correct: v.score >= threshold, validFormat: true, answer: t.finalText };
       } catch (e) {
         return failed(e);
@@ -193,14 +236,14 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
       return undefined;
     };
     try {
-      const v = await cached([example.question, ...judged.map((j) => j.text)], () => judgement(groupMessages(opts.rubric, example.question, judged), groupVerdictSchema, check));
+      const v = await cached([example.question, ...judged.map((j) => j.text)], () => judgement(groupMessages(opts.rubric, example.question, judged), groupVerdictSchema, 'scores', check));
       const raw = judged.map((j) => v.scores.find((s) => s.id === j.id)!.score);
       const scores = (opts.normalize ?? 'minmax') === 'minmax' ? minMax(raw) : raw;
       judged.forEach((j, k) => (out[j.g] = scores[k]!));
       return out;
     } catch (e) {
       stats.failures += judged.length;
-      throw new Error(`judge: ${e instanceof Error ? e.message : String(e)}`);
+      throw JudgeError.isInstance(e) ? e : new Error(`judge: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
   return { reward, groupReward, stats: () => ({ ...stats }) };

@@ -120,7 +120,7 @@ describe("judgeReward against agentrl serve's /v1", () => {
   let serve: ServeApp;
   let base: string;
   beforeAll(async () => {
-    serve = createServeApp({ port: 0, model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: 512, seed: TINY.seed! }, plugins: [openaiServePlugin] });
+    serve = createServeApp({ port: 0, model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: 1024, seed: TINY.seed! }, plugins: [openaiServePlugin] });
     base = `${await serve.listen()}/v1`;
   });
   afterAll(async () => {
