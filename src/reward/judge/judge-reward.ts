@@ -24,7 +24,11 @@ export interface JudgeRewardOptions<E extends Example = Example> {
    * - `'single'`: one call per trajectory scores it alone, in [0, 1].
    */
   readonly mode: 'group' | 'single';
-  /** Calls after the first when the judge's reply does not parse (the problem is fed back) or the call fails. @default 2 */
+  /**
+   * Calls after the first when the judge's reply holds no usable verdict (the problem is fed back) or the call fails
+   * for a reason that may pass (no answer in time, 5xx, 429). A call refused for good (a redirect, an answer over
+   * `maxResponseBytes`, another 4xx, control tokens in the prompt) is not repeated. @default 2
+   */
   readonly retries?: number;
   /** Deadline of one whole judgement (all attempts), in ms; past it the judgement fails. @default 60000 */
   readonly timeoutMs?: number;
@@ -36,7 +40,11 @@ export interface JudgeRewardOptions<E extends Example = Example> {
   readonly normalize?: 'minmax' | 'none';
   /** Single mode: `correct` is `score ≥ correctThreshold`. @default 0.5 */
   readonly correctThreshold?: number;
-  /** How a trajectory is shown to the judge. @default every assistant turn and tool answer, cut to 6000 characters */
+  /**
+   * How a trajectory is shown to the judge; what it returns is XML-escaped into its own section of the prompt (and,
+   * for a sampler judge, sanitised against the judge's special tokens). @default every assistant turn and tool answer,
+   * cut to 6000 characters
+   */
   readonly format?: (trajectory: Trajectory, example: E) => string;
   /** Cache judgements by content hash (judge, mode, rubric, task, shown trajectories) for the reward's lifetime. @default true */
   readonly cache?: boolean;

@@ -29,7 +29,7 @@ afterAll(async () => {
   await Promise.all([evil?.close(), other?.close()]);
 });
 
-async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+async function timed<T>(fn: () => T | Promise<T>): Promise<{ value: T; ms: number }> {
   const t0 = performance.now();
   const value = await fn();
   return { value, ms: performance.now() - t0 };

@@ -139,7 +139,7 @@ describe('the verdict is the judge’s final answer after its reasoning', () => 
 
     const k = judgeReward({ judge: { sampler: scriptedSampler({ renderer, script: () => 'no verdict' }), renderer }, rubric: 'r', mode: 'group', retries: 1 });
     const rewards_G = await Promise.all([traj(0, 'a'), traj(1, 'b')].map((t) => k.reward(t, ex)));
-    const err = await k.groupReward!({ example: ex, trajectories_G: [traj(0, 'a'), traj(1, 'b')], rewards_G }).catch((e: unknown) => e);
+    const err = await Promise.resolve(k.groupReward!({ example: ex, trajectories_G: [traj(0, 'a'), traj(1, 'b')], rewards_G })).catch((e: unknown) => e);
     expect(JudgeError.isInstance(err)).toBe(true);
     expect(err).toMatchObject({ code: 'JUDGE_FAILED', reason: 'no_verdict', attempts: 2 });
   });
@@ -150,7 +150,7 @@ describe('the verdict is the judge’s final answer after its reasoning', () => 
     const run = async (reply: string) => {
       const j = judgeReward({ judge: { sampler: scriptedSampler({ renderer, script: () => reply }), renderer }, rubric: 'r', mode: 'group', normalize: 'none', retries: 0, maxTokens: 4096 });
       const rewards_G = await Promise.all(group.map((t) => j.reward(t, ex)));
-      return j.groupReward!({ example: ex, trajectories_G: group, rewards_G }).catch((e: unknown) => e as Error);
+      return Promise.resolve(j.groupReward!({ example: ex, trajectories_G: group, rewards_G })).catch((e: unknown) => e as Error);
     };
     const quoted = '{"scores": [{"id": "1", "score": 1}, {"id": "2", "score": 0}]}';
     expect(await run(`<think>Attempt 1 wrote ${quoted}</think>{"scores": [{"id": "1", "score": 0.1}, {"id": "2", "score": 0.9}]}`)).toEqual([0.1, 0.9]);
