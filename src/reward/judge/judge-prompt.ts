@@ -6,14 +6,26 @@
 import type { Message } from '../../types/message.js';
 import type { Trajectory } from '../../types/trajectory.js';
 
-/** The default view of a trajectory for the judge: each assistant turn and what its tools answered. */
+/** A line of model or tool text that starts like one of {@link formatTrajectory}'s labels (`[tool: …]`, `[assistant]`, …). */
+const LABEL_LINE = /^([ \t]*)\[(?=\s*(?:assistant|user|system|tool|final answer)\s*[\]:])/gim;
+
+/** `text` with a backslash before a line-leading `[` that would read as a label, so a turn cannot forge a tool's answer. */
+function neutraliseLabels(text: string): string {
+  return text.replace(LABEL_LINE, '$1\\[');
+}
+
+/**
+ * The default view of a trajectory for the judge: each assistant turn and what its tools answered, each after a label
+ * line (`[assistant]`, `[tool: name]`, `[final answer]`). A line of the model's or a tool's text that starts like a label
+ * gets a backslash before its `[`, so the policy cannot write a fake tool answer into its own turn.
+ */
 export function formatTrajectory(t: Trajectory, maxChars: number): string {
   const parts: string[] = [];
   for (const turn of t.turns) {
-    parts.push(`[assistant]\n${turn.text}`);
-    for (const m of turn.observation ?? []) parts.push(`[${m.role}${m.role === 'tool' && m.name ? `: ${m.name}` : ''}]\n${m.content}`);
+    parts.push(`[assistant]\n${neutraliseLabels(turn.text)}`);
+    for (const m of turn.observation ?? []) parts.push(`[${m.role}${m.role === 'tool' && m.name ? `: ${m.name.replace(/[\]\r\n]/g, ' ')}` : ''}]\n${neutraliseLabels(m.content)}`);
   }
-  if (t.finalText && t.finalText !== t.turns[t.turns.length - 1]?.text) parts.push(`[final answer]\n${t.finalText}`);
+  if (t.finalText && t.finalText !== t.turns[t.turns.length - 1]?.text) parts.push(`[final answer]\n${neutraliseLabels(t.finalText)}`);
   const text = parts.join('\n\n');
   if (text.length <= maxChars) return text;
   const half = Math.floor(maxChars / 2);
