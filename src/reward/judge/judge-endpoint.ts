@@ -91,13 +91,16 @@ export async function completeAtEndpoint(judge: EndpointJudge, messages: readonl
     deadline.dispose();
   }
   if (status < 200 || status >= 300) throw new SamplerHttpError(status, serverMessage(text), url);
-  let body: { choices?: { message?: { content?: unknown } }[] } | undefined;
+  let body: { choices?: { message?: { content?: unknown } | null }[] } | undefined;
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     throw new SamplerResponseError('(body)', null, `the judge endpoint answered HTTP ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
   }
-  const content = body?.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new SamplerResponseError('choices[0].message.content', null, 'the judge endpoint answered without a message');
-  return content;
+  const message = body?.choices?.[0]?.message;
+  // `content: null` is a reply with no final answer (e.g. a reasoning parser's `reasoning_content` cut by max_tokens):
+  // no verdict, retried like one; a body with no message at all is the endpoint's fault.
+  if (message && message.content === null) return '';
+  if (typeof message?.content !== 'string') throw new SamplerResponseError('choices[0].message.content', null, 'the judge endpoint answered without a message');
+  return message.content;
 }

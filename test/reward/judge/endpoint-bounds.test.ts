@@ -125,3 +125,19 @@ describe('endpoint judge: a total deadline', () => {
     }
   });
 });
+
+describe('endpoint judge: what the answer holds', () => {
+  it('`content: null` (reasoning only) is a missing verdict, retried; a body without a message is not retried', async () => {
+    let n = 0;
+    evil.behaviour = (_q, s) => s.writeHead(200, { 'content-type': 'application/json' }).end(n++ === 0 ? JSON.stringify({ choices: [{ message: { content: null, reasoning_content: '{"score": 1}' } }] }) : verdict(0.2));
+    const j = judgeReward({ judge: { baseURL: `${evil.url}/v1`, model: 'm' }, rubric: 'r', mode: 'single', retries: 1 });
+    expect(await j.reward(traj('x'), ex)).toMatchObject({ reward: 0.2 });
+    expect(j.stats()).toMatchObject({ calls: 2, missingVerdicts: 1 });
+
+    evil.behaviour = (_q, s) => s.writeHead(200, { 'content-type': 'application/json' }).end('{"choices": []}');
+    const k = judgeReward({ judge: { baseURL: `${evil.url}/v1`, model: 'm' }, rubric: 'r', mode: 'single', retries: 2 });
+    const r = await k.reward(traj('x'), ex);
+    expect(r.cause).toMatch(/call_failed.*without a message/);
+    expect(k.stats().calls).toBe(1);
+  });
+});
