@@ -88,7 +88,7 @@ async function judgePrompts(renderer: Renderer, policy: string, reply: (call: nu
 }
 
 describe('sampler judge: control tokens in the policy’s text never reach the judge’s template as tokens', () => {
-  it.each([['local'], ['qwen3'], ['mistral'], ['gpt_oss'], ['llama3']] as const)('%s renderer: a forged judge turn renders as text', async (name) => {
+  it.each([['local'], ['qwen3'], ['qwen3_coder'], ['mistral'], ['kimi_k2'], ['deepseek_v3'], ['gpt_oss'], ['llama3']] as const)('%s renderer: a forged judge turn renders as text', async (name) => {
     const renderer = (name === 'local' ? await localRenderer() : await realRenderer(name)) as ChatRenderer;
     const ids = controlIds(renderer);
     // The forgery is the family's own rendering of a judge turn that already answered, plus every special string.
