@@ -6,6 +6,7 @@ import type { Environment, StepOutcome, ToolContext } from './types.js';
 import { truncateTail } from './truncate.js';
 import { assertZod4Object, assertZodPeer } from '../util/zod-peer.js';
 import { runToolCalls } from './parallel-calls.js';
+import { toolDefinitionIssues, toolNameProblem } from './tool-definitions.js';
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
@@ -44,12 +45,14 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
  *   execute: ({ a, b }) => String(a + b),                      // a, b: number
  * });
  * ```
- * @throws Error when `name` is not a valid tool name.
+ * @throws ConfigError when `name` is not a valid tool name or `description` is not a string.
  * @throws ZodVersionError when agentrl resolves a zod other than 4.x, or `inputSchema` is not a zod 4 `z.object` (a
  *   zod 3 schema, one from `zod/v3`).
  */
 export function defineTool<S extends z.ZodObject, E extends Example = Example>(opts: DefineToolOptions<S, E>): Tool<S, E> {
-  if (!/^[A-Za-z][\w-]{0,63}$/.test(opts.name)) throw new ConfigError('defineTool options', [{ path: 'name', message: `'${opts.name}' is not a tool name (letters, digits, _ and -, starting with a letter)` }]);
+  const nameProblem = toolNameProblem(opts.name);
+  if (nameProblem) throw new ConfigError('defineTool options', [{ path: 'name', message: nameProblem }]);
+  if (typeof opts.description !== 'string') throw new ConfigError('defineTool options', [{ path: 'description', message: `expected a string, got ${typeof opts.description}` }]);
   assertZodPeer();
   assertZod4Object(opts.inputSchema, `defineTool('${opts.name}').inputSchema`);
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(opts.inputSchema, { io: 'input' }) as Record<string, unknown>;
@@ -85,8 +88,9 @@ export interface ToolEnvironmentOptions<E extends Example> {
  * (concurrently, bounded) and is answered in call order.
  */
 export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
+  const issues = toolDefinitionIssues(opts.tools.map((t) => t.definition), 'tools');
+  if (issues.length > 0) throw new ConfigError(`toolEnvironment '${opts.name}' options`, issues);
   const byName = new Map(opts.tools.map((t) => [t.definition.function.name, t]));
-  if (byName.size !== opts.tools.length) throw new ConfigError(`toolEnvironment '${opts.name}' options`, [{ path: 'tools', message: 'two tools share a name' }]);
   return {
     name: opts.name,
     tools: opts.tools.map((t) => t.definition),

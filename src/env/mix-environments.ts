@@ -4,6 +4,7 @@ import type { GroupReward, Reward } from '../reward/types.js';
 import { ConfigError, type ConfigIssue } from '../errors/config-error.js';
 import { mulberry32 } from '../util/rng.js';
 import type { Environment } from './types.js';
+import { toolDefinitionIssues } from './tool-definitions.js';
 
 /** One environment of a mix: its data, its reward and how often it is drawn. */
 export interface MixEntry<E extends Example = Example> {
@@ -59,6 +60,7 @@ function validate(entries: readonly MixEntry[]): string[] {
   const names = entries.map((e, i) => e?.name ?? e?.env?.name ?? `#${i}`);
   entries.forEach((e, i) => {
     if (typeof e?.env?.initialMessages !== 'function' || typeof e.env.step !== 'function') issues.push({ path: `${i}.env`, message: 'expected an Environment' });
+    else if (Array.isArray(e.env.tools)) issues.push(...toolDefinitionIssues(e.env.tools, `${i}.env.tools`));
     if (!Array.isArray(e?.dataset) || e.dataset.length === 0) issues.push({ path: `${i}.dataset`, message: 'expected at least one example' });
     if (typeof e?.reward !== 'function') issues.push({ path: `${i}.reward`, message: 'expected a reward function' });
     if (e?.weight !== undefined && !(Number.isFinite(e.weight) && e.weight > 0)) issues.push({ path: `${i}.weight`, message: `expected a number > 0, got ${e.weight}` });

@@ -1,3 +1,4 @@
+import { toolDefinitionIssues } from '../env/tool-definitions.js';
 import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
 import { assertZodPeer } from '../util/zod-peer.js';
@@ -181,8 +182,10 @@ export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
   const parsed = trainerOptionsSchema.safeParse(opts);
   // Dataset rows are checked outside the schema (zod skips refinements once another key failed), so that their
   // problems are reported in the same pass, each with its 1-based row number, duplicates included.
-  const raw = (typeof opts === 'object' && opts !== null ? opts : {}) as { dataset?: unknown; eval?: { dataset?: unknown } };
+  const raw = (typeof opts === 'object' && opts !== null ? opts : {}) as { dataset?: unknown; eval?: { dataset?: unknown }; env?: { tools?: unknown } };
   const rowIssues = [
+    // A custom environment's tools pass the rules defineTool's do (names, uniqueness, size) before the first rollout.
+    ...(Array.isArray(raw.env?.tools) ? toolDefinitionIssues(raw.env.tools, 'env.tools') : []),
     ...(Array.isArray(raw.dataset) ? exampleIssues(raw.dataset, 'dataset') : []),
     ...(Array.isArray(raw.eval?.dataset) ? exampleIssues(raw.eval.dataset, 'eval.dataset') : []),
   ];
