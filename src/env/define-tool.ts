@@ -7,6 +7,9 @@ import { truncateTail } from './truncate.js';
 import { assertZod4Object, assertZodPeer } from '../util/zod-peer.js';
 import { runToolCalls } from './parallel-calls.js';
 import { toolDefinitionIssues, toolNameProblem } from './tool-definitions.js';
+import { ToolTimeoutError } from '../errors/env-errors.js';
+import { callWithDeadline } from './call-deadline.js';
+import { toolOutputObservation } from './tool-output.js';
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
@@ -22,6 +25,8 @@ export interface Tool<S extends z.ZodObject = z.ZodObject, E extends Example = E
    * observation for the model (`Error: …`), never a crash of the rollout.
    */
   execute(args: z.infer<S>, ctx: ToolContext<E>): Promise<string | readonly Message[]> | string | readonly Message[];
+  /** This tool's per-call deadline in ms (overrides `toolEnvironment`'s `callTimeoutMs`). */
+  readonly timeoutMs?: number;
 }
 
 /** Options of {@link defineTool}. */
@@ -34,6 +39,11 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
   readonly inputSchema: S;
   /** Runs one call with the validated, typed arguments (see {@link Tool.execute}). */
   readonly execute: Tool<S, E>['execute'];
+  /**
+   * Per-call deadline in ms: a call still running then has its `ctx.signal` aborted and ends its trajectory
+   * (`ToolTimeoutError`, stage `timeout`). @default `toolEnvironment`'s `callTimeoutMs` (30 000)
+   */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -55,11 +65,13 @@ export function defineTool<S extends z.ZodObject, E extends Example = Example>(o
   if (typeof opts.description !== 'string') throw new ConfigError('defineTool options', [{ path: 'description', message: `expected a string, got ${typeof opts.description}` }]);
   assertZodPeer();
   assertZod4Object(opts.inputSchema, `defineTool('${opts.name}').inputSchema`);
+  if (opts.timeoutMs !== undefined && !(opts.timeoutMs > 0)) throw new ConfigError('defineTool options', [{ path: 'timeoutMs', message: `expected a positive number of ms, got ${opts.timeoutMs}` }]);
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(opts.inputSchema, { io: 'input' }) as Record<string, unknown>;
   return {
     definition: { type: 'function', function: { name: opts.name, description: opts.description, parameters: parameters as JsonSchema } },
     inputSchema: opts.inputSchema,
     execute: opts.execute,
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
   };
 }
 
@@ -79,7 +91,16 @@ export interface ToolEnvironmentOptions<E extends Example> {
   readonly parallelToolCalls?: boolean;
   /** Calls of one turn running at once with `parallelToolCalls`. @default 4 */
   readonly maxConcurrentCalls?: number;
+  /**
+   * Per-call deadline in ms (a tool's own `timeoutMs` overrides it): a call still running then — an `execute` that
+   * never settles, or ignores its abort signal — has its `ctx.signal` aborted, and its trajectory ends as an `error`
+   * with stage `timeout` (`ToolTimeoutError`); the run goes on. `Infinity` for none. @default 30000
+   */
+  readonly callTimeoutMs?: number;
 }
+
+/** Default per-call deadline of a {@link toolEnvironment} tool, in ms. */
+export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 30_000;
 
 /**
  * An {@link Environment} over tools made with {@link defineTool}: each tool call is validated against its schema
@@ -89,6 +110,8 @@ export interface ToolEnvironmentOptions<E extends Example> {
  */
 export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
   const issues = toolDefinitionIssues(opts.tools.map((t) => t.definition), 'tools');
+  const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
+  if (!(callTimeoutMs > 0)) issues.push({ path: 'callTimeoutMs', message: `expected a positive number of ms (or Infinity), got ${callTimeoutMs}` });
   if (issues.length > 0) throw new ConfigError(`toolEnvironment '${opts.name}' options`, issues);
   const byName = new Map(opts.tools.map((t) => [t.definition.function.name, t]));
   return {
@@ -96,6 +119,8 @@ export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironme
     tools: opts.tools.map((t) => t.definition),
     initialMessages: (example) => opts.initialMessages(example),
     ...(opts.parallelToolCalls === true ? { parallelToolCalls: true } : {}),
+    // Each call has its own deadline (callTimeoutMs), so a step is bounded by the calls of its turn.
+    stepTimeoutMs: Infinity,
     async step(action, ctx): Promise<StepOutcome> {
       if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };
       if (opts.parallelToolCalls !== true) return runCall(action.call, ctx);
@@ -118,11 +143,14 @@ export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironme
       const problems = parsed.error.issues.map((i: { path: readonly PropertyKey[]; message: string }) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
       return reply(`Error: bad arguments for ${name}: ${problems}`);
     }
+    let out: unknown;
     try {
-      const out = await tool.execute(parsed.data, ctx);
-      return typeof out === 'string' ? reply(out) : { done: false, observation: out };
+      out = await callWithDeadline(name, tool.timeoutMs ?? callTimeoutMs, ctx, (callCtx) => tool.execute(parsed.data, callCtx));
     } catch (e) {
+      if (e instanceof ToolTimeoutError) throw e; // ends the trajectory (stage timeout)
       return reply(`Error: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const observation = toolOutputObservation(out, name);
+    return typeof observation === 'string' ? reply(observation) : { done: false, observation };
   }
 }

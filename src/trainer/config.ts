@@ -76,6 +76,7 @@ export const trainerOptionsSchema = z
           ])
           .default({ kind: 'drop' }),
         trajectoryTimeoutMs: z.number().positive().optional(),
+        stepTimeoutMs: z.union([z.number().positive(), z.literal(Infinity)], { error: 'expected a positive number of ms (or Infinity)' }).optional(),
         maxConcurrentGroups: posInt.optional(),
         streaming: z.boolean().default(true),
         maxConcurrentTrajectories: posInt.optional(),

@@ -45,6 +45,13 @@ export interface TrainerRolloutOptions {
   readonly failure?: RolloutFailureStrategy;
   /** Wall-clock limit of one trajectory in ms (it ends with `stopReason: 'error'`, stage `timeout`). @default none */
   readonly trajectoryTimeoutMs?: number;
+  /**
+   * Deadline of one `env.step` call in ms, for every environment (overrides the environment's own `stepTimeoutMs`):
+   * a step still pending then — a tool that ignores its abort signal — ends its trajectory with `stopReason: 'error'`,
+   * stage `timeout`, and the run goes on. `Infinity` for none.
+   * @default the environment's `stepTimeoutMs`, else 60 000 (`DEFAULT_STEP_TIMEOUT_MS`)
+   */
+  readonly stepTimeoutMs?: number;
   /** Groups rolled out at the same time, in both modes. @default unbounded (all groups of the step; streaming: as `async.maxStaleness` allows) */
   readonly maxConcurrentGroups?: number;
   /**

@@ -143,6 +143,9 @@ export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvir
   return {
     name,
     tools,
+    // A step may start a server (connectTimeoutMs), run `reset` and one call (callTimeoutMs each): past all of that,
+    // with a margin, the trajectory ends (stage timeout) even if the SDK's own timeouts did not fire.
+    stepTimeoutMs: connectTimeoutMs + 3 * callTimeoutMs + 10_000,
     initialMessages: (example) => opts.initialMessages(example),
     async step(action, ctx): Promise<StepOutcome> {
       if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };
