@@ -121,7 +121,8 @@ export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerE
 export { scheduledLearningRate } from './trainer/index.js';
 export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
-export type { MetricsSink } from './trainer/index.js';
+export type { MetricsSink, SinkLimits } from './trainer/index.js';
+export { DEFAULT_SINK_LIMITS } from './trainer/index.js';
 export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss } from './trainer/tool-call-accuracy.js';
 
 // eval

@@ -106,6 +106,13 @@ export const trainerOptionsSchema = z
     sinks: z
       .array(z.custom<MetricsSink>((v) => typeof v === 'object' && v !== null && typeof (v as { write?: unknown }).write === 'function', { message: 'expected a MetricsSink (an object with a write(record) method)' }))
       .default([]),
+    sinkLimits: z
+      .strictObject({
+        callTimeoutMs: z.number().positive('expected a positive number of ms').optional(),
+        maxQueuedCalls: z.number().int().positive('expected a positive integer').optional(),
+        closeTimeoutMs: z.number().positive('expected a positive number of ms').optional(),
+      })
+      .optional(),
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
     kl: z
       .strictObject({
