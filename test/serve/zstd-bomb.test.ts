@@ -91,6 +91,42 @@ describe('zstd bombs: refused (413) with bounded memory, whatever the frame head
     }
   });
 
+  it('more compressed blocks than the limit’s worth (each may cost 128 KiB of decoding) is refused from the headers', () => {
+    const blocks: number[] = [];
+    const n = 3000; // 3000 × 128 KiB > 2 × 64 MiB
+    for (let i = 0; i < n; i++) blocks.push(...le((i === n - 1 ? 1 : 0) | (2 << 1) | (1 << 3), 3), 0);
+    for (const header of [[...magic, 0x80, 0x58, ...le(100, 4)], [...magic, 0x00, 0x58]]) {
+      const r = refusal(Uint8Array.from([...header, ...blocks]));
+      expect(r.status).toBe(413);
+      expect(r.ms).toBeLessThan(1000);
+    }
+  });
+
+  it('frames from the reference encoder: a lying content size (0, 1 KiB, 60 MiB) or none never yields more than declared', () => {
+    const z = zx.PATTERN_70MIB; // declares 70 MiB
+    expect(refusal(z).status).toBe(413);
+    const rest = z.subarray(10); // magic, FHD 0x84 (4-byte size, checksum), window byte, size
+    for (const declared of [undefined, 0, 1024, 60 * MiB]) {
+      const head = declared === undefined ? [...magic, 0x04, z[5]!] : [...magic, 0x84, z[5]!, ...le(declared, 4)];
+      const body = zx.concat(Uint8Array.from(head), rest);
+      const rss0 = maxRssBytes();
+      const t0 = performance.now();
+      let out: number;
+      try {
+        out = decodeZstdBody(body, LIMIT).length;
+      } catch (e) {
+        out = -(e as ServeRequestError).status;
+      }
+      expect(performance.now() - t0).toBeLessThan(3000);
+      if (out >= 0) expect(out).toBe(declared); // the buffer the frame declared, nothing past it
+      else expect([-400, -413]).toContain(out);
+      expect(maxRssBytes() - rss0).toBeLessThan(LIMIT + 32 * MiB);
+    }
+    // An honest 20 MiB one decodes exactly.
+    const ok = decodeZstdBody(zx.PATTERN_20MIB, LIMIT);
+    expect(Buffer.from(ok).equals(zx.pattern(20 * MiB))).toBe(true);
+  });
+
   it('a declared size past the limit, or a window past it, is refused from the header alone', () => {
     expect(refusal(zx.rleFrame(0, 10, 1, [...magic, 0xc0, 0x38, ...le(2 ** 40, 8)])).status).toBe(413);
     expect(refusal(zx.rleFrame(0, 10, 1, [...magic, 0x00, 0xa8])).status).toBe(413); // 2 GiB window

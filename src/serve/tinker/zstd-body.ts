@@ -29,7 +29,8 @@ const tooBig = (maxBytes: number, why = '') =>
  * Reads every frame and block header of a zstd body (RFC 8878) and refuses, before anything is decompressed, what
  * the headers alone show to be too large: a declared content size or window past `maxBytes`, raw/RLE blocks that
  * produce more than the frame declares, a sum of block maxima past `maxBytes` in frames without a content size, and
- * (for those frames) more window copying than {@link STREAM_WORK_FACTOR} × `maxBytes`. A declared content size is a
+ * (for those frames) more window copying than {@link STREAM_WORK_FACTOR} × `maxBytes`, and more compressed blocks
+ * than `2 × maxBytes / 128 KiB + 1` (each may cost the decoder 128 KiB of work). A declared content size is a
  * claim, not a bound: {@link decodeZstdBody} enforces it while decoding. Dictionaries are refused.
  * @throws ServeRequestError 400 for a malformed frame or a dictionary; 413 past `maxBytes`.
  */
@@ -39,6 +40,7 @@ function zstdFrames(body: Uint8Array, maxBytes: number): { frames: FrameInfo[]; 
   let at = 0;
   let bound = 0;
   let streamWork = 0;
+  let compressedBlocks = 0;
   const need = (n: number) => {
     if (at + n > body.length) throw bad('truncated');
   };
@@ -109,6 +111,11 @@ function zstdFrames(body: Uint8Array, maxBytes: number): { frames: FrameInfo[]; 
       } else {
         need(size);
         at += size;
+        if (type === 2 && ++compressedBlocks * BLOCK_MAX > 2 * maxBytes + BLOCK_MAX) {
+          // Each compressed block may make the decoder produce up to 128 KiB (written or dropped past a declared
+          // size): more of them than the limit's worth is work no honest body needs.
+          throw tooBig(maxBytes, ' (more compressed blocks than the limit allows)');
+        }
         if (type === 0) exact += size;
         // A compressed block that holds bytes in a frame that declares none: nothing legitimate writes that.
         else if (fcs === 0 && size > 0) throw tooBig(maxBytes, ' (a frame declares 0 bytes and its blocks hold more)');
