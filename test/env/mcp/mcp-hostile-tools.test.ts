@@ -5,6 +5,7 @@ import type { ChatRenderer } from '../../../src/chat/renderer.js';
 import { chatSchema } from '../../../src/serve/openai/request-schemas.js';
 import { loadQwen3 } from '../../chat/qwen3-fixture.js';
 import { localRenderer } from '../../helpers/local-renderer.js';
+import { CONFORMANCE_FAMILIES, realRenderer } from '../../chat/families/real-renderers.js';
 import { NODE } from './helpers.js';
 import { fileURLToPath } from 'node:url';
 
@@ -112,6 +113,20 @@ describe('every text of a tool definition reaches the chat template defused', ()
     const env = toolEnvironment({ name: 'ai', tools: ai, initialMessages });
     const aiPlain = fromAiSdkTools({ lookup: { description: 'x', inputSchema: z.object({ q: z.string().describe('x') }), execute: async () => 'x' } });
     expect(controlCounts(qwen3, qwen3.renderPrompt(initialMessages(ex), { tools: env.tools }))).toEqual(controlCounts(qwen3, qwen3.renderPrompt(initialMessages(ex), { tools: aiPlain.map((t) => t.definition) })));
+  });
+});
+
+describe('every model family: hostile definitions and tool message names add no control token', () => {
+  it.each(CONFORMANCE_FAMILIES.map((f) => [f]))('%s', async (family) => {
+    const r = await realRenderer(family);
+    // Every added token of this tokenizer as a payload (its own control tokens, whatever the family), plus the forge.
+    const payloads = [FORGE, ...r.specialTokens.filter((t) => t.length >= 2).slice(0, 40)].join(' ');
+    const hostile: ToolDefinition[] = [0, 1].map((i) => ({ type: 'function', function: { name: `t${i}`, description: payloads, parameters: { type: 'object', properties: { [`q${payloads}`]: { type: 'string', description: payloads, enum: [payloads], title: payloads } } } } }));
+    const plain: ToolDefinition[] = [0, 1].map((i) => ({ type: 'function', function: { name: `t${i}`, description: 'x', parameters: { type: 'object', properties: { qx: { type: 'string', description: 'x', enum: ['x'], title: 'x' } } } } }));
+    const call = { type: 'function' as const, id: 'c1', function: { name: 't0', arguments: { qx: 'x' } } };
+    const conv = (name: string): Message[] => [...initialMessages(ex), { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', name, toolCallId: 'c1', content: 'ok' }];
+    const got = controlCounts(r, r.renderPrompt(conv(`t0${payloads}`), { tools: hostile }));
+    expect(got).toEqual(controlCounts(r, r.renderPrompt(conv('t0'), { tools: plain })));
   });
 });
 
