@@ -6,17 +6,20 @@ export interface SinkLimits {
   /**
    * Longest wait for one call of a sink (`write`, `trajectory`, `turn`, …) in ms; a call still pending then is
    * abandoned (counted, one `warning`) and the sink's next call starts. The Trainer waits for a step's `write` at
-   * most this long, and not at all once the sink has timed out. @default 10000
+   * most this long, and not at all once the sink has timed out. @default 5000
    */
   readonly callTimeoutMs?: number;
   /** Calls waiting for a sink at most; past it new calls are dropped (counted, one `warning` at the end). @default 1000 */
   readonly maxQueuedCalls?: number;
-  /** Longest wait at the end of the run for a sink's queued calls and its `close()`, in ms (then they are dropped). @default 40000 */
+  /**
+   * Longest wait at the end of the run for a sink's queued calls and its `close()`, in ms (then they are dropped).
+   * `wandbSink`'s own `finishTimeoutMs` (30 s) fits within the default. @default 35000
+   */
   readonly closeTimeoutMs?: number;
 }
 
 /** The defaults of {@link SinkLimits}. */
-export const DEFAULT_SINK_LIMITS: Required<SinkLimits> = { callTimeoutMs: 10_000, maxQueuedCalls: 1_000, closeTimeoutMs: 40_000 };
+export const DEFAULT_SINK_LIMITS: Required<SinkLimits> = { callTimeoutMs: 5_000, maxQueuedCalls: 1_000, closeTimeoutMs: 35_000 };
 
 type Method = 'config' | 'rolloutStart' | 'turn' | 'trajectory' | 'eval' | 'warning' | 'write';
 interface Job {

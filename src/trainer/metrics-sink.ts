@@ -9,8 +9,8 @@ import type { TurnEvent } from '../rollout/types.js';
  * Calls come in this order: `config` once at the start of `train()`; per step `rolloutStart`, then `turn` and
  * `trajectory` as the rollout runs, then `write` (and `eval` on eval steps) after the update; `close` once at the end
  * (also after a failure). Calls reach a sink in that order through one bounded queue (Trainer option `sinkLimits`):
- * a step's `write` is awaited before the next step for at most `callTimeoutMs` (10 s), the other methods are not
- * awaited, and `close` waits for what is queued for at most `closeTimeoutMs` (40 s). A sink that throws, rejects,
+ * a step's `write` is awaited before the next step for at most `callTimeoutMs` (5 s), the other methods are not
+ * awaited, and `close` waits for what is queued for at most `closeTimeoutMs` (35 s). A sink that throws, rejects,
  * never settles or falls behind (queue full: calls dropped and counted) is a `warning` event (`sink_failed`, once per
  * sink and kind; also printed once with `console.warn`), never the run's end or a hang. Built-in: `jsonlSink`, `progressSink`, `otelSink` (`agentrl/otel`), `wandbSink` (`agentrl/wandb`).
  */

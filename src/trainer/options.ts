@@ -199,8 +199,8 @@ export interface TrainerOptions {
   readonly sinks?: readonly MetricsSink[];
   /**
    * Bounds on every sink (the run's own `metrics.jsonl` and progress line too): a deadline per call
-   * (`callTimeoutMs`, 10 000), a bounded queue (`maxQueuedCalls`, 1 000; calls past it are dropped and counted), and a
-   * deadline for the end of the run (`closeTimeoutMs`, 40 000). A sink that throws, stalls or overflows is a
+   * (`callTimeoutMs`, 5 000), a bounded queue (`maxQueuedCalls`, 1 000; calls past it are dropped and counted), and a
+   * deadline for the end of the run (`closeTimeoutMs`, 35 000). A sink that throws, stalls or overflows is a
    * `warning` (`sink_failed`, once per sink and kind), never the run's end. @default {@link DEFAULT_SINK_LIMITS}
    */
   readonly sinkLimits?: SinkLimits;

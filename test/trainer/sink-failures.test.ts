@@ -82,11 +82,11 @@ describe('a stalled sink is bounded: per call, in its queue, and at close', () =
   it(
     'under the defaults: write never settles (one sink), close never settles (another): the run ends within the limits',
     async () => {
-      expect(DEFAULT_SINK_LIMITS).toEqual({ callTimeoutMs: 10_000, maxQueuedCalls: 1_000, closeTimeoutMs: 40_000 });
+      expect(DEFAULT_SINK_LIMITS).toEqual({ callTimeoutMs: 5_000, maxQueuedCalls: 1_000, closeTimeoutMs: 35_000 });
       const { result, sinkWarnings, wallMs } = await train([{ write: () => never() }, { write: () => undefined, trajectory: () => never(), close: () => never() }]);
       expect(result.steps).toBe(3);
-      expect(sinkWarnings.some((w) => /#0 did not finish write\(\) within 10000 ms/.test(w.message))).toBe(true);
-      expect(sinkWarnings.some((w) => /#1 did not close within 40000 ms/.test(w.message))).toBe(true);
+      expect(sinkWarnings.some((w) => /#0 did not finish write\(\) within 5000 ms/.test(w.message))).toBe(true);
+      expect(sinkWarnings.some((w) => /#1 did not close within 35000 ms/.test(w.message))).toBe(true);
       expect(wallMs).toBeLessThan(DEFAULT_SINK_LIMITS.callTimeoutMs * 2 + DEFAULT_SINK_LIMITS.closeTimeoutMs + 10_000);
     },
     90_000,
