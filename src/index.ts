@@ -78,7 +78,7 @@ export { tokenize, type TokenPiece } from './chat/tokenize.js';
 export { FAMILY_IDS, type FamilyId, type ParseOptions, type ToolCallFormat } from './chat/index.js';
 
 // rollout
-export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent, type RolloutContext, type RunGroupOptions } from './rollout/index.js';
+export { runGroup, runRollouts, DEFAULT_BUDGETS, DEFAULT_STEP_TIMEOUT_MS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent, type RolloutContext, type RunGroupOptions } from './rollout/index.js';
 export { isDrivenEnvironment, type DrivenEnvironment, type DrivenTrajectory, type DrivenTrajectoryContext } from './rollout/index.js';
 export { demonstrationDatum, type DemonstrationTurn } from './rollout/index.js';
 
@@ -121,7 +121,8 @@ export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerE
 export { scheduledLearningRate } from './trainer/index.js';
 export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
-export type { MetricsSink } from './trainer/index.js';
+export type { MetricsSink, SinkLimits } from './trainer/index.js';
+export { DEFAULT_SINK_LIMITS } from './trainer/index.js';
 export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss } from './trainer/tool-call-accuracy.js';
 
 // eval
@@ -165,6 +166,8 @@ export {
   RetrieverError,
   SqlDatabaseError,
   McpServerError,
+  ToolTimeoutError,
+  EnvironmentOutputError,
   MathWorkerError,
   SamplerResponseError,
   SamplerHttpError,

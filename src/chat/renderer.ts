@@ -12,6 +12,7 @@ import { parseAssistant, type ToolCallFormat } from './parse-assistant.js';
 import { spliceObservation } from './next-prompt.js';
 import { toTemplateMessages } from './template-messages.js';
 import { sanitizeToolContent } from './sanitize.js';
+import { sanitizeToolDefinitions } from './sanitize-tools.js';
 import { validateCreateOptions, type RendererFiles, type RendererSettings } from './options.js';
 import type { FamilyId, ModelFamily } from './families/types.js';
 import { detectFamily, getFamily } from './families/registry.js';
@@ -119,8 +120,17 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
   const decode = (tokens: readonly number[]): string =>
     tokens.length === 0 ? '' : tokenizer.decode([...tokens], { skip_special_tokens: false, clean_up_tokenization_spaces: false });
 
+  // Tool definitions enter the template defused, whoever wrote them (an MCP server, an agent's request, a custom
+  // environment); an environment's list is one array for the whole run, so each is walked once.
+  const safeTools = new WeakMap<readonly ToolDefinition[], ToolDefinition[]>();
+  const defused = (tools: readonly ToolDefinition[] | undefined): ToolDefinition[] | undefined => {
+    if (!tools || tools.length === 0) return undefined;
+    let out = safeTools.get(tools);
+    if (!out) safeTools.set(tools, (out = sanitizeToolDefinitions(tools, specialTokens)));
+    return out;
+  };
   const renderText = (messages: readonly Message[], ro: RenderOptions = {}): string => {
-    const tools = ro.tools && ro.tools.length > 0 ? ro.tools : undefined;
+    const tools = defused(ro.tools);
     if (codeTemplate) {
       return codeTemplate.renderText(messages, {
         ...(tools ? { tools } : {}),
@@ -156,7 +166,7 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
           decode,
           stopTokens,
           codeToolName,
-          render: { ...(args.tools && args.tools.length > 0 ? { tools: args.tools } : {}), addGenerationPrompt: true, kwargs: { ...defaultKwargs, ...args.templateKwargs }, specialTokens },
+          render: { ...(args.tools && args.tools.length > 0 ? { tools: defused(args.tools)! } : {}), addGenerationPrompt: true, kwargs: { ...defaultKwargs, ...args.templateKwargs }, specialTokens },
         });
       }
       return spliceObservation(

@@ -11,8 +11,8 @@ export type TemplateMessage = Record<string, unknown>;
  *   `arguments` kept as an object (the Qwen3 template serialises it with `tojson`);
  * - `toolCallId` → `tool_call_id`;
  * - assistant `content` is never null/undefined (it is `''`), since templates crash on null;
- * - tool `content` goes through {@link sanitizeToolContent} with `specialTokens`, so tool output can
- *   never become control tokens.
+ * - tool `content`, `name` and `tool_call_id` go through {@link sanitizeToolContent} with `specialTokens`, so tool
+ *   output can never become control tokens.
  * Absent optional fields are omitted (not set to `undefined`), so `is defined` tests in templates work.
  *
  * @param messages - agentrl messages, in order.
@@ -45,8 +45,8 @@ export function toTemplateMessages(
       }
       case 'tool': {
         const out: TemplateMessage = { role: 'tool', content: sanitizeToolContent(m.content, specialTokens) };
-        if (m.name !== undefined) out.name = m.name;
-        if (m.toolCallId !== undefined) out.tool_call_id = m.toolCallId;
+        if (m.name !== undefined) out.name = sanitizeToolContent(m.name, specialTokens);
+        if (m.toolCallId !== undefined) out.tool_call_id = sanitizeToolContent(m.toolCallId, specialTokens);
         return out;
       }
       default:

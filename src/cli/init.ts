@@ -98,7 +98,8 @@ export async function scaffold(opts: { dir: string; template: string; agentrlSpe
   await cp(join(templatesDir(), opts.template), opts.dir, { recursive: true });
   await rename(join(opts.dir, 'gitignore'), join(opts.dir, '.gitignore')); // npm pack drops files named .gitignore
   const readme = join(opts.dir, 'README.md');
-  await writeFile(readme, readFileSync(readme, 'utf8').replaceAll('__NAME__', opts.name));
+  // A function replacer: the name is inserted as written (a string replacement would expand `$&`, `$'`, `` $` ``, `$$`).
+  await writeFile(readme, readFileSync(readme, 'utf8').replaceAll('__NAME__', () => opts.name));
   const pkg = {
     name: opts.name,
     version: '0.1.0',

@@ -105,12 +105,16 @@ export function formatExecObservation(r: ExecResult, timeoutMs: number): string 
   }
 }
 
+/** `codeInterpreter`'s deadline for one step (queue wait for a sandbox included): 10 minutes. */
+const CODE_STEP_TIMEOUT_MS = 600_000;
+
 /**
  * The ReTool environment: a Python `code_interpreter` tool backed by a {@link Sandbox}.
  * Each tool call runs the code fresh; the observation (see {@link formatExecObservation}) is
  * tail-truncated to the tool-response token budget (`ctx.maxToolResponseTokens`), cut by bytes first so a huge
  * output is never tokenised whole.
- * Budgets on tool calls, turns and tokens are enforced by the rollout engine.
+ * Budgets on tool calls, turns and tokens are enforced by the rollout engine. A step (the wait for a sandbox worker
+ * included) has a 10-minute deadline (`stepTimeoutMs`; the run's `rollout.stepTimeoutMs` overrides it).
  *
  * @example
  * ```ts
@@ -154,6 +158,8 @@ export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
       return code.trim() === '' ? 'empty_code' : null;
     },
     ...(opts.parallelToolCalls === true ? { parallelToolCalls: true } : {}),
+    // A step waits for a sandbox worker (a queue under load), then runs within timeoutMs: a deadline well past both.
+    stepTimeoutMs: CODE_STEP_TIMEOUT_MS,
     async step(action: ParsedAction, ctx: ToolContext): Promise<StepOutcome> {
       if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };
       if (opts.parallelToolCalls !== true || (action.calls?.length ?? 1) <= 1) return runCall(action.call, ctx);

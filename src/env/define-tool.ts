@@ -6,6 +6,10 @@ import type { Environment, StepOutcome, ToolContext } from './types.js';
 import { truncateTail } from './truncate.js';
 import { assertZod4Object, assertZodPeer } from '../util/zod-peer.js';
 import { runToolCalls } from './parallel-calls.js';
+import { toolDefinitionIssues, toolNameProblem } from './tool-definitions.js';
+import { ToolTimeoutError } from '../errors/env-errors.js';
+import { callWithDeadline } from './call-deadline.js';
+import { toolOutputObservation } from './tool-output.js';
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
@@ -21,6 +25,8 @@ export interface Tool<S extends z.ZodObject = z.ZodObject, E extends Example = E
    * observation for the model (`Error: …`), never a crash of the rollout.
    */
   execute(args: z.infer<S>, ctx: ToolContext<E>): Promise<string | readonly Message[]> | string | readonly Message[];
+  /** This tool's per-call deadline in ms (overrides `toolEnvironment`'s `callTimeoutMs`). */
+  readonly timeoutMs?: number;
 }
 
 /** Options of {@link defineTool}. */
@@ -33,6 +39,11 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
   readonly inputSchema: S;
   /** Runs one call with the validated, typed arguments (see {@link Tool.execute}). */
   readonly execute: Tool<S, E>['execute'];
+  /**
+   * Per-call deadline in ms: a call still running then has its `ctx.signal` aborted and ends its trajectory
+   * (`ToolTimeoutError`, stage `timeout`). @default `toolEnvironment`'s `callTimeoutMs` (30 000)
+   */
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -44,19 +55,23 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
  *   execute: ({ a, b }) => String(a + b),                      // a, b: number
  * });
  * ```
- * @throws Error when `name` is not a valid tool name.
+ * @throws ConfigError when `name` is not a valid tool name or `description` is not a string.
  * @throws ZodVersionError when agentrl resolves a zod other than 4.x, or `inputSchema` is not a zod 4 `z.object` (a
  *   zod 3 schema, one from `zod/v3`).
  */
 export function defineTool<S extends z.ZodObject, E extends Example = Example>(opts: DefineToolOptions<S, E>): Tool<S, E> {
-  if (!/^[A-Za-z][\w-]{0,63}$/.test(opts.name)) throw new ConfigError('defineTool options', [{ path: 'name', message: `'${opts.name}' is not a tool name (letters, digits, _ and -, starting with a letter)` }]);
+  const nameProblem = toolNameProblem(opts.name);
+  if (nameProblem) throw new ConfigError('defineTool options', [{ path: 'name', message: nameProblem }]);
+  if (typeof opts.description !== 'string') throw new ConfigError('defineTool options', [{ path: 'description', message: `expected a string, got ${typeof opts.description}` }]);
   assertZodPeer();
   assertZod4Object(opts.inputSchema, `defineTool('${opts.name}').inputSchema`);
+  if (opts.timeoutMs !== undefined && !(opts.timeoutMs > 0)) throw new ConfigError('defineTool options', [{ path: 'timeoutMs', message: `expected a positive number of ms, got ${opts.timeoutMs}` }]);
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(opts.inputSchema, { io: 'input' }) as Record<string, unknown>;
   return {
     definition: { type: 'function', function: { name: opts.name, description: opts.description, parameters: parameters as JsonSchema } },
     inputSchema: opts.inputSchema,
     execute: opts.execute,
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
   };
 }
 
@@ -76,7 +91,16 @@ export interface ToolEnvironmentOptions<E extends Example> {
   readonly parallelToolCalls?: boolean;
   /** Calls of one turn running at once with `parallelToolCalls`. @default 4 */
   readonly maxConcurrentCalls?: number;
+  /**
+   * Per-call deadline in ms (a tool's own `timeoutMs` overrides it): a call still running then — an `execute` that
+   * never settles, or ignores its abort signal — has its `ctx.signal` aborted, and its trajectory ends as an `error`
+   * with stage `timeout` (`ToolTimeoutError`); the run goes on. `Infinity` for none. @default 30000
+   */
+  readonly callTimeoutMs?: number;
 }
+
+/** Default per-call deadline of a {@link toolEnvironment} tool, in ms. */
+export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 30_000;
 
 /**
  * An {@link Environment} over tools made with {@link defineTool}: each tool call is validated against its schema
@@ -85,13 +109,18 @@ export interface ToolEnvironmentOptions<E extends Example> {
  * (concurrently, bounded) and is answered in call order.
  */
 export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
+  const issues = toolDefinitionIssues(opts.tools.map((t) => t.definition), 'tools');
+  const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
+  if (!(callTimeoutMs > 0)) issues.push({ path: 'callTimeoutMs', message: `expected a positive number of ms (or Infinity), got ${callTimeoutMs}` });
+  if (issues.length > 0) throw new ConfigError(`toolEnvironment '${opts.name}' options`, issues);
   const byName = new Map(opts.tools.map((t) => [t.definition.function.name, t]));
-  if (byName.size !== opts.tools.length) throw new ConfigError(`toolEnvironment '${opts.name}' options`, [{ path: 'tools', message: 'two tools share a name' }]);
   return {
     name: opts.name,
     tools: opts.tools.map((t) => t.definition),
     initialMessages: (example) => opts.initialMessages(example),
     ...(opts.parallelToolCalls === true ? { parallelToolCalls: true } : {}),
+    // Each call has its own deadline (callTimeoutMs), so a step is bounded by the calls of its turn.
+    stepTimeoutMs: Infinity,
     async step(action, ctx): Promise<StepOutcome> {
       if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };
       if (opts.parallelToolCalls !== true) return runCall(action.call, ctx);
@@ -114,11 +143,14 @@ export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironme
       const problems = parsed.error.issues.map((i: { path: readonly PropertyKey[]; message: string }) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
       return reply(`Error: bad arguments for ${name}: ${problems}`);
     }
+    let out: unknown;
     try {
-      const out = await tool.execute(parsed.data, ctx);
-      return typeof out === 'string' ? reply(out) : { done: false, observation: out };
+      out = await callWithDeadline(name, tool.timeoutMs ?? callTimeoutMs, ctx, (callCtx) => tool.execute(parsed.data, callCtx));
     } catch (e) {
+      if (e instanceof ToolTimeoutError) throw e; // ends the trajectory (stage timeout)
       return reply(`Error: ${e instanceof Error ? e.message : String(e)}`);
     }
+    const observation = toolOutputObservation(out, name);
+    return typeof observation === 'string' ? reply(observation) : { done: false, observation };
   }
 }

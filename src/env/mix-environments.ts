@@ -4,6 +4,7 @@ import type { GroupReward, Reward } from '../reward/types.js';
 import { ConfigError, type ConfigIssue } from '../errors/config-error.js';
 import { mulberry32 } from '../util/rng.js';
 import type { Environment } from './types.js';
+import { toolDefinitionIssues } from './tool-definitions.js';
 
 /** One environment of a mix: its data, its reward and how often it is drawn. */
 export interface MixEntry<E extends Example = Example> {
@@ -59,6 +60,7 @@ function validate(entries: readonly MixEntry[]): string[] {
   const names = entries.map((e, i) => e?.name ?? e?.env?.name ?? `#${i}`);
   entries.forEach((e, i) => {
     if (typeof e?.env?.initialMessages !== 'function' || typeof e.env.step !== 'function') issues.push({ path: `${i}.env`, message: 'expected an Environment' });
+    else if (Array.isArray(e.env.tools)) issues.push(...toolDefinitionIssues(e.env.tools, `${i}.env.tools`));
     if (!Array.isArray(e?.dataset) || e.dataset.length === 0) issues.push({ path: `${i}.dataset`, message: 'expected at least one example' });
     if (typeof e?.reward !== 'function') issues.push({ path: `${i}.reward`, message: 'expected a reward function' });
     if (e?.weight !== undefined && !(Number.isFinite(e.weight) && e.weight > 0)) issues.push({ path: `${i}.weight`, message: `expected a number > 0, got ${e.weight}` });
@@ -82,7 +84,9 @@ function validate(entries: readonly MixEntry[]): string[] {
  *   { env: await mcpEnvironment({ server, initialMessages }), dataset: facts, reward: exactMatch(), weight: 1, name: 'memory' },
  * ]);
  * new Trainer({ ...mixed, backend, loss, groupSize: 8 });
- * @throws ConfigError for an empty mix, a bad entry, a weight ≤ 0 or two entries with one name.
+ * @throws ConfigError for an empty mix, a bad entry, a weight ≤ 0 or two entries with one name; the mixed
+ *   environment's methods and reward throw (or reject with) a ConfigError for an example that names no environment of
+ *   the mix.
  */
 export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions = {}): MixedEnvironments {
   const names = validate(entries);
@@ -91,7 +95,10 @@ export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions =
   const entryOf = (ex: Example): MixEntry => {
     const name = ex.meta?.[MIX_ENV_KEY];
     const e = typeof name === 'string' ? byName.get(name) : undefined;
-    if (!e) throw new Error(`example '${ex.id}' is not from this mix (no meta['${MIX_ENV_KEY}'] naming one of ${names.join(', ')})`);
+    if (!e) {
+      const said = typeof name === 'string' ? `meta['${MIX_ENV_KEY}'] is '${name.slice(0, 80)}'` : `no meta['${MIX_ENV_KEY}']`;
+      throw new ConfigError('mixEnvironments', [{ path: `example '${String(ex.id).slice(0, 80)}'`, message: `is not from this mix (${said}; the mix has ${names.join(', ')})` }]);
+    }
     return e;
   };
   const envOf = (ex: Example): Environment => renamed.get(entryOf(ex))!;
@@ -105,13 +112,13 @@ export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions =
     tools,
     envFor: envOf,
     initialMessages: (ex) => envOf(ex).initialMessages(ex),
-    step: (action, ctx) => envOf(ctx.example).step(action, ctx),
+    step: async (action, ctx) => envOf(ctx.example).step(action, ctx),
     endTrajectory: async (ctx) => envOf(ctx.example).endTrajectory?.(ctx),
     async close() {
       await Promise.all(entries.map((e) => e.env.close?.()));
     },
   };
-  const reward: Reward = (t, ex) => entryOf(ex).reward(t, ex);
+  const reward: Reward = async (t, ex) => entryOf(ex).reward(t, ex);
   const anyGroupReward = entries.some((e) => e.groupReward);
   const groupReward: GroupReward = (g) => entryOf(g.example).groupReward?.(g) ?? g.trajectories_G.map(() => 0);
   return { env, dataset: drawOrder(entries, names, opts), reward, ...(anyGroupReward ? { groupReward } : {}) };

@@ -84,6 +84,12 @@ export interface Environment<E extends Example = Example> {
    * `invalid` (`multiple_tool_calls`). The rollout budgets count every call (`maxToolCalls`).
    */
   readonly parallelToolCalls?: boolean;
+  /**
+   * This environment's deadline for one `step` call in ms (the run's `rollout.stepTimeoutMs` overrides it): a step
+   * still pending then ends its trajectory as an `error` with stage `timeout`, and `ctx.signal` is aborted.
+   * `Infinity` when every step is bounded by the environment itself. @default 60000 (`DEFAULT_STEP_TIMEOUT_MS`)
+   */
+  readonly stepTimeoutMs?: number;
   /** Releases resources (sandboxes, databases). */
   close?(): Promise<void>;
   /**

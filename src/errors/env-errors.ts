@@ -58,3 +58,47 @@ export class McpServerError extends AgentRLError {
     this.name = 'McpServerError';
   }
 }
+
+/**
+ * A tool call did not resolve within its deadline (`toolEnvironment`'s `callTimeoutMs`, a tool's own `timeoutMs`):
+ * the call's signal is aborted and the trajectory ends as an `error` with stage `timeout` (the run goes on).
+ */
+export class ToolTimeoutError extends AgentRLError {
+  /** Stable identifier of this error class (`'TOOL_TIMEOUT'`), kept by minifiers: match on it. */
+  static readonly code = 'TOOL_TIMEOUT' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
+  readonly code = 'TOOL_TIMEOUT' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
+  constructor(
+    /** The tool that did not answer. */
+    readonly tool: string,
+    /** Its deadline in ms. */
+    readonly timeoutMs: number,
+    options?: ErrorOptions,
+  ) {
+    super(`tool '${tool}' did not resolve within ${timeoutMs} ms (callTimeoutMs)`, options);
+    this.name = 'ToolTimeoutError';
+  }
+}
+
+/**
+ * An environment's `step` resolved to something that is not a `StepOutcome` (`{ done: true }` or
+ * `{ done: false, observation: Message[] }`), e.g. an observation that is a number or a string. That trajectory ends
+ * as an `error` (stage `env_step`) with this message naming what was returned; the run goes on.
+ */
+export class EnvironmentOutputError extends AgentRLError {
+  /** Stable identifier of this error class (`'ENV_OUTPUT'`), kept by minifiers: match on it. */
+  static readonly code = 'ENV_OUTPUT' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
+  readonly code = 'ENV_OUTPUT' as const;
+  /** Creates the error; each `readonly` parameter becomes the property of the same name. */
+  constructor(
+    /** The environment's name. */
+    readonly env: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'EnvironmentOutputError';
+  }
+}

@@ -12,7 +12,7 @@ export {
   type BackendErrorCategory,
 } from './backend-errors.js';
 export { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError, SessionsNotSupportedError } from './sandbox-errors.js';
-export { RetrieverError, SqlDatabaseError, McpServerError } from './env-errors.js';
+export { RetrieverError, SqlDatabaseError, McpServerError, ToolTimeoutError, EnvironmentOutputError } from './env-errors.js';
 export { ChatTemplateError } from './chat-template-error.js';
 export { MathWorkerError } from './math-errors.js';
 export { RolloutFailedError } from './rollout-errors.js';

@@ -4,7 +4,7 @@ import type { DatumShapeError, PromptPrefixError, DatasetError, DemonstrationErr
 import type { TokenizerError } from './chat-errors.js';
 import type { BackendInputError, CheckpointError, BackendUnavailableError, BackendAuthError, BackendRequestError } from './backend-errors.js';
 import type { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError, SessionsNotSupportedError } from './sandbox-errors.js';
-import type { RetrieverError, SqlDatabaseError, McpServerError } from './env-errors.js';
+import type { RetrieverError, SqlDatabaseError, McpServerError, ToolTimeoutError, EnvironmentOutputError } from './env-errors.js';
 import type { ChatTemplateError } from './chat-template-error.js';
 import type { MathWorkerError } from './math-errors.js';
 import type { RolloutFailedError } from './rollout-errors.js';
@@ -46,6 +46,8 @@ export type AgentRLErrorUnion =
   | RetrieverError
   | SqlDatabaseError
   | McpServerError
+  | ToolTimeoutError
+  | EnvironmentOutputError
   | MathWorkerError
   | SamplerResponseError
   | SamplerHttpError

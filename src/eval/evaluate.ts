@@ -47,6 +47,8 @@ export interface EvaluateOptions {
   readonly rewardTimeoutMs?: number;
   /** Per-trajectory wall-clock limit in ms (see `RolloutContext.trajectoryTimeoutMs`). */
   readonly trajectoryTimeoutMs?: number;
+  /** Deadline of one `env.step` call in ms (see `RolloutContext.stepTimeoutMs`). @default the environment's, else 60 000 */
+  readonly stepTimeoutMs?: number;
   /** What to do with a failed trajectory. @default `{ kind: 'drop' }` (it counts as a wrong candidate) */
   readonly failure?: RolloutFailureStrategy;
   /** Aborts the evaluation promptly: sampling, tool calls and rewards in flight are abandoned and `evaluate` rejects with the signal's reason. */
@@ -118,6 +120,7 @@ export async function evaluate(opts: EvaluateOptions): Promise<EvalResult> {
       signal,
       ...(opts.failure ? { failure: opts.failure } : {}),
       ...(opts.trajectoryTimeoutMs !== undefined ? { trajectoryTimeoutMs: opts.trajectoryTimeoutMs } : {}),
+      ...(opts.stepTimeoutMs !== undefined ? { stepTimeoutMs: opts.stepTimeoutMs } : {}),
       ...(opts.sampling ? { sampling: opts.sampling } : {}),
       ...(opts.templateKwargs ? { templateKwargs: opts.templateKwargs } : {}),
     },

@@ -10,7 +10,8 @@ import { samplingParams } from './sampling-params.js';
 import { boundObservation } from '../env/bound-observation.js';
 import { withCallIds } from '../env/parallel-calls.js';
 import { PromptPrefixError } from '../errors/data-errors.js';
-import { trajectoryError, untilAborted, userAborted } from './abortable.js';
+import { checkStepOutcome } from './check-outcome.js';
+import { END_TRAJECTORY_TIMEOUT_MS, linkedController, stepDeadlineMs, trajectoryError, untilAborted, userAborted, withDeadline } from './abortable.js';
 import { parseWithEnv } from './parse-with-env.js';
 import { checkSampledSequence } from './check-sample.js';
 
@@ -76,9 +77,12 @@ export async function runBranch(ctx: RolloutContext, init: BranchInit): Promise<
     stage: 'parse',
   };
   const signal = ctx.signal ?? new AbortController().signal;
+  // The environment's signal: the trajectory's, also aborted when one of its steps runs past the step deadline.
+  const envSignal = linkedController(signal);
+  const deadlineMs = stepDeadlineMs(ctx.stepTimeoutMs, ctx.env);
   let toolCtx: ToolContext | undefined;
   try {
-    return await advance(ctx, init, s, signal, (c) => (toolCtx = c));
+    return await advance(ctx, init, s, signal, envSignal.controller, deadlineMs, (c) => (toolCtx = c));
   } catch (e) {
     if (userAborted(signal)) return finish(s, 'aborted');
     const stage = signal.aborted ? 'timeout' : s.stage;
@@ -87,9 +91,10 @@ export async function runBranch(ctx: RolloutContext, init: BranchInit): Promise<
     const turn = stage === 'env_step' || stage === 'parse' ? s.turns.length + 1 : Math.max(1, s.turns.length + (stage === 'sample' ? 1 : 0));
     return finish(s, 'error', { ...base, env: ctx.env.name, turn });
   } finally {
-    // Per-trajectory resources of the environment (e.g. an interpreter session) end with it,
-    // whatever the stop reason, an abort or a throw.
-    if (toolCtx) await ctx.env.endTrajectory?.(toolCtx).catch(() => {});
+    envSignal.dispose();
+    // Per-trajectory resources of the environment (e.g. an interpreter session) end with it, whatever the stop
+    // reason, an abort or a throw — within END_TRAJECTORY_TIMEOUT_MS: a stuck cleanup is left behind, never waited on.
+    if (toolCtx && ctx.env.endTrajectory) await withDeadline(Promise.resolve().then(() => ctx.env.endTrajectory?.(toolCtx!)), Math.min(deadlineMs, END_TRAJECTORY_TIMEOUT_MS), new AbortController()).catch(() => {});
   }
 }
 
@@ -175,10 +180,19 @@ async function sampleTurn(ctx: RolloutContext, s: BranchState, prompt: readonly 
 }
 
 /**
- * The branch loop: parse → budget check → env.step → (end | observation → next prompt → sample). Hands its tool
+ * The branch loop: parse → budget check → env.step (within `stepDeadline` ms) → (end | observation → next prompt →
+ * sample). Hands its tool
  * context to `expose` as soon as it exists (so `runBranch` can end the environment's per-trajectory resources).
  */
-async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, signal: AbortSignal, expose: (toolCtx: ToolContext) => void): Promise<Trajectory> {
+async function advance(
+  ctx: RolloutContext,
+  init: BranchInit,
+  s: BranchState,
+  signal: AbortSignal,
+  envController: AbortController,
+  stepDeadline: number,
+  expose: (toolCtx: ToolContext) => void,
+): Promise<Trajectory> {
   const { renderer, env, budgets } = ctx;
   const toolCtx: ToolContext = {
     trajectoryId: s.id,
@@ -189,7 +203,7 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
     },
     maxToolResponseTokens: budgets.maxToolResponseTokens,
     countTokens: (text: string) => countToolTokens(text),
-    signal,
+    signal: envController.signal,
     state: new Map(),
   };
   // Tool output is counted as the model sees it: after special-token escaping.
@@ -211,7 +225,9 @@ async function advance(ctx: RolloutContext, init: BranchInit, s: BranchState, si
     if (signal.aborted) throw signal.reason; // never start a tool call for a trajectory that has ended
     const t0 = performance.now();
     s.stage = 'env_step';
-    const outcome = await untilAborted(env.step(turn.action, toolCtx), signal);
+    // Every step has a deadline (a StepTimeout ends the trajectory with stage `timeout`), so one stuck tool never
+    // holds the run; the environment's signal is aborted with it.
+    const outcome = checkStepOutcome(await withDeadline(Promise.resolve().then(() => env.step(turn.action, toolCtx)), stepDeadline, envController), env.name);
     const toolMs = turn.action.kind === 'tool' ? performance.now() - t0 : 0;
     if (turn.action.kind === 'tool') s.toolCalls += callsOf(turn.action).length;
     if (outcome.done) return endTurn(ctx, s, turn, outcome, toolMs, limitedByRoom);

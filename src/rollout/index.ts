@@ -14,3 +14,4 @@ export {
 } from './types.js';
 export { isDrivenEnvironment } from './driven-group.js';
 export { demonstrationDatum, type DemonstrationTurn } from './demonstration.js';
+export { DEFAULT_STEP_TIMEOUT_MS } from './abortable.js';

@@ -122,6 +122,12 @@ export interface RolloutContext {
    * signal is aborted (sampler and tool call) and it ends as an `error` with stage `timeout`. Omit for none.
    */
   readonly trajectoryTimeoutMs?: number;
+  /**
+   * Deadline of one `env.step` call in ms, for every environment: a step still pending then (a tool that ignores its
+   * abort signal) ends its trajectory as an `error` with stage `timeout`, and the environment's signal is aborted.
+   * `Infinity` for none. @default the environment's own `stepTimeoutMs`, else `DEFAULT_STEP_TIMEOUT_MS` (60 000)
+   */
+  readonly stepTimeoutMs?: number;
   /** Groups rolled out at once (`runRollouts`, and the Trainer in both modes). @default Infinity */
   readonly maxConcurrentGroups?: number;
   /**

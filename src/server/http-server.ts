@@ -20,6 +20,11 @@ declare module 'fastify' {
     admission?: boolean;
     /** `false`: the route needs no API key (it checks a capability of its own, e.g. a signed download URL). */
     apiKey?: boolean;
+    /**
+     * `Content-Encoding`s the route decodes itself, lower case (e.g. `['zstd']`), each within a bound of its own on the
+     * decompressed size. Any other encoding is answered 415 before the body is read. @default [] (identity only)
+     */
+    contentEncodings?: readonly string[];
   }
 }
 
@@ -113,6 +118,17 @@ export interface HttpServer {
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * The `Content-Encoding` a route does not decode, or undefined. No server decompresses on its own (a body that would
+ * inflate past the body limit is a bomb), so only `identity` and the route's own `contentEncodings` pass.
+ */
+function refusedEncoding(header: string | string[] | undefined, accepted: readonly string[]): string | undefined {
+  if (header === undefined) return undefined;
+  const value = (Array.isArray(header) ? header.join(',') : header).trim().toLowerCase();
+  if (value === '' || value === 'identity' || accepted.includes(value)) return undefined;
+  return value.slice(0, 64);
+}
 
 function requireKeyFor(name: string, host: string, keyed: boolean): void {
   if (!isLoopbackHost(host) && !keyed) {
@@ -211,6 +227,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       allowedOrigins: options.allowedOrigins ?? [],
     });
     if (why !== undefined) return refuse(reply, { status: 403, code: 'CROSS_ORIGIN', message: why });
+    const encoding = refusedEncoding(req.headers['content-encoding'], req.routeOptions.config?.contentEncodings ?? []);
+    if (encoding !== undefined) {
+      return refuse(reply, { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: `Content-Encoding '${encoding}' is not accepted here` }, true);
+    }
     let client = req.socket.remoteAddress ?? 'unknown';
     if (keyDigests.length > 0 && req.routeOptions.config?.apiKey !== false) {
       const presented = presentedKey(req.headers) ?? options.keyFromRequest?.(req);

@@ -1,57 +1,47 @@
 import type { EventEmitter } from 'eventemitter3';
-import type { TrainerEvents } from './events.js';
+import type { TrainerEvents, WarningEvent } from './events.js';
 import type { MetricsSink } from './metrics-sink.js';
+import { guardSink, type GuardedSink, type SinkLimits } from './guarded-sink.js';
 
 type Hook = 'rolloutStart' | 'turn' | 'trajectory' | 'eval' | 'warning';
 const EVENT_OF: Record<Hook, keyof TrainerEvents> = { rolloutStart: 'rollout:start', turn: 'turn', trajectory: 'trajectory', eval: 'eval', warning: 'warning' };
 
 /**
- * Connects user sinks to a Trainer's events for one `train()` call: hands each its `config`, routes the events to the
- * methods it has, and returns sinks whose `close` first waits for the calls still in flight. A sink method that
- * throws or rejects is reported once per sink (`console.warn`) and never reaches the training loop.
- * @returns `sinks` (to write step records to and close) and `detach` (removes the listeners).
+ * Connects user sinks to a Trainer's events for one `train()` call: each sink goes behind {@link guardSink} (one
+ * bounded queue, a deadline per call and at close), gets its `config`, and the events it has methods for. A sink
+ * that throws, rejects, stalls or overflows is reported once per sink and kind — a `warning` event (`sink_failed`),
+ * and one `console.warn` line per sink — and never reaches the training loop.
+ * @returns `sinks` (to write step records to and close; neither throws nor waits past the limits) and `detach`
+ *   (removes the listeners).
  */
 export function attachSinks(
   trainer: EventEmitter<TrainerEvents>,
   userSinks: readonly MetricsSink[],
   config: Readonly<Record<string, unknown>>,
-): { sinks: MetricsSink[]; detach: () => void } {
+  limits: SinkLimits = {},
+): { sinks: GuardedSink[]; detach: () => void } {
   const offs: (() => void)[] = [];
   const sinks = userSinks.map((sink, i) => {
-    const pending = new Set<Promise<unknown>>();
-    let reported = false;
-    const guard = (what: string, call: () => unknown): void => {
-      const report = (e: unknown) => {
-        if (!reported) console.warn(`agentrl: metrics sink #${i} failed in ${what}(): ${(e as Error)?.message ?? String(e)} (further failures of this sink are not printed)`);
-        reported = true;
-      };
-      try {
-        const r = call();
-        if (r && typeof (r as Promise<unknown>).then === 'function') {
-          const p = (r as Promise<unknown>).catch(report).finally(() => pending.delete(p));
-          pending.add(p);
-        }
-      } catch (e) {
-        report(e);
-      }
+    let printed = false;
+    const warn = (e: WarningEvent) => {
+      if (!printed) console.warn(`agentrl: ${e.message}`);
+      printed = true;
+      trainer.emit('warning', e);
     };
-    if (sink.config) guard('config', () => sink.config!(config));
+    const guarded = guardSink(sink, `metrics sink #${i}`, limits, warn);
+    guarded.call('config', config);
     for (const hook of Object.keys(EVENT_OF) as Hook[]) {
-      const method = sink[hook] as ((e: unknown) => unknown) | undefined;
-      if (!method) continue;
-      const listener = (e: unknown) => guard(hook, () => method.call(sink, e));
+      if (typeof sink[hook] !== 'function') continue;
+      // A sink's own failure warnings are not fed back to it (a failing warning() would only queue more).
+      const listener = (e: unknown) => {
+        if (hook === 'warning' && (e as WarningEvent).code === 'sink_failed' && (e as WarningEvent).message.startsWith(`metrics sink #${i} `)) return;
+        guarded.call(hook, e);
+      };
       const event = EVENT_OF[hook];
       trainer.on(event, listener as never);
       offs.push(() => trainer.off(event, listener as never));
     }
-    const wrapped: MetricsSink = {
-      write: (record) => sink.write(record),
-      close: async () => {
-        await Promise.all(pending);
-        await sink.close?.();
-      },
-    };
-    return wrapped;
+    return guarded;
   });
   return { sinks, detach: () => offs.forEach((off) => off()) };
 }

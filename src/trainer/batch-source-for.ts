@@ -32,6 +32,7 @@ export function batchSourceFor(
       failure: o.rollout.failure,
       onPrefixMismatch: o.onPrefixMismatch,
       ...(o.rollout.trajectoryTimeoutMs !== undefined ? { trajectoryTimeoutMs: o.rollout.trajectoryTimeoutMs } : {}),
+      ...(o.rollout.stepTimeoutMs !== undefined ? { stepTimeoutMs: o.rollout.stepTimeoutMs } : {}),
       ...(o.rollout.maxConcurrentGroups !== undefined ? { maxConcurrentGroups: o.rollout.maxConcurrentGroups } : {}),
       ...(o.rollout.maxConcurrentTrajectories !== undefined ? { maxConcurrentTrajectories: o.rollout.maxConcurrentTrajectories } : {}),
       ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),

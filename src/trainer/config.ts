@@ -1,3 +1,4 @@
+import { toolDefinitionIssues } from '../env/tool-definitions.js';
 import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
 import { assertZodPeer } from '../util/zod-peer.js';
@@ -75,6 +76,7 @@ export const trainerOptionsSchema = z
           ])
           .default({ kind: 'drop' }),
         trajectoryTimeoutMs: z.number().positive().optional(),
+        stepTimeoutMs: z.union([z.number().positive(), z.literal(Infinity)], { error: 'expected a positive number of ms (or Infinity)' }).optional(),
         maxConcurrentGroups: posInt.optional(),
         streaming: z.boolean().default(true),
         maxConcurrentTrajectories: posInt.optional(),
@@ -104,6 +106,13 @@ export const trainerOptionsSchema = z
     sinks: z
       .array(z.custom<MetricsSink>((v) => typeof v === 'object' && v !== null && typeof (v as { write?: unknown }).write === 'function', { message: 'expected a MetricsSink (an object with a write(record) method)' }))
       .default([]),
+    sinkLimits: z
+      .strictObject({
+        callTimeoutMs: z.number().positive('expected a positive number of ms').optional(),
+        maxQueuedCalls: z.number().int().positive('expected a positive integer').optional(),
+        closeTimeoutMs: z.number().positive('expected a positive number of ms').optional(),
+      })
+      .optional(),
     templateKwargs: z.record(z.string(), z.unknown()).optional(),
     kl: z
       .strictObject({
@@ -181,8 +190,10 @@ export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
   const parsed = trainerOptionsSchema.safeParse(opts);
   // Dataset rows are checked outside the schema (zod skips refinements once another key failed), so that their
   // problems are reported in the same pass, each with its 1-based row number, duplicates included.
-  const raw = (typeof opts === 'object' && opts !== null ? opts : {}) as { dataset?: unknown; eval?: { dataset?: unknown } };
+  const raw = (typeof opts === 'object' && opts !== null ? opts : {}) as { dataset?: unknown; eval?: { dataset?: unknown }; env?: { tools?: unknown } };
   const rowIssues = [
+    // A custom environment's tools pass the rules defineTool's do (names, uniqueness, size) before the first rollout.
+    ...(Array.isArray(raw.env?.tools) ? toolDefinitionIssues(raw.env.tools, 'env.tools') : []),
     ...(Array.isArray(raw.dataset) ? exampleIssues(raw.dataset, 'dataset') : []),
     ...(Array.isArray(raw.eval?.dataset) ? exampleIssues(raw.eval.dataset, 'eval.dataset') : []),
   ];

@@ -113,7 +113,13 @@ export type WarningCode =
   /** A training server's own message (Tinker `create_session` info / warning / error message, e.g. a deprecation). */
   | 'server_notice'
   /** A run with `kl.reference: 'base'` resumed from a checkpoint that does not record the base weights: the KL is to the resumed weights. */
-  | 'kl_reference_resumed';
+  | 'kl_reference_resumed'
+  /**
+   * A metrics sink failed: a call threw, did not finish within `sinkLimits.callTimeoutMs`, was dropped (queue full or
+   * still queued at the end; `count`), or `close()` did not finish within `sinkLimits.closeTimeoutMs`. Once per sink
+   * and kind; the run goes on.
+   */
+  | 'sink_failed';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {

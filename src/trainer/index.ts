@@ -5,6 +5,7 @@ export { scheduledLearningRate, type LrSchedule } from './lr-schedule.js';
 export type * from './events.js';
 export { rolloutMetrics, trajectoryTokens } from './rollout-metrics.js';
 export { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
+export { DEFAULT_SINK_LIMITS, type SinkLimits } from './guarded-sink.js';
 export { trainOnDatums } from './train-step.js';
 export { batchIterator } from './batches.js';
 export { mulberry32 } from '../util/rng.js';

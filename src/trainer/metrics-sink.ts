@@ -8,9 +8,11 @@ import type { TurnEvent } from '../rollout/types.js';
  * its own `metrics.jsonl` and progress line). Every method but `write` is optional; a sink implements what it stores.
  * Calls come in this order: `config` once at the start of `train()`; per step `rolloutStart`, then `turn` and
  * `trajectory` as the rollout runs, then `write` (and `eval` on eval steps) after the update; `close` once at the end
- * (also after a failure). A promise returned by `write` is awaited before the next step; those of the other
- * methods are awaited before `close`. A sink's own failure in one of the optional methods is printed once
- * (`console.warn`) and never stops training. Built-in: `jsonlSink`, `progressSink`, `otelSink` (`agentrl/otel`), `wandbSink` (`agentrl/wandb`).
+ * (also after a failure). Calls reach a sink in that order through one bounded queue (Trainer option `sinkLimits`):
+ * a step's `write` is awaited before the next step for at most `callTimeoutMs` (5 s), the other methods are not
+ * awaited, and `close` waits for what is queued for at most `closeTimeoutMs` (35 s). A sink that throws, rejects,
+ * never settles or falls behind (queue full: calls dropped and counted) is a `warning` event (`sink_failed`, once per
+ * sink and kind; also printed once with `console.warn`), never the run's end or a hang. Built-in: `jsonlSink`, `progressSink`, `otelSink` (`agentrl/otel`), `wandbSink` (`agentrl/wandb`).
  */
 export interface MetricsSink {
   /**

@@ -1,3 +1,4 @@
+import type { SinkLimits } from './guarded-sink.js';
 import type { AdamParams, SamplingClient, TrainingBackend } from '../backend/types.js';
 import type { SamplingSettings } from '../types/sampling.js';
 import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
@@ -45,6 +46,13 @@ export interface TrainerRolloutOptions {
   readonly failure?: RolloutFailureStrategy;
   /** Wall-clock limit of one trajectory in ms (it ends with `stopReason: 'error'`, stage `timeout`). @default none */
   readonly trajectoryTimeoutMs?: number;
+  /**
+   * Deadline of one `env.step` call in ms, for every environment (overrides the environment's own `stepTimeoutMs`):
+   * a step still pending then — a tool that ignores its abort signal — ends its trajectory with `stopReason: 'error'`,
+   * stage `timeout`, and the run goes on. `Infinity` for none.
+   * @default the environment's `stepTimeoutMs`, else 60 000 (`DEFAULT_STEP_TIMEOUT_MS`)
+   */
+  readonly stepTimeoutMs?: number;
   /** Groups rolled out at the same time, in both modes. @default unbounded (all groups of the step; streaming: as `async.maxStaleness` allows) */
   readonly maxConcurrentGroups?: number;
   /**
@@ -189,6 +197,13 @@ export interface TrainerOptions {
    * {@link MetricsSink}), e.g. `otelSink({ tracer })` from `agentrl/otel`. @default none
    */
   readonly sinks?: readonly MetricsSink[];
+  /**
+   * Bounds on every sink (the run's own `metrics.jsonl` and progress line too): a deadline per call
+   * (`callTimeoutMs`, 5 000), a bounded queue (`maxQueuedCalls`, 1 000; calls past it are dropped and counted), and a
+   * deadline for the end of the run (`closeTimeoutMs`, 35 000). A sink that throws, stalls or overflows is a
+   * `warning` (`sink_failed`, once per sink and kind), never the run's end. @default {@link DEFAULT_SINK_LIMITS}
+   */
+  readonly sinkLimits?: SinkLimits;
   /** Extra variables for the chat template (e.g. `{ enable_thinking: false }` for Qwen3). @default none */
   readonly templateKwargs?: Readonly<Record<string, unknown>>;
   /**

@@ -15,6 +15,7 @@ import { applyStepAlgorithms, trainBatch, type StepAlgorithms } from './algorith
 import { overlongPenalty } from '../loss/index.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { attachSinks } from './attach-sinks.js';
+import { guardSink } from './guarded-sink.js';
 import { trainOnDatums } from './train-step.js';
 import { describeConfig, startRunLog } from './trajectory-log.js';
 import { CheckpointStore, checkpointDirFor } from './checkpoint-store.js';
@@ -186,15 +187,17 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         startAt = resumed.state.examplesConsumed ?? resumed.state.batchesConsumed * o.questionsPerBatch;
         if (o.logDir) await truncateRunLogs(o.logDir, step);
       }
-      if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
+      // The run's own sinks are guarded like a user's: a failing disk or terminal is a warning, never the run's end.
+      const own = (sink: MetricsSink, label: string) => guardSink(sink, label, o.sinkLimits ?? {}, (e) => this.emit('warning', e));
+      if (o.logDir) sinks.push(own(jsonlSink(join(o.logDir, 'metrics.jsonl')), 'metrics.jsonl sink'));
       if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) {
         const sink = progressSink({ maxSteps: o.maxSteps });
-        sinks.push(sink);
+        sinks.push(own(sink, 'progress sink'));
         const onWarning = (e: WarningEvent) => sink.warning?.(e);
         this.on('warning', onWarning);
         detach.push(() => this.off('warning', onWarning));
       }
-      const attached = attachSinks(this, o.sinks, describeConfig(o));
+      const attached = attachSinks(this, o.sinks, describeConfig(o), o.sinkLimits ?? {});
       sinks.push(...attached.sinks);
       detach.push(attached.detach);
       const renderer = await o.backend.renderer();

@@ -73,7 +73,7 @@ function callText(c: ToolCall): string {
 
 /** The tool message: author `functions.NAME` (the call it answers), to the assistant, on the commentary channel. */
 function toolText(m: Message, name: string | undefined, opts: CodeRenderOptions): string {
-  return msg(`functions.${name ?? 'unknown'} to=assistant<|channel|>commentary`, sanitizeToolContent(m.content, opts.specialTokens));
+  return msg(`functions.${sanitizeToolContent(name ?? 'unknown', opts.specialTokens)} to=assistant<|channel|>commentary`, sanitizeToolContent(m.content, opts.specialTokens));
 }
 
 /**

@@ -3,6 +3,8 @@ import type { Example } from '../../types/example.js';
 import type { JsonSchema } from '../../types/message.js';
 import type { Tool } from '../define-tool.js';
 import type { ToolContext } from '../types.js';
+import { ConfigError } from '../../errors/config-error.js';
+import { toolNameProblem } from '../tool-definitions.js';
 
 /**
  * The shape of an AI SDK tool (`tool({ description, inputSchema, execute })` from `ai`) that agentrl reads: a zod
@@ -67,11 +69,12 @@ async function resultText(out: unknown): Promise<string> {
  * AI SDK's options: `toolCallId` (`<trajectory id>#<call index>`), `abortSignal` (the trajectory's signal),
  * `context` (AI SDK 7) and `experimental_context` (earlier versions): the trajectory's {@link ToolContext}; `messages: []`. A string result is the observation;
  * any other value is sent as JSON. A tool without `execute` answers `Error: … has no execute`.
- * @throws Error when a key is not a valid tool name or a schema cannot be converted.
+ * @throws ConfigError when a key is not a valid tool name; Error when a schema cannot be converted.
  */
 export function fromAiSdkTools<E extends Example = Example>(tools: Readonly<Record<string, AiSdkToolLike>>): Tool<z.ZodObject, E>[] {
   return Object.entries(tools).map(([name, t]) => {
-    if (!/^[A-Za-z][\w-]{0,63}$/.test(name)) throw new Error(`fromAiSdkTools: '${name}' is not a tool name (letters, digits, _ and -, starting with a letter)`);
+    const bad = toolNameProblem(name);
+    if (bad) throw new ConfigError('fromAiSdkTools tools', [{ path: name.slice(0, 80), message: bad }]);
     const { json, zod } = convertSchema(name, t.inputSchema);
     return {
       definition: { type: 'function', function: { name, description: describe(t), parameters: json } },

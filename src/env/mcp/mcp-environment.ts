@@ -6,6 +6,7 @@ import type { Environment, StepOutcome, ToolContext } from '../types.js';
 import { truncateTail, utf8Bytes } from '../truncate.js';
 import { connectMcp, describeServer, type McpConnection } from './connect.js';
 import { toolResultText } from './tool-result.js';
+import { toolDefinitionIssues } from '../tool-definitions.js';
 import type { McpEnvironmentOptions, McpToolCaller } from './types.js';
 
 /** An {@link Environment} over an MCP server's tools; `close()` ends every connection and process it opened. */
@@ -45,7 +46,8 @@ function pickTools(listed: readonly { name: string; description?: string; inputS
   const byName = new Map(defs.map((d) => [d.function.name, d]));
   const missing = only.filter((n) => !byName.has(n));
   if (missing.length) throw new ConfigError('mcpEnvironment options', [{ path: 'tools', message: `the server has no tool ${missing.map((n) => `'${n}'`).join(', ')} (it has ${[...byName.keys()].join(', ')})` }]);
-  return only.map((n) => byName.get(n)!);
+  // Every listed definition of a picked name (a server that lists one name twice is refused below).
+  return only.flatMap((n) => defs.filter((d) => d.function.name === n));
 }
 
 /** What a failed call tells the model; `undefined` when the failure is the server's death (the trajectory fails). */
@@ -76,7 +78,8 @@ function callFailureText(e: unknown, name: string, timeoutMs: number, conn: McpC
  *   initialMessages: (ex) => [{ role: 'user', content: ex.question }],
  * });
  * @throws ConfigError for bad options or a `tools` name the server lacks; McpServerError when the server cannot be
- *   started or listed within `connectTimeoutMs`.
+ *   started or listed within `connectTimeoutMs`, or lists (among those offered) a tool whose name is not a tool name
+ *   (`defineTool`'s rule), two tools of one name, or a definition past 64 KiB of JSON.
  */
 export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvironmentOptions<E>): Promise<McpEnvironment<E>> {
   validate(opts as McpEnvironmentOptions<never>);
@@ -102,6 +105,12 @@ export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvir
       throw new McpServerError(`MCP server ${describeServer(opts.server)} did not list its tools: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     });
     tools = pickTools(listed.tools, opts.tools);
+    // The server is not trusted to name or describe its tools: the rules of defineTool hold (texts are defused where
+    // they enter the chat template).
+    const issues = toolDefinitionIssues(tools, 'tools');
+    if (issues.length > 0) {
+      throw new McpServerError(`MCP server ${describeServer(opts.server)} lists tools agentrl will not offer: ${issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`).join('; ')}${issues.length > 5 ? ` (+${issues.length - 5} more)` : ''}`);
+    }
   } catch (e) {
     await release(first);
     throw e;
@@ -134,6 +143,9 @@ export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvir
   return {
     name,
     tools,
+    // A step may start a server (connectTimeoutMs), run `reset` and one call (callTimeoutMs each): past all of that,
+    // with a margin, the trajectory ends (stage timeout) even if the SDK's own timeouts did not fire.
+    stepTimeoutMs: connectTimeoutMs + 3 * callTimeoutMs + 10_000,
     initialMessages: (example) => opts.initialMessages(example),
     async step(action, ctx): Promise<StepOutcome> {
       if (action.kind !== 'tool') return { done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' };

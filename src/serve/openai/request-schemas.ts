@@ -63,13 +63,20 @@ export const chatSchema = z.looseObject({
   max_completion_tokens: z.number().int().min(1).nullable().optional(),
   logprobs: z.boolean().nullable().optional(),
   top_logprobs: z.number().int().min(0).nullable().optional(),
+  // OpenAI's rule for function names (no `<`, `|` or newline: a name cannot carry a control token or a tag); the other
+  // texts of a definition are defused where they enter the chat template.
   tools: z
     .array(
       z.looseObject({
         type: z.literal('function'),
-        function: z.looseObject({ name: z.string().min(1), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }),
+        function: z.looseObject({
+          name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'expected a function name of 1 to 64 letters, digits, _ or -'),
+          description: z.string().optional(),
+          parameters: z.record(z.string(), z.unknown()).optional(),
+        }),
       }),
     )
+    .refine((ts) => new Set(ts.map((t) => t.function.name)).size === ts.length, 'two tools share a name')
     .nullable()
     .optional(),
   tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function') })]).nullable().optional(),

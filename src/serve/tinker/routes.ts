@@ -74,7 +74,7 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
   post('get_info', w.modelIdSchema, (b, c) => service.getInfo(b, c));
   post('unload_model', w.modelIdSchema, (b, c) => service.unloadModel(b, c));
   // JSON (SDK ≤ 0.24) or protobuf (0.25; `forward_only` makes it a forward): the same limits, ownership and queue.
-  app.post(`${p}/forward_backward`, async (req, reply) => {
+  app.post(`${p}/forward_backward`, { config: { contentEncodings: ['zstd'] } }, async (req, reply) => {
     const caller = service.callerOf(req.headers);
     if (!Buffer.isBuffer(req.body)) {
       const parsed = w.forwardBackwardSchema.safeParse(req.body ?? {});
