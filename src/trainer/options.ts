@@ -168,7 +168,11 @@ export interface TrainerOptions {
    * punishment to the reward; `{ filter: true }` masks truncated samples out of the loss. @default none
    */
   readonly overlong?: OverlongConfig;
-  /** Optimizer steps per batch: `epochs` passes over `minibatches` slices of it. @default `{ minibatches: 1, epochs: 1 }` */
+  /**
+   * Optimizer steps per batch: `epochs` passes over `minibatches` slices of it — exactly `minibatches × epochs` steps
+   * whenever the step has datums (with fewer datums than minibatches, each slice is one datum, some used twice; see
+   * docs/algorithms.md). @default `{ minibatches: 1, epochs: 1 }`
+   */
   readonly updatesPerBatch?: { readonly minibatches?: number; readonly epochs?: number };
   /**
    * On-policy distillation: the teacher's logprobs of the student's own samples give the per-token reverse-KL reward
