@@ -6,6 +6,10 @@ import type { Environment, StepOutcome, ToolContext } from './types.js';
 import { truncateTail } from './truncate.js';
 import { assertZod4Object, assertZodPeer } from '../util/zod-peer.js';
 import { runToolCalls } from './parallel-calls.js';
+import { checkOptions, strictKeys, fnValue, anyValue } from '../util/check-options.js';
+
+const DEFINE_TOOL_OPTIONS = strictKeys(['description', 'inputSchema'], { name: z.string(), execute: fnValue });
+const TOOL_ENVIRONMENT_OPTIONS = strictKeys(['name', 'parallelToolCalls', 'maxConcurrentCalls'], { tools: z.array(anyValue), initialMessages: fnValue });
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
@@ -49,6 +53,7 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
  *   zod 3 schema, one from `zod/v3`).
  */
 export function defineTool<S extends z.ZodObject, E extends Example = Example>(opts: DefineToolOptions<S, E>): Tool<S, E> {
+  checkOptions('defineTool options', DEFINE_TOOL_OPTIONS, opts, { signature: 'defineTool({ name, description, inputSchema, execute })' });
   if (!/^[A-Za-z][\w-]{0,63}$/.test(opts.name)) throw new ConfigError('defineTool options', [{ path: 'name', message: `'${opts.name}' is not a tool name (letters, digits, _ and -, starting with a letter)` }]);
   assertZodPeer();
   assertZod4Object(opts.inputSchema, `defineTool('${opts.name}').inputSchema`);
@@ -85,6 +90,7 @@ export interface ToolEnvironmentOptions<E extends Example> {
  * (concurrently, bounded) and is answered in call order.
  */
 export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
+  checkOptions('toolEnvironment options', TOOL_ENVIRONMENT_OPTIONS, opts, { signature: 'toolEnvironment({ name, tools, initialMessages })' });
   const byName = new Map(opts.tools.map((t) => [t.definition.function.name, t]));
   if (byName.size !== opts.tools.length) throw new ConfigError(`toolEnvironment '${opts.name}' options`, [{ path: 'tools', message: 'two tools share a name' }]);
   return {

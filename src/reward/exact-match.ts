@@ -6,6 +6,9 @@ import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { tagBlocks } from '../util/tag-blocks.js';
 import { isBlankAnswer } from './math/extract-boxed.js';
 import { optionLetter, sameOptionLetter } from './option-letter.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const EXACT_MATCH_OPTIONS = strictKeys(['correct', 'wrong', 'scoreTruncated']);
 
 /**
  * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols
@@ -75,6 +78,7 @@ export interface ExactMatchOptions extends EndingOptions {
  * sample is dropped (`gold_unparseable`, `drop: true`), never rewarded.
  */
 export function exactMatch(opts: ExactMatchOptions = {}): Reward {
+  checkOptions('exactMatch options', EXACT_MATCH_OPTIONS, opts, { optional: true });
   const correct = opts.correct ?? 1;
   const wrong = opts.wrong ?? 0;
   return (trajectory: Trajectory, example: Example): RewardResult => {

@@ -7,6 +7,9 @@ import { truncateTail, utf8Bytes } from '../truncate.js';
 import { connectMcp, describeServer, type McpConnection } from './connect.js';
 import { toolResultText } from './tool-result.js';
 import type { McpEnvironmentOptions, McpToolCaller } from './types.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const MCP_ENV_OPTIONS = strictKeys(['server', 'name', 'initialMessages', 'connection', 'reset', 'tools', 'callTimeoutMs', 'connectTimeoutMs']);
 
 /** An {@link Environment} over an MCP server's tools; `close()` ends every connection and process it opened. */
 export interface McpEnvironment<E extends Example = Example> extends Environment<E> {
@@ -79,6 +82,7 @@ function callFailureText(e: unknown, name: string, timeoutMs: number, conn: McpC
  *   started or listed within `connectTimeoutMs`.
  */
 export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvironmentOptions<E>): Promise<McpEnvironment<E>> {
+  checkOptions('mcpEnvironment options', MCP_ENV_OPTIONS, opts);
   validate(opts as McpEnvironmentOptions<never>);
   const name = opts.name ?? 'mcp';
   const callTimeoutMs = opts.callTimeoutMs ?? 30_000;

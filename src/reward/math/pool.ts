@@ -19,6 +19,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MathWorkerError } from '../../errors/math-errors.js';
 import type { EquivalenceResult, MathEquivalenceOptions } from './equivalent.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const MATH_EQUIVALENT_OPTIONS = strictKeys(['timeoutMs', 'floatRounding', 'minSignificantDigits', 'relTol', 'samplePoints', 'maxAnswerChars', 'pool']);
 
 /** Options of {@link MathCheckPool}. */
 export interface MathCheckPoolOptions {
@@ -271,6 +274,7 @@ export async function closeDefaultMathPool(): Promise<void> {
  * @throws MathWorkerError when workers cannot be started.
  */
 export function mathEquivalent(gold: string, pred: string, options: MathCheckOptions & { readonly pool?: MathCheckPool } = {}): Promise<EquivalenceResult> {
+  checkOptions('mathEquivalent options', MATH_EQUIVALENT_OPTIONS, options, { optional: true });
   const { pool, ...rest } = options;
   return (pool ?? defaultMathPool()).check(gold, pred, rest);
 }
