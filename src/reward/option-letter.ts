@@ -21,9 +21,14 @@ const EMPHASIS = /(\*\*|__)([^*_]+?)\1|(?<![*\w])[*_]([^*_\s][^*_]*?)[*_](?![*\w
 /** One leading label before the letter: `Option`, `Choice`, `Answer:`, `The correct answer is`. */
 const LABEL = /^(?:the\s+)?(?:(?:final|correct|right|best)\s+)?(?:answer|option|choice)(?:\s+is)?\s*[:：=]?\s*(?=[([]?[A-Za-z](?:$|[^A-Za-z]))/i;
 /** `(B) rest`, `[B] rest`, `B) rest`, `B. rest`, `B: rest`, or `B` alone. */
-const MARKED = /^(?:\(([A-Za-z])\)|\[([A-Za-z])\]|([A-Za-z])[).:](?=\s|$|\\|\d|[^A-Za-z])|([A-Za-z])$)\s*([\s\S]*)$/;
+const MARKED = /^(?:\(([A-Za-z])\)|\[([A-Za-z])\]|([A-Za-z])[).:](?=\s|$|\\|\d|[^A-Za-z])|([A-Za-z])$)(\s*)([\s\S]*)$/;
 /** Another option marker in the option text: `(C)`, ` C)`, `or C`, `and (C)`. */
 const SECOND_MARKER = /\([A-Za-z]\)|(?:^|[\s,;])[A-Z][).:](?=\s|$)|\b(?:or|and)\s+\(?[A-Z]\)?(?=[\s.,;)]|$)|^[,;/]\s*\(?[A-Z]\)?(?=[\s.,;)]|$)/;
+
+/** An operator right after the letter (`(A)+1`, `(A)^2`, `(A)\cdot 2`): arithmetic on it, not an option's text. */
+const ARITHMETIC = /^(?:[-+*/^=<>!_]|\\(?:cdot|times|div|pm|mp)\b)/;
+/** A lone letter after it (`(A) e`, `(A)\,\mathrm{i}`): a product with a constant or a variable, not an option's text. */
+const LONE_LETTER = /^[A-Za-z]$/;
 
 function unwrap(s: string): string {
   let out = s;
@@ -50,8 +55,8 @@ export function optionLetter(s: string, role: 'gold' | 'prediction'): string | n
   const bare = m[4];
   if (bare !== undefined && role === 'gold' && bare !== bare.toUpperCase()) return null;
   const letter = (m[1] ?? m[2] ?? m[3] ?? bare)!;
-  const rest = m[5] ?? '';
-  if (SECOND_MARKER.test(rest)) return null;
+  const rest = m[6] ?? '';
+  if (SECOND_MARKER.test(rest) || LONE_LETTER.test(rest.trim()) || (m[5] === '' && ARITHMETIC.test(rest))) return null;
   return letter.toUpperCase();
 }
 

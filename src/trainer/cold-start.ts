@@ -118,7 +118,7 @@ export async function coldStart<E extends Example>(
   }
   // Mixed-length batches by default: demonstrations of different kinds (a direct answer, a tool call) differ in
   // length, and length buckets would make each batch one kind.
-  const { heldOut, minArgumentAccuracy = 0.8, onWarning = console.warn, maxTurnTokens, ...train } = opts;
+  const { heldOut, minArgumentAccuracy = 0.8, onWarning = console.warn, maxTurnTokens, maxToolResponseTokens: _obs, maxTokens: _cut, ...train } = opts;
   if (longTurns > 0) {
     onWarning(
       `coldStart: ${longTurns} of ${demonstrations.length} demonstrations have an assistant turn longer than maxTurnTokens ${maxTurnTokens} ` +

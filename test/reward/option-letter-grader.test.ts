@@ -60,6 +60,15 @@ describe('multiple-choice letter with option text (issue 37 §6)', () => {
     }
   });
 
+  it('arithmetic on a letter is not an option text: (A)+1, (A)^2, (A) e are wrong; (C) -3 is the option text −3', () => {
+    for (const gold of ['\\text{(A)}', '(A)', 'A']) {
+      for (const p of ['\\text{(A)}+1', '(A)-1', '(A)^2', '(A)\\cdot 2', '\\text{(A)}\\mathrm{e}', '\\text{(A)}\\,\\mathrm{i}', '(A) d'])
+        expect(mathEquivalentSync(`$${gold}$`, `$${p}$`).equal, `${gold} vs ${p}`).toBe(false);
+    }
+    expect(mathEquivalentSync('C', '(C) -3').equal).toBe(true);
+    expect(mathEquivalentSync('C', 'C) x+1').equal).toBe(true);
+  });
+
   it('labels and emphasis never invent a letter: words, variables and math stay math', () => {
     for (const s of ['Answer', 'Option', 'Apple', 'answer is a function', '**17**', 'x_1', 'Choice of 3']) expect(optionLetter(s, 'prediction'), s).toBeNull();
     expect(mathEquivalentSync('17', 'C) 17').equal).toBe(false);

@@ -105,3 +105,54 @@ describe('public options objects are validated at run time', () => {
     expect((e as Error).message).toMatch(/prefixMismatch.*onPrefixMismatch/);
   });
 });
+
+// Hazard: a misspelt or renamed key silently gave the default (`prefixMismatch` instead of `onPrefixMismatch` is the
+// 'drop' policy), and a call written for the positional signature died deep inside with a TypeError.
+describe('representative refusals name the key and how to call', () => {
+  const message = async (call: () => unknown): Promise<string> => {
+    const e = await refusal(call);
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  };
+
+  it('runGroup: a renamed key, in the context or the group options, and positional calls', async () => {
+    expect(await message(() => agentrl.runGroup({ ...ctx, prefixMismatch: 'fail' } as never, { example: ex, groupSize: 2 }))).toMatch(/prefixMismatch: unknown key \(did you mean 'onPrefixMismatch'\?\)/);
+    expect(await message(() => agentrl.runGroup(ctx as never, { example: ex, groupSize: 2, prefixMismatch: 'fail' } as never))).toMatch(/prefixMismatch: unknown key/);
+    expect(await message(() => agentrl.runGroup(ctx as never, { example: ex, groupSize: 2, seedIndex: 1 } as never))).toMatch(/seedIndex: unknown key/);
+    // The pre-options-object call runGroup(ctx, example, groupSize):
+    const positional = await message(() => (agentrl.runGroup as (...a: unknown[]) => unknown)(ctx, ex, 4));
+    expect(positional).toMatch(/runGroup\(ctx, \{ example, groupSize/);
+    expect(positional).not.toMatch(/Cannot read properties/);
+    expect(await message(() => (agentrl.runGroup as (...a: unknown[]) => unknown)(ctx))).toMatch(/expected an options object — call runGroup\(ctx, \{ example, groupSize/);
+    expect(await message(() => agentrl.runGroup(ctx as never, { example: ex, groupSize: 0 }))).toMatch(/groupSize: expected an integer ≥ 1/);
+    expect(await message(() => agentrl.runGroup({ ...ctx, renderer: undefined } as never, { example: ex, groupSize: 1 }))).toMatch(/renderer: missing/);
+    expect(await message(() => agentrl.runRollouts({ ...ctx, prefixMismatch: 'split' } as never, [ex], 2))).toMatch(/did you mean 'onPrefixMismatch'/);
+  });
+
+  it('demonstrationDatum: the pre-options-object positional call (renderer, env, example, turns, opts)', async () => {
+    const m = await message(() => (agentrl.demonstrationDatum as (...a: unknown[]) => unknown)(renderer, env, ex, ['hi'], { maxToolResponseTokens: 8 }));
+    expect(m).toMatch(/demonstrationDatum\(renderer, env, \{ example, turns \}/);
+    expect(await message(() => agentrl.demonstrationDatum(renderer as never, env as never, ex as never, { maxToolResponseTokens: 8 }))).toMatch(/id: unknown key/);
+    expect(await message(() => agentrl.demonstrationDatum(renderer as never, env as never, { example: ex, turns: [] }, { maxToolResponseToken: 8 } as never))).toMatch(/maxToolResponseToken: unknown key \(did you mean 'maxToolResponseTokens'\?\)/);
+  });
+
+  it('pure functions and factories: a misspelt key is named with the key it most likely meant', async () => {
+    expect(await message(() => agentrl.groupAdvantages([1, 0], { normalise: 'std' } as never))).toMatch(/normalise: unknown key \(did you mean 'normalize'\?\)/);
+    expect(await message(() => agentrl.groupOutcome([{ reward: 1 }], { minSurvivor: 2 } as never))).toMatch(/did you mean 'minSurvivors'/);
+    expect(await message(() => agentrl.exactMatch({ corect: 2 } as never))).toMatch(/corect: unknown key \(did you mean 'correct'\?\)/);
+    expect(await message(() => agentrl.trainSupervised(backend as never, [], { step: 3 } as never))).toMatch(/step: unknown key \(did you mean 'steps'\?\)/);
+    expect(await message(() => agentrl.buildDatums([], [], { prefixMismatch: 'split' } as never))).toMatch(/did you mean 'onPrefixMismatch'/);
+    expect(await message(() => agentrl.codeInterpreter({ sandbox: {}, timeout: 5 } as never))).toMatch(/timeout: unknown key \(did you mean 'timeoutMs'\?\)/);
+    expect(await message(() => agentrl.defineTool({ name: 't', description: 'd', inputSchema: {}, run: () => '' } as never))).toMatch(/run: unknown key/);
+    expect(await message(() => agentrl.mathEquivalent('1', '1', { timeout: 10 } as never))).toMatch(/timeout: unknown key/);
+  });
+
+  it('valid options still work as before', async () => {
+    expect(agentrl.groupAdvantages([1, 0], { normalize: 'none' })).toEqual([0.5, -0.5]);
+    expect(agentrl.groupAdvantages([1, 0])).toEqual([0.5, -0.5]);
+    expect(agentrl.groupOutcome([{ reward: 1 }, { reward: 0 }], { minSurvivors: 2 }).advantages_G).toEqual([0.5, -0.5]);
+    expect(agentrl.exactMatch({ correct: 2 })({ id: 'x/0', example: ex, groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText: '<answer>1</answer>' }, ex).reward).toBe(2);
+    expect(agentrl.truncateTail('abcdef', 100, (s) => s.length)).toBe('abcdef');
+    await expect(agentrl.mathEquivalent('1/2', '0.5', { timeoutMs: 5000 })).resolves.toMatchObject({ equal: true });
+  });
+});
