@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as agentrl from 'agentrl';
 import { ConfigError } from 'agentrl';
+import { mockBackend, scriptedSampler } from 'agentrl/testing';
+import { otelSink } from 'agentrl/otel';
+import { MathCheckPool } from '../../src/reward/math/pool.js';
 
 const BOGUS = 'notAnOptionXyz';
 const env = { name: 'e', tools: [], initialMessages: () => [{ role: 'user' as const, content: 'q' }], step: async () => ({ done: true as const }) };
@@ -60,6 +63,14 @@ const CALLS: Record<string, (opts: Record<string, unknown>) => unknown> = {
   withValidEnding: (o) => agentrl.withValidEnding(() => ({ reward: 0, correct: false, validFormat: true }), o as never),
 };
 
+/** The other entry points' options functions, and the one options constructor (each already in CALLS' style). */
+const OTHER_CALLS: Record<string, (opts: Record<string, unknown>) => unknown> = {
+  'agentrl/testing mockBackend': (o) => mockBackend({ renderer, sampler: {}, ...o } as never),
+  'agentrl/testing scriptedSampler': (o) => scriptedSampler({ renderer, script: () => '', ...o } as never),
+  'agentrl/otel otelSink': (o) => otelSink(o as never),
+  'new MathCheckPool': (o) => new MathCheckPool(o as never),
+};
+
 /** Functions whose options-like argument is a context object rather than options (validated the same way). */
 const CONTEXT_CALLS: Record<string, (ctx: Record<string, unknown>) => unknown> = {
   runGroup: (c) => agentrl.runGroup(c as never, { example: ex, groupSize: 1 }),
@@ -97,6 +108,12 @@ describe('public options objects are validated at run time', () => {
       const e = await refusal(() => CALLS[name]!(bad as never));
       expect(e, `${name}(${JSON.stringify(bad)})`).toBeInstanceOf(ConfigError);
     }
+  });
+
+  it.each(Object.keys(OTHER_CALLS))('%s refuses an unknown key with a ConfigError naming it', async (name) => {
+    const e = await refusal(() => OTHER_CALLS[name]!({ [BOGUS]: 1 }));
+    expect(e, `${name} accepted an unknown key`).toBeInstanceOf(ConfigError);
+    expect((e as Error).message).toContain(BOGUS);
   });
 
   it.each(Object.keys(CONTEXT_CALLS))('%s refuses an unknown context key (prefixMismatch for onPrefixMismatch)', async (name) => {

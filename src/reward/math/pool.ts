@@ -21,6 +21,7 @@ import { MathWorkerError } from '../../errors/math-errors.js';
 import type { EquivalenceResult, MathEquivalenceOptions } from './equivalent.js';
 import { checkOptions, strictKeys } from '../../util/check-options.js';
 
+const MATH_CHECK_POOL_OPTIONS = strictKeys(['size', 'timeoutMs', 'startupTimeoutMs']);
 const MATH_EQUIVALENT_OPTIONS = strictKeys(['timeoutMs', 'floatRounding', 'minSignificantDigits', 'relTol', 'samplePoints', 'maxAnswerChars', 'pool']);
 
 /** Options of {@link MathCheckPool}. */
@@ -126,6 +127,7 @@ export class MathCheckPool {
 
   /** Creates an empty pool; workers start on the first check. A `size` below 1 is clamped to 1. */
   constructor(options: MathCheckPoolOptions = {}) {
+    checkOptions('MathCheckPool options', MATH_CHECK_POOL_OPTIONS, options, { optional: true });
     this.#size = Math.max(1, Math.floor(options.size ?? Math.min(2, availableParallelism())));
     this.#timeoutMs = options.timeoutMs ?? 5000;
     this.#startupTimeoutMs = options.startupTimeoutMs ?? 60_000;
