@@ -168,7 +168,7 @@ describe('representative refusals name the key and how to call', () => {
     expect(agentrl.groupAdvantages([1, 0], { normalize: 'none' })).toEqual([0.5, -0.5]);
     expect(agentrl.groupAdvantages([1, 0])).toEqual([0.5, -0.5]);
     expect(agentrl.groupOutcome([{ reward: 1 }, { reward: 0 }], { minSurvivors: 2 }).advantages_G).toEqual([0.5, -0.5]);
-    expect(agentrl.exactMatch({ correct: 2 })({ id: 'x/0', example: ex, groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText: '<answer>1</answer>' }, ex).reward).toBe(2);
+    await expect(Promise.resolve(agentrl.exactMatch({ correct: 2 })({ id: 'x/0', example: ex, groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText: '<answer>1</answer>' }, ex))).resolves.toMatchObject({ reward: 2 });
     expect(agentrl.truncateTail('abcdef', 100, (s) => s.length)).toBe('abcdef');
     await expect(agentrl.mathEquivalent('1/2', '0.5', { timeoutMs: 5000 })).resolves.toMatchObject({ equal: true });
   });
