@@ -1,6 +1,7 @@
 import type { ToolCall, ToolDefinition } from '../../types/message.js';
 import type { FamilyParse, FamilyParseOptions, ModelFamily } from './types.js';
 import { functionCall, jsonObjectAt, skipSpace } from './json-call.js';
+import { pyJsonDumps } from './py-json.js';
 
 /** DeepSeek V3's tool-call markers (full-width bars and `▁`, each one added token). */
 export const DEEPSEEK_MARKERS = {
@@ -105,12 +106,12 @@ export function parseDeepSeekV3(text: string, opts: FamilyParseOptions): FamilyP
 /**
  * DeepSeek's published tool list for the system prompt (the layout of the DeepSeek V3.1 model card's "ToolCall"
  * section and its chat template; tinker-cookbook's DeepSeek renderer writes the same): `## Tools`, one
- * `### NAME` / `Description:` / `Parameters: <JSON schema>` block per tool, then the call format — written here in the
+ * `### NAME` / `Description:` / `Parameters: <JSON schema, as Python's json.dumps writes it>` block per tool, then the call format — written here in the
  * V3 template's own form (`function<｜tool▁sep｜>NAME` + a fenced JSON block), the form it renders earlier calls in, so
  * the instructions, the history and the parser agree. The parser reads V3.1's bare form as well.
  */
 export function deepseekToolsPrompt(tools: readonly ToolDefinition[], defuse: (text: string) => string = (t) => t): string {
-  const blocks = tools.map((t) => defuse(`### ${t.function.name}\nDescription: ${t.function.description}\n\nParameters: ${JSON.stringify(t.function.parameters)}`));
+  const blocks = tools.map((t) => defuse(`### ${t.function.name}\nDescription: ${t.function.description}\n\nParameters: ${pyJsonDumps(t.function.parameters)}`));
   return (
     `\n\n## Tools\nYou have access to the following tools:\n\n${blocks.join('\n\n')}\n\n` +
     `IMPORTANT: ALWAYS adhere to this exact format for tool use:\n` +

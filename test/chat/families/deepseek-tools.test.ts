@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, ToolDefinition } from '../../../src/types/message.js';
 import { deepseekToolsPrompt } from '../../../src/chat/families/deepseek-v3.js';
+import { pyJsonDumps } from '../../../src/chat/families/py-json.js';
 import { CONFORMANCE_FAMILIES, realRenderer } from './real-renderers.js';
 
 const TOOLS: ToolDefinition[] = [
@@ -22,7 +23,9 @@ describe('DeepSeek V3: tools rendered in the system prompt (the template cannot)
       for (const t of TOOLS) {
         expect(text).toContain(`### ${t.function.name}`);
         expect(text).toContain(`Description: ${t.function.description}`);
-        expect(text).toContain(`Parameters: ${JSON.stringify(t.function.parameters)}`);
+        // As Python's json.dumps writes it (DeepSeek's template and tinker-cookbook dump the schema that way).
+        expect(text).toContain(`Parameters: ${pyJsonDumps(t.function.parameters)}`);
+        expect(pyJsonDumps(t.function.parameters)).toContain('"type": "object"');
       }
       // Before the first user turn (in the system part), after BOS.
       expect(text.indexOf('## Tools')).toBeLessThan(text.indexOf('<｜User｜>'));
