@@ -4,6 +4,8 @@ import type { Message } from '../types/message.js';
 import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
 import { RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
+import { ConfigError } from '../errors/config-error.js';
+import { describeValue } from '../errors/config-issues.js';
 import type { RolloutContext, RunGroupOptions } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
@@ -158,6 +160,9 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
 export async function runRollouts(ctx: RolloutContext, examples: readonly Example[], groupSize: number, seedOffset = 0): Promise<Trajectory[][]> {
   checkArgumentCount('runRollouts', arguments.length, 4, 'runRollouts(ctx, examples, groupSize, seedOffset?)');
   checkRolloutContext('runRollouts', ctx);
+  const sig = 'runRollouts(ctx, examples, groupSize, seedOffset?)';
+  if (!Array.isArray(examples)) throw new ConfigError('runRollouts arguments', [{ path: 'examples', message: `expected an array of examples — call ${sig}, got ${describeValue(examples)}` }]);
+  if (!Number.isInteger(groupSize) || groupSize < 1) throw new ConfigError('runRollouts arguments', [{ path: 'groupSize', message: `expected an integer ≥ 1 — call ${sig}, got ${describeValue(groupSize)}` }]);
   const keys = groupKeys(examples);
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // every trajectory of the call listens to it

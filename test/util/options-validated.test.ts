@@ -144,6 +144,9 @@ describe('representative refusals name the key and how to call', () => {
     expect(await message(() => agentrl.runGroup(ctx as never, { example: ex, groupSize: 0 }))).toMatch(/groupSize: expected an integer ≥ 1/);
     expect(await message(() => agentrl.runGroup({ ...ctx, renderer: undefined } as never, { example: ex, groupSize: 1 }))).toMatch(/renderer: missing/);
     expect(await message(() => agentrl.runRollouts({ ...ctx, prefixMismatch: 'split' } as never, [ex], 2))).toMatch(/did you mean 'onPrefixMismatch'/);
+    // An options object where runRollouts takes positional arguments.
+    expect(await message(() => agentrl.runRollouts(ctx as never, { examples: [ex], groupSize: 2 } as never, undefined as never))).toMatch(/examples: expected an array of examples — call runRollouts\(ctx, examples, groupSize/);
+    expect(await message(() => agentrl.runRollouts(ctx as never, [ex], 0))).toMatch(/groupSize: expected an integer ≥ 1/);
   });
 
   it('demonstrationDatum: the pre-options-object positional call (renderer, env, example, turns, opts)', async () => {
