@@ -92,7 +92,7 @@ export { judgeReward, type JudgeReward, type JudgeRewardOptions, type JudgeStats
 export { groupAdvantages, groupOutcome, assembleTrainingData, buildDatums, packMicroBatches, type AdvantageOptions, type GroupOutcome } from './loss/index.js';
 export type { AdvantageNormalization, AssembleOptions, BuildDatumOptions, BuildDatumsOptions, DatumTurn, PrefixMismatchPolicy, TokenBudget, DatumBatch, DatumSource, GroupOutcomeOptions, MicroBatch, PackOptions, PerTokenLossInputs, TrainingData, TrainingGroup } from './loss/index.js';
 export { defineLoss, LOSSES, lossDefinition, type LossDefinition, type NativeLoss } from './loss/index.js';
-export { klEstimate, correctRollouts, overlongPenalty, type KlEstimator, type RolloutCorrectionConfig, type RolloutCorrectionResult, type OverlongConfig } from './loss/index.js';
+export { klEstimate, correctRollouts, overlongPenalty, responseTokens, isInformativeGroup, type DynamicSamplingMetric, type KlEstimator, type RolloutCorrectionConfig, type RolloutCorrectionResult, type OverlongConfig } from './loss/index.js';
 
 // backend
 export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, ForwardBackwardOptions, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';

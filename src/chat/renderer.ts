@@ -111,6 +111,8 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
     stopStrings.push(tok);
   }
 
+  // A family whose template ignores `tools` gets them in its system prompt, in the family's published format.
+  const toolPrompt = !codeTemplate && family.systemToolPrompt?.needed(source) === true ? family.systemToolPrompt : undefined;
   const baseVars = specialTokenVars(config);
   const defaultKwargs = opts.templateKwargs ?? {};
   const toolCallFormat = opts.toolCallFormat ?? 'json';
@@ -143,7 +145,9 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
       ...baseVars,
       ...defaultKwargs,
       ...ro.templateKwargs,
-      messages: toTemplateMessages(messages, specialTokens, { argumentsAsJsonString: family.argumentsAsJsonString === true }),
+      messages: toTemplateMessages(tools && toolPrompt ? withSystemText(messages, toolPrompt.render(tools, (t) => sanitizeToolContent(t, specialTokens))) : messages, specialTokens, {
+        argumentsAsJsonString: family.argumentsAsJsonString === true,
+      }),
       add_generation_prompt: ro.addGenerationPrompt ?? true,
     };
     if (tools) context.tools = tools;
@@ -269,4 +273,14 @@ function defaultStopStrings(config: Record<string, unknown>, vocab: Map<string, 
   for (const s of family.stopStrings) if (vocab.has(s) && !out.includes(s)) out.push(s);
   if (out.length === 0) throw new TokenizerError('no stop token: tokenizer_config.json has no eos_token (pass stopTokens)');
   return out;
+}
+
+/**
+ * `messages` with `text` appended to the first system message, or, when the conversation has none, a system message
+ * of its own first (its leading blank lines dropped).
+ */
+function withSystemText(messages: readonly Message[], text: string): Message[] {
+  const first = messages[0];
+  if (first?.role === 'system') return [{ ...first, content: first.content + text }, ...messages.slice(1)];
+  return [{ role: 'system', content: text.replace(/^\n+/, '') }, ...messages];
 }

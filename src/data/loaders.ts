@@ -7,6 +7,10 @@ import { dapoRowToExample } from './dapo.js';
 import { DATASET_PRESETS, presetRowToExample, type DatasetPreset } from './presets.js';
 import { ConfigError } from '../errors/index.js';
 import { exampleIssues } from './validate.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const LOAD_DATASET_OPTIONS = strictKeys(['map', 'limit', 'preset']);
+const LOAD_MATH_DATASET_OPTIONS = strictKeys(['limit', 'dedupe']);
 
 /**
  * Reads a JSONL file into an array of parsed rows. Blank lines are skipped.
@@ -101,6 +105,7 @@ export interface LoadDatasetOptions<E extends Example = Example> {
  * @throws ConfigError for an unknown preset, or both `preset` and `map`.
  */
 export async function loadDataset<E extends Example = Example>(path: string, opts: LoadDatasetOptions<E> = {}): Promise<E[]> {
+  checkOptions('loadDataset options', LOAD_DATASET_OPTIONS, opts, { optional: true });
   const preset = opts.preset;
   if (preset !== undefined && !DATASET_PRESETS.includes(preset)) {
     throw new ConfigError('loadDataset options', [{ path: 'preset', message: `expected ${DATASET_PRESETS.map((p) => `'${p}'`).join(' | ')}, got ${JSON.stringify(preset)}` }]);
@@ -134,6 +139,7 @@ export async function loadDataset<E extends Example = Example>(path: string, opt
  * @throws DatasetError when the file cannot be read, a row has no question/answer, or two rows share an id (1-based row numbers).
  */
 export async function loadMathDataset(path: string, opts: { limit?: number; dedupe?: boolean } = {}): Promise<Example[]> {
+  checkOptions('loadMathDataset options', LOAD_MATH_DATASET_OPTIONS, opts, { optional: true });
   const rows = path.endsWith('.parquet') ? await readParquet(path) : await readJsonl(path);
   let out = rows.map((r, i) => toExample(r, i, path));
   if (opts.dedupe) {

@@ -6,6 +6,9 @@ import type { Message, ToolCall, ToolDefinition } from '../types/message.js';
 import type { InvalidReason, ParsedAction } from '../types/action.js';
 import { truncateTail, utf8Bytes } from './truncate.js';
 import { DEFAULT_MAX_CONCURRENT_CALLS, runToolCalls } from './parallel-calls.js';
+import { checkOptions, strictKeys, objectValue } from '../util/check-options.js';
+
+const CODE_INTERPRETER_OPTIONS = strictKeys(['timeoutMs', 'systemPrompt', 'formatQuestion', 'session', 'parallelToolCalls', 'maxConcurrentCalls'], { sandbox: objectValue });
 
 /** The `code_interpreter` tool, as the ReTool seed defines it: one string argument, fresh state per run. */
 export const CODE_INTERPRETER_TOOL: ToolDefinition = {
@@ -122,6 +125,7 @@ const CODE_STEP_TIMEOUT_MS = 600_000;
  * ```
  */
 export function codeInterpreter(opts: CodeInterpreterOptions): Environment {
+  checkOptions('codeInterpreter options', CODE_INTERPRETER_OPTIONS, opts, { signature: 'codeInterpreter({ sandbox, … })' });
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const perTrajectory = opts.session === 'trajectory';
   if (perTrajectory && (typeof opts.sandbox.openSession !== 'function' || opts.sandbox.supportsSessions === false)) {

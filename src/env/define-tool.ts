@@ -10,6 +10,10 @@ import { toolDefinitionIssues, toolNameProblem } from './tool-definitions.js';
 import { ToolTimeoutError } from '../errors/env-errors.js';
 import { callWithDeadline } from './call-deadline.js';
 import { toolOutputObservation } from './tool-output.js';
+import { checkOptions, strictKeys, fnValue, anyValue } from '../util/check-options.js';
+
+const DEFINE_TOOL_OPTIONS = strictKeys(['description', 'inputSchema', 'timeoutMs'], { name: z.string(), execute: fnValue });
+const TOOL_ENVIRONMENT_OPTIONS = strictKeys(['name', 'parallelToolCalls', 'maxConcurrentCalls', 'callTimeoutMs'], { tools: z.array(anyValue), initialMessages: fnValue });
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
@@ -60,6 +64,7 @@ export interface DefineToolOptions<S extends z.ZodObject, E extends Example> {
  *   zod 3 schema, one from `zod/v3`).
  */
 export function defineTool<S extends z.ZodObject, E extends Example = Example>(opts: DefineToolOptions<S, E>): Tool<S, E> {
+  checkOptions('defineTool options', DEFINE_TOOL_OPTIONS, opts, { signature: 'defineTool({ name, description, inputSchema, execute })' });
   const nameProblem = toolNameProblem(opts.name);
   if (nameProblem) throw new ConfigError('defineTool options', [{ path: 'name', message: nameProblem }]);
   if (typeof opts.description !== 'string') throw new ConfigError('defineTool options', [{ path: 'description', message: `expected a string, got ${typeof opts.description}` }]);
@@ -109,6 +114,7 @@ export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 30_000;
  * (concurrently, bounded) and is answered in call order.
  */
 export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
+  checkOptions('toolEnvironment options', TOOL_ENVIRONMENT_OPTIONS, opts, { signature: 'toolEnvironment({ name, tools, initialMessages })' });
   const issues = toolDefinitionIssues(opts.tools.map((t) => t.definition), 'tools');
   const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
   if (!(callTimeoutMs > 0)) issues.push({ path: 'callTimeoutMs', message: `expected a positive number of ms (or Infinity), got ${callTimeoutMs}` });

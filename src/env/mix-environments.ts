@@ -5,6 +5,9 @@ import { ConfigError, type ConfigIssue } from '../errors/config-error.js';
 import { mulberry32 } from '../util/rng.js';
 import type { Environment } from './types.js';
 import { toolDefinitionIssues } from './tool-definitions.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const MIX_OPTIONS = strictKeys(['seed', 'shuffle']);
 
 /** One environment of a mix: its data, its reward and how often it is drawn. */
 export interface MixEntry<E extends Example = Example> {
@@ -89,6 +92,7 @@ function validate(entries: readonly MixEntry[]): string[] {
  *   the mix.
  */
 export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions = {}): MixedEnvironments {
+  checkOptions('mixEnvironments options', MIX_OPTIONS, opts, { optional: true });
   const names = validate(entries);
   const byName = new Map(entries.map((e, i) => [names[i]!, e]));
   const renamed = new Map(entries.map((e, i) => [e, named(e.env as Environment, names[i]!)]));

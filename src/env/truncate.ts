@@ -1,3 +1,6 @@
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const TRUNCATE_OPTIONS = strictKeys(['maxBytes']);
 /** Marker put in front of an observation whose head was cut to fit the tool-response budget. */
 export const TRUNCATION_MARKER = '[… output truncated …]\n';
 
@@ -83,6 +86,7 @@ export interface TruncateOptions {
  * @param maxTokens - budget in tokens, marker included; ≤ 0 yields `''`.
  */
 export function truncateTail(text: string, maxTokens: number, countTokens: (s: string) => number, opts: TruncateOptions = {}): string {
+  checkOptions('truncateTail options', TRUNCATE_OPTIONS, opts, { optional: true });
   if (maxTokens <= 0) return '';
   const maxBytes = opts.maxBytes ?? maxTokens * MAX_BYTES_PER_TOKEN;
   const pre = tailBytes(text, maxBytes);

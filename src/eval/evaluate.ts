@@ -12,6 +12,9 @@ import { runRollouts } from '../rollout/index.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutFailureStrategy, type RolloutSampling } from '../rollout/types.js';
 import { rolloutMetrics } from '../trainer/rollout-metrics.js';
 import { scoreGroups } from '../trainer/score.js';
+import { checkOptions, strictKeys, objectValue, fnValue, anyValue } from '../util/check-options.js';
+
+const EVALUATE_OPTIONS = strictKeys(['sampling', 'budgets', 'templateKwargs', 'outPath', 'concurrency', 'maxContextTokens', 'rewardTimeoutMs', 'trajectoryTimeoutMs', 'failure', 'signal', 'n'], { sampler: objectValue, renderer: objectValue, env: objectValue, reward: fnValue, examples: anyValue });
 
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions {
@@ -107,6 +110,7 @@ function selfCorrection(ts: readonly Trajectory[], rs: readonly RewardResult[]):
  * measure the gain of tool use (ReTool seed §8.4.8). Average@N and Pass@N as defined there.
  */
 export async function evaluate(opts: EvaluateOptions): Promise<EvalResult> {
+  checkOptions('evaluate options', EVALUATE_OPTIONS, opts, { signature: 'evaluate({ sampler, renderer, env, reward, examples, … })' });
   const n = opts.n ?? 4;
   const budgets = cappedBudgets({ ...DEFAULT_BUDGETS, ...opts.budgets }, opts.maxContextTokens ?? opts.sampler.maxContextTokens);
   const signal = opts.signal ?? new AbortController().signal;

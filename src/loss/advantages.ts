@@ -1,5 +1,8 @@
 import { ConfigError, DatumShapeError } from '../errors/index.js';
 import type { AdvantageOptions } from './types.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const ADVANTAGE_OPTIONS = strictKeys(['normalize', 'eps']);
 
 const DEFAULT_EPS = 1e-6;
 
@@ -19,6 +22,7 @@ const DEFAULT_EPS = 1e-6;
  * @throws ConfigError when `normalize` is unknown or `eps` is not a positive finite number.
  */
 export function groupAdvantages(rewards_G: readonly number[], opts: AdvantageOptions = {}): number[] {
+  checkOptions('groupAdvantages options', ADVANTAGE_OPTIONS, opts, { optional: true });
   const normalize = opts.normalize ?? 'none';
   const eps = opts.eps ?? DEFAULT_EPS;
   if (normalize !== 'none' && normalize !== 'std' && normalize !== 'rloo') {

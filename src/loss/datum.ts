@@ -8,6 +8,9 @@ import type {
   DatumTurn,
 } from './types.js';
 import { DEFAULT_PREFIX_MISMATCH, PREFIX_MISMATCH_POLICIES } from '../types/prefix-mismatch.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const BUILD_DATUMS_OPTIONS = strictKeys(['onPrefixMismatch', 'skipZeroAdvantage', 'maxTokens']);
 
 /** Unshifted per-token sequence under construction (one entry per token of `full`). */
 interface Segment {
@@ -158,6 +161,7 @@ export function buildDatums(
   advantages: readonly number[],
   opts: BuildDatumsOptions = {},
 ): DatumBatch {
+  checkOptions('buildDatums options', BUILD_DATUMS_OPTIONS, opts);
   checkMaxTokens(opts.maxTokens);
   const policy = opts.onPrefixMismatch ?? DEFAULT_PREFIX_MISMATCH;
   if (!(PREFIX_MISMATCH_POLICIES as readonly unknown[]).includes(policy)) {

@@ -1,5 +1,8 @@
 import { groupAdvantages, isDegenerateGroup } from './advantages.js';
 import type { AdvantageNormalization } from './types.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const GROUP_OUTCOME_OPTIONS = strictKeys(['minSurvivors', 'normalize']);
 
 /**
  * What one scored group contributes to training. Produced by {@link groupOutcome}; arrays are indexed by group
@@ -34,6 +37,7 @@ export interface GroupOutcomeOptions {
  * @example groupOutcome([{ reward: 1 }, { reward: 0, drop: true }, { reward: -1 }]) // advantages_G [1, 0, -1]
  */
 export function groupOutcome(rewards_G: readonly { readonly reward: number; readonly drop?: boolean }[], opts: GroupOutcomeOptions = {}): GroupOutcome {
+  checkOptions('groupOutcome options', GROUP_OUTCOME_OPTIONS, opts, { optional: true });
   const kept_G = rewards_G.map((r) => !r.drop);
   const survivors = kept_G.filter(Boolean).length;
   const droppedGroup = survivors === 0 || survivors < (opts.minSurvivors ?? 1);

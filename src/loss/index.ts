@@ -32,4 +32,5 @@ export { microBatchLossWeight, maskedTokens, activeDatums } from './micro-batch-
 export { klEstimate, klEstimateGrad, klPenaltyInAdvantages, type KlEstimator, type KlPenaltyResult } from './kl-penalty.js';
 export { withKlLoss } from './kl-loss.js';
 export { correctRollouts, type RolloutCorrectionConfig, type RolloutCorrectionResult } from './rollout-correction.js';
-export { overlongPenalty, type OverlongConfig } from './overlong.js';
+export { overlongPenalty, responseTokens, type OverlongConfig } from './overlong.js';
+export { isInformativeGroup, type DynamicSamplingMetric } from './informative-group.js';

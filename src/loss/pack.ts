@@ -2,6 +2,9 @@ import { ConfigError } from '../errors/index.js';
 import type { ConfigIssue } from '../errors/index.js';
 import type { Datum } from '../types/datum.js';
 import type { MicroBatch, PackOptions } from './types.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const PACK_OPTIONS = strictKeys(['maxTokensPerBatch', 'maxDatumsPerBatch', 'budget']);
 
 function checkPackOptions(opts: PackOptions): void {
   const issues: ConfigIssue[] = [];
@@ -41,6 +44,7 @@ export function packMicroBatches<D extends Pick<Datum, 'modelInput'>>(
   datums_D: readonly D[],
   opts: PackOptions,
 ): MicroBatch<D>[] {
+  checkOptions('packMicroBatches options', PACK_OPTIONS, opts);
   checkPackOptions(opts);
   const maxDatums = opts.maxDatumsPerBatch ?? Number.POSITIVE_INFINITY;
   const padded = (opts.budget ?? 'padded') === 'padded';

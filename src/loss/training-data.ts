@@ -3,6 +3,9 @@ import { DEFAULT_PREFIX_MISMATCH, type PrefixMismatchPolicy } from '../types/pre
 import { buildDatums } from './datum.js';
 import type { GroupOutcome } from './group-outcome.js';
 import type { DatumSource } from './types.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const ASSEMBLE_OPTIONS = strictKeys(['skipDegenerateGroups', 'onPrefixMismatch']);
 
 /** One group as {@link assembleTrainingData} reads it: its trajectories and its {@link groupOutcome}. */
 export interface TrainingGroup<T extends DatumSource = DatumSource> {
@@ -42,6 +45,7 @@ export interface TrainingData<T extends DatumSource = DatumSource> {
  * @throws PromptPrefixError under `onPrefixMismatch: 'fail'`; DatumShapeError as `buildDatums`.
  */
 export function assembleTrainingData<T extends DatumSource>(groups_P: readonly TrainingGroup<T>[], opts: AssembleOptions = {}): TrainingData<T> {
+  checkOptions('assembleTrainingData options', ASSEMBLE_OPTIONS, opts);
   const skipDegenerate = opts.skipDegenerateGroups ?? true;
   const trajectories: T[] = [];
   const advantages: number[] = [];

@@ -2,6 +2,9 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span, t
 import type { MetricsSink } from '../trainer/metrics-sink.js';
 import type { TrajectoryEvent } from '../trainer/events.js';
 import type { Turn } from '../types/trajectory.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const OTEL_SINK_OPTIONS = strictKeys(['tracer', 'stepSpans']);
 
 /** Options of {@link otelSink}. */
 export interface OtelSinkOptions {
@@ -46,6 +49,7 @@ const key = (step: number, trajectoryId: string) => `${step}\u0000${trajectoryId
  * ```
  */
 export function otelSink(opts: OtelSinkOptions = {}): MetricsSink {
+  checkOptions('otelSink options', OTEL_SINK_OPTIONS, opts, { optional: true });
   const tracer = opts.tracer ?? trace.getTracer('agentrl');
   const stepSpans = opts.stepSpans ?? true;
   const t: Timing = { rolloutStartMs: new Map(), turnEndsMs: new Map() };

@@ -8,6 +8,9 @@ import { html, SafeHtml } from './html.js';
 import { describeRunWarnings, readRun, readTrajectory, type RunData } from './run-data.js';
 import { renderChartSvg, svgToPng } from './render.js';
 import { trajectoryHtml, TRAJECTORY_CSS } from './trajectory-html.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const PLOT_OPTIONS = strictKeys(['outDir', 'trajectories', 'maxRecordBytes']);
 
 /** Files written by {@link plotRuns}. */
 export interface PlotResult {
@@ -36,6 +39,7 @@ export interface PlotResult {
  * @throws Error when a run directory has no `metrics.jsonl`.
  */
 export async function plotRuns(runDirs: readonly string[], opts: { outDir?: string; trajectories?: number; maxRecordBytes?: number } = {}): Promise<PlotResult> {
+  checkOptions('plotRuns options', PLOT_OPTIONS, opts);
   if (runDirs.length === 0) throw new ConfigError('plotRuns options', [{ path: 'runDirs', message: 'give at least one run directory' }]);
   const runs = await Promise.all(runDirs.map((d) => readRun(d, opts.maxRecordBytes === undefined ? {} : { maxRecordBytes: opts.maxRecordBytes })));
   const outDir = resolve(opts.outDir ?? join(runs[0]!.dir, 'plots'));

@@ -5,7 +5,10 @@ import type { Reward } from './types.js';
 import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { tagBlocks } from '../util/tag-blocks.js';
 import { isBlankAnswer } from './math/extract-boxed.js';
-import { sameOptionLetter } from './option-letter.js';
+import { optionLetter, sameOptionLetter } from './option-letter.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const EXACT_MATCH_OPTIONS = strictKeys(['correct', 'wrong', 'scoreTruncated']);
 
 /**
  * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols
@@ -75,20 +78,24 @@ export interface ExactMatchOptions extends EndingOptions {
  * sample is dropped (`gold_unparseable`, `drop: true`), never rewarded.
  */
 export function exactMatch(opts: ExactMatchOptions = {}): Reward {
+  checkOptions('exactMatch options', EXACT_MATCH_OPTIONS, opts, { optional: true });
   const correct = opts.correct ?? 1;
   const wrong = opts.wrong ?? 0;
   return (trajectory: Trajectory, example: Example): RewardResult => {
     const golds = goldAliases(example).map(normalizeAnswer).filter((g) => g !== '');
-    if (golds.length === 0) return { reward: wrong, correct: false, validFormat: false, failure: 'gold_unparseable', drop: true };
+    // An option letter is a gold answer even where normalising empties it (`A`, `(A)`: SQuAD's rule drops the article `a`).
+    const letterGold = goldAliases(example).some((g) => optionLetter(g, 'gold') !== null);
+    if (golds.length === 0 && !letterGold) return { reward: wrong, correct: false, validFormat: false, failure: 'gold_unparseable', drop: true };
     const ending = answerOf(trajectory, opts);
     if (!ending.scorable) return unscoredResult(ending, wrong);
     const tagged = extractTaggedAnswer(ending.text);
     const answer = tagged ?? ending.text.trim();
     const pred = normalizeAnswer(answer);
     // An empty `<answer></answer>` or `\boxed{}` is no answer, not a well-formed one (the format rate must not reward it).
-    if (pred === '' || (tagged !== undefined && isBlankAnswer(tagged))) return { reward: wrong, correct: false, validFormat: false, answer, failure: 'no_answer' };
+    const letterOk = goldAliases(example).some((g) => sameOptionLetter(g, answer) === true);
+    if ((pred === '' && !letterOk) || (tagged !== undefined && isBlankAnswer(tagged))) return { reward: wrong, correct: false, validFormat: false, answer, failure: 'no_answer' };
     const validFormat = tagged !== undefined;
-    const ok = golds.includes(pred) || goldAliases(example).some((g) => sameOptionLetter(g, answer) === true);
+    const ok = golds.includes(pred) || letterOk;
     return { reward: ok ? correct : wrong, correct: ok, validFormat, answer };
   };
 }

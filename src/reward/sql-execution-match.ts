@@ -8,6 +8,9 @@ import { hasOrderBy, resultsMatch, type CompareOptions } from '../env/sql/compar
 import { sqlQueryPool } from '../env/sql/query-pool.js';
 import type { SqlExecutor, SqlQueryResult, SqlSource } from '../env/sql/types.js';
 import { answerOf, type EndingOptions } from './ending.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const SQL_MATCH_OPTIONS = strictKeys(['database', 'timeoutMs', 'maxRows', 'workers', 'correct', 'wrong', 'invalidFormat', 'mode', 'floatDecimals', 'scoreTruncated']);
 
 /** Options of {@link sqlExecutionMatch}. */
 export interface SqlExecutionMatchOptions extends Omit<CompareOptions, 'orderMatters'>, EndingOptions {
@@ -44,6 +47,7 @@ export interface SqlExecutionMatchOptions extends Omit<CompareOptions, 'orderMat
  * @throws ConfigError for invalid options (via the pool); the reward rejects with SqlDatabaseError if the database cannot be opened.
  */
 export function sqlExecutionMatch(opts: SqlExecutionMatchOptions): Reward & { close(): Promise<void> } {
+  checkOptions('sqlExecutionMatch options', SQL_MATCH_OPTIONS, opts);
   const correct = opts.correct ?? 1;
   const wrong = opts.wrong ?? 0;
   const invalidFormat = opts.invalidFormat ?? wrong;

@@ -6,6 +6,11 @@ import type { Message } from '../types/message.js';
 import { supervisedDatum } from '../loss/index.js';
 import { DemonstrationError } from '../errors/data-errors.js';
 import { parseWithEnv } from './parse-with-env.js';
+import { checkOptions, checkArgumentCount, strictKeys, objectValue, anyValue, nonNegativeInt } from '../util/check-options.js';
+import { z } from '../util/zod.js';
+
+const DEMONSTRATION = strictKeys([], { example: objectValue, turns: z.array(anyValue) });
+const DEMONSTRATION_OPTIONS = strictKeys(['maxTokens'], { maxToolResponseTokens: nonNegativeInt });
 
 /** One demonstrated assistant turn; `observation` fixes what followed it instead of running `env.step`. */
 export interface DemonstrationTurn {
@@ -37,6 +42,9 @@ export async function demonstrationDatum(
   demonstration: { readonly example: Example; readonly turns: readonly DemonstrationTurn[] },
   opts: { maxToolResponseTokens: number; maxTokens?: number },
 ): Promise<Datum> {
+  checkArgumentCount('demonstrationDatum', arguments.length, 4, 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens, maxTokens? })');
+  checkOptions('demonstrationDatum demonstration', DEMONSTRATION, demonstration, { signature: 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens })' });
+  checkOptions('demonstrationDatum options', DEMONSTRATION_OPTIONS, opts, { signature: 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens })' });
   const { tokens, mask } = await renderDemonstration(renderer, env, demonstration, opts);
   return supervisedDatum({ tokens, mask, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
 }

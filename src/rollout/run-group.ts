@@ -4,6 +4,8 @@ import type { Message } from '../types/message.js';
 import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
 import { RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
+import { ConfigError } from '../errors/config-error.js';
+import { describeValue } from '../errors/config-issues.js';
 import type { RolloutContext, RunGroupOptions } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
@@ -12,6 +14,19 @@ import { childSignal, trajectoryError, untilAborted, userAborted } from './abort
 import { checkSampledSequence } from './check-sample.js';
 import { isDrivenEnvironment, runDrivenGroup } from './driven-group.js';
 import { RolloutAdmission } from './admission.js';
+import { checkOptions, checkArgumentCount, strictKeys, objectValue, positiveInt } from '../util/check-options.js';
+
+/** The keys of {@link RolloutContext}; the four it cannot do without are checked for presence. */
+const ROLLOUT_CONTEXT = strictKeys(
+  ['sampling', 'failure', 'onPrefixMismatch', 'trajectoryTimeoutMs', 'maxConcurrentGroups', 'maxConcurrentTrajectories', 'templateKwargs', 'signal', 'onTurn', 'onTrajectoryEnd'],
+  { sampler: objectValue, renderer: objectValue, env: objectValue, budgets: objectValue },
+);
+const RUN_GROUP_OPTIONS = strictKeys(['groupSeedIndex', 'groupKey'], { example: objectValue, groupSize: positiveInt });
+
+/** Refuses a rollout context with an unknown key (`prefixMismatch` for `onPrefixMismatch`) or without its sampler, renderer, env or budgets. */
+function checkRolloutContext(fn: string, ctx: unknown): void {
+  checkOptions(`${fn} context`, ROLLOUT_CONTEXT, ctx, { signature: `${fn}({ sampler, renderer, env, budgets, … }, …)` });
+}
 
 /** A trajectory that ended before its first turn (error, abort or no room for a completion); it owns a copy of `messages`. */
 function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
@@ -49,6 +64,9 @@ export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'onPrefixMismatch'
  * @see ReTool seed §8.4.6 (first-turn fork, per-branch continuation).
  */
 export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Promise<Trajectory[]> {
+  checkArgumentCount('runGroup', arguments.length, 2, 'runGroup(ctx, { example, groupSize, groupSeedIndex?, groupKey? })');
+  checkRolloutContext('runGroup', ctx);
+  checkOptions('runGroup options', RUN_GROUP_OPTIONS, group, { signature: 'runGroup(ctx, { example, groupSize, groupSeedIndex?, groupKey? })' });
   const { example, groupSize, groupSeedIndex = 0, groupKey = example.id } = group;
   const routed = ctx.env.envFor?.(example);
   if (routed && routed !== ctx.env) return runGroup({ ...ctx, env: routed }, group);
@@ -140,6 +158,11 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
  *   failed, after aborting and awaiting every other rollout of the call.
  */
 export async function runRollouts(ctx: RolloutContext, examples: readonly Example[], groupSize: number, seedOffset = 0): Promise<Trajectory[][]> {
+  checkArgumentCount('runRollouts', arguments.length, 4, 'runRollouts(ctx, examples, groupSize, seedOffset?)');
+  checkRolloutContext('runRollouts', ctx);
+  const sig = 'runRollouts(ctx, examples, groupSize, seedOffset?)';
+  if (!Array.isArray(examples)) throw new ConfigError('runRollouts arguments', [{ path: 'examples', message: `expected an array of examples — call ${sig}, got ${describeValue(examples)}` }]);
+  if (!Number.isInteger(groupSize) || groupSize < 1) throw new ConfigError('runRollouts arguments', [{ path: 'groupSize', message: `expected an integer ≥ 1 — call ${sig}, got ${describeValue(groupSize)}` }]);
   const keys = groupKeys(examples);
   const stop = new AbortController();
   setMaxListeners(0, stop.signal); // every trajectory of the call listens to it

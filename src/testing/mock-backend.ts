@@ -4,6 +4,9 @@ import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { referenceLoss } from '../loss/index.js';
 import { checkBackendDatums } from '../backend/check-datums.js';
+import { checkOptions, objectValue, strictKeys } from '../util/check-options.js';
+
+const MOCK_BACKEND_OPTIONS = strictKeys(['maxContextTokens'], { renderer: objectValue, sampler: objectValue });
 
 /** A recorded `forwardBackward` call of {@link mockBackend}. */
 export interface RecordedForwardBackward {
@@ -26,6 +29,7 @@ export function mockBackend(opts: { renderer: Renderer; sampler: SamplingClient;
   readonly optimSteps: AdamParams[];
   readonly savedStates: string[];
 } {
+  checkOptions('mockBackend options', MOCK_BACKEND_OPTIONS, opts, { signature: 'mockBackend({ renderer, sampler, maxContextTokens? })' });
   const forwardBackwardCalls: RecordedForwardBackward[] = [];
   const optimSteps: AdamParams[] = [];
   const savedStates: string[] = [];

@@ -1,6 +1,9 @@
 import type { SamplingClient } from '../backend/types.js';
 import type { Renderer } from '../chat/types.js';
 import type { SampledSequence, SamplingParams } from '../types/sampling.js';
+import { checkOptions, fnValue, objectValue, strictKeys } from '../util/check-options.js';
+
+const SCRIPTED_SAMPLER_OPTIONS = strictKeys(['logprob'], { renderer: objectValue, script: fnValue });
 
 /** What a scripted model says next: the prompt so far (decoded), the call index, the sample index within the call. */
 export type Script = (info: { prompt: string; promptTokens: readonly number[]; call: number; sample: number }) => string;
@@ -12,6 +15,7 @@ export type Script = (info: { prompt: string; promptTokens: readonly number[]; c
  * @param opts.script - returns the completion text for each request.
  */
 export function scriptedSampler(opts: { renderer: Renderer; script: Script; logprob?: number }): SamplingClient & { readonly calls: number } {
+  checkOptions('scriptedSampler options', SCRIPTED_SAMPLER_OPTIONS, opts, { signature: 'scriptedSampler({ renderer, script, logprob? })' });
   let calls = 0;
   const lp = opts.logprob ?? -1;
   return {

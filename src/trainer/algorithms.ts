@@ -6,6 +6,7 @@ import type { LossConfig } from '../types/loss-config.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { scheduledLearningRate, type LrSchedule } from './lr-schedule.js';
 import { trainOnDatums } from './train-step.js';
+import { ConfigError } from '../errors/index.js';
 
 /** The algorithm options of one step, resolved (`kl.reference` already a sampling client). */
 export interface StepAlgorithms {
@@ -102,8 +103,35 @@ export async function applyStepAlgorithms(args: {
 }
 
 /**
- * The update of one batch: `epochs` passes over `minibatches` contiguous slices of the datums, one optimizer step per
- * slice (PPO epochs and minibatches, Schulman et al. 2017), each at the scheduled learning rate of this trainer step.
+ * The `minibatches` slices of a batch of `D ≥ 1` datums, always exactly `minibatches` of them, none empty, in order.
+ * - `D ≥ minibatches`: contiguous slices whose sizes differ by at most one (the first `D mod minibatches` slices hold
+ *   `⌈D / minibatches⌉` datums, the rest `⌊D / minibatches⌋`); every datum is in exactly one slice.
+ * - `D < minibatches` (groups dropped or degenerate left fewer datums than slices): slice `k` is the single datum
+ *   `⌊k·D / minibatches⌋`, so each datum is used `⌊minibatches / D⌋` or `⌈minibatches / D⌉` times per epoch.
+ * An empty batch has no slices. Pure.
+ * @throws ConfigError when `minibatches` is not an integer ≥ 1.
+ */
+export function minibatchSlices<T>(datums_D: readonly T[], minibatches: number): T[][] {
+  if (!Number.isInteger(minibatches) || minibatches < 1) throw new ConfigError('minibatchSlices options', [{ path: 'minibatches', message: `expected an integer ≥ 1, got ${String(minibatches)}` }]);
+  const D = datums_D.length;
+  if (D === 0) return [];
+  if (D < minibatches) return Array.from({ length: minibatches }, (_, k) => [datums_D[Math.floor((k * D) / minibatches)]!]);
+  const base = Math.floor(D / minibatches);
+  const larger = D % minibatches;
+  const slices: T[][] = [];
+  let start = 0;
+  for (let k = 0; k < minibatches; k++) {
+    const size = base + (k < larger ? 1 : 0);
+    slices.push(datums_D.slice(start, start + size));
+    start += size;
+  }
+  return slices;
+}
+
+/**
+ * The update of one batch: `epochs` passes over the `minibatches` slices of the datums ({@link minibatchSlices}), one
+ * optimizer step per slice — exactly `minibatches × epochs` optimizer steps for any non-empty batch, none for an
+ * empty one (PPO epochs and minibatches, Schulman et al. 2017), each at the scheduled learning rate of this trainer step.
  * Metrics are the mean over the updates (`optim/loss`, `optim/clip_frac`, …), plus `optim/updates`,
  * `optim/clip_frac_last` (the last update's, where the ratio has moved away from 1) and `optim/lr`.
  */
@@ -127,9 +155,7 @@ export async function trainBatch(
   const { schedule, ...adam } = opts.optimizer;
   const lr = scheduledLearningRate(schedule, adam.learningRate, opts.step, opts.maxSteps);
   if (datums_D.length === 0) return { 'optim/lr': lr };
-  const parts = Math.min(opts.minibatches, datums_D.length);
-  const size = Math.ceil(datums_D.length / parts);
-  const slices = Array.from({ length: parts }, (_, k) => datums_D.slice(k * size, (k + 1) * size)).filter((s) => s.length > 0);
+  const slices = minibatchSlices(datums_D, opts.minibatches);
   const runs: Record<string, number>[] = [];
   for (let e = 0; e < opts.epochs; e++) {
     for (const slice of slices) {

@@ -6,6 +6,9 @@ import { supervisedDatum } from '../loss/index.js';
 import { DatumShapeError } from '../errors/data-errors.js';
 import { trainSupervised, type SupervisedTrainOptions } from './supervised.js';
 import { toolCallAccuracy, type ToolCallAccuracy } from './tool-call-accuracy.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const COLD_START_OPTIONS = strictKeys(['maxToolResponseTokens', 'maxTokens', 'heldOut', 'maxTurnTokens', 'minArgumentAccuracy', 'onWarning', 'steps', 'batchSize', 'learningRate', 'warmupSteps', 'minLearningRateRatio', 'adam', 'seed', 'saveEvery', 'savePath', 'lengthBuckets', 'onStep']);
 
 /**
  * One demonstrated episode: the example and the assistant turns a good (or deliberately imperfect) policy would
@@ -91,6 +94,7 @@ export async function coldStart<E extends Example>(
   demonstrations: readonly Demonstration<E>[],
   opts: ColdStartOptions<E>,
 ): Promise<ColdStartResult> {
+  checkOptions('coldStart options', COLD_START_OPTIONS, opts, { signature: 'coldStart(backend, env, demonstrations, { steps, batchSize, learningRate, maxToolResponseTokens, … })' });
   const renderer = await backend.renderer();
   const maxTokens = opts.maxTokens ?? backend.maxContextTokens;
   const datums = [];
@@ -114,7 +118,7 @@ export async function coldStart<E extends Example>(
   }
   // Mixed-length batches by default: demonstrations of different kinds (a direct answer, a tool call) differ in
   // length, and length buckets would make each batch one kind.
-  const { heldOut, minArgumentAccuracy = 0.8, onWarning = console.warn, maxTurnTokens, ...train } = opts;
+  const { heldOut, minArgumentAccuracy = 0.8, onWarning = console.warn, maxTurnTokens, maxToolResponseTokens: _obs, maxTokens: _cut, ...train } = opts;
   if (longTurns > 0) {
     onWarning(
       `coldStart: ${longTurns} of ${demonstrations.length} demonstrations have an assistant turn longer than maxTurnTokens ${maxTurnTokens} ` +

@@ -125,11 +125,11 @@ export const trainerOptionsSchema = z
     rolloutCorrection: z
       .strictObject({ level: z.enum(['token', 'sequence']), mode: z.enum(['truncate', 'mask']), cap: z.number().gt(1, 'expected a cap > 1') })
       .optional(),
-    dynamicSampling: z.strictObject({ maxAttempts: posInt }).optional(),
+    dynamicSampling: z.strictObject({ maxAttempts: posInt, metric: z.enum(['correct', 'reward']).default('correct') }).optional(),
     overlong: z
       .union([
         z.strictObject({ filter: z.literal(true) }),
-        z.strictObject({ bufferTokens: posInt, penalty: z.number().min(0, 'expected a penalty ≥ 0'), filter: z.literal(false).optional() }),
+        z.strictObject({ bufferTokens: posInt, penalty: z.number().min(0, 'expected a penalty ≥ 0'), maxResponseTokens: posInt.optional(), filter: z.literal(false).optional() }),
       ], { error: 'expected { bufferTokens, penalty } or { filter: true }' })
       .optional(),
     updatesPerBatch: z.strictObject({ minibatches: posInt.default(1), epochs: posInt.default(1) }).default({ minibatches: 1, epochs: 1 }),
@@ -158,8 +158,13 @@ export const trainerOptionsSchema = z
         ctx.addIssue({ code: 'custom', path: [key], message: `reference/teacher logprobs come from computeLogprobs at temperature 1, but rollouts sample at temperature ${o.sampling.temperature}: the per-token KL would compare different distributions` });
       }
     }
-    if (o.overlong !== undefined && 'bufferTokens' in o.overlong && o.budgets.maxTrajectoryTokens !== undefined && o.overlong.bufferTokens >= o.budgets.maxTrajectoryTokens) {
-      ctx.addIssue({ code: 'custom', path: ['overlong', 'bufferTokens'], message: `${o.overlong.bufferTokens} is not below budgets.maxTrajectoryTokens ${o.budgets.maxTrajectoryTokens}` });
+    if (o.overlong !== undefined && 'bufferTokens' in o.overlong) {
+      const { bufferTokens, maxResponseTokens } = o.overlong;
+      if (maxResponseTokens !== undefined && bufferTokens >= maxResponseTokens) {
+        ctx.addIssue({ code: 'custom', path: ['overlong', 'bufferTokens'], message: `${bufferTokens} is not below overlong.maxResponseTokens ${maxResponseTokens}` });
+      } else if (maxResponseTokens === undefined && o.budgets.maxTrajectoryTokens !== undefined && bufferTokens >= o.budgets.maxTrajectoryTokens) {
+        ctx.addIssue({ code: 'custom', path: ['overlong', 'bufferTokens'], message: `${bufferTokens} is not below budgets.maxTrajectoryTokens ${o.budgets.maxTrajectoryTokens} (the default overlong.maxResponseTokens)` });
+      }
     }
     if (o.groupSize === 1) {
       ctx.addIssue({

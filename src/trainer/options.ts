@@ -2,7 +2,7 @@ import type { SinkLimits } from './guarded-sink.js';
 import type { AdamParams, SamplingClient, TrainingBackend } from '../backend/types.js';
 import type { SamplingSettings } from '../types/sampling.js';
 import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
-import type { KlEstimator, OverlongConfig, RolloutCorrectionConfig } from '../loss/index.js';
+import type { DynamicSamplingMetric, KlEstimator, OverlongConfig, RolloutCorrectionConfig } from '../loss/index.js';
 import type { LrSchedule } from './lr-schedule.js';
 import type { Environment } from '../env/types.js';
 import type { GroupReward, Reward } from '../reward/types.js';
@@ -166,17 +166,25 @@ export interface TrainerOptions {
   /** Truncated / masked importance sampling between the sampler's logprobs and the learner's (`rollout_corr/*`). @default none */
   readonly rolloutCorrection?: RolloutCorrectionConfig;
   /**
-   * DAPO dynamic sampling: while fewer than `questionsPerBatch` groups of the step are informative (not degenerate,
-   * not dropped), roll out further batches, at most `maxAttempts` batches in all (`rollout/attempts`,
-   * `rollout/refilled_groups`). @default none
+   * DAPO dynamic sampling: while fewer than `questionsPerBatch` groups of the step are informative, roll out further
+   * batches, at most `maxAttempts` batches in all (`rollout/attempts`, `rollout/refilled_groups`). Informative, by
+   * `metric`: `'correct'` (default; DAPO, verl `filter_groups.metric: acc`) — the surviving members are neither all
+   * correct nor all wrong; `'reward'` — their shaped rewards are not all equal. A dropped group is never informative.
+   * @default none
    */
-  readonly dynamicSampling?: { readonly maxAttempts: number };
+  readonly dynamicSampling?: { readonly maxAttempts: number; readonly metric?: DynamicSamplingMetric };
   /**
-   * DAPO overlong handling against `budgets.maxTrajectoryTokens`: `{ bufferTokens, penalty }` adds the soft
-   * punishment to the reward; `{ filter: true }` masks truncated samples out of the loss. @default none
+   * DAPO overlong handling. `{ bufferTokens, penalty, maxResponseTokens? }` adds the soft punishment (DAPO eq. 13)
+   * to the reward, measured on the response — the tokens the policy sampled over all turns, prompts and tool
+   * observations excluded — against `maxResponseTokens` (default `budgets.maxTrajectoryTokens`); metric
+   * `reward/overlong_penalty_mean`. `{ filter: true }` masks truncated samples out of the loss. @default none
    */
   readonly overlong?: OverlongConfig;
-  /** Optimizer steps per batch: `epochs` passes over `minibatches` slices of it. @default `{ minibatches: 1, epochs: 1 }` */
+  /**
+   * Optimizer steps per batch: `epochs` passes over `minibatches` slices of it — exactly `minibatches × epochs` steps
+   * whenever the step has datums (with fewer datums than minibatches, each slice is one datum, some used twice; see
+   * docs/algorithms.md). @default `{ minibatches: 1, epochs: 1 }`
+   */
   readonly updatesPerBatch?: { readonly minibatches?: number; readonly epochs?: number };
   /**
    * On-policy distillation: the teacher's logprobs of the student's own samples give the per-token reverse-KL reward

@@ -1,6 +1,9 @@
 import type { AdamParams, TrainingBackend } from '../backend/types.js';
 import type { Datum } from '../types/datum.js';
 import { mulberry32 } from '../util/rng.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const SUPERVISED_OPTIONS = strictKeys(['steps', 'batchSize', 'learningRate', 'warmupSteps', 'minLearningRateRatio', 'adam', 'seed', 'saveEvery', 'savePath', 'lengthBuckets', 'onStep']);
 
 /**
  * Splits datums into batches of similar length (less padding, fewer distinct batch shapes for a jit engine),
@@ -69,6 +72,7 @@ export interface SupervisedTrainOptions {
  * @returns the loss of the last step.
  */
 export async function trainSupervised(backend: TrainingBackend, datums: readonly Datum[], opts: SupervisedTrainOptions): Promise<{ lastLoss: number }> {
+  checkOptions('trainSupervised options', SUPERVISED_OPTIONS, opts, { signature: 'trainSupervised(backend, datums, { steps, batchSize, learningRate, … })' });
   const batches = opts.lengthBuckets === false ? shuffledBatches(datums, opts.batchSize, opts.seed) : lengthBucketedBatches(datums, opts.batchSize, opts.seed);
   const warmup = opts.warmupSteps ?? 30;
   const floor = opts.minLearningRateRatio ?? 0.1;

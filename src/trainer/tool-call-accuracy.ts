@@ -4,6 +4,9 @@ import type { Example } from '../types/example.js';
 import type { Demonstration } from './cold-start.js';
 import { renderDemonstration } from '../rollout/demonstration.js';
 import { parseWithEnv } from '../rollout/parse-with-env.js';
+import { checkOptions, strictKeys } from '../util/check-options.js';
+
+const TOOL_CALL_ACCURACY_OPTIONS = strictKeys(['maxToolResponseTokens', 'maxTurnTokens']);
 
 /** One demonstrated tool call the model did not reproduce (see {@link ToolCallAccuracy}). */
 export interface ToolCallMiss {
@@ -55,6 +58,7 @@ export async function toolCallAccuracy<E extends Example>(
   heldOut: readonly Demonstration<E>[],
   opts: { readonly maxToolResponseTokens: number; readonly maxTurnTokens?: number },
 ): Promise<ToolCallAccuracy> {
+  checkOptions('toolCallAccuracy options', TOOL_CALL_ACCURACY_OPTIONS, opts, { signature: 'toolCallAccuracy(backend, env, heldOut, { maxToolResponseTokens, maxTurnTokens? })' });
   const renderer = await backend.renderer();
   const sampler = await backend.saveWeightsForSampler();
   const e = env as Environment;

@@ -12,7 +12,7 @@ import type { TrainerEvents, TrajectoryEvent, WarningEvent } from './events.js';
 import { perEnvironmentMetrics, rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { applyStepAlgorithms, trainBatch, type StepAlgorithms } from './algorithms.js';
-import { overlongPenalty } from '../loss/index.js';
+import { isInformativeGroup, overlongPenalty, responseTokens } from '../loss/index.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { attachSinks } from './attach-sinks.js';
 import { guardSink } from './guarded-sink.js';
@@ -51,6 +51,8 @@ export interface TrainSummary {
 /** A group of the step with its outcome (survivors, advantages, degenerate, dropped). */
 interface ScoredGroup extends ReadyGroup {
   readonly outcome: GroupOutcome;
+  /** Per member, DAPO's soft overlong penalty added to its reward (≤ 0); absent when the soft penalty is not configured. */
+  readonly overlongPenalties_G?: readonly number[];
 }
 
 /**
@@ -340,7 +342,8 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       first ??= batch;
       attempts++;
       for (const g of batch.groups.map((x) => this.#scoreGroup(step, x))) {
-        (g.outcome.degenerate || g.outcome.droppedGroup ? uninformative : informative).push(g);
+        const kept = o.dynamicSampling === undefined ? !g.outcome.degenerate && !g.outcome.droppedGroup : isInformativeGroup(g.rewards_G.map((r) => r.correct), g.outcome, o.dynamicSampling.metric);
+        (kept ? informative : uninformative).push(g);
       }
       if (o.dynamicSampling === undefined) break;
     }
@@ -355,15 +358,15 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   #scoreGroup(step: number, raw: ReadyGroup): ScoredGroup {
     const o = this.options;
     const ov = o.overlong;
-    const g: ReadyGroup = ov !== undefined && 'bufferTokens' in ov
-      ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalty(trajectoryTokens(raw.trajectories_G[i]!), this.#maxTrajectoryTokens, ov.bufferTokens, ov.penalty) })) }
-      : raw;
+    const soft = ov !== undefined && 'bufferTokens' in ov ? ov : undefined;
+    const overlongPenalties_G = soft && raw.trajectories_G.map((t) => overlongPenalty(responseTokens(t), soft.maxResponseTokens ?? this.#maxTrajectoryTokens, soft.bufferTokens, soft.penalty));
+    const g: ReadyGroup = overlongPenalties_G ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalties_G[i]! })) } : raw;
     g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! }));
     const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? 1 : (o.rollout.failure.minSurvivors ?? 1);
     const outcome = groupOutcome(g.rewards_G, { minSurvivors, normalize: o.advantage.normalize });
     const { advantages_G, degenerate, dropped } = outcome;
     this.emit('group', { step, exampleId: g.example.id, rewards: g.rewards_G.map((r) => r.reward), advantages: advantages_G, degenerate, dropped });
-    return { ...g, outcome };
+    return { ...g, outcome, ...(overlongPenalties_G ? { overlongPenalties_G } : {}) };
   }
 
   /** The step's rollout metrics (with the pipeline's); emits `rollout:end`. */
@@ -371,11 +374,23 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     const metrics = {
       ...rolloutMetrics(scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate }))),
       'rollout/dropped_group_rate': rate(scored.filter((g) => g.outcome.droppedGroup).length, scored.length),
+      ...this.#overlongMetrics(scored),
       ...batch.metrics,
       ...this.#perEnvironment(scored),
     };
     this.emit('rollout:end', { step, trajectories: scored.reduce((n, g) => n + g.trajectories_G.length, 0), metrics });
     return metrics;
+  }
+
+  /**
+   * `reward/overlong_penalty_mean`: the mean soft overlong penalty (≤ 0) over the step's scored samples (those the
+   * rollout or the reward dropped excluded; 0 when none), emitted on every step when the soft penalty is configured.
+   */
+  #overlongMetrics(scored: readonly ScoredGroup[]): Record<string, number> {
+    const o = this.options.overlong;
+    if (o === undefined || !('bufferTokens' in o)) return {};
+    const kept = scored.flatMap((g) => (g.overlongPenalties_G ?? []).filter((_, i) => g.outcome.kept_G[i]));
+    return { 'reward/overlong_penalty_mean': kept.length > 0 ? kept.reduce((a, b) => a + b, 0) / kept.length : 0 };
   }
 
   /** `env/<name>/…` metrics when the environment is a mix (`env.envFor`); none otherwise. */
@@ -455,12 +470,6 @@ export class Trainer extends EventEmitter<TrainerEvents> {
 }
 
 const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);
-
-/** Tokens of a trajectory (its last turn's prompt plus completion; the turns extend each other). */
-function trajectoryTokens(t: Pick<Trajectory, 'turns'>): number {
-  const last = t.turns[t.turns.length - 1];
-  return last === undefined ? 0 : last.promptTokens.length + last.completionTokens.length;
-}
 
 /**
  * Budgets the user did not set default within the backend's context: `maxTrajectoryTokens` and `maxTurnTokens`

@@ -55,6 +55,12 @@ describe('Trainer algorithm options', () => {
     // Step 1 has groups a (informative), b (degenerate), c (informative): 4 datums → 2 minibatches × 3 epochs.
     expect(steps[0]!['optim/updates']).toBe(6);
     expect(backend.optimSteps.length).toBe(6);
+    // 4 datums in 3 minibatches (2, 1, 1) × 2 epochs: 6 steps (slices of ⌈4/3⌉ gave 2 slices, 4 steps); 4 datums in
+    // 6 minibatches (more slices than datums): 6 × 1.
+    for (const [minibatches, epochs] of [[3, 2], [6, 1], [4, 3]] as const) {
+      const r = await run({ maxSteps: 1, updatesPerBatch: { minibatches, epochs }, questionsPerBatch: 3, dynamicSampling: { maxAttempts: 1 } });
+      expect(r.backend.optimSteps.length, `${minibatches} × ${epochs}`).toBe(minibatches * epochs);
+    }
   });
 
   it('dynamicSampling refills degenerate groups from further prompts', async () => {

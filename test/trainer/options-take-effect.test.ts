@@ -120,6 +120,7 @@ const OPTIONS: Record<string, Entry> = {
   'rolloutCorrection.cap': step('trainer/algorithms.test.ts'),
   dynamicSampling: container,
   'dynamicSampling.maxAttempts': step('trainer/algorithms.test.ts'),
+  'dynamicSampling.metric': step('trainer/dapo-sampling.test.ts'),
   overlong: step('trainer/algorithms.test.ts'),
   updatesPerBatch: container,
   'updatesPerBatch.minibatches': step('trainer/algorithms.test.ts'),

@@ -5,6 +5,9 @@ import { CheckpointError, ConfigError } from '../../errors/index.js';
 import { defaultModelDir } from './assets.js';
 import { readCheckpointConfig } from './checkpoint.js';
 import { decodeSafetensors } from './safetensors.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const EXPORT_OPTIONS = strictKeys(['format', 'tokenizerDir']);
 
 /** Options of {@link exportCheckpoint}. */
 export interface ExportCheckpointOptions {
@@ -26,6 +29,7 @@ const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tok
  * @throws ConfigError for another format; CheckpointError when `from` is not a readable checkpoint.
  */
 export async function exportCheckpoint(from: string, to: string, options: ExportCheckpointOptions): Promise<string[]> {
+  checkOptions('exportCheckpoint options', EXPORT_OPTIONS, options);
   if (options.format !== 'safetensors') throw new ConfigError('exportCheckpoint options', [{ path: 'format', message: `'${String(options.format)}' is not supported; use 'safetensors'` }]);
   const cfg = readCheckpointConfig(from);
   const weights = await readFile(join(from, 'model.safetensors')).catch((e: unknown) => {

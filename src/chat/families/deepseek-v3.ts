@@ -1,6 +1,7 @@
-import type { ToolCall } from '../../types/message.js';
+import type { ToolCall, ToolDefinition } from '../../types/message.js';
 import type { FamilyParse, FamilyParseOptions, ModelFamily } from './types.js';
 import { functionCall, jsonObjectAt, skipSpace } from './json-call.js';
+import { pyJsonDumps } from './py-json.js';
 
 /** DeepSeek V3's tool-call markers (full-width bars and `▁`, each one added token). */
 export const DEEPSEEK_MARKERS = {
@@ -29,7 +30,42 @@ function splitReasoning(text: string): { reasoning?: string; rest: string; offse
 }
 
 /**
- * DeepSeek V3 / R1 (the V3 template's form, as vLLM's `deepseek_v3` parser reads it):
+ * One call after `<｜tool▁call▁begin｜>` at `i`, in either published form: V3's
+ * `function<｜tool▁sep｜>NAME\n```json\n{…}\n```<｜tool▁call▁end｜>` (the V3 template, vLLM `deepseek_v3`) or V3.1's
+ * `NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>` (the V3.1 model card and template, vLLM `deepseek_v31`, tinker-cookbook).
+ */
+function callAt(rest: string, i: number): { call: ToolCall; end: number } | { invalid: 'bad_tool_syntax' | 'bad_arguments' } {
+  const sep = rest.indexOf(M.sep, i);
+  if (sep < 0) return { invalid: 'bad_tool_syntax' };
+  const head = rest.slice(i + M.callBegin.length, sep);
+  if (head !== 'function') {
+    // V3.1: the name, then the arguments object right after the separator.
+    const name = head.trim();
+    if (name === '' || /[\s]/.test(name) || ALL_MARKERS.some((m) => head.includes(m))) return { invalid: 'bad_tool_syntax' };
+    const at = skipSpace(rest, sep + M.sep.length);
+    if (rest[at] !== '{') return { invalid: 'bad_tool_syntax' };
+    const obj = jsonObjectAt(rest, at);
+    if (!obj) return { invalid: 'bad_arguments' };
+    const end = skipSpace(rest, obj.end);
+    if (!rest.startsWith(M.callEnd, end)) return { invalid: 'bad_tool_syntax' };
+    return { call: functionCall(name, obj.value), end: end + M.callEnd.length };
+  }
+  const nl = rest.indexOf('\n', sep);
+  if (nl < 0) return { invalid: 'bad_tool_syntax' };
+  const name = rest.slice(sep + M.sep.length, nl);
+  if (name.trim() === '' || ALL_MARKERS.some((m) => name.includes(m))) return { invalid: 'bad_tool_syntax' };
+  const fence = '```json\n';
+  if (!rest.startsWith(fence, nl + 1)) return { invalid: 'bad_tool_syntax' };
+  const obj = jsonObjectAt(rest, nl + 1 + fence.length);
+  if (!obj) return { invalid: 'bad_arguments' };
+  const close = '\n```' + M.callEnd;
+  if (!rest.startsWith(close, obj.end)) return { invalid: 'bad_tool_syntax' };
+  return { call: functionCall(name.trim(), obj.value), end: obj.end + close.length };
+}
+
+/**
+ * DeepSeek V3 / R1 (the V3 template's form, as vLLM's `deepseek_v3` parser reads it; V3.1's bare form too, see
+ * `callAt`):
  * `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{…}\n```<｜tool▁call▁end｜>` then, for
  * more calls, `\n<｜tool▁call▁begin｜>…`, and `<｜tool▁calls▁end｜>` (optional at the very end: the V3 template itself
  * omits it after a single call). Reasoning before `</think>` is split off first; a marker inside it is ignored.
@@ -50,20 +86,10 @@ export function parseDeepSeekV3(text: string, opts: FamilyParseOptions): FamilyP
   for (;;) {
     i = skipSpace(rest, i);
     if (!rest.startsWith(M.callBegin, i)) return { kind: 'invalid', reason: calls.length === 0 ? 'empty_tool_call' : 'bad_tool_syntax' };
-    const sep = rest.indexOf(M.sep, i);
-    const nl = sep < 0 ? -1 : rest.indexOf('\n', sep);
-    if (sep < 0 || nl < 0) return { kind: 'invalid', reason: 'bad_tool_syntax' };
-    const type = rest.slice(i + M.callBegin.length, sep);
-    const name = rest.slice(sep + M.sep.length, nl);
-    if (type !== 'function' || name.trim() === '' || ALL_MARKERS.some((m) => name.includes(m))) return { kind: 'invalid', reason: 'bad_tool_syntax' };
-    const fence = '```json\n';
-    if (!rest.startsWith(fence, nl + 1)) return { kind: 'invalid', reason: 'bad_tool_syntax' };
-    const obj = jsonObjectAt(rest, nl + 1 + fence.length);
-    if (!obj) return { kind: 'invalid', reason: 'bad_arguments' };
-    const close = '\n```' + M.callEnd;
-    if (!rest.startsWith(close, obj.end)) return { kind: 'invalid', reason: 'bad_tool_syntax' };
-    calls.push(functionCall(name.trim(), obj.value));
-    i = skipSpace(rest, obj.end + close.length);
+    const one = callAt(rest, i);
+    if ('invalid' in one) return { kind: 'invalid', reason: one.invalid };
+    calls.push(one.call);
+    i = skipSpace(rest, one.end);
     if (rest.startsWith(M.callBegin, i)) {
       if (!opts.parallelToolCalls) return { kind: 'invalid', reason: 'multiple_tool_calls' };
       continue;
@@ -77,6 +103,25 @@ export function parseDeepSeekV3(text: string, opts: FamilyParseOptions): FamilyP
   return { kind: 'calls', content: rest.slice(0, begin).trim(), calls, ...withReasoning };
 }
 
+/**
+ * DeepSeek's published tool list for the system prompt (the layout of the DeepSeek V3.1 model card's "ToolCall"
+ * section and its chat template; tinker-cookbook's DeepSeek renderer writes the same): `## Tools`, one
+ * `### NAME` / `Description:` / `Parameters: <JSON schema, as Python's json.dumps writes it>` block per tool, then the call format — written here in the
+ * V3 template's own form (`function<｜tool▁sep｜>NAME` + a fenced JSON block), the form it renders earlier calls in, so
+ * the instructions, the history and the parser agree. The parser reads V3.1's bare form as well.
+ */
+export function deepseekToolsPrompt(tools: readonly ToolDefinition[], defuse: (text: string) => string = (t) => t): string {
+  const blocks = tools.map((t) => defuse(`### ${t.function.name}\nDescription: ${t.function.description}\n\nParameters: ${pyJsonDumps(t.function.parameters)}`));
+  return (
+    `\n\n## Tools\nYou have access to the following tools:\n\n${blocks.join('\n\n')}\n\n` +
+    `IMPORTANT: ALWAYS adhere to this exact format for tool use:\n` +
+    `${M.callsBegin}${M.callBegin}function${M.sep}tool_call_name\n\`\`\`json\ntool_call_arguments\n\`\`\`${M.callEnd}{{additional_tool_calls}}${M.callsEnd}\n\n` +
+    `Where:\n- \`tool_call_name\` must be an exact match to one of the available tools\n` +
+    `- \`tool_call_arguments\` must be valid JSON that strictly follows the tool's Parameters Schema\n` +
+    `- For multiple tool calls, chain them directly after a newline, each in its own ${M.callBegin}…${M.callEnd}`
+  );
+}
+
 /** DeepSeek V3 / R1: `model_type` `deepseek_v3`, or the tokenizer's `<｜tool▁calls▁begin｜>` token. */
 export const deepseekV3Family: ModelFamily = {
   id: 'deepseek_v3',
@@ -85,4 +130,6 @@ export const deepseekV3Family: ModelFamily = {
   parse: parseDeepSeekV3,
   stopStrings: ['<｜end▁of▁sentence｜>'],
   argumentsAsJsonString: true,
+  // The V3 / R1 templates render no `tools`; V3.1's does (`## Tools` from its `tools` variable), and is then left alone.
+  systemToolPrompt: { needed: (t) => !/\btools\b/.test(t), render: deepseekToolsPrompt },
 };

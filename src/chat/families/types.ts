@@ -79,6 +79,23 @@ export interface ModelFamily {
   readonly codeTemplate?: CodeTemplate;
   /** True when the shipped chat template cannot render tools for this family and {@link codeTemplate} should be used. */
   needsCodeTemplate?(chatTemplate: string | undefined): boolean;
+  /**
+   * The family's published tool list for the system prompt, used when its chat template renders no `tools` (DeepSeek
+   * V3's template ignores them): appended to the first system message, or a system message of its own when there is
+   * none, so the same `Environment` reaches the model's tools on every family.
+   */
+  readonly systemToolPrompt?: SystemToolPrompt;
+}
+
+/** See {@link ModelFamily.systemToolPrompt}. */
+export interface SystemToolPrompt {
+  /** True when `chatTemplate` (the template in use) does not render `tools` itself. */
+  needed(chatTemplate: string): boolean;
+  /**
+   * The text to add to the system prompt for `tools`, starting with the separator it needs after earlier system text.
+   * `defuse` breaks special-token strings in text that comes from the tool definitions (they may come from an MCP server).
+   */
+  render(tools: readonly ToolDefinition[], defuse: (text: string) => string): string;
 }
 
 /** What detection looks at. */

@@ -5,6 +5,9 @@ import { ConfigError, type ConfigIssue } from '../../errors/config-error.js';
 import { untilAborted } from '../../rollout/abortable.js';
 import { RecordingEndpoint } from './recording-endpoint.js';
 import { RolloutRecorder, type AgentOutcome } from './recorder.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const AGENT_ENV_OPTIONS = strictKeys(['run', 'name', 'model', 'timeoutMs']);
 
 /** What the agent's code is given for one rollout. */
 export interface AgentRunArgs<E extends Example = Example> {
@@ -89,6 +92,7 @@ function validate(o: AgentEnvironmentOptions<never>): void {
  * @throws ConfigError for bad options.
  */
 export function agentEnvironment<E extends Example = Example>(opts: AgentEnvironmentOptions<E>): AgentEnvironment {
+  checkOptions('agentEnvironment options', AGENT_ENV_OPTIONS, opts);
   validate(opts as AgentEnvironmentOptions<never>);
   const name = opts.name ?? 'agent';
   const model = opts.model ?? 'policy';

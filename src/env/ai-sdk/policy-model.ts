@@ -9,6 +9,9 @@ import type {
   LanguageModelV4ToolResultPart,
   SharedV4Warning,
 } from '@ai-sdk/provider';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const POLICY_MODEL_OPTIONS = strictKeys(['baseURL', 'apiKey', 'model']);
 
 /** Options of {@link policyLanguageModel}: the `run()` arguments of an agentEnvironment rollout. */
 export interface PolicyLanguageModelOptions {
@@ -74,6 +77,7 @@ function warningsOf(o: LanguageModelV4CallOptions): SharedV4Warning[] {
  *   (await generateText({ model: policyLanguageModel({ baseURL, apiKey }), tools, stopWhen: stepCountIs(5), prompt: example.question, abortSignal: signal })).text });
  */
 export function policyLanguageModel(opts: PolicyLanguageModelOptions): LanguageModelV4 {
+  checkOptions('policyLanguageModel options', POLICY_MODEL_OPTIONS, opts, { signature: 'policyLanguageModel({ baseURL, apiKey?, model? })' });
   const modelId = opts.model ?? 'policy';
   const url = `${opts.baseURL.replace(/\/$/, '')}/chat/completions`;
 

@@ -8,6 +8,9 @@ import { connectMcp, describeServer, type McpConnection } from './connect.js';
 import { toolResultText } from './tool-result.js';
 import { toolDefinitionIssues } from '../tool-definitions.js';
 import type { McpEnvironmentOptions, McpToolCaller } from './types.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const MCP_ENV_OPTIONS = strictKeys(['server', 'name', 'initialMessages', 'connection', 'reset', 'tools', 'callTimeoutMs', 'connectTimeoutMs']);
 
 /** An {@link Environment} over an MCP server's tools; `close()` ends every connection and process it opened. */
 export interface McpEnvironment<E extends Example = Example> extends Environment<E> {
@@ -82,6 +85,7 @@ function callFailureText(e: unknown, name: string, timeoutMs: number, conn: McpC
  *   (`defineTool`'s rule), two tools of one name, or a definition past 64 KiB of JSON.
  */
 export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvironmentOptions<E>): Promise<McpEnvironment<E>> {
+  checkOptions('mcpEnvironment options', MCP_ENV_OPTIONS, opts);
   validate(opts as McpEnvironmentOptions<never>);
   const name = opts.name ?? 'mcp';
   const callTimeoutMs = opts.callTimeoutMs ?? 30_000;

@@ -1,5 +1,8 @@
 import MiniSearch from 'minisearch';
 import type { CorpusDoc, Passage, Retriever } from './types.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const BM25_OPTIONS = strictKeys(['titleBoost', 'bm25']);
 
 /** Options of {@link bm25Retriever}. */
 export interface Bm25RetrieverOptions {
@@ -17,6 +20,7 @@ export interface Bm25RetrieverOptions {
  * @param corpus - rows with unique ids (see {@link loadCorpus}).
  */
 export function bm25Retriever(corpus: readonly CorpusDoc[], opts: Bm25RetrieverOptions = {}): Retriever {
+  checkOptions('bm25Retriever options', BM25_OPTIONS, opts);
   const byId = new Map<string, { doc: CorpusDoc; index: number }>();
   corpus.forEach((doc, index) => byId.set(doc.id, { doc, index }));
   const index = new MiniSearch<CorpusDoc>({

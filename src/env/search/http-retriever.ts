@@ -5,6 +5,9 @@ import type { Passage, Retriever } from './types.js';
 import { retry } from '../../util/retry.js';
 import { discardBody, isRedirect, readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const HTTP_RETRIEVER_OPTIONS = strictKeys(['url', 'timeoutMs', 'maxResponseBytes', 'retries', 'retryDelayMs', 'dispatcher']);
 
 /** Options of {@link httpRetriever}. */
 export interface HttpRetrieverOptions {
@@ -61,6 +64,7 @@ function parseAnswer(body: unknown, nQueries: number): Passage[][] {
  * @throws RetrieverError after the last attempt (`status` set for HTTP errors); rejects with the abort reason when `signal` aborts.
  */
 export function httpRetriever(opts: HttpRetrieverOptions): Retriever {
+  checkOptions('httpRetriever options', HTTP_RETRIEVER_OPTIONS, opts, { signature: 'httpRetriever({ url, … })' });
   const endpoint = new URL('retrieve', opts.url.endsWith('/') ? opts.url : opts.url + '/').toString();
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const retries = opts.retries ?? 2;

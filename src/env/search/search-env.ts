@@ -7,6 +7,9 @@ import { ConfigError, type ConfigIssue } from '../../errors/index.js';
 import { fitCount, truncateHead } from './fit-budget.js';
 import { formatPassages } from './format-passages.js';
 import type { Retriever } from './types.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const SEARCH_OPTIONS = strictKeys(['retriever', 'topK', 'maxCalls', 'maxQueryChars', 'systemPrompt', 'formatQuestion']);
 
 /** The `search` tool: one string argument, the query. */
 export const SEARCH_TOOL: ToolDefinition = {
@@ -79,6 +82,7 @@ function execResult(status: ExecResult['status'], stdout: string, wallMs: number
  * @throws ConfigError for invalid options (listing every issue).
  */
 export function search(opts: SearchEnvOptions): Environment {
+  checkOptions('search options', SEARCH_OPTIONS, opts);
   validate(opts);
   const topK = opts.topK ?? 3;
   const maxCalls = opts.maxCalls ?? Infinity;

@@ -9,6 +9,9 @@ import { formatTable } from './format-table.js';
 import { readSchema } from './native.js';
 import { sqlQueryPool, type SqlQueryPool, type SqlQueryPoolOptions } from './query-pool.js';
 import type { SqlQueryResult, SqlSource } from './types.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const SQL_AGENT_OPTIONS = strictKeys(['database', 'maxTurns', 'rowLimit', 'timeoutMs', 'workers', 'memoryLimitBytes', 'schema', 'systemPrompt', 'formatQuestion']);
 
 /** The `execute_sql` tool: one string argument, a single read-only SQLite statement. */
 export const EXECUTE_SQL_TOOL: ToolDefinition = {
@@ -97,6 +100,7 @@ function toolMessage(call: ToolCall, content: string): Message {
  * @throws ConfigError for invalid options; SqlDatabaseError when the database cannot be opened.
  */
 export function sqlAgent(opts: SqlAgentOptions): Environment & { readonly schema: string } {
+  checkOptions('sqlAgent options', SQL_AGENT_OPTIONS, opts);
   validate(opts);
   const maxTurns = opts.maxTurns ?? 5;
   const rowLimit = opts.rowLimit ?? 50;

@@ -12,6 +12,9 @@ import { JudgeError, type JudgeFailureReason } from '../../errors/judge-errors.j
 import { complete, judgeId, type Judge } from './judge-client.js';
 import { formatTrajectory, groupMessages, retryMessages, singleMessages } from './judge-prompt.js';
 import { finalAnswer, groupVerdictSchema, parseVerdict, singleVerdictSchema } from './judge-verdict.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const JUDGE_REWARD_OPTIONS = strictKeys(['judge', 'rubric', 'mode', 'retries', 'timeoutMs', 'maxTokens', 'temperature', 'normalize', 'correctThreshold', 'format', 'cache']);
 
 /** Options of {@link judgeReward}. */
 export interface JudgeRewardOptions<E extends Example = Example> {
@@ -128,6 +131,7 @@ function minMax(xs: readonly number[]): number[] {
  * @throws ConfigError for bad options.
  */
 export function judgeReward<E extends Example = Example>(opts: JudgeRewardOptions<E>): JudgeReward<E> {
+  checkOptions('judgeReward options', JUDGE_REWARD_OPTIONS, opts);
   validate(opts as JudgeRewardOptions<never>);
   const retries = opts.retries ?? 2;
   const timeoutMs = opts.timeoutMs ?? 60_000;

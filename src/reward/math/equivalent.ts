@@ -7,6 +7,7 @@ import { compareNodes, type CompareContext } from './compare.js';
 import { normalizeDetailed } from './normalize.js';
 import { bracketsBalanced, parseAnswerNode, type AnswerNode } from './structure.js';
 import { lacksDefiniteValue, type NumericPolicy } from './scalar.js';
+import { sameOptionLetter } from '../option-letter.js';
 
 /** Options of the equivalence check. */
 export interface MathEquivalenceOptions {
@@ -62,7 +63,9 @@ export function resolvePolicy(options: MathEquivalenceOptions = {}): NumericPoli
  * Numbers are compared exactly when both are rational literals (BigInt), with the decimal-literal
  * policy when one is a decimal, else by compute-engine evaluation with relative tolerance;
  * expressions with variables by randomized numeric evaluation; tuples, sets (order-free),
- * intervals (open/closed), unions, matrices, equations and inequalities structurally.
+ * intervals (open/closed), unions, matrices, equations and inequalities structurally. A multiple-choice
+ * reference (one capital letter, or a marked letter: `C`, `(C)`, `\text{C}`) is compared by letter: `C) 17`,
+ * `(C) 17`, `C. 17`, `\text{C}: 17`, `**C**`, `Option C` are equal to it, `D) 17` is not (`optionLetter`).
  *
  * Never throws: an internal failure (e.g. a stack overflow on 25 000 nested parentheses) comes back
  * as `status: 'error'`. Runs in the calling thread without a timeout: a pathological
@@ -99,6 +102,10 @@ function check(gold: string, pred: string, options: MathEquivalenceOptions): Equ
     if (a === '') return { equal: false, status: 'gold_unparseable' };
     return { equal: a === b, status: 'ok', detail: 'oversized input compared as text' };
   }
+  // A multiple-choice reference (`C`, `(C)`, `\boxed{C}`): the prediction is right when it names the same letter,
+  // alone or with its option text (`C) 17`, `\text{C}: 17`), wrong when it names another or two (option-letter.ts).
+  const letter = sameOptionLetter(gold, pred);
+  if (letter !== null) return { equal: letter, status: 'ok', detail: 'option letter' };
   const g = normalizeDetailed(gold);
   const p = normalizeDetailed(pred);
   if (g.text === '' || !bracketsBalanced(g.text)) return { equal: false, status: 'gold_unparseable' };

@@ -19,6 +19,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MathWorkerError } from '../../errors/math-errors.js';
 import type { EquivalenceResult, MathEquivalenceOptions } from './equivalent.js';
+import { checkOptions, strictKeys } from '../../util/check-options.js';
+
+const MATH_CHECK_POOL_OPTIONS = strictKeys(['size', 'timeoutMs', 'startupTimeoutMs']);
+const MATH_EQUIVALENT_OPTIONS = strictKeys(['timeoutMs', 'floatRounding', 'minSignificantDigits', 'relTol', 'samplePoints', 'maxAnswerChars', 'pool']);
 
 /** Options of {@link MathCheckPool}. */
 export interface MathCheckPoolOptions {
@@ -123,6 +127,7 @@ export class MathCheckPool {
 
   /** Creates an empty pool; workers start on the first check. A `size` below 1 is clamped to 1. */
   constructor(options: MathCheckPoolOptions = {}) {
+    checkOptions('MathCheckPool options', MATH_CHECK_POOL_OPTIONS, options, { optional: true });
     this.#size = Math.max(1, Math.floor(options.size ?? Math.min(2, availableParallelism())));
     this.#timeoutMs = options.timeoutMs ?? 5000;
     this.#startupTimeoutMs = options.startupTimeoutMs ?? 60_000;
@@ -271,6 +276,7 @@ export async function closeDefaultMathPool(): Promise<void> {
  * @throws MathWorkerError when workers cannot be started.
  */
 export function mathEquivalent(gold: string, pred: string, options: MathCheckOptions & { readonly pool?: MathCheckPool } = {}): Promise<EquivalenceResult> {
+  checkOptions('mathEquivalent options', MATH_EQUIVALENT_OPTIONS, options, { optional: true });
   const { pool, ...rest } = options;
   return (pool ?? defaultMathPool()).check(gold, pred, rest);
 }

@@ -9,6 +9,7 @@ import { pyJson } from '../qwen3-fixture.js';
 import { EMIT } from './emit.js';
 import type { FamilyId } from '../../../src/chat/families/types.js';
 import { CONFORMANCE_FAMILIES, HAS_PY_JINJA, ggufTemplate, hfRender, realRenderer, shippedTemplate } from './real-renderers.js';
+import { deepseekToolsPrompt } from '../../../src/chat/families/deepseek-v3.js';
 
 const TOOL: ToolDefinition = {
   type: 'function',
@@ -123,6 +124,10 @@ describe.skipIf(!HAS_PY_JINJA)('prompts equal the Hugging Face template (Python 
     },
     { name: 'reasoning in an earlier turn, thinking off', msgs: [USER, { role: 'assistant', content: '<think>\nsquares\n</think>\n\n285' }, { role: 'user', content: 'Sure?' }], tools: false, kwargs: { enable_thinking: false } },
   ];
+  const withToolsInSystem = (msgs: Message[]): Message[] => {
+    const block = deepseekToolsPrompt([TOOL]);
+    return msgs[0]?.role === 'system' ? [{ role: 'system', content: msgs[0].content + block }, ...msgs.slice(1)] : [{ role: 'system', content: block.replace(/^\n+/, '') }, ...msgs];
+  };
   const hfMessages = (msgs: Message[], argsAsString: boolean) =>
     msgs.map((m) =>
       m.role === 'assistant' && m.toolCalls ? { role: 'assistant', content: argsAsString ? null : m.content, tool_calls: [toolCallHf(argsAsString)] } : m.role === 'tool' ? { role: 'tool', name: m.name, content: m.content } : { role: m.role, content: m.content },
@@ -140,7 +145,10 @@ describe.skipIf(!HAS_PY_JINJA)('prompts equal the Hugging Face template (Python 
       const r = renderers[family];
       expect(r.templateSource).toBe('jinja');
       const argsAsString = family === 'deepseek_v3';
-      const want = await hfRender({ template: template(), messages: hfMessages(msgs, argsAsString), ...(tools ? { tools: [TOOL] } : {}), add_generation_prompt: true, kwargs: { ...special, ...kwargs } });
+      // DeepSeek V3's template ignores `tools`: agentrl writes them into the system prompt in DeepSeek's published
+      // format (issue 37 §8), so the reference is the template rendering that system prompt.
+      const hfMsgs = family === 'deepseek_v3' && tools ? withToolsInSystem(msgs) : msgs;
+      const want = await hfRender({ template: template(), messages: hfMessages(hfMsgs, argsAsString), ...(tools ? { tools: [TOOL] } : {}), add_generation_prompt: true, kwargs: { ...special, ...kwargs } });
       // The user text "<|im_end|>" is a real special token in both (HF default); tool output is defused separately.
       expect(r.renderText(msgs, { ...(tools ? { tools: [TOOL] } : {}), ...(kwargs ? { templateKwargs: kwargs } : {}) })).toBe(want);
       expect(r.renderPrompt(msgs, { ...(tools ? { tools: [TOOL] } : {}), ...(kwargs ? { templateKwargs: kwargs } : {}) })).toEqual(r.encode(want));

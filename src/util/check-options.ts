@@ -1,0 +1,55 @@
+import { z } from './zod.js';
+import { ConfigError } from '../errors/config-error.js';
+import { configIssuesFromZod, describeValue, schemaKeysAt } from '../errors/config-issues.js';
+
+/**
+ * Run-time validation of the options objects public functions take (JavaScript callers have no type checker): one
+ * strict zod schema per function, so an unknown or misspelt key (`prefixMismatch` for `onPrefixMismatch`) is a
+ * `ConfigError` naming it, with the closest known key, as `Trainer` reports its own options.
+ */
+
+/** A value of any type: the key is accepted, its value is checked where it is used. */
+export const anyValue = z.unknown();
+/** A function value. */
+export const fnValue = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', { message: 'expected a function' });
+/** An object value (not null; arrays and class instances included). */
+export const objectValue = z.custom<object>((v) => typeof v === 'object' && v !== null, { message: 'expected an object' });
+/** An integer ≥ 1. */
+export const positiveInt = z.number().int('expected an integer').min(1, 'expected an integer ≥ 1');
+/** An integer ≥ 0. */
+export const nonNegativeInt = z.number().int('expected an integer').min(0, 'expected an integer ≥ 0');
+
+/**
+ * Throws a {@link ConfigError} unless `input` is a plain options object that `schema` (a `z.strictObject`) accepts.
+ * Validation only: the caller keeps using `input` as given (defaults are applied where they always were).
+ * @param what - names the function in the message, e.g. `runGroup options`.
+ * @param opts.optional - `undefined` is accepted (the parameter has a default).
+ * @param opts.signature - how to call the function, quoted when `input` is not an object (`runGroup(ctx, { example, groupSize })`).
+ * @throws ConfigError listing every issue with its dotted path; unknown keys as `unknown key (did you mean 'x'?)`.
+ */
+export function checkOptions(what: string, schema: z.ZodType, input: unknown, opts: { readonly optional?: boolean; readonly signature?: string } = {}): void {
+  if (input === undefined && opts.optional === true) return;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ConfigError(what, [{ path: '', message: `expected an options object${opts.signature ? ` — call ${opts.signature}` : ''}, got ${describeValue(input)}` }]);
+  }
+  const r = schema.safeParse(input);
+  if (!r.success) throw new ConfigError(what, configIssuesFromZod(r.error.issues, input, (path) => schemaKeysAt(schema, path)));
+}
+
+/**
+ * Throws a {@link ConfigError} when a function was called with more arguments than it takes — a call written for a
+ * positional signature it no longer has (`runGroup(ctx, example, groupSize)` before `runGroup(ctx, { example, groupSize })`).
+ */
+export function checkArgumentCount(what: string, count: number, max: number, signature: string): void {
+  if (count > max) throw new ConfigError(what, [{ path: '', message: `takes at most ${max} arguments, got ${count}: call ${signature} (positional arguments are not read)` }]);
+}
+
+/**
+ * A strict schema accepting exactly `keys` (each optional, any value) plus the `typed` keys with their own schemas
+ * (required unless their schema is optional): for options whose values are checked where they are used, or by the
+ * function's own validation, so that here only the key set (and the typed keys) is enforced.
+ */
+export function strictKeys(keys: readonly string[], typed: Readonly<Record<string, z.ZodType>> = {}): z.ZodType {
+  const shape: Record<string, z.ZodType> = Object.fromEntries(keys.map((k) => [k, anyValue.optional()]));
+  return z.strictObject({ ...shape, ...typed });
+}
