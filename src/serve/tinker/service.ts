@@ -17,6 +17,7 @@ import type { LossConfig } from '../../types/loss-config.js';
 import type { AccessTokens } from './access-tokens.js';
 import { callerResolver, principalTag, type ServeCaller } from './caller.js';
 import { errorBody, ServeRequestError } from './errors.js';
+import { checkSampleOptions } from './sample-options.js';
 import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
 import { SeqQueue } from './seq-queue.js';
 import { resolveServeLimits, type ServeLimits } from './serve-limits.js';
@@ -576,6 +577,7 @@ export class TinkerService {
       throw new ServeRequestError(400, `base_model '${body.base_model}' is not served here; available: ${this.modelName}`);
     }
     if (body.sampling_session_id == null && body.model_path != null) w.parseTinkerPath(body.model_path, 'model_path');
+    checkSampleOptions(body);
     const entry = await this.#samplerEntry(ref, caller);
     const L = this.limits;
     const n = body.num_samples ?? 1;

@@ -121,6 +121,10 @@ export const sampleSchema = z.looseObject({
   sampling_params: samplingParamsSchema,
   prompt_logprobs: z.boolean().nullish(),
   topk_prompt_logprobs: z.number().int().nullish(),
+  /** SDK ≥ 0.26 (`types/sample_request.py`); served only at their defaults, see `sample-options.ts`. */
+  topk_sample_logprobs: z.number().int().nullish(),
+  target_prompt_logprobs: tensorDataSchema.nullish(),
+  record_stability_info: z.boolean().nullish(),
 });
 /** `retrieve_future` body. */
 export const retrieveFutureSchema = z.looseObject({ request_id: z.string(), allow_metadata_only: z.boolean().nullish() });
