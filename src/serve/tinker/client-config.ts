@@ -26,7 +26,8 @@ export interface ClientConfigFacts {
  *   SDK sizes by its protobuf estimate also fits as JSON (JSON numbers take about 3× their 4 protobuf bytes);
  * - `sample_max_concurrent_requests` — the server's in-flight request limit;
  * - `parallel_fwdbwd_chunks: true` — chunks may arrive in any order (they run in `seq_id` order);
- * - `use_pyqwest_transport: false`, `create_model_via_load_weights: false` — no such server-side support.
+ * - `use_pyqwest_transport: false`, `create_model_via_load_weights: false`, `sample_use_retrieve_futures: false`
+ *   (SDK ≥ 0.26: no `/api/v1/retrieve_futures`; `types/client_config_response.py`) — no such server-side support.
  */
 export function clientConfig(f: ClientConfigFacts): Record<string, unknown> {
   return {
@@ -40,10 +41,15 @@ export function clientConfig(f: ClientConfigFacts): Record<string, unknown> {
     sample_max_concurrent_requests: f.maxInFlight,
     use_pyqwest_transport: false,
     create_model_via_load_weights: false,
+    sample_use_retrieve_futures: false,
   };
 }
 
-/** `POST /api/v1/client/dynamic_config` (SDK ≥ 0.25): nothing here changes while the server runs. */
+/**
+ * `POST /api/v1/client/dynamic_config` (SDK ≥ 0.25): nothing here changes while the server runs.
+ * `sample_cancel_enabled: false` (SDK ≥ 0.26, `types/client_dynamic_config_response.py`): there is no `cancel_future`
+ * route; an abandoned sample stops when its session expires.
+ */
 export function clientDynamicConfig(): Record<string, unknown> {
-  return { refresh_interval_sec: 300 };
+  return { refresh_interval_sec: 300, sample_cancel_enabled: false };
 }
