@@ -113,7 +113,9 @@ export type WarningCode =
   /** A training server's own message (Tinker `create_session` info / warning / error message, e.g. a deprecation). */
   | 'server_notice'
   /** A run with `kl.reference: 'base'` resumed from a checkpoint that does not record the base weights: the KL is to the resumed weights. */
-  | 'kl_reference_resumed';
+  | 'kl_reference_resumed'
+  /** `tinkerBackend({ engine: 'auto' })` could not tell the server's engine and assumes hosted Tinker's semantics. */
+  | 'engine_assumed';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {

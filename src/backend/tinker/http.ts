@@ -13,6 +13,7 @@ import type { ResolvedTinkerOptions } from './options.js';
 import { readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
 import { AGENTRL_VERSION } from './version.js';
+import { tinkerPath } from './protocol/routes.js';
 
 /** `User-Agent` of every request: the hosted service's CDN challenges requests without one. */
 export const TINKER_USER_AGENT = `agentrl/${AGENTRL_VERSION}`;
@@ -157,7 +158,7 @@ export class TinkerHttp {
     return this.#closing.signal;
   }
 
-  /** Full URL of an API path, e.g. `url('/api/v1/healthz')`. */
+  /** Full URL of an API path, e.g. `url(tinkerPath('healthz'))`. */
   url(path: string): string {
     return `${this.baseUrl}${path}`;
   }

@@ -264,7 +264,7 @@ export function decodeSampleProto(bytes: Uint8Array): SampleOutput {
     return { tokens, logprobs, stopReason: s.stop_reason === 1 ? 'length' : 'stop' };
   });
   if (!Object.prototype.hasOwnProperty.call(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };
-  const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32, 'sample').map((x, i) => (i === 0 || Number.isNaN(x) ? null : x));
+  const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32, 'sample').map((x) => (Number.isNaN(x) ? null : x));
   return { sequences, promptLogprobs };
 }
 

@@ -10,12 +10,13 @@ import { acceptsProtobuf, decodeForwardBackwardRequest, PROTOBUF, protoResult } 
 import { registerTinkerRestRoutes } from './rest-routes.js';
 import { decodeZstdBody } from './zstd-body.js';
 import { presentedKey } from '../../server/api-key.js';
+import { TINKER_API_PREFIX } from '../../backend/tinker/protocol/routes.js';
 
 /** Options of {@link registerTinkerRoutes}: what `client/config` reports. Callers are told apart by `service.callerOf`. */
 export type TinkerRouteOptions = ClientConfigFacts;
 
-/** Path prefix of every Tinker endpoint. */
-export const TINKER_PREFIX = '/api/v1';
+/** Path prefix of every Tinker endpoint (the protocol module's). */
+export const TINKER_PREFIX = TINKER_API_PREFIX;
 
 /**
  * Registers the Tinker HTTP API (`reference/tinker-http.md` §1.3) on `app`, answered by `service`.

@@ -23,6 +23,8 @@ import { SeqQueue } from './seq-queue.js';
 import { resolveServeLimits, type ServeLimits } from './serve-limits.js';
 import { listStoredCheckpoints, removeStoredCheckpoint, type CheckpointKind, type StoredCheckpoint } from './checkpoint-store.js';
 import * as w from './wire.js';
+import { adamParamsFromWire } from '../../backend/tinker/protocol/adam.js';
+import { lossConfigFromWire } from '../../backend/tinker/protocol/loss-fn.js';
 
 /** Options of {@link TinkerService}; see {@link createServeApp} for the documented public form. */
 export interface TinkerServiceOptions {
@@ -450,7 +452,7 @@ export class TinkerService {
   optimStep(body: z.infer<typeof w.optimStepSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
     const m = this.#model(caller, body.model_id);
     return this.#submit(caller, m, body.seq_id, 'optim_step', body, async () => {
-      const r = await m.backend.optimStep(w.toAdamParams(body.adam_params));
+      const r = await m.backend.optimStep(adamParamsFromWire(body.adam_params));
       return { type: 'optim_step', metrics: r.metrics };
     });
   }
@@ -1004,7 +1006,7 @@ async function readOwner(modelDir: string): Promise<string | undefined> {
 }
 
 function convert(input: z.infer<typeof w.forwardInputSchema>): { datums: Datum[]; loss: LossConfig } {
-  const loss = w.toLossConfig(input.loss_fn, input.loss_fn_config);
+  const loss = lossConfigFromWire(input.loss_fn, input.loss_fn_config);
   return { datums: input.data.map((d, i) => w.toDatum(d, i, input.loss_fn)), loss };
 }
 

@@ -1,13 +1,11 @@
 /**
  * JSON shapes of the Tinker HTTP API as `agentrl serve` reads and writes them (`reference/tinker-http.md` §1.4),
- * and their mapping onto agentrl's `Datum`, `LossConfig`, `AdamParams` and `SamplingParams`.
+ * and their mapping onto agentrl's `Datum` and `SamplingParams` (losses and Adam: `backend/tinker/protocol/`).
  * Schemas are loose objects: Tinker clients send extra fields (`type`, `user_metadata`, …) that are ignored.
  */
 import { z } from '../../util/zod.js';
 import type { Datum } from '../../types/datum.js';
-import type { LossConfig } from '../../types/loss-config.js';
 import type { SamplingParams } from '../../types/sampling.js';
-import type { AdamParams } from '../../backend/types.js';
 import { BackendInputError } from '../../errors/index.js';
 
 /** Tinker `TensorData`: a flat array with its dtype and shape (`shape` defaults to `[data.length]`). */
@@ -149,34 +147,6 @@ function vector(t: TensorData | undefined, field: string): number[] | undefined 
   return t.data;
 }
 
-/** The loss functions this server computes (`dro` is not one of them). */
-export const SERVED_LOSS_FNS = ['cross_entropy', 'importance_sampling', 'ppo', 'cispo'] as const;
-
-/**
- * Tinker `loss_fn` + `loss_fn_config` → `LossConfig` with `token-sum` aggregation (Tinker's reduction: a plain
- * sum of per-token losses). Defaults: `ppo` clips `{0.8, 1.2}`, `cispo` `{0, 4}` (reference/tinker.md).
- * @throws BackendInputError for an unknown loss or config key.
- */
-export function toLossConfig(lossFn: string, config: Readonly<Record<string, number>> | null | undefined): LossConfig {
-  const c = config ?? {};
-  const allowed = lossFn === 'ppo' || lossFn === 'cispo' ? ['clip_low_threshold', 'clip_high_threshold'] : [];
-  for (const k of Object.keys(c)) {
-    if (!allowed.includes(k)) throw new BackendInputError(`loss_fn_config.${k}`, `not a parameter of loss '${lossFn}'`);
-  }
-  switch (lossFn) {
-    case 'cross_entropy':
-      return { kind: 'cross_entropy', aggregation: 'token-sum' };
-    case 'importance_sampling':
-      return { kind: 'importance_sampling', aggregation: 'token-sum' };
-    case 'ppo':
-      return { kind: 'ppo', clipLow: c['clip_low_threshold'] ?? 0.8, clipHigh: c['clip_high_threshold'] ?? 1.2, aggregation: 'token-sum' };
-    case 'cispo':
-      return { kind: 'cispo', clipLow: c['clip_low_threshold'] ?? 0, clipHigh: c['clip_high_threshold'] ?? 4, aggregation: 'token-sum' };
-    default:
-      throw new BackendInputError('loss_fn', `'${lossFn}' is not served; use one of ${SERVED_LOSS_FNS.join(', ')}`);
-  }
-}
-
 /**
  * Tinker datum → agentrl `Datum`. `weights` default to ones for `cross_entropy`; `logprobs` and `advantages`
  * default to zeros. The mask is `weights ≠ 0` when `weights` are sent, else `advantages ≠ 0` (RL losses) —
@@ -202,18 +172,6 @@ export function toDatum(d: WireDatum, i: number, lossFn: string): Datum {
   const w = weights ?? (ce ? new Array<number>(T).fill(1) : undefined);
   const mask = (w ?? advantages).map((x) => (x !== 0 ? 1 : 0));
   return { modelInput, targetTokens, logprobs, advantages, mask, ...(ce && w ? { weights: w } : {}) };
-}
-
-/** Tinker `AdamParams` (with Tinker's defaults for absent fields) → agentrl `AdamParams`. */
-export function toAdamParams(a: z.infer<typeof adamParamsSchema>): AdamParams {
-  return {
-    learningRate: a.learning_rate,
-    beta1: a.beta1 ?? 0.9,
-    beta2: a.beta2 ?? 0.95,
-    eps: a.eps ?? 1e-12,
-    weightDecay: a.weight_decay ?? 0,
-    gradClipNorm: a.grad_clip_norm ?? 0,
-  };
 }
 
 /**
