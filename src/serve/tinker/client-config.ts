@@ -1,3 +1,5 @@
+import { AGENTRL_ENGINE_FLAG } from '../../backend/tinker/engines/detect.js';
+
 /** What `agentrl serve` answers at `POST /api/v1/client/config` (Tinker SDK ≥ 0.18), built from what it does. */
 export interface ClientConfigFacts {
   /** Largest request body the server reads, bytes. */
@@ -27,7 +29,8 @@ export interface ClientConfigFacts {
  * - `sample_max_concurrent_requests` — the server's in-flight request limit;
  * - `parallel_fwdbwd_chunks: true` — chunks may arrive in any order (they run in `seq_id` order);
  * - `use_pyqwest_transport: false`, `create_model_via_load_weights: false`, `sample_use_retrieve_futures: false`
- *   (SDK ≥ 0.26: no `/api/v1/retrieve_futures`; `types/client_config_response.py`) — no such server-side support.
+ *   (SDK ≥ 0.26: no `/api/v1/retrieve_futures`; `types/client_config_response.py`) — no such server-side support;
+ * - `agentrl_engine: 'agentrl'` — names this server for `tinkerBackend({ engine: 'auto' })` (SDKs ignore unknown flags).
  */
 export function clientConfig(f: ClientConfigFacts): Record<string, unknown> {
   return {
@@ -42,6 +45,7 @@ export function clientConfig(f: ClientConfigFacts): Record<string, unknown> {
     use_pyqwest_transport: false,
     create_model_via_load_weights: false,
     sample_use_retrieve_futures: false,
+    [AGENTRL_ENGINE_FLAG]: 'agentrl',
   };
 }
 
