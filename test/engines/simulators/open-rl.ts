@@ -100,7 +100,7 @@ export const openRl: EngineSpec = {
         async sample(body) {
           await samplers.settled();
           const owner = samplers.ownerOf(body.sampling_session_id ?? body.model_path);
-          const params = { ...body.sampling_params, seed: null };
+          const params = ctx.keepSamplingSeed ? body.sampling_params : { ...body.sampling_params, seed: null };
           const b = { ...body, sampling_params: params, prompt_logprobs: null };
           if (!owner) return base.sample(b, caller);
           return base.sample({ ...b, sampling_session_id: await samplers.current(owner.modelId), model_path: null, base_model: null }, caller);

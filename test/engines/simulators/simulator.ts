@@ -40,6 +40,8 @@ export interface SimContext {
   readonly holdMs: number;
   /** What the engine did, for tests (white-box: the inner engine's own figures). */
   readonly record: SimRecord;
+  /** {@link SimulatorOptions.keepSamplingSeed}. */
+  readonly keepSamplingSeed: boolean;
 }
 
 /** Observations of a simulator run. */
@@ -74,6 +76,11 @@ export interface SimulatorOptions {
   readonly holdScale?: number;
   /** Where each model's engine computes. @default 'main' (deterministic and cheap for tiny models) */
   readonly engineThread?: 'worker' | 'main';
+  /**
+   * Keep the client's sampling seed on an engine that drops it (open-rl), so that a parity test compares the update on
+   * the same rollouts; the engine's own behaviour (unseeded samples) is the default. @default false
+   */
+  readonly keepSamplingSeed?: boolean;
 }
 
 /** A running simulator. */
@@ -84,6 +91,8 @@ export interface EngineSimulator {
   readonly record: SimRecord;
   /** The embedded engine behind it (white-box checks). */
   readonly inner: TinkerService;
+  /** Logprobs of `tokens` under the newest live model's training weights now (white-box; entry 0 null). */
+  policyLogprobs(tokens: readonly number[]): Promise<(number | null)[]>;
   close(): Promise<void>;
 }
 
@@ -107,7 +116,7 @@ export async function startSimulator(engine: SimEngine, spec: EngineSpec, option
   });
   const caller = inner.callerOf({});
   const record: SimRecord = { gradNorms: [], adam: [], refusals: [] };
-  const ctx: SimContext = { inner, caller, own: new OwnFutures(), samplers: new SamplerBook(inner, caller), holdMs, record };
+  const ctx: SimContext = { inner, caller, own: new OwnFutures(), samplers: new SamplerBook(inner, caller), holdMs, record, keepSamplingSeed: options.keepSamplingSeed ?? false };
   const behaviour: EngineBehaviour = { ...spec.make(ctx), hold: spec.hold };
   const http = createHttpServer({ name: `${engine} simulator`, host: '127.0.0.1', port: 0, limits: { maxBodyBytes: 64 * 1024 * 1024 } });
   const app = http.app;
@@ -196,6 +205,13 @@ export async function startSimulator(engine: SimEngine, spec: EngineSpec, option
     url,
     record,
     inner,
+    async policyLogprobs(tokens) {
+      const id = inner.modelIds(caller).at(-1);
+      if (id === undefined) throw new Error(`${engine} simulator: no live model`);
+      const r = inner.saveWeightsForSampler({ model_id: id, seq_id: null }, caller);
+      const b = await innerResult(inner, caller, r.request_id);
+      return (await inner.resolveSampler(String(b['sampling_session_id']), caller)).computeLogprobs(tokens);
+    },
     async close() {
       await inner.close();
       await http.close();
