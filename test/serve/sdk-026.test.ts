@@ -78,6 +78,15 @@ describe('agentrl serve answers SDK ≥ 0.26 requests (hand-written bytes)', () 
     expect(empty.body.error).toContain('loss_fn_config_v2.clip_low_threshold');
   });
 
+  it("loss_fn 'stable_reinforce' with a valid provenance pair is refused by name, never trained as another loss", async () => {
+    const m = await model(base, '0.39.0');
+    const r = await postProto(base, fb026({ modelId: m.modelId, seqId: 1, v2: {}, lossFn: 'stable_reinforce', datum: datum026(GOOD_INPUT, GOOD_LOSS) }));
+    // Refused at submission (400) or as the future's user error: either way it names the loss.
+    const error = r.status === 200 ? (await result(base, r.body.request_id)).error : r.body.error;
+    expect(r.status === 200 || r.status === 400).toBe(true);
+    expect(error).toContain('stable_reinforce');
+  });
+
   it.each<[string, Span[], Span[], string]>([
     ['only model_input_spans', GOOD_INPUT, [], 'pair'],
     ['only loss_fn_input_spans', [], GOOD_LOSS, 'pair'],
