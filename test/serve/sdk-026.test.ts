@@ -103,6 +103,31 @@ describe('agentrl serve answers SDK ≥ 0.26 requests (hand-written bytes)', () 
     expect(r.body.error).toContain('data[0]');
   });
 
+  it('user_metadata on save_weights / named save_weights_for_sampler comes back as Checkpoint.user_metadata; an overwrite without it clears it', async () => {
+    const m = await model(base, '0.39.0');
+    const meta = { step: '3', note: 'ünïcode ok', empty: '' };
+    const saved = await submit(base, 'save_weights', { model_id: m.modelId, seq_id: 1, path: 'meta-1', user_metadata: meta, type: 'save_weights' });
+    const snap = await submit(base, 'save_weights_for_sampler', { model_id: m.modelId, seq_id: 2, path: 'snap-1', user_metadata: { kind: 'eval' }, type: 'save_weights_for_sampler' });
+    const plain = await submit(base, 'save_weights', { model_id: m.modelId, seq_id: 3, path: 'plain', type: 'save_weights' });
+    const listed = async () => Object.fromEntries(((await call(base, `training_runs/${m.modelId}/checkpoints`)).body.checkpoints as any[]).map((c) => [c.tinker_path, c.user_metadata]));
+    expect(await listed()).toEqual({ [saved.path]: meta, [snap.path]: { kind: 'eval' }, [plain.path]: null });
+    await submit(base, 'save_weights', { model_id: m.modelId, seq_id: 4, path: 'meta-1', overwrite: true, type: 'save_weights' });
+    expect((await listed())[saved.path]).toBeNull();
+  });
+
+  it.each<[string, unknown]>([
+    ['a number value', { step: 3 }],
+    ['a nested value', { a: { b: 'c' } }],
+    ['an empty key', { '': 'x' }],
+    ['a 1,025-character value', { k: 'x'.repeat(1025) }],
+    ['65 entries', Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']))],
+  ])('user_metadata with %s is a 400 naming it, before the seq_id runs', async (_name, meta) => {
+    const m = await model(base, '0.39.0');
+    const r = await call(base, 'save_weights', { model_id: m.modelId, seq_id: 1, path: 'bad', user_metadata: meta, type: 'save_weights' });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toContain('user_metadata');
+  });
+
   it('asample: the ≥ 0.26 fields at their defaults are served; each set away from it is a 400 naming it', async () => {
     const m = await model(base, '0.39.0');
     const sw = await submit(base, 'save_weights_for_sampler', { model_id: m.modelId, seq_id: 1, sampling_session_seq_id: 0, type: 'save_weights_for_sampler' });

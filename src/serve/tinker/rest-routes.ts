@@ -27,6 +27,7 @@ export function checkpointJson(runId: string, c: StoredCheckpoint): Record<strin
     size_bytes: c.sizeBytes,
     public: false,
     expires_at: null,
+    user_metadata: c.userMetadata ?? null,
   };
 }
 

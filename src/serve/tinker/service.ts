@@ -22,6 +22,7 @@ import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
 import { SeqQueue } from './seq-queue.js';
 import { resolveServeLimits, type ServeLimits } from './serve-limits.js';
 import { listStoredCheckpoints, removeStoredCheckpoint, type CheckpointKind, type StoredCheckpoint } from './checkpoint-store.js';
+import { writeCheckpointMetadata } from './checkpoint-metadata.js';
 import * as w from './wire.js';
 import { adamParamsFromWire } from '../../backend/tinker/protocol/adam.js';
 import { lossConfigFromWire } from '../../backend/tinker/protocol/loss-fn.js';
@@ -480,6 +481,7 @@ export class TinkerService {
         const dir = join(await this.#modelDir(m), 'weights', name);
         const replaced = await dirBytes(dir);
         await m.backend.saveState(dir);
+        await writeCheckpointMetadata(dir, body.user_metadata);
         booking.commit(await dirBytes(dir), replaced);
         m.checkpoints += 1;
         return { type: 'save_weights', path };
@@ -533,6 +535,7 @@ export class TinkerService {
             const dir = join(await this.#modelDir(m), 'sampler_weights', name);
             const replaced = await dirBytes(dir);
             await m.backend.saveState(dir);
+            await writeCheckpointMetadata(dir, body.user_metadata);
             booking?.commit(await dirBytes(dir), replaced);
           } catch (e) {
             sampler.release?.();

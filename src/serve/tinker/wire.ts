@@ -7,6 +7,7 @@ import { z } from '../../util/zod.js';
 import type { Datum } from '../../types/datum.js';
 import type { SamplingParams } from '../../types/sampling.js';
 import { BackendInputError } from '../../errors/index.js';
+import { userMetadataSchema } from './checkpoint-metadata.js';
 
 /** Tinker `TensorData`: a flat array with its dtype and shape (`shape` defaults to `[data.length]`). */
 export const tensorDataSchema = z.looseObject({
@@ -81,7 +82,14 @@ export const adamParamsSchema = z.looseObject({
 /** `optim_step` body. */
 export const optimStepSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, adam_params: adamParamsSchema });
 /** `save_weights` body; `path` is a checkpoint name. */
-export const saveWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string().nullish(), overwrite: z.boolean().nullish() });
+export const saveWeightsSchema = z.looseObject({
+  model_id: z.string(),
+  seq_id: seqId,
+  path: z.string().nullish(),
+  overwrite: z.boolean().nullish(),
+  /** SDK ≥ 0.26; listed back as `Checkpoint.user_metadata` (`checkpoint-metadata.ts`). */
+  user_metadata: userMetadataSchema.nullish(),
+});
 /** `load_weights` body; `path` is a `tinker://…/weights/<name>` path. */
 export const loadWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string(), optimizer: z.boolean().nullish() });
 /** `save_weights_for_sampler` body: named with `path`, ephemeral without. */
@@ -91,6 +99,8 @@ export const saveForSamplerSchema = z.looseObject({
   path: z.string().nullish(),
   sampling_session_seq_id: z.number().int().nullish(),
   overwrite: z.boolean().nullish(),
+  /** SDK ≥ 0.26; kept for named saves only (an unnamed one is no checkpoint). */
+  user_metadata: userMetadataSchema.nullish(),
 });
 /** `create_sampling_session` body. */
 export const createSamplingSessionSchema = z.looseObject({
