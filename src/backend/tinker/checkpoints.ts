@@ -25,6 +25,10 @@ export interface TinkerCheckpoint {
   readonly time: string;
   /** Size in bytes, when the server reports it. */
   readonly sizeBytes?: number;
+  /** The base model it was trained from, when the server reports it (Tinker SDK ≥ 0.39 `Checkpoint.base_model`). */
+  readonly baseModel?: string;
+  /** The `user_metadata` it was saved with (SDK ≥ 0.26), string values only, when the server reports it. */
+  readonly userMetadata?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link downloadCheckpoint}. */
@@ -52,6 +56,12 @@ function restHttp(o: TinkerRestOptions): TinkerHttp {
   return new TinkerHttp(resolveTinkerOptions({ ...o, baseModel: 'rest', renderer: 'rest' }));
 }
 
+/** The string entries of a JSON object (other values dropped), or `undefined` when it is not an object. */
+function stringRecord(v: unknown): Record<string, string> | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
 /** Parses `tinker://<run>/<weights|sampler_weights>/<name>`. @throws BackendInputError */
 export function parseTinkerCheckpointPath(path: string): { runId: string; kind: 'weights' | 'sampler_weights'; name: string } {
   const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
@@ -74,7 +84,18 @@ export async function listCheckpoints(options: TinkerRestOptions, runId?: string
       const page = (body?.checkpoints ?? []).flatMap((c) => {
         const r = c as Record<string, unknown>;
         if (typeof r['tinker_path'] !== 'string' || typeof r['checkpoint_id'] !== 'string') return [];
-        return [{ checkpointId: r['checkpoint_id'], type: r['checkpoint_type'] === 'sampler' ? ('sampler' as const) : ('training' as const), tinkerPath: r['tinker_path'], time: String(r['time'] ?? ''), ...(typeof r['size_bytes'] === 'number' ? { sizeBytes: r['size_bytes'] } : {}) }];
+        const meta = stringRecord(r['user_metadata']);
+        return [
+          {
+            checkpointId: r['checkpoint_id'],
+            type: r['checkpoint_type'] === 'sampler' ? ('sampler' as const) : ('training' as const),
+            tinkerPath: r['tinker_path'],
+            time: String(r['time'] ?? ''),
+            ...(typeof r['size_bytes'] === 'number' ? { sizeBytes: r['size_bytes'] } : {}),
+            ...(typeof r['base_model'] === 'string' ? { baseModel: r['base_model'] } : {}),
+            ...(meta ? { userMetadata: meta } : {}),
+          },
+        ];
       });
       out.push(...page);
       offset += page.length;

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { encodeForwardBackwardRequest } from '../../../src/backend/tinker/proto.js';
 import { tinkerBackend, type TinkerBackend } from '../../../src/backend/tinker/index.js';
+import { listCheckpoints } from '../../../src/backend/tinker/checkpoints.js';
+import { call, submit } from '../../serve/raw-client.js';
 import { createServeApp, type ServeApp } from '../../../src/serve/tinker/index.js';
 import type { Datum } from '../../../src/types/datum.js';
 import { TINY } from '../helpers.js';
@@ -155,5 +157,17 @@ describe('tinkerBackend → agentrl serve: the clip bounds travel in loss_fn_con
     // Without either map serve falls back to Tinker's default bounds: a different loss, so the bounds did matter.
     const defaults = await ppoLoss(neither.url);
     expect(Math.abs(defaults - direct)).toBeGreaterThan(1e-3);
+  });
+
+  it('listCheckpoints reads Checkpoint.user_metadata and base_model back from agentrl serve', async () => {
+    const sess = await call(base, 'create_session', { tags: [], sdk_version: '0.39.0', type: 'create_session' });
+    const m = await submit(base, 'create_model', { session_id: sess.body.session_id, model_seq_id: 0, base_model: 'agentrl/local', lora_config: { rank: 8 }, type: 'create_model' });
+    const a = await submit(base, 'save_weights', { model_id: m.model_id, seq_id: 1, path: 'with-meta', user_metadata: { step: '7', run: 'r' }, type: 'save_weights' });
+    const b = await submit(base, 'save_weights_for_sampler', { model_id: m.model_id, seq_id: 2, path: 'bare', type: 'save_weights_for_sampler' });
+    const listed = await listCheckpoints({ baseUrl: base, retry: { tryAgainDelayMs: 0 } }, m.model_id);
+    const byPath = Object.fromEntries(listed.map((c) => [c.tinkerPath, c]));
+    expect(byPath[a.path]).toMatchObject({ type: 'training', baseModel: 'agentrl/local', userMetadata: { step: '7', run: 'r' } });
+    expect(byPath[b.path]).toMatchObject({ type: 'sampler', baseModel: 'agentrl/local' });
+    expect(byPath[b.path]!.userMetadata).toBeUndefined();
   });
 });
