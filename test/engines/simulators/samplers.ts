@@ -59,6 +59,11 @@ export class SamplerBook {
     return this.#latest.get(modelId);
   }
 
+  /** How many times `modelId`'s training weights were changed so far (see {@link touch}). */
+  version(modelId: string): number {
+    return this.#version.get(modelId) ?? 0;
+  }
+
   /** Marks `modelId`'s training weights as changed. */
   touch(modelId: string): void {
     this.#version.set(modelId, (this.#version.get(modelId) ?? 0) + 1);

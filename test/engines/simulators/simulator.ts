@@ -70,8 +70,10 @@ export interface EngineBehaviour {
 
 /** Options of {@link startEngineSimulator}. */
 export interface SimulatorOptions {
-  /** Model shape and seed of the embedded engine (as `agentrl serve --model …`). */
-  readonly model: { readonly layers: number; readonly dModel: number; readonly heads: number; readonly contextTokens: number; readonly seed: number };
+  /** Model shape and seed of the embedded engine (as `agentrl serve --model …`); with `checkpoint`, its seed only. */
+  readonly model: { readonly layers?: number; readonly dModel?: number; readonly heads?: number; readonly contextTokens?: number; readonly seed?: number };
+  /** A `saveState` directory every created model starts from (as `agentrl serve --checkpoint`). */
+  readonly checkpoint?: string;
   /** The engine's poll hold is multiplied by this (SkyRL's 300 s × 0.001 = 300 ms). @default 0.001 */
   readonly holdScale?: number;
   /** Where each model's engine computes. @default 'main' (deterministic and cheap for tiny models) */
@@ -109,7 +111,8 @@ export interface EngineSpec {
 export async function startSimulator(engine: SimEngine, spec: EngineSpec, options: SimulatorOptions): Promise<EngineSimulator> {
   const holdMs = Math.max(1, Math.round(spec.hold.ms * (options.holdScale ?? 0.001)));
   const inner = new TinkerService({
-    engine: { ...options.model },
+    ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
+    engine: options.checkpoint !== undefined ? { seed: options.model.seed } : { ...options.model },
     engineThread: options.engineThread ?? 'main',
     pollTimeoutMs: holdMs,
     limits: { samplerVersionsPerModel: 64, maxCheckpointsPerModel: 4096, maxNamedSamplersPerModel: 1024 },

@@ -25,8 +25,11 @@ export const skyrlJax: EngineSpec = {
     const pending = new Map<string, Map<number | string, Pending>>();
     /** Per model: the sampler checkpoint loaded in its adapter slot (jax.py ModelMetadata.loaded_checkpoint_id). */
     const loaded = new Map<string, string>();
-    /** Sampler checkpoint → the training state saved with it (what load_sampler_checkpoint reads back from disk). */
-    const slotState = new Map<string, string>();
+    /**
+     * Sampler checkpoint → the training state saved with it (what load_sampler_checkpoint reads back from disk) and the
+     * model's weights version then (a load of a checkpoint saved since the last change is a no-op).
+     */
+    const slotState = new Map<string, { readonly path: string; readonly version: number }>();
     let slots = 0;
 
     return {
@@ -80,8 +83,9 @@ export const skyrlJax: EngineSpec = {
           saveWeightsForSampler(body) {
             const r = base.saveWeightsForSampler(body, caller);
             const name = `jax-sampler-slot-${slots++}`;
+            const version = samplers.version(body.model_id);
             base.saveWeights({ model_id: body.model_id, seq_id: null, path: name }, caller);
-            samplers.track(body.model_id, r.request_id, (ref) => slotState.set(ref, `tinker://${body.model_id}/weights/${name}`));
+            samplers.track(body.model_id, r.request_id, (ref) => slotState.set(ref, { path: `tinker://${body.model_id}/weights/${name}`, version }));
             return r;
           },
           async createSamplingSession(body) {
@@ -100,9 +104,13 @@ export const skyrlJax: EngineSpec = {
             if (owner) {
               const state = slotState.get(owner.checkpoint);
               if (state !== undefined && loaded.get(owner.modelId) !== owner.checkpoint) {
-                await innerResult(inner, caller, base.loadWeights({ model_id: owner.modelId, seq_id: null, path: state, optimizer: false }, caller).request_id);
+                // JAX keeps the optimizer state; agentrl serve's load restores the one saved with the slot (the same
+                // when nothing trained since the save — then the load is skipped — older otherwise).
+                if (state.version !== samplers.version(owner.modelId)) {
+                  await innerResult(inner, caller, base.loadWeights({ model_id: owner.modelId, seq_id: null, path: state.path, optimizer: true }, caller).request_id);
+                  samplers.touch(owner.modelId);
+                }
                 loaded.set(owner.modelId, owner.checkpoint);
-                samplers.touch(owner.modelId);
               }
               b = { ...body, sampling_session_id: await samplers.current(owner.modelId), model_path: null, base_model: null };
             }
