@@ -49,6 +49,7 @@ export class TinkerSamplingClient implements SamplingClient {
   readonly #seq = { next: 0 };
   readonly #limit: <T>(run: () => Promise<T>) => Promise<T>;
   readonly #engine: Pick<EngineProfile, 'name' | 'promptLogprobs' | 'samplerLogprobs'> | undefined;
+  readonly #current: (() => boolean) | undefined;
   /** The server's id of this sampling session. */
   readonly samplingSessionId: string;
 
@@ -63,15 +64,25 @@ export class TinkerSamplingClient implements SamplingClient {
     limit?: <T>(run: () => Promise<T>) => Promise<T>,
     /** The engine's profile (prompt-logprob alignment, sampler-logprob rule); absent: Tinker's. */
     engine?: Pick<EngineProfile, 'name' | 'promptLogprobs' | 'samplerLogprobs'>,
+    /** When set: whether the training weights are still the ones this sampler was saved from (else it refuses). */
+    current?: () => boolean,
   ) {
     this.#http = http;
     this.#opts = opts;
     this.#engine = engine;
+    this.#current = current;
     this.samplingSessionId = samplingSessionId;
     this.#limit = limit ?? ((run) => run());
   }
 
   async #sample(prompt: readonly number[], body: Record<string, unknown>): Promise<SampleOutput> {
+    if (this.#current && !this.#current()) {
+      throw new BackendRequestError(
+        'sample',
+        'user',
+        `${this.#engine?.name ?? 'this engine'} loads a sampler's checkpoint into the training adapter slot when it is sampled (SkyRL jax.py load_sampler_weights), and the training weights have changed since this sampler was saved: sampling it would roll them back; use a sampler saved after the last optimStep`,
+      );
+    }
     const request = { ...body, prompt: modelInputJson(prompt), sampling_session_id: this.samplingSessionId, seq_id: this.#seq.next++, type: 'sample' };
     const submit = async () => requestIdOf('asample', await this.#http.call('asample', tinkerPath('asample'), { json: request }));
     return this.#limit(async () =>

@@ -94,6 +94,8 @@ class TinkerTrainingBackend implements TinkerBackend {
   /** Backward passes held until `optimStep` on an engine that averages per sequence (see `#deferBackward`). */
   #deferred: DeferredBackward[] = [];
   #profileReady: Promise<EngineProfile> | undefined;
+  /** Bumped by every `optim_step` / `load_weights` sent: samplers of an older version hold older weights. */
+  #weightsVersion = 0;
   #session: Promise<TinkerSession> | undefined;
   #model: ModelSlot | undefined;
   #renderer: Promise<Renderer> | undefined;
@@ -438,6 +440,7 @@ class TinkerTrainingBackend implements TinkerBackend {
     this.#ensureOpen();
     if (!this.#profile) return this.#whenProfiled().then(() => this.optimStep(params));
     const adam = adamParamsToWire(params);
+    this.#weightsVersion += 1;
     const backward = this.#deferred.length > 0 ? this.#flushDeferred() : [];
     const step = this.#modelOp(
       'optim_step',
@@ -456,6 +459,7 @@ class TinkerTrainingBackend implements TinkerBackend {
   async saveWeightsForSampler(): Promise<SamplingClient> {
     this.#ensureOpen();
     if (!this.#profile) return this.#whenProfiled().then(() => this.saveWeightsForSampler());
+    const version = this.#weightsVersion;
     const result = await this.#modelOp(
       'save_weights_for_sampler',
       async (modelId, seqId) => ({
@@ -475,7 +479,10 @@ class TinkerTrainingBackend implements TinkerBackend {
     if (id === undefined) throw new BackendRequestError('save_weights_for_sampler', 'unknown', 'result has neither sampling_session_id nor path');
     const session = await this.#sessionP();
     this.#sampleLimit ??= pLimit(session.config.sampleMaxConcurrent);
-    return new TinkerSamplingClient(this.#http, this.#opts, id, this.#sampleLimit, this.#profile);
+        // SkyRL-JAX loads a sampler's checkpoint into the training adapter slot when it is sampled: a sampler of older
+    // weights than the training ones would roll them back, so it refuses to sample once the weights have moved on.
+    const current = this.#profile?.samplers === 'loads-into-training-slot' ? () => this.#weightsVersion === version : undefined;
+    return new TinkerSamplingClient(this.#http, this.#opts, id, this.#sampleLimit, this.#profile, current);
   }
 
   /**
@@ -524,6 +531,7 @@ class TinkerTrainingBackend implements TinkerBackend {
       this.#model = this.#newSlot();
     }
     const optimizer = opts?.optimizer ?? true;
+    this.#weightsVersion += 1;
     await this.#modelOp(
       'load_weights',
       (modelId, seqId) => ({ path: apiPath('load_weights'), body: { json: { model_id: modelId, path: tinkerPath, optimizer, seq_id: seqId, type: 'load_weights' } } }),
