@@ -33,7 +33,8 @@ function configMap(fields: readonly Field[], field: 5 | 7): Record<string, numbe
 
 describe('tinkerBackend writes the loss config as SDK ≥ 0.26 does', () => {
   it('loss_fn_config_v2 (field 7, LossConfigValue.number) and the same numbers mirrored into field 5', () => {
-    for (const config of [{ clip_low_threshold: 0.8, clip_high_threshold: 1.28 }, { clip_low_threshold: 0, clip_high_threshold: 4 }, {}]) {
+    const configs: Record<string, number>[] = [{ clip_low_threshold: 0.8, clip_high_threshold: 1.28 }, { clip_low_threshold: 0, clip_high_threshold: 4 }, {}];
+    for (const config of configs) {
       const bytes = encodeForwardBackwardRequest({ modelId: 'm', seqId: 3, datums: [], lossFn: 'cispo', lossFnConfig: config, forwardOnly: false });
       const fields = readFields(bytes);
       expect(configMap(fields, 7)).toEqual(config);
