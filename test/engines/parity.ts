@@ -66,10 +66,18 @@ async function train(backend: TrainingBackend, extra: Partial<TrainerOptions>): 
 /** One run on the embedded engine in process. */
 export async function runLocal(extra: Partial<TrainerOptions>): Promise<RunOutcome> {
   const backend = localBackend(PARITY_MODEL);
+  // Every optimizer step's gradient norm (a Trainer step may make several: updatesPerBatch).
+  const gradNorms: number[] = [];
+  const optimStep = backend.optimStep.bind(backend);
+  backend.optimStep = async (p) => {
+    const r = await optimStep(p);
+    gradNorms.push(r.metrics['grad_norm']!);
+    return r;
+  };
   try {
     const r = await train(backend, extra);
     if (r instanceof ConfigError) return { kind: 'refused', error: r, rollouts: 0 };
-    return { kind: 'trained', gradNorms: r.steps.map((m) => m['optim/grad_norm']!), logprobs: await backend.computeLogprobs(PROBE), steps: r.steps };
+    return { kind: 'trained', gradNorms, logprobs: await backend.computeLogprobs(PROBE), steps: r.steps };
   } finally {
     await backend.close();
   }
@@ -122,6 +130,13 @@ export interface ParityCase {
   readonly extra: (refs: ParityRefs) => Partial<TrainerOptions>;
   /** Engines whose profile refuses this configuration (with the option named in the `ConfigError`). */
   readonly refusedOn?: Readonly<Partial<Record<EngineSimulator['engine'], string>>>;
+  /**
+   * Engines that may either adapt (same update) or refuse (a `ConfigError` naming this option): what the engine does
+   * cannot be run as configured, and both answers keep the promise.
+   */
+  readonly adaptOrRefuseOn?: Readonly<Partial<Record<EngineSimulator['engine'], string>>>;
+  /** Checks the in-process run exercises what the case is about (e.g. clipping happened). */
+  readonly meaningful?: (steps: readonly Record<string, number>[]) => void;
 }
 
 /** In-process samplers the cases use (a teacher, a KL reference), the same object for both runs. */
