@@ -102,9 +102,13 @@ export function requestFailure(body: unknown): { message: string; category: Back
   return { message: body['error'], category };
 }
 
-/** SkyRL-style `{ detail }` error body (a string, or FastAPI's validation list), or `undefined`. */
+/**
+ * The message of an error body, or `undefined`: SkyRL / TuFT / FastAPI `{ detail }` (a string, or FastAPI's validation
+ * list), or open-rl's failed future `{ type: "RequestFailedResponse", error_message }` (`src/server/gateway.py:233-235`).
+ */
 export function detailOf(body: unknown): string | undefined {
-  if (!isObj(body) || body['detail'] === undefined) return undefined;
+  if (!isObj(body)) return undefined;
+  if (body['detail'] === undefined) return typeof body['error_message'] === 'string' ? body['error_message'] : undefined;
   const d = body['detail'];
   return typeof d === 'string' ? d : JSON.stringify(d);
 }

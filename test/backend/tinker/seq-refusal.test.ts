@@ -111,6 +111,27 @@ describe('tinkerBackend after a request the server refused', () => {
     expect(server.seen('/api/v1/forward_backward').length).toBeGreaterThan(2); // retried
   });
 
+  it("open-rl: a failed future's 400 {type: RequestFailedResponse, error_message} is that error at once, not a retried bare 400", async () => {
+    let polls = 0;
+    server = await FakeTinker.start({
+      hook: (r, s) => {
+        if (r.path !== '/api/v1/retrieve_future') return undefined;
+        const f = s.futures.get(String(r.json?.['request_id']));
+        if (f?.op !== 'forward_backward' || f.body.json?.['seq_id'] !== 2) return undefined;
+        polls += 1;
+        return { status: 400, json: { type: 'RequestFailedResponse', error_message: 'Loss dro not supported' } };
+      },
+    });
+    const b = make({ engine: 'open-rl' });
+    await b.forwardBackward([datum(3)], IS);
+    const e = await b.forwardBackward([datum(3)], IS).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(BackendRequestError);
+    expect((e as Error).message).toMatch(/Loss dro not supported/);
+    expect(polls).toBe(1);
+    await b.optimStep({ learningRate: 0.1 });
+    expect(modelOps(server).at(-1)).toEqual([3, 'optim_step']); // accepted and failed: its id was used
+  });
+
   it('TuFT: a request that failed in its future did not use up its id either (the next one takes it again)', async () => {
     server = await FakeTinker.start({
       protobufBodies: 'accept',

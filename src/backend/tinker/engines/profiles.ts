@@ -154,7 +154,7 @@ const skyrlTrain = (name: 'skyrl-fsdp' | 'skyrl-megatron', title: string): Engin
     modelsPerServer: 'skyrl/backends/skyrl_train/workers/worker.py register_adapter',
   },
   start: [
-    `uv run --extra tinker --extra ${name === 'skyrl-fsdp' ? 'fsdp' : 'megatron'} -m skyrl.tinker.api --base-model <HF id> --backend ${name === 'skyrl-fsdp' ? 'fsdp' : 'megatron'}`,
+    `uv run --extra tinker --extra ${name === 'skyrl-fsdp' ? 'fsdp' : 'megatron'} -m skyrl.tinker.api --base-model <HF id> --backend ${name === 'skyrl-fsdp' ? 'fsdp' : 'megatron'} --port 8000 (SkyRL .claude/docs/tinker.md:20)`,
     'tinkerBackend({ engine: \'' + name + "', baseUrl: 'http://<host>:8000', apiKey: 'tml-dummy', … }) — polls are held 300 s: timeouts.pollMs defaults to 315 000 for this engine",
   ],
 });
@@ -211,7 +211,7 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
       modelsPerServer: 'skyrl/backends/jax.py:70 (max_lora_adapters 32)',
     },
     start: [
-      'uv run --extra tinker --extra gpu -m skyrl.tinker.api --base-model <HF id> --backend jax',
+      'uv run --extra gpu --extra tinker -m skyrl.tinker.api --base-model <HF id> (the default --backend is jax; SkyRL skyrl-tx/README.md:67)',
       "tinkerBackend({ engine: 'skyrl-jax', baseUrl: 'http://<host>:8000', apiKey: 'tml-dummy', … }) — polls are held 300 s: timeouts.pollMs defaults to 315 000; first steps JIT-compile, keep timeouts.silenceMs ≥ 600 000",
     ],
   },
@@ -247,7 +247,7 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
       unloadModel: 'src/tuft/server.py:261-282',
       checkpointRoutes: 'src/tuft/server.py:656-680',
     },
-    start: ['uv pip install "tuft>=0.1.8" && tuft launch --port 10610 --config tuft_config.yaml', "tinkerBackend({ engine: 'tuft', baseUrl: 'http://<host>:10610', … }) — polls held 120 s: timeouts.pollMs defaults to 135 000"],
+    start: ['uv pip install "tuft>=0.1.8" && tuft launch --port 10610 --config tuft_config.yaml (TuFT README.md:277-288)', "tinkerBackend({ engine: 'tuft', baseUrl: 'http://<host>:10610', … }) — polls held 120 s: timeouts.pollMs defaults to 135 000"],
   },
   'open-rl': {
     name: 'open-rl',
@@ -277,7 +277,7 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
       forward: 'src/server/gateway.py (no /api/v1/forward route)',
       unloadModel: 'src/server/gateway.py (no /api/v1/unload_model route)',
     },
-    start: ['see open-rl README (src/server/gateway.py behind uvicorn, vLLM sampler)', "tinkerBackend({ engine: 'open-rl', wireFormat: 'json', … }) — polls held 60 s: timeouts.pollMs defaults to 75 000"],
+    start: ['cd src/server && BASE_MODEL=<HF id> SAMPLING_BACKEND=vllm uv run --extra gpu python -m uvicorn gateway:app --host 0.0.0.0 --port 9003, and `uv run --extra vllm python -m vllm_sampler` for the sampler (open-rl docs/configuration.md:17-30, Makefile:27-35)', "tinkerBackend({ engine: 'open-rl', wireFormat: 'json', … }) — polls held 60 s: timeouts.pollMs defaults to 75 000"],
   },
   agentrl: {
     name: 'agentrl',
@@ -305,7 +305,7 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
       losses: 'src/serve/tinker/wire.ts toLossConfig',
       wire: 'src/serve/tinker/client-config.ts',
     },
-    start: ['npx agentrl serve --port 8000 …', "tinkerBackend({ engine: 'agentrl', baseUrl: 'http://127.0.0.1:8000', … }) (or engine: 'auto': the server says it is agentrl)"],
+    start: ['npm run serve -- --checkpoint <dir> (agentrl serve; docs/backends.md §2c)', "tinkerBackend({ engine: 'agentrl', baseUrl: 'http://127.0.0.1:8000', … }) (or engine: 'auto': the server says it is agentrl)"],
   },
 };
 
