@@ -158,6 +158,20 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     expect(Object.keys(reuse.body)).toEqual(['detail']);
     expect(await call(s.url, 'checkpoints')).toEqual({ status: 404, body: { detail: 'Not Found' } });
   });
+
+  it('archives sampler checkpoints only, at …/checkpoints/{checkpoint_id}/archive (one segment)', async () => {
+    const s = await sim('skyrl-jax');
+    const { model } = await newModel(s.url);
+    await submit(s.url, 'save_weights_for_sampler', { model_id: model, seq_id: 1, path: 'ckpt' });
+    await submit(s.url, 'save_weights', { model_id: model, seq_id: 2, path: 'state' });
+    const get = (path: string) => request(`${s.url}/api/v1/training_runs/${model}/checkpoints/${path}/archive`, { method: 'GET', reset: true }).then(async (r) => ({ status: r.statusCode, location: r.headers['location'], body: await r.body.text() }));
+    const ok = await get('ckpt');
+    expect(ok.status).toBe(302);
+    expect(String(ok.location)).toContain('/checkpoint_archives/');
+    // agentrl serve's own shape ({kind}/{name}) is not a route of SkyRL's; training states have no archive.
+    expect((await get('sampler_weights/ckpt')).status).toBe(404);
+    expect((await get('state')).status).toBe(404);
+  });
 });
 
 describe('skyrl-fsdp / skyrl-megatron simulators: raw behaviour', () => {
