@@ -22,7 +22,8 @@ const TABLE_KEYS = ['eval/average_at_n', 'eval/pass_at_n', 'eval/format_rate', '
 
 type Outcome = { kind: 'trained'; gradNorms: number[]; table: EvalResult } | { kind: 'refused'; message: string };
 
-async function run(backend: TrainingBackend, gradNormsOf?: () => number[]): Promise<Outcome> {
+/** Trains and evaluates `backend`; `gradNormsOf` reads the gradient norm of every optimizer step afterwards. */
+async function run(backend: TrainingBackend, gradNormsOf: () => number[]): Promise<Outcome> {
   const dataset = await loadMathDataset(PATHS.train, { limit: 64 });
   const reward = mathReward();
   const env = toolEnv(2);
@@ -45,14 +46,12 @@ async function run(backend: TrainingBackend, gradNormsOf?: () => number[]): Prom
       seed: 7,
       progress: false,
     });
-    const norms: number[] = [];
     trainer.on('rollout:start', () => (rollouts += 1));
-    trainer.on('step', (m) => norms.push(m.metrics['optim/grad_norm']!));
     await trainer.train();
     const examples = await loadMathDataset(PATHS.dev, { limit: Number(values.problems) });
     const table = await evaluate({ sampler: await backend.saveWeightsForSampler(), renderer: await backend.renderer(), env, reward, examples, n: Number(values.n), budgets: BUDGETS, sampling: { ...SAMPLING, seed: 1 } });
     await new Promise((r) => setTimeout(r, 200));
-    return { kind: 'trained', gradNorms: gradNormsOf?.() ?? norms, table };
+    return { kind: 'trained', gradNorms: gradNormsOf(), table };
   } catch (e) {
     if (e instanceof ConfigError && rollouts === 0) return { kind: 'refused', message: e.message };
     throw e;
@@ -64,7 +63,15 @@ async function run(backend: TrainingBackend, gradNormsOf?: () => number[]): Prom
 }
 
 const t0 = Date.now();
-const local = await run(localBackend({ ...MODEL, checkpoint: PATHS.sftCheckpoint }));
+const inProcess = localBackend({ ...MODEL, checkpoint: PATHS.sftCheckpoint });
+const localNorms: number[] = [];
+const optimStep = inProcess.optimStep.bind(inProcess);
+inProcess.optimStep = async (p) => {
+  const r = await optimStep(p);
+  localNorms.push(r.metrics['grad_norm']!);
+  return r;
+};
+const local = await run(inProcess, () => localNorms);
 if (local.kind !== 'trained') throw new Error(`the embedded engine refused: ${local.message}`);
 console.log(`in process (${((Date.now() - t0) / 1000).toFixed(0)} s): grad norms ${local.gradNorms.map((x) => x.toFixed(6)).join(', ')}`);
 const rows: [string, EvalResult][] = [['in process', local.table]];

@@ -214,7 +214,7 @@ describe('skyrl-fsdp / skyrl-megatron simulators: raw behaviour', () => {
 });
 
 describe('tuft and open-rl simulators: raw behaviour', () => {
-  it('tuft: JSON forward_backward is 415 {detail}, /forward is 404, a failed future is 422 {detail: Future failed: …}', async () => {
+  it('tuft: JSON forward_backward is 415 {detail}, /forward is 404, a failed future is 422 {detail: Future failed: …} and leaves its seq_id to be reused', async () => {
     const s = await sim('tuft');
     const { model } = await newModel(s.url);
     const fb = await call(s.url, 'forward_backward', { model_id: model, seq_id: 1, forward_backward_input: { data: [], loss_fn: 'cross_entropy' } });
@@ -225,6 +225,11 @@ describe('tuft and open-rl simulators: raw behaviour', () => {
     const f = await poll(s.url, bad.body.request_id);
     expect(f.status).toBe(422);
     expect(f.body.detail).toMatch(/^Future failed: /);
+    // The failure did not use up seq_id 1: 2 conflicts, 1 again runs.
+    const ahead = await call(s.url, 'optim_step', { model_id: model, seq_id: 2, adam_params: ADAM });
+    expect(await poll(s.url, ahead.body.request_id)).toEqual({ status: 409, body: { detail: 'Failed to retrieve future: Sequence conflict: expected 1, got 2.' } });
+    const again = await submit(s.url, 'optim_step', { model_id: model, seq_id: 1, adam_params: ADAM });
+    expect(again.type).toBe('optim_step');
   });
 
   it('open-rl: protobuf is 422, /forward 404, cispo fails as 400 RequestFailedResponse, ppo clips at ±clip_range whatever the thresholds, seq_ids are ignored', async () => {
