@@ -448,7 +448,9 @@ class TinkerTrainingBackend implements TinkerBackend {
       { json: (b) => parseMetricsJson('optim_step', b) },
     );
     const [metrics] = await Promise.all([step, Promise.all(backward)]);
-    return { metrics: { ...metrics, learning_rate: params.learningRate } };
+    // The engines' names for the pre-clip gradient norm (SkyRL jax.py:143, skyrl_train_backend.py:1040; open-rl trainer.py).
+    const gradNorm = metrics['grad_norm'] ?? metrics['skyrl.ai/grad_norm'] ?? metrics['grad_norm:mean'];
+    return { metrics: { ...metrics, ...(gradNorm !== undefined ? { grad_norm: gradNorm } : {}), learning_rate: params.learningRate } };
   }
 
   /**

@@ -48,6 +48,9 @@ describe('engine profiles: one verdict per option', () => {
       expect(v.outcome).toBe('adapted');
       expect(v.reason).toMatch(/no 'cispo' loss_fn/);
     }
+    // open-rl's ppo clips at 1 ± clip_range and ignores the thresholds: ppo runs as a custom loss there.
+    const openRlPpo = verdict('open-rl', 'loss.kind', facts({ loss: { kind: 'ppo', clipLow: 0.7, clipHigh: 1.28 } }))!;
+    expect([openRlPpo.outcome, /clip_range/.test(openRlPpo.reason)]).toEqual(['adapted', true]);
     // gspo / custom run as forward + weighted backward: open-rl has no forward route (zero-weight forward_backward).
     expect(verdict('open-rl', 'loss.kind', facts({ loss: { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1 } }))!.reason).toMatch(/no \/api\/v1\/forward/);
     expect(verdict('skyrl-jax', 'loss.kind', facts({ loss: { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1 } }))!.reason).toMatch(/1e-9/);
@@ -90,6 +93,7 @@ describe('engine profiles: one verdict per option', () => {
     expect(verdict('skyrl-jax', 'async.maxStaleness', stale)!.outcome).toBe('refused');
     expect(verdict('skyrl-megatron', 'async.maxStaleness', stale)!.outcome).toBe('refused');
     expect(verdict('tuft', 'async.maxStaleness', stale)!.outcome).toBe('exact');
+    expect(verdict('open-rl', 'async.maxStaleness', stale)!.reason).toMatch(/current policy/);
     expect(verdict('skyrl-jax', 'async.maxStaleness')).toBeUndefined();
   });
 
@@ -98,6 +102,7 @@ describe('engine profiles: one verdict per option', () => {
     expect(verdict('skyrl-fsdp', 'rolloutCorrection', facts({ rolloutCorrection: true }))!.outcome).toBe('exact');
     expect(verdict('skyrl-fsdp', 'resume', facts({ resume: true }))!.reason).toMatch(/unload_model/);
     expect(verdict('tinker', 'resume', facts({ resume: true }))!.outcome).toBe('exact');
+    expect(verdict('skyrl-megatron', 'resume', facts({ resume: true }))!.outcome).toBe('exact'); // several LoRA models
     expect(pollMsFor(ENGINE_PROFILES['skyrl-jax'])).toBe(315_000);
     expect(pollMsFor(ENGINE_PROFILES.tuft)).toBe(135_000);
     expect(pollMsFor(ENGINE_PROFILES['open-rl'])).toBe(75_000);

@@ -88,7 +88,7 @@ export function checkEngineOptions(p: EngineProfile, f: BackendOptionFacts): Opt
   if (f.kl) {
     if (f.kl.reference === 'base') {
       if (p.samplers === 'current-policy') {
-        out.push(v('kl.reference', 'refused', `${eng} samples every sampler with the current policy (the checkpoint_id is ignored), so a 'base' reference would score with the trained weights and the KL would be ~0; pass a SamplingClient of the base model from another server as kl.reference`));
+        out.push(v('kl.reference', 'refused', `${eng} samples every sampler with the current policy (a sampler's checkpoint is not kept), so a 'base' reference would score with the trained weights and the KL would be ~0; pass a SamplingClient of the base model from another server as kl.reference`));
       } else if (p.samplers === 'loads-into-training-slot') {
         out.push(v('kl.reference', 'refused', `${eng} loads an older sampler checkpoint into the training adapter slot, so scoring with the step-0 reference would roll the trained weights back; pass a SamplingClient of the base model from another server as kl.reference`));
       } else if (p.promptLogprobs === 'none') {
@@ -115,7 +115,13 @@ export function checkEngineOptions(p: EngineProfile, f: BackendOptionFacts): Opt
   if (f.maxStaleness > 0) {
     if (p.samplers === 'frozen') out.push(v('async.maxStaleness', 'exact', 'older samplers keep their weights'));
     else if (p.samplers === 'current-policy') {
-      out.push(v('async.maxStaleness', 'refused', `${eng} samples older samplers with the current policy, and colocated vLLM sleeps during forward/forward_backward and wakes only on save_weights_for_sampler, so rollouts cannot run while the learner trains; use async.maxStaleness: 0`));
+      out.push(
+        v(
+          'async.maxStaleness',
+          'refused',
+          `${eng} samples every sampler with the current policy, so rollouts of a stale sampler are not from the weights the Trainer accounts them to${eng.startsWith('skyrl') ? ' (and colocated vLLM sleeps during forward/forward_backward, waking only on save_weights_for_sampler, so rollouts cannot run while the learner trains)' : ''}; use async.maxStaleness: 0`,
+        ),
+      );
     } else out.push(v('async.maxStaleness', 'refused', `${eng} loads an older sampler checkpoint into the training adapter slot, so sampling a stale sampler while training rolls the trained weights back; use async.maxStaleness: 0`));
   }
 

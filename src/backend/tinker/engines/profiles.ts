@@ -128,7 +128,7 @@ const skyrlSharedSources = {
   seq: 'skyrl/tinker/api.py:362-410',
 } as const;
 
-const skyrlTrain = (name: 'skyrl-fsdp' | 'skyrl-megatron', title: string): EngineProfile => ({
+const skyrlTrain = (name: 'skyrl-fsdp' | 'skyrl-megatron', title: string, modelsPerServer: number): EngineProfile => ({
   ...skyrlShared,
   name,
   title,
@@ -142,7 +142,7 @@ const skyrlTrain = (name: 'skyrl-fsdp' | 'skyrl-megatron', title: string): Engin
   promptLogprobs: 'N',
   samplers: 'current-policy',
   samplerLogprobs: 'zeros-if-missing',
-  modelsPerServer: 1,
+  modelsPerServer,
   sources: {
     ...skyrlSharedSources,
     losses: 'skyrl/backends/skyrl_train_backend.py:840-870',
@@ -151,7 +151,10 @@ const skyrlTrain = (name: 'skyrl-fsdp' | 'skyrl-megatron', title: string): Engin
     fixedOptimizer: 'skyrl/train/config/config.py:186-196 (adam_betas, weight_decay, max_grad_norm); skyrl/backends/skyrl_train/distributed/fsdp_strategy.py:263-268 (torch AdamW, eps 1e-8)',
     samplers: 'skyrl/backends/skyrl_train_backend.py:1079-1095',
     samplerLogprobs: 'skyrl/backends/skyrl_train_backend.py:1185',
-    modelsPerServer: 'skyrl/backends/skyrl_train/workers/worker.py register_adapter',
+    modelsPerServer:
+      name === 'skyrl-fsdp'
+        ? 'skyrl/backends/skyrl_train/workers/worker.py register_adapter (FSDP: NotImplementedError for a second adapter)'
+        : 'skyrl/backends/skyrl_train_backend.py:475-489 (more LoRA adapters, same rank and alpha)',
   },
   start: [
     `uv run --extra tinker --extra ${name === 'skyrl-fsdp' ? 'fsdp' : 'megatron'} -m skyrl.tinker.api --base-model <HF id> --backend ${name === 'skyrl-fsdp' ? 'fsdp' : 'megatron'} --port 8000 (SkyRL .claude/docs/tinker.md:20)`,
@@ -215,8 +218,8 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
       "tinkerBackend({ engine: 'skyrl-jax', baseUrl: 'http://<host>:8000', apiKey: 'tml-dummy', … }) — polls are held 300 s: timeouts.pollMs defaults to 315 000; first steps JIT-compile, keep timeouts.silenceMs ≥ 600 000",
     ],
   },
-  'skyrl-fsdp': skyrlTrain('skyrl-fsdp', 'SkyRL Tinker API, FSDP backend (SkyRL-Train)'),
-  'skyrl-megatron': skyrlTrain('skyrl-megatron', 'SkyRL Tinker API, Megatron backend (SkyRL-Train)'),
+  'skyrl-fsdp': skyrlTrain('skyrl-fsdp', 'SkyRL Tinker API, FSDP backend (SkyRL-Train)', 1),
+  'skyrl-megatron': skyrlTrain('skyrl-megatron', 'SkyRL Tinker API, Megatron backend (SkyRL-Train)', Infinity),
   tuft: {
     name: 'tuft',
     title: 'TuFT (agentscope-ai)',
@@ -253,13 +256,17 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     name: 'open-rl',
     title: 'open-rl (gke-labs)',
     source: 'gke-labs/open-rl@bfc0f09',
-    losses: { ...ALL_FOUR, cispo: { supported: false, why: "open-rl's trainer matches cross_entropy, importance_sampling and ppo only (NotImplementedError otherwise)" } },
+    losses: {
+      ...ALL_FOUR,
+      ppo: { supported: false, why: "open-rl's ppo clips the ratio at 1 ± loss_fn_config.clip_range (default 0.2) and ignores clip_low_threshold / clip_high_threshold" },
+      cispo: { supported: false, why: "open-rl's trainer matches cross_entropy, importance_sampling and ppo only (NotImplementedError otherwise)" },
+    },
     normalisation: 'token-sum',
     honouredOptimizer: [...ADAM_FIELDS],
     fixedOptimizer: {},
     promptLogprobs: 'none',
     forward: false,
-    samplers: 'frozen',
+    samplers: 'current-policy',
     samplerLogprobs: 'reported',
     modelsPerServer: Infinity,
     unloadModel: false,
@@ -269,9 +276,10 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     errors: { statuses: [400, 404], field: 'error' },
     seq: { ordered: false, refusedConsumes: false, failedConsumes: true },
     sources: {
-      losses: 'src/server/trainer.py:255-263',
+      losses: 'src/server/trainer.py:255-263 (kinds), 362-366 (ppo clip_range)',
       normalisation: 'src/server/trainer.py:317, 341, 379',
-      honouredOptimizer: 'src/server/trainer.py:404-430',
+      honouredOptimizer: 'src/server/trainer.py:397-430 (β1, β2, ε, weight decay taken at the first optim_step only — the Trainer never changes them; lr and grad_clip_norm every step)',
+      samplers: 'src/server/trainer.py:432 (adapter re-saved after every optim_step); src/server/gateway.py:365-390 (asample by model id)',
       pollHold: 'src/server/gateway.py:231; src/server/store.py:86-99',
       errors: 'src/server/gateway.py:173-235 (400 {error} / {type: RequestFailedResponse, error_message})',
       forward: 'src/server/gateway.py (no /api/v1/forward route)',
