@@ -123,8 +123,8 @@ for (const engine of engines) {
       console.log(`${engine} (${s} s): stopped before its first rollout — ${r.message.replace(/\n/g, '\n    ')}`);
       continue;
     }
-    rows.push([engine, r.table]);
     const local = await inProcessRun(optimizer);
+    rows.push([engine, r.table]);
     const worst = Math.max(...r.gradNorms.map((g, i) => Math.abs(g - local.gradNorms[i]!) / Math.max(1, local.gradNorms[i]!)));
     const same = r.gradNorms.length === local.gradNorms.length && worst <= 1e-5 && TABLE_KEYS.every((k) => r.table.metrics[k] === local.table.metrics[k]);
     failed ||= !same;
