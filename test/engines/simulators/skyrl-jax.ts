@@ -5,7 +5,7 @@
 import type { TinkerService } from '../../../src/serve/tinker/index.js';
 import { weightedDatum, weightsOrOnes, type WireDatum } from './datums.js';
 import { innerResult } from './own-futures.js';
-import { firstRequestLoads, SKYRL_HOLD, skyrlError, skyrlIntercept, skyrlResult } from './skyrl-wire.js';
+import { checkMaxTokens, firstRequestLoads, SKYRL_HOLD, skyrlError, skyrlIntercept, skyrlResult } from './skyrl-wire.js';
 import { innerMethods, type EngineSpec } from './simulator.js';
 
 type FbBody = Parameters<TinkerService['forwardBackward']>[0];
@@ -98,6 +98,7 @@ export const skyrlJax: EngineSpec = {
           // and sampling uses that slot as it is. Base-model requests use adapter 0 (the base weights).
           // Prompt logprobs: N−1 entries for N prompt tokens, no leading null (tx/utils/generator.py:438).
           async sample(body) {
+            checkMaxTokens(body.sampling_params.max_tokens);
             await samplers.settled();
             const owner = samplers.ownerOf(body.sampling_session_id ?? body.model_path);
             let b = body;

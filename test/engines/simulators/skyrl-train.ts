@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { weightedDatum, weightsOrOnes } from './datums.js';
-import { firstRequestLoads, SKYRL_HOLD, skyrlError, skyrlIntercept, skyrlResult } from './skyrl-wire.js';
+import { checkMaxTokens, firstRequestLoads, SKYRL_HOLD, skyrlError, skyrlIntercept, skyrlResult } from './skyrl-wire.js';
 import { innerMethods, type EngineSpec } from './simulator.js';
 
 /** SkyRL-Train's optimizer config defaults (config.py:186-197; AdamW's eps is torch's default 1e-8). */
@@ -89,6 +89,7 @@ export function skyrlTrain(strategy: 'fsdp' | 'megatron'): EngineSpec {
             // Sampling ignores the checkpoint: each request goes to the inference engine under the model's name
             // (backend.py:1079-1095), which holds the weights of the model's last sync — whatever sampler was asked.
             async sample(body) {
+              checkMaxTokens(body.sampling_params.max_tokens);
               await samplers.settled();
               const owner = samplers.ownerOf(body.sampling_session_id ?? body.model_path);
               const latest = owner ? samplers.latest(owner.modelId) : undefined;

@@ -70,3 +70,9 @@ export function firstRequestLoads(overrides: ServiceOverrides, inner: Required<S
   };
   return out;
 }
+
+/** asample needs `max_tokens ≥ 1` (api.py:709-713: 400 "max_tokens is currently required" / "must be a positive number"). */
+export function checkMaxTokens(maxTokens: number | null | undefined): void {
+  if (maxTokens == null) throw new ServeRequestError(400, 'max_tokens is currently required');
+  if (maxTokens <= 0) throw new ServeRequestError(400, 'max_tokens must be a positive number');
+}
