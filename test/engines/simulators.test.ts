@@ -144,7 +144,7 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     void session;
   });
 
-  it('holds a poll then answers 408 {detail}; reuse of a seq_id with other content is 409 {detail}; no GET /checkpoints', async () => {
+  it('holds a poll then answers 408 {detail}; reuse of a seq_id with other content is 409 {detail}; no GET /checkpoints; asample needs max_tokens', async () => {
     const s = await sim('skyrl-jax');
     const { model } = await newModel(s.url);
     // seq_id 2 waits for the missing 1: its future stays pending.
@@ -157,6 +157,8 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     expect(reuse.status).toBe(409);
     expect(Object.keys(reuse.body)).toEqual(['detail']);
     expect(await call(s.url, 'checkpoints')).toEqual({ status: 404, body: { detail: 'Not Found' } });
+    const noMax = await call(s.url, 'asample', { base_model: 'agentrl/local', num_samples: 1, prompt: { chunks: [{ type: 'encoded_text', tokens: probe }] }, sampling_params: { seed: 1 } });
+    expect(noMax).toEqual({ status: 400, body: { detail: 'max_tokens is currently required' } });
   });
 
   it('archives sampler checkpoints only, at …/checkpoints/{checkpoint_id}/archive (one segment)', async () => {
