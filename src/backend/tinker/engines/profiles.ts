@@ -80,8 +80,14 @@ export interface EngineProfile {
   readonly pollHold: { readonly ms: number; readonly answer: '408' | 'try_again' };
   /** Wire formats of the `forward_backward` body. */
   readonly wire: { readonly json: boolean; readonly protobuf: boolean };
-  /** Checkpoint REST routes (`null`: absent). */
-  readonly checkpointRoutes: { readonly listForUser: string | null; readonly archive: string | null };
+  /**
+   * Checkpoint REST routes (`null`: absent): the caller's checkpoint list, and the archive of one checkpoint with
+   * `{run}`, `{kind}` (`weights` | `sampler_weights`) and `{name}` placeholders, for the kinds it serves.
+   */
+  readonly checkpointRoutes: {
+    readonly listForUser: string | null;
+    readonly archive: { readonly path: string; readonly kinds: readonly ('weights' | 'sampler_weights')[] } | null;
+  };
   /** How a refused/failed request is answered: statuses and the body field that carries the message. */
   readonly errors: { readonly statuses: readonly number[]; readonly field: 'detail' | 'error' | 'error_message' };
   /**
@@ -111,7 +117,7 @@ const skyrlShared = {
   unloadModel: true,
   pollHold: { ms: 300_000, answer: '408' },
   wire: { json: true, protobuf: true },
-  checkpointRoutes: { listForUser: null, archive: '/api/v1/training_runs/{model_id}/checkpoints/{checkpoint_id}/archive' },
+  checkpointRoutes: { listForUser: null, archive: { path: '/api/v1/training_runs/{run}/checkpoints/{name}/archive', kinds: ['sampler_weights'] } },
   errors: { statuses: [400, 404, 408, 409, 422, 500], field: 'detail' },
   // api.py create_future: no ordering; (model_id, seq_id) is recorded only once a future exists (a refusal at submit
   // records nothing); reuse with other content → 409.
@@ -123,7 +129,7 @@ const skyrlSharedSources = {
   unloadModel: 'skyrl/tinker/api.py:1025',
   pollHold: 'skyrl/tinker/api.py:70-71, 1400',
   wire: 'skyrl/tinker/api.py:1110-1115',
-  checkpointRoutes: 'skyrl/tinker/api.py:1540',
+  checkpointRoutes: 'skyrl/tinker/api.py:1540-1548 (archive: one-segment checkpoint_id, CheckpointType.SAMPLER only; no GET /api/v1/checkpoints)',
   errors: 'skyrl/tinker/api.py:1397-1424',
   seq: 'skyrl/tinker/api.py:362-410',
 } as const;
@@ -180,7 +186,7 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     unloadModel: true,
     pollHold: { ms: 30_000, answer: 'try_again' },
     wire: { json: true, protobuf: true },
-    checkpointRoutes: { listForUser: '/api/v1/checkpoints', archive: '/api/v1/training_runs/{model_id}/checkpoints/{checkpoint_id}/archive' },
+    checkpointRoutes: { listForUser: '/api/v1/checkpoints', archive: { path: '/api/v1/training_runs/{run}/checkpoints/{kind}/{name}/archive', kinds: ['weights', 'sampler_weights'] } },
     errors: { statuses: [400, 404, 409, 410, 422, 429, 500], field: 'detail' },
     seq: { ordered: true, refusedConsumes: false, failedConsumes: true },
     sources: {
@@ -303,7 +309,7 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     unloadModel: true,
     pollHold: { ms: 30_000, answer: 'try_again' },
     wire: { json: true, protobuf: true },
-    checkpointRoutes: { listForUser: '/api/v1/checkpoints', archive: '/api/v1/training_runs/{model_id}/checkpoints/{checkpoint_id}/archive' },
+    checkpointRoutes: { listForUser: '/api/v1/checkpoints', archive: { path: '/api/v1/training_runs/{run}/checkpoints/{kind}/{name}/archive', kinds: ['weights', 'sampler_weights'] } },
     errors: { statuses: [400, 404, 409, 410, 413, 415, 422, 429, 500], field: 'error' },
     seq: { ordered: true, refusedConsumes: false, failedConsumes: true },
     sources: {

@@ -85,7 +85,8 @@ export function renderEngineTable(): string {
     out.push(`- models per server: ${Number.isFinite(p.modelsPerServer) ? p.modelsPerServer : 'no limit agentrl reaches'}; unload_model: ${p.unloadModel ? 'yes' : 'no'}${src('modelsPerServer')}${src('unloadModel')}`);
     out.push(`- retrieve_future hold: ${p.pollHold.ms / 1000} s, then ${p.pollHold.answer === '408' ? 'HTTP 408' : 'try_again'}${src('pollHold')}`);
     out.push(`- forward_backward bodies: ${[p.wire.json ? 'JSON' : '', p.wire.protobuf ? 'protobuf' : ''].filter(Boolean).join(' + ')}${src('wire')}`);
-    out.push(`- checkpoint routes: list ${p.checkpointRoutes.listForUser ?? 'none'}; archive ${p.checkpointRoutes.archive ?? 'none'}${src('checkpointRoutes')}`);
+    const arch = p.checkpointRoutes.archive;
+    out.push(`- checkpoint routes: list ${p.checkpointRoutes.listForUser ?? 'none'}; archive ${arch ? `${arch.path} (${arch.kinds.join(', ')})` : 'none'}${src('checkpointRoutes')}`);
     out.push(`- errors: HTTP ${p.errors.statuses.join(', ')} with {${p.errors.field}}${src('errors')}`);
     for (const line of p.start) out.push(`- start / connect: ${line}`);
     out.push(`- seq_id: ${p.seq.ordered ? 'run in seq_id order' : 'not ordered'}; a refused request ${p.seq.refusedConsumes ? 'uses up' : 'does not use up'} its id; a failed one ${p.seq.failedConsumes ? 'uses it up' : 'does not'}${src('seq')}`);
