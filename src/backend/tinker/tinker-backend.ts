@@ -54,6 +54,13 @@ export interface TinkerBackend extends TrainingBackend {
   capabilities(): Promise<{ models: { name: string; maxContextLength?: number }[] }>;
   /** `tinker://…` path of the last `saveState`, if any. */
   readonly lastCheckpoint: string | undefined;
+  /**
+   * The profile of the engine behind the server (`options.engine`, or what `'auto'` read from `/client/config`);
+   * `undefined` until `'auto'` has read it (the first call or `connect()`).
+   */
+  readonly engine: EngineProfile | undefined;
+  /** See {@link TrainingBackend.checkOptions}: the verdicts of the engine's profile, plus `wireFormat`. */
+  checkOptions(facts: BackendOptionFacts): readonly OptionVerdict[] | Promise<readonly OptionVerdict[]>;
 }
 
 interface ModelSlot {
