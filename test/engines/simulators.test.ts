@@ -115,6 +115,24 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     expect(s.record.adam[0]).toMatchObject({ grad_clip_norm: 0, beta2: 0.95 });
   });
 
+  it('counts a zero-weight forward_backward in the per-step mean', async () => {
+    const s = await sim('skyrl-jax');
+    const { model } = await newModel(s.url);
+    const zero = { ...batch[0]!, weights: batch[0]!.mask.map(() => 0) };
+    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 1, forward_backward_input: { data: batch.map((d) => wireDatum({ ...d, weights: d.mask }, 'cross_entropy')), loss_fn: 'cross_entropy' } });
+    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 2, forward_backward_input: { data: [wireDatum(zero, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+    await submit(s.url, 'optim_step', { model_id: model, seq_id: 3, adam_params: ADAM });
+    // Three datums in the step: each completion's weights divided by its completion length, then by 3 (not 2).
+    const ref = await reference(
+      batch.map((d) => {
+        const n = d.mask.reduce((a, b) => a + b, 0);
+        return { ...d, weights: d.mask.map((m) => m / (n * 3)) };
+      }),
+      'cross_entropy',
+    );
+    expect(Math.abs(s.record.gradNorms[0]! - ref.gradNorm)).toBeLessThanOrEqual(TOL * ref.gradNorm);
+  });
+
   it('divides a datum whose weights sum below zero by 1e-9 (signed cross-entropy weights explode)', async () => {
     const s = await sim('skyrl-jax');
     const { model } = await newModel(s.url);
