@@ -4,7 +4,7 @@
  * logprobs of a fixed probe after training — or the `ConfigError` that stopped the run before its first rollout.
  */
 import { fileURLToPath } from 'node:url';
-import { Trainer, codeInterpreter, localBackend, tinkerBackend, type Reward, type TrainingBackend } from 'agentrl';
+import { Trainer, codeInterpreter, localBackend, tinkerBackend, type Reward, type SamplingClient, type TrainingBackend } from 'agentrl';
 import { fakeSandbox } from 'agentrl/testing';
 import { ConfigError } from '../../src/errors/index.js';
 import type { TrainerOptions } from '../../src/trainer/options.js';
@@ -141,6 +141,6 @@ export interface ParityCase {
 
 /** In-process samplers the cases use (a teacher, a KL reference), the same object for both runs. */
 export interface ParityRefs {
-  readonly teacher: import('agentrl').SamplingClient;
-  readonly reference: import('agentrl').SamplingClient;
+  readonly teacher: SamplingClient;
+  readonly reference: SamplingClient;
 }

@@ -3,7 +3,12 @@
  * against the SkyRL simulators train something else — so the parity tests can fail, and do fail on a client that
  * sends Tinker's token-sum wire to an engine that normalises, or Adam fields to an engine that ignores them.
  */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tinkerBackend } from 'agentrl';
 import { startEngine, type EngineSimulator } from './simulators/index.js';
 import { PARITY_MODEL, maxRelDiff, runLocal, runOnSimulator } from './parity.js';
 import { optimizerFor } from './cases.js';
@@ -41,11 +46,6 @@ describe('one model per server (skyrl-fsdp): resume through loadState', () => {
   const datum = { modelInput: [1, 2, 3, 4, 5, 6], targetTokens: [2, 3, 4, 5, 6, 7], logprobs: [0, 0, -1, -1, -1, -1], advantages: [0, 0, 1, -1, 1, 0.5], mask: [0, 0, 1, 1, 1, 1] };
   for (const clientEngine of ['skyrl-fsdp', 'tinker'] as const) {
     it(`loadState after training: ${clientEngine === 'skyrl-fsdp' ? 'the adapted client unloads the model first and resumes' : 'an unadapted client gets register_adapter NotImplementedError'}`, async () => {
-      const { tinkerBackend } = await import('agentrl');
-      const { mkdtemp } = await import('node:fs/promises');
-      const { tmpdir } = await import('node:os');
-      const { join } = await import('node:path');
-      const { fileURLToPath } = await import('node:url');
       const sim = await startEngine('skyrl-fsdp', { model: PARITY_MODEL });
       open.push(sim);
       const b = tinkerBackend({ engine: clientEngine, baseUrl: sim.url, baseModel: 'agentrl/local', renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)), maxContextTokens: PARITY_MODEL.contextTokens, retry: { tryAgainDelayMs: 0 }, onWarning: () => undefined });
