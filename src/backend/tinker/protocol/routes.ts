@@ -27,6 +27,7 @@ export const TINKER_ROUTES = {
   createSamplingSession: 'create_sampling_session',
   asample: 'asample',
   retrieveFuture: 'retrieve_future',
+  telemetry: 'telemetry',
 } as const;
 
 /** A route's full path, e.g. `tinkerPath('create_model')` → `/api/v1/create_model`. */
