@@ -95,9 +95,10 @@ export { defineLoss, LOSSES, lossDefinition, type LossDefinition, type NativeLos
 export { klEstimate, correctRollouts, overlongPenalty, responseTokens, isInformativeGroup, type DynamicSamplingMetric, type KlEstimator, type RolloutCorrectionConfig, type RolloutCorrectionResult, type OverlongConfig } from './loss/index.js';
 
 // backend
-export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, ForwardBackwardOptions, OptimStepResult, SamplingSupport, LearnerSampling } from './backend/index.js';
+export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, ForwardBackwardOptions, OptimStepResult, SamplingSupport, LearnerSampling, BackendOptionFacts, OptionVerdict } from './backend/index.js';
 export { localBackend, type LocalBackendOptions } from './backend/index.js';
 export { tinkerBackend, type TinkerBackend, type TinkerBackendOptions, type TinkerLoraOptions, type TinkerModelInfo, type TinkerRendererSource, type TinkerRetryOptions, type TinkerTimeouts } from './backend/index.js';
+export { ENGINE_NAMES, ENGINE_PROFILES, checkEngineOptions, type EngineName, type EngineOption, type EngineProfile, type EngineLoss, type LossNormalisation, type SamplerFreezing, type AdamField } from './backend/index.js';
 export { downloadCheckpoint, listCheckpoints, type DownloadCheckpointOptions, type DownloadedCheckpoint, type TinkerCheckpoint, type TinkerRestOptions } from './backend/index.js';
 export { exportCheckpoint, type ExportCheckpointOptions } from './backend/local/export.js';
 export { openaiCompatibleSampler, type OpenAICompatibleSampler, type OpenAICompatibleSamplerOptions, type SamplerFlavor } from './backend/index.js';

@@ -66,6 +66,38 @@ export interface SamplingSupport {
   readonly truncation: 'full-vocabulary' | 'renormalized' | 'unsupported';
 }
 
+/**
+ * What the Trainer will ask of its backend, resolved (defaults filled in), for {@link TrainingBackend.checkOptions}.
+ */
+export interface BackendOptionFacts {
+  /** The loss the steps use. */
+  readonly loss: LossConfig;
+  /** Adam settings of every step (the learning rate of step 1; schedules change only it). */
+  readonly optimizer: Required<AdamParams>;
+  /** KL penalty: `'base'` = a sampler of this backend saved before step 1; `'client'` = a `SamplingClient` passed in. */
+  readonly kl?: { readonly reference: 'base' | 'client'; readonly placement: 'advantage' | 'loss' };
+  /** Rollout correction on (a zero-weight learner pass before the update). */
+  readonly rolloutCorrection: boolean;
+  /** On-policy distillation on (a teacher `SamplingClient` scores the datums). */
+  readonly distill: boolean;
+  /** `async.maxStaleness`: rollouts sample older samplers while the learner trains when > 0. */
+  readonly maxStaleness: number;
+  /** The run resumes from a checkpoint (`loadState` on a fresh model). */
+  readonly resume: boolean;
+}
+
+/**
+ * A backend's verdict on one option: `exact` (the update is the one the embedded engine makes), `adapted` (the
+ * backend changes what it sends so the update is the configured one; `reason` says how) or `refused` (`reason` says
+ * why; the Trainer throws `ConfigError` naming the option before the first rollout).
+ */
+export interface OptionVerdict {
+  /** Dotted Trainer option, e.g. `loss.kind`, `optimizer.beta2`, `kl.reference`, or a backend option (`timeouts.pollMs`). */
+  readonly option: string;
+  readonly outcome: 'exact' | 'adapted' | 'refused';
+  readonly reason: string;
+}
+
 /** Options of {@link TrainingBackend.forwardBackward}. */
 export interface ForwardBackwardOptions {
   /** Scales this call's contribution (micro-batch `n_k / N` weighting). @default 1 */
@@ -150,6 +182,12 @@ export interface TrainingBackend {
   renderer(): Promise<Renderer>;
   /** Context length in tokens. */
   readonly maxContextTokens: number;
+  /**
+   * Checks what the Trainer will ask against what the backend's engine does (before the first rollout): one
+   * {@link OptionVerdict} per option that depends on it. Synchronous when the engine is known; a promise when it must be
+   * asked first (`tinkerBackend({ engine: 'auto' })`). Omitted: every option runs as on the embedded engine.
+   */
+  checkOptions?(facts: BackendOptionFacts): readonly OptionVerdict[] | Promise<readonly OptionVerdict[]>;
   /** Releases engine resources. */
   close(): Promise<void>;
 }

@@ -8,8 +8,6 @@ export interface NativeLoss<C extends LossConfig> {
   readonly lossFn: NativeLossKind;
   /** Ratio bounds `[lo, hi]` the kernel clips with (absent: no clipping). */
   bounds?(c: C): readonly [number, number];
-  /** Tinker's `loss_fn_config` (absent: none). */
-  tinkerConfig?(c: C): Readonly<Record<string, number>>;
   /**
    * The wire input the per-token aggregation coefficient is folded into: the loss is linear in `advantages`
    * (`importance_sampling`, `cispo`, `ppo` for a non-negative scale) or in `weights` (`cross_entropy`).

@@ -31,12 +31,25 @@ export const LOSSES: { readonly [K in LossKind]: LossDefinition<Extract<LossConf
  */
 export const lossConfigSchema = z
   .discriminatedUnion('kind', [ppoSchema, importanceSamplingSchema, cispoSchema, crossEntropySchema, gspoSchema, customSchema], {
-    error: (iss) =>
-      iss.code === 'invalid_union'
-        ? `expected kind ${Object.keys(LOSSES).map((k) => `'${k}'`).join(' | ')}, got ${JSON.stringify((iss.input as { kind?: unknown } | undefined)?.kind)}`
-        : undefined,
+    error: (iss) => {
+      if (iss.code !== 'invalid_union') return undefined;
+      const kind = (iss.input as { kind?: unknown } | undefined)?.kind;
+      const known = Object.keys(LOSSES).map((k) => `'${k}'`).join(' | ');
+      const why = typeof kind === 'string' ? UNDEFINED_KINDS[kind] : undefined;
+      return why ? `kind '${kind}' is not available: ${why}; use ${known}` : `expected kind ${known}, got ${JSON.stringify(kind)}`;
+    },
   })
   .readonly();
+
+/**
+ * Loss kinds a Tinker engine names but agentrl cannot define: a kind here must be exact on every backend, the embedded
+ * engine included, so its per-token formula has to be public. The reason is given in the `ConfigError`.
+ */
+const UNDEFINED_KINDS: Readonly<Record<string, string>> = {
+  stable_reinforce:
+    "hosted Tinker's alpha loss (docs 'StableReinforce') — its objective is not published and it reads sampling-time " +
+    'information the server records under a SampledSequence.sequence_id whose wire encoding is not public (docs/backends.md, "Hosted Tinker ≥ 0.26")',
+};
 
 /** The definition of `config`'s kind. */
 export function lossDefinition<C extends LossConfig>(config: C): LossDefinition<C> {

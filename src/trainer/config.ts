@@ -5,6 +5,7 @@ import { assertZodPeer } from '../util/zod-peer.js';
 import type { MetricsSink } from './metrics-sink.js';
 import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/config-issues.js';
 import type { SamplingClient, TrainingBackend } from '../backend/types.js';
+import { ADAM_DEFAULTS } from '../backend/adam-defaults.js';
 import type { Environment } from '../env/types.js';
 import type { GroupReward, Reward } from '../reward/types.js';
 import type { Example } from '../types/example.js';
@@ -54,14 +55,14 @@ export const trainerOptionsSchema = z
     optimizer: z
       .strictObject({
         learningRate: z.number().positive('expected a learning rate > 0'),
-        beta1: z.number().min(0).lt(1).default(0.9),
-        beta2: z.number().min(0).lt(1).default(0.95),
-        eps: z.number().positive().default(1e-8),
-        weightDecay: z.number().min(0).default(0),
-        gradClipNorm: z.number().min(0).default(1),
+        beta1: z.number().min(0).lt(1).default(ADAM_DEFAULTS.beta1),
+        beta2: z.number().min(0).lt(1).default(ADAM_DEFAULTS.beta2),
+        eps: z.number().positive().default(ADAM_DEFAULTS.eps),
+        weightDecay: z.number().min(0).default(ADAM_DEFAULTS.weightDecay),
+        gradClipNorm: z.number().min(0).default(ADAM_DEFAULTS.gradClipNorm),
         schedule: z.strictObject({ kind: z.enum(['constant', 'linear', 'cosine']), warmupSteps: z.number().int('expected an integer').min(0, 'expected an integer ≥ 0').optional() }).optional(),
       })
-      .default({ learningRate: 4e-5, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 }),
+      .default({ ...ADAM_DEFAULTS }),
     advantage: z.strictObject({ normalize: z.enum(['none', 'std', 'rloo']).default('none') }).default({ normalize: 'none' }),
     microBatch: z
       .strictObject({ maxTokens: posInt.default(16 * 512), maxDatums: posInt.default(16) })

@@ -119,7 +119,9 @@ export type WarningCode =
    * still queued at the end; `count`), or `close()` did not finish within `sinkLimits.closeTimeoutMs`. Once per sink
    * and kind; the run goes on.
    */
-  | 'sink_failed';
+  | 'sink_failed'
+  /** `tinkerBackend({ engine: 'auto' })` could not tell the server's engine and assumes hosted Tinker's semantics. */
+  | 'engine_assumed';
 
 /** `warning`: something the user should know about that does not stop training. */
 export interface WarningEvent {

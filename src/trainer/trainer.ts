@@ -8,6 +8,7 @@ import type { RolloutBudgets } from '../rollout/index.js';
 import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions } from './config.js';
 import { entropyBonusIssues, samplingConsistencyIssues } from './sampling-consistency.js';
+import { backendOptionFacts, refusedOptionIssues } from './backend-options.js';
 import type { TrainerEvents, TrajectoryEvent, WarningEvent } from './events.js';
 import { perEnvironmentMetrics, rolloutMetrics } from './rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
@@ -25,7 +26,7 @@ import { batchSourceFor } from './batch-source-for.js';
 import { evaluate } from '../eval/evaluate.js';
 import { StepWarnings } from './step-warnings.js';
 import type { RewardResult } from '../types/reward.js';
-import type { SamplingClient } from '../backend/types.js';
+import type { OptionVerdict, SamplingClient } from '../backend/types.js';
 
 /** The reward of an aborted step's trajectory that was not scored before the abort. */
 const ABORTED: RewardResult = { reward: 0, correct: false, validFormat: false, failure: 'aborted', drop: true, cause: 'the step was aborted before scoring' };
@@ -97,6 +98,8 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   #warnings: StepWarnings | undefined;
   #algorithms: StepAlgorithms = { overlongFilter: false };
   #maxTrajectoryTokens = 0;
+  /** The backend's verdicts when its engine must be asked first (`tinkerBackend({ engine: 'auto' })`). */
+  #backendVerdicts: Promise<readonly OptionVerdict[]> | undefined;
   /** Emits a trajectory of an aborted step (`aborted: true`; an unscored one gets {@link ABORTED}). */
   readonly #emitAborted = (step: number, trajectory: Trajectory, reward: RewardResult | undefined): void => {
     this.emit('trajectory', { step, trajectory, reward: reward ?? ABORTED, aborted: true });
@@ -108,6 +111,12 @@ export class Trainer extends EventEmitter<TrainerEvents> {
     this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
     setMaxListeners(0, this.#abort.signal); // every rollout and reward in flight listens to it
     const issues = [...samplingConsistencyIssues(this.options.backend, this.options.sampling), ...entropyBonusIssues(this.options.backend, this.options)];
+    // The backend's engine checks every option it depends on: now when it knows its engine, else at train() start.
+    const verdicts = this.options.backend.checkOptions?.(backendOptionFacts(this.options));
+    if (verdicts instanceof Promise) {
+      verdicts.catch(() => undefined); // awaited (and thrown) by train()
+      this.#backendVerdicts = verdicts;
+    } else if (verdicts) issues.push(...refusedOptionIssues(this.options.backend, verdicts));
     if (issues.length > 0) throw new ConfigError('Trainer options', issues);
   }
 
@@ -170,6 +179,10 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       this.emit('checkpoint', { step, path: ref.dir });
     };
     try {
+      if (this.#backendVerdicts) {
+        const refused = refusedOptionIssues(o.backend, await this.#backendVerdicts);
+        if (refused.length > 0) throw new ConfigError('Trainer options', refused);
+      }
       const resumed = o.resume ? await findResumePoint(o.resume, o.logDir) : undefined;
       let startAt = 0;
       let klBase: SamplingClient | undefined;

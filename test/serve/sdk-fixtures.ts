@@ -19,6 +19,8 @@ export const CLIENT_CONFIG_FIELDS = {
   sample_max_concurrent_requests: 'number',
   use_pyqwest_transport: 'boolean',
   create_model_via_load_weights: 'boolean',
+  /** SDK ≥ 0.26 (`types/client_config_response.py`, default false). */
+  sample_use_retrieve_futures: 'boolean',
 } as const;
 
 /** `create_session` as every version sends it (`CreateSessionRequest`, `exclude_none`). */

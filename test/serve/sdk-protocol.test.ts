@@ -59,10 +59,10 @@ describe('agentrl serve answers the official SDK, version by version', () => {
     const r = await call(base, 'client/config', fx.CLIENT_CONFIG_REQUEST);
     expect(r.status).toBe(200);
     for (const [k, t] of Object.entries(fx.CLIENT_CONFIG_FIELDS)) expect(typeof r.body[k], k).toBe(t);
-    expect(r.body).toMatchObject({ pjwt_auth_enabled: false, proto_write_fwdbwd: true, proto_compress_fwdbwd: false, fwdbwd_max_chunk_len: 1024, use_pyqwest_transport: false });
+    expect(r.body).toMatchObject({ pjwt_auth_enabled: false, proto_write_fwdbwd: true, proto_compress_fwdbwd: false, fwdbwd_max_chunk_len: 1024, use_pyqwest_transport: false, sample_use_retrieve_futures: false });
     expect(r.body.fwdbwd_max_chunk_bytes_count).toBe((64 * 1024 * 1024) / 4);
     expect(r.body.sample_max_concurrent_requests).toBe(256);
-    expect((await call(base, 'client/dynamic_config', fx.CLIENT_CONFIG_REQUEST)).body).toEqual({ refresh_interval_sec: 300 });
+    expect((await call(base, 'client/dynamic_config', fx.CLIENT_CONFIG_REQUEST)).body).toEqual({ refresh_interval_sec: 300, sample_cancel_enabled: false });
   });
 
   it('0.25: a protobuf forward_backward body gets a protobuf ForwardBackwardOutput, equal to the JSON one of ≤ 0.24', async () => {

@@ -1,4 +1,5 @@
 import type { AdamParams } from '../types.js';
+import { withAdamDefaults } from '../adam-defaults.js';
 import { jit, np, tree, type JaxArray } from './jax.js';
 import type { Params } from './params.js';
 
@@ -64,9 +65,7 @@ export function globalNorm(g: Params): number {
  * @returns the new params and the pre-clip gradient norm.
  */
 export function adamStep(params: Params, grads: Params, state: AdamState, opts: AdamParams): { params: Params; gradNorm: number } {
-  const b1 = opts.beta1 ?? 0.9;
-  const b2 = opts.beta2 ?? 0.95;
-  const clip = opts.gradClipNorm ?? 1;
+  const { beta1: b1, beta2: b2, gradClipNorm: clip, eps, weightDecay } = withAdamDefaults(opts);
   const gradNorm = globalNorm(grads);
   const scale = clip > 0 && gradNorm > clip ? clip / (gradNorm + 1e-6) : 1;
   const t = state.step + 1;
@@ -74,8 +73,8 @@ export function adamStep(params: Params, grads: Params, state: AdamState, opts: 
     lr: np.array(opts.learningRate),
     b1: np.array(b1),
     b2: np.array(b2),
-    eps: np.array(opts.eps ?? 1e-8),
-    wd: np.array(opts.weightDecay ?? 0),
+    eps: np.array(eps),
+    wd: np.array(weightDecay),
     bc1: np.array(1 - Math.pow(b1, t)),
     bc2: np.array(1 - Math.pow(b2, t)),
     scale: np.array(scale),

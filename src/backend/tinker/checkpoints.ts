@@ -9,9 +9,16 @@ import tar from 'tar-stream';
 import { BackendInputError, BackendRequestError, CheckpointError } from '../../errors/index.js';
 import { jsonOf, TinkerHttp } from './http.js';
 import { resolveTinkerOptions, type TinkerBackendOptions } from './options.js';
+import { ENGINE_PROFILES, type EngineProfile } from './engines/profiles.js';
 
 /** Connection options of the checkpoint helpers (those of {@link tinkerBackend} that concern the transport). */
-export type TinkerRestOptions = Pick<TinkerBackendOptions, 'baseUrl' | 'apiKey' | 'extraHeaders' | 'timeouts' | 'retry' | 'dispatcher'>;
+export type TinkerRestOptions = Pick<TinkerBackendOptions, 'baseUrl' | 'apiKey' | 'extraHeaders' | 'timeouts' | 'retry' | 'dispatcher' | 'engine'>;
+
+/** The engine's checkpoint routes (`engine` unset or `'auto'`: Tinker's, which agentrl serve also serves). */
+function routesOf(o: TinkerRestOptions): { engine: string; routes: EngineProfile['checkpointRoutes'] } {
+  const name = o.engine === undefined || o.engine === 'auto' ? 'tinker' : o.engine;
+  return { engine: name, routes: ENGINE_PROFILES[name].checkpointRoutes };
+}
 
 /** One checkpoint as the server lists it (Tinker `Checkpoint`). */
 export interface TinkerCheckpoint {
@@ -25,6 +32,10 @@ export interface TinkerCheckpoint {
   readonly time: string;
   /** Size in bytes, when the server reports it. */
   readonly sizeBytes?: number;
+  /** The base model it was trained from, when the server reports it (Tinker SDK ≥ 0.39 `Checkpoint.base_model`). */
+  readonly baseModel?: string;
+  /** The `user_metadata` it was saved with (SDK ≥ 0.26), string values only, when the server reports it. */
+  readonly userMetadata?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link downloadCheckpoint}. */
@@ -52,6 +63,12 @@ function restHttp(o: TinkerRestOptions): TinkerHttp {
   return new TinkerHttp(resolveTinkerOptions({ ...o, baseModel: 'rest', renderer: 'rest' }));
 }
 
+/** The string entries of a JSON object (other values dropped), or `undefined` when it is not an object. */
+function stringRecord(v: unknown): Record<string, string> | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
 /** Parses `tinker://<run>/<weights|sampler_weights>/<name>`. @throws BackendInputError */
 export function parseTinkerCheckpointPath(path: string): { runId: string; kind: 'weights' | 'sampler_weights'; name: string } {
   const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
@@ -65,6 +82,10 @@ export function parseTinkerCheckpointPath(path: string): { runId: string; kind: 
  * @throws BackendRequestError (404 for an unknown run), BackendAuthError, BackendUnavailableError.
  */
 export async function listCheckpoints(options: TinkerRestOptions, runId?: string): Promise<TinkerCheckpoint[]> {
+  const { engine, routes } = routesOf(options);
+  if (runId === undefined && routes.listForUser === null) {
+    throw new BackendInputError('runId', `${engine} has no GET /api/v1/checkpoints (no list of the caller's checkpoints); pass the training run id (the model id) to list one run's`);
+  }
   const http = restHttp(options);
   try {
     const out: TinkerCheckpoint[] = [];
@@ -74,7 +95,18 @@ export async function listCheckpoints(options: TinkerRestOptions, runId?: string
       const page = (body?.checkpoints ?? []).flatMap((c) => {
         const r = c as Record<string, unknown>;
         if (typeof r['tinker_path'] !== 'string' || typeof r['checkpoint_id'] !== 'string') return [];
-        return [{ checkpointId: r['checkpoint_id'], type: r['checkpoint_type'] === 'sampler' ? ('sampler' as const) : ('training' as const), tinkerPath: r['tinker_path'], time: String(r['time'] ?? ''), ...(typeof r['size_bytes'] === 'number' ? { sizeBytes: r['size_bytes'] } : {}) }];
+        const meta = stringRecord(r['user_metadata']);
+        return [
+          {
+            checkpointId: r['checkpoint_id'],
+            type: r['checkpoint_type'] === 'sampler' ? ('sampler' as const) : ('training' as const),
+            tinkerPath: r['tinker_path'],
+            time: String(r['time'] ?? ''),
+            ...(typeof r['size_bytes'] === 'number' ? { sizeBytes: r['size_bytes'] } : {}),
+            ...(typeof r['base_model'] === 'string' ? { baseModel: r['base_model'] } : {}),
+            ...(meta ? { userMetadata: meta } : {}),
+          },
+        ];
       });
       out.push(...page);
       offset += page.length;
@@ -85,9 +117,17 @@ export async function listCheckpoints(options: TinkerRestOptions, runId?: string
   }
 }
 
-/** The archive URL of a checkpoint: the `Location` of a 302 (every SDK version) or `{url}` of a 200 (newer servers). */
-async function archiveUrl(http: TinkerHttp, runId: string, kind: string, name: string): Promise<string> {
-  const path = `/api/v1/training_runs/${encodeURIComponent(runId)}/checkpoints/${kind}/${encodeURIComponent(name)}/archive`;
+/**
+ * The archive URL of a checkpoint: the `Location` of a 302 (every SDK version) or `{url}` of a 200 (newer servers), at
+ * the engine's archive route (SkyRL: `…/checkpoints/{name}/archive`, sampler checkpoints only).
+ * @throws BackendInputError when the engine has no archive route for this kind of checkpoint.
+ */
+async function archiveUrl(http: TinkerHttp, options: TinkerRestOptions, runId: string, kind: 'weights' | 'sampler_weights', name: string): Promise<string> {
+  const { engine, routes } = routesOf(options);
+  if (routes.archive === null || !routes.archive.kinds.includes(kind)) {
+    throw new BackendInputError('tinkerPath', `${engine} serves no archive of ${kind === 'weights' ? 'training states (save_weights)' : 'sampler checkpoints'}${routes.archive ? `; only of ${routes.archive.kinds.join(', ')}` : ''}`);
+  }
+  const path = routes.archive.path.replace('{run}', encodeURIComponent(runId)).replace('{kind}', kind).replace('{name}', encodeURIComponent(name));
   const a = await http.send('GET', path, undefined, { timeoutMs: 600_000 });
   const loc = a.headers['location'];
   if (a.status >= 300 && a.status < 400 && typeof loc === 'string') return new URL(loc, http.url(path)).toString();
@@ -118,7 +158,7 @@ export async function downloadCheckpoint(tinkerPath: string, dir: string, option
   const http = restHttp(options);
   const files: string[] = [];
   try {
-    const url = await archiveUrl(http, runId, kind, name);
+    const url = await archiveUrl(http, options, runId, kind, name);
     // A signed URL needs no key (and must not get it when it points elsewhere); the SDK's helper sends none.
     const res = await request(url, { method: 'GET', headers: { 'user-agent': 'agentrl' }, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
     if (res.statusCode !== 200) {

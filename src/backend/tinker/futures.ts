@@ -2,6 +2,7 @@ import { BackendRequestError, BackendUnavailableError } from '../../errors/index
 import { RetrySchedule, retryAfterMs, sleep } from '../../util/retry.js';
 import { answerError, detailOf, failureError, jsonOf, PROTOBUF, requestFailure, tinkerRetryPolicy, TransportFault, type HttpAnswer, type TinkerHttp } from './http.js';
 import type { ResolvedTinkerOptions } from './options.js';
+import { tinkerPath } from './protocol/routes.js';
 
 /** How to submit one operation and read its result. */
 export interface FutureOp<T> {
@@ -58,7 +59,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
     const n = clock.next(hintMs);
     return 'delayMs' in n ? n.delayMs : undefined;
   };
-  const url = http.url('/api/v1/retrieve_future');
+  const url = http.url(tinkerPath('retrieve_future'));
   let id = requestId;
   let n400 = 0;
   let n410 = 0;
@@ -75,7 +76,7 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
     try {
       a = await http.send(
         'POST',
-        '/api/v1/retrieve_future',
+        tinkerPath('retrieve_future'),
         { json: { request_id: id, allow_metadata_only: false } },
         { timeoutMs: Math.min(opts.timeouts.pollMs, left), accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': REQUEST_TYPE[f.op] ?? f.op } },
       );

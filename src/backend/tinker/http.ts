@@ -13,6 +13,7 @@ import type { ResolvedTinkerOptions } from './options.js';
 import { readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
 import { AGENTRL_VERSION } from './version.js';
+import { tinkerPath } from './protocol/routes.js';
 
 /** `User-Agent` of every request: the hosted service's CDN challenges requests without one. */
 export const TINKER_USER_AGENT = `agentrl/${AGENTRL_VERSION}`;
@@ -101,9 +102,13 @@ export function requestFailure(body: unknown): { message: string; category: Back
   return { message: body['error'], category };
 }
 
-/** SkyRL-style `{ detail }` error body (a string, or FastAPI's validation list), or `undefined`. */
+/**
+ * The message of an error body, or `undefined`: SkyRL / TuFT / FastAPI `{ detail }` (a string, or FastAPI's validation
+ * list), or open-rl's failed future `{ type: "RequestFailedResponse", error_message }` (`src/server/gateway.py:233-235`).
+ */
 export function detailOf(body: unknown): string | undefined {
-  if (!isObj(body) || body['detail'] === undefined) return undefined;
+  if (!isObj(body)) return undefined;
+  if (body['detail'] === undefined) return typeof body['error_message'] === 'string' ? body['error_message'] : undefined;
   const d = body['detail'];
   return typeof d === 'string' ? d : JSON.stringify(d);
 }
@@ -157,7 +162,7 @@ export class TinkerHttp {
     return this.#closing.signal;
   }
 
-  /** Full URL of an API path, e.g. `url('/api/v1/healthz')`. */
+  /** Full URL of an API path, e.g. `url(tinkerPath('healthz'))`. */
   url(path: string): string {
     return `${this.baseUrl}${path}`;
   }

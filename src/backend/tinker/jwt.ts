@@ -1,5 +1,6 @@
 import { BackendAuthError } from '../../errors/index.js';
 import { jsonOf, type TinkerHttp } from './http.js';
+import { tinkerPath } from './protocol/routes.js';
 
 /** A JWT is refreshed this long before its `exp` (the SDK's 5 minutes), ms. */
 export const JWT_REFRESH_MARGIN_MS = 5 * 60_000;
@@ -27,9 +28,9 @@ export async function useJwtAuth(http: TinkerHttp, now: () => number = Date.now)
   let expiresAt: number | undefined;
   let inflight: Promise<string> | undefined;
   const exchange = async (): Promise<string> => {
-    const a = await http.call('auth_token', '/api/v1/auth/token', { json: {} }, { credential: false });
+    const a = await http.call('auth_token', tinkerPath('auth/token'), { json: {} }, { credential: false });
     const token = (jsonOf(a) as { jwt?: unknown } | undefined)?.jwt;
-    if (typeof token !== 'string' || token === '') throw new BackendAuthError(http.url('/api/v1/auth/token'), a.status, 'answer has no jwt');
+    if (typeof token !== 'string' || token === '') throw new BackendAuthError(http.url(tinkerPath('auth/token')), a.status, 'answer has no jwt');
     jwt = token;
     expiresAt = jwtExpiry(token);
     return token;

@@ -4,6 +4,7 @@ import { BackendInputError, ConfigError } from '../../errors/index.js';
 import { LOSSES, lossDefinition, parseLossConfig } from '../../loss/index.js';
 import { aggregationCoefficients, validateDatums } from '../local/batching.js';
 import type { WireDatum } from './wire.js';
+import { lossFnConfigOf } from './protocol/loss-fn.js';
 
 /** The protocol's built-in loss functions agentrl maps onto (`loss_fn`). */
 export type TinkerLossFn = NativeLossKind;
@@ -88,6 +89,6 @@ export function planForwardBackward(datums: readonly Datum[], rawLoss: LossConfi
       },
     };
   });
-  const lossFnConfig = native.tinkerConfig?.(loss as never);
+  const lossFnConfig = lossFnConfigOf(loss);
   return { lossFn: native.lossFn, ...(lossFnConfig ? { lossFnConfig } : {}), datums: out };
 }

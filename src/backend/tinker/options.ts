@@ -4,6 +4,7 @@ import { ConfigError } from '../../errors/index.js';
 import type { Renderer } from '../../chat/types.js';
 import type { RendererSettings } from '../../chat/options.js';
 import type { WarningEvent } from '../../trainer/events.js';
+import { ENGINE_NAMES, type EngineOption } from './engines/profiles.js';
 
 /** The hosted Tinker service, used when neither `baseUrl` nor `TINKER_BASE_URL` is set. */
 export const TINKER_HOSTED_URL = 'https://tinker.thinkingmachines.dev/services/tinker-prod';
@@ -28,7 +29,10 @@ export interface TinkerTimeouts {
   readonly connectMs?: number;
   /** Total deadline for the answer of one submit or synchronous call (headers and whole body; a drip does not extend it). @default 60_000 */
   readonly requestMs?: number;
-  /** Total deadline of one `retrieve_future` long poll (headers and body); on expiry the client polls again. @default 45_000 */
+  /**
+   * Total deadline of one `retrieve_future` long poll (headers and body); on expiry the client polls again.
+   * @default 45_000, or the engine's poll hold + 15 000 when longer (SkyRL holds 300 s: 315 000; TuFT 120 s: 135 000)
+   */
   readonly pollMs?: number;
   /** Period of the session heartbeat (its own deadline is the same). @default 10_000 */
   readonly heartbeatMs?: number;
@@ -77,6 +81,15 @@ export type TinkerRendererSource =
 
 /** Options of {@link tinkerBackend}. */
 export interface TinkerBackendOptions {
+  /**
+   * Which engine serves the API, so that every option is run exactly, adapted, or refused before the first rollout
+   * (see docs/engines.md and `ENGINE_PROFILES`): `'tinker'` (hosted), `'skyrl-jax'`, `'skyrl-fsdp'`,
+   * `'skyrl-megatron'`, `'tuft'`, `'open-rl'`, `'agentrl'` (`agentrl serve`), or `'auto'`: read from the server's
+   * `/client/config` (agentrl serve names itself; TuFT and open-rl answer with their own flag sets; a SkyRL server is
+   * recognised but must be named, since its backends differ), otherwise hosted Tinker is assumed with a `warning`.
+   * It also sets the default per-poll deadline above the engine's long-poll hold (`timeouts.pollMs`). @default 'auto'
+   */
+  readonly engine?: EngineOption;
   /** Server root, without `/api/v1`. @default `TINKER_BASE_URL`, else {@link TINKER_HOSTED_URL} */
   readonly baseUrl?: string;
   /** Sent as `X-API-Key`. Required for the hosted service (`tml-…`); open servers accept any. @default `TINKER_API_KEY` */
@@ -139,6 +152,9 @@ export interface TinkerBackendOptions {
 
 /** Options with every default filled in. */
 export interface ResolvedTinkerOptions {
+  readonly engine: EngineOption;
+  /** Whether `timeouts.pollMs` was given (otherwise the engine's profile sets it). */
+  readonly pollMsGiven: boolean;
   readonly baseUrl: string;
   readonly apiKey: string | undefined;
   readonly baseModel: string;
@@ -163,6 +179,7 @@ const ms = (min: number) => z.number().int().min(min);
 const RESERVED_HEADERS = new Set(['x-api-key', 'authorization', 'content-type', 'content-encoding', 'accept', 'x-idempotency-key', 'user-agent', 'host', 'content-length']);
 
 const schema = z.strictObject({
+  engine: z.enum([...ENGINE_NAMES, 'auto']).optional(),
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
   apiKey: z.string().min(1).optional(),
   baseModel: z.string().min(1),
@@ -238,6 +255,8 @@ export function resolveTinkerOptions(options: TinkerBackendOptions, env: NodeJS.
     throw new ConfigError('tinkerBackend options', [{ path: 'apiKey', message: `required for the hosted service ${TINKER_HOSTED_URL} (set TINKER_API_KEY)` }]);
   }
   return {
+    engine: o.engine ?? 'auto',
+    pollMsGiven: o.timeouts?.pollMs !== undefined,
     baseUrl,
     apiKey,
     baseModel: o.baseModel,

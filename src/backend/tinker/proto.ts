@@ -5,7 +5,8 @@ import type { ForwardBackwardOutput, SampleOutput, WireDatum } from './wire.js';
 
 /**
  * The messages of Tinker's `tinker_public.proto` this client uses (field numbers as reconstructed from the SDK's
- * generated `tinker_public_pb2.py`, see `docs/backends.md`). Tensors travel as raw little-endian bytes: tokens int32,
+ * generated `tinker_public_pb2.py`, see `docs/backends.md`; `loss_fn_config_v2`, `LossConfigValue` and the datum
+ * provenance spans of SDK ≥ 0.26 from its descriptor at commit 6889e5e, see "Hosted Tinker ≥ 0.26" there). Tensors travel as raw little-endian bytes: tokens int32,
  * dense tensors in their dtype, `BatchedTensor.offsets` int64 byte offsets (one per datum plus a leading 0).
  */
 const PROTO_SOURCE = `
@@ -23,8 +24,13 @@ message BatchedTensor { bytes data = 1; bytes offsets = 2; DType dtype = 3; repe
 message ArrayRecord { string type_tag = 1; map<string, BatchedTensor> fields = 2; int64 num_datums = 3; }
 message ForwardBackwardOutput { string loss_fn_output_type = 1; repeated ArrayRecord loss_fn_outputs = 2; map<string, double> metrics = 3; }
 message ForwardBackwardRequest { string model_id = 1; int32 seq_id = 2; repeated Datum data = 3; string loss_fn = 4;
-  map<string, double> loss_fn_config = 5; bool forward_only = 6; }
-message Datum { repeated Chunk model_input = 1; map<string, Tensor> loss_fn_inputs = 2; }
+  map<string, double> loss_fn_config = 5; bool forward_only = 6; map<string, LossConfigValue> loss_fn_config_v2 = 7; }
+message LossConfigValue { oneof value { double number = 1; string text = 2; } }
+message Datum { repeated Chunk model_input = 1; map<string, Tensor> loss_fn_inputs = 2;
+  repeated ProvenanceSpan model_input_spans = 3; repeated ProvenanceSpan loss_fn_input_spans = 4; }
+message ProvenanceSpan { oneof span { PromptProvenanceSpan prompt_tokens = 1; SampledProvenanceSpan sampled_tokens = 2; } }
+message PromptProvenanceSpan { string sequence_id = 1; int64 offset = 2; int64 length = 3; }
+message SampledProvenanceSpan { string sequence_id = 1; int64 offset = 2; int64 length = 3; }
 message Chunk { oneof chunk { EncodedTextChunk encoded_text = 1; ImageChunk image = 2; DmelChunk dmel = 3; } }
 message EncodedTextChunk { bytes tokens = 1; }
 message ImageChunk { bytes data = 1; string format = 2; optional int32 expected_tokens = 3; }
@@ -156,14 +162,20 @@ export interface ForwardBackwardProtoArgs {
   readonly forwardOnly: boolean;
 }
 
-/** A `ForwardBackwardRequest` protobuf body (`Content-Type: application/x-protobuf`). */
+/**
+ * A `ForwardBackwardRequest` protobuf body (`Content-Type: application/x-protobuf`). The loss config goes out as SDK
+ * ≥ 0.26 sends it: `loss_fn_config_v2` (each value a `LossConfigValue.number`) with the same numbers mirrored into the
+ * legacy `loss_fn_config` for servers that predate v2 (`tinker_public_pb2.pyi`, `ForwardBackwardRequest`).
+ */
 export function encodeForwardBackwardRequest(a: ForwardBackwardProtoArgs): Uint8Array {
   const T = type('ForwardBackwardRequest');
+  const config = { ...(a.lossFnConfig ?? {}) };
   const msg = T.fromObject({
     model_id: a.modelId,
     seq_id: a.seqId,
     loss_fn: a.lossFn,
-    loss_fn_config: { ...(a.lossFnConfig ?? {}) },
+    loss_fn_config: config,
+    loss_fn_config_v2: Object.fromEntries(Object.entries(config).map(([k, v]) => [k, { number: v }])),
     forward_only: a.forwardOnly,
     data: a.datums.map((d) => ({
       model_input: [{ encoded_text: { tokens: int32Bytes(d.modelInput) } }],
@@ -252,7 +264,7 @@ export function decodeSampleProto(bytes: Uint8Array): SampleOutput {
     return { tokens, logprobs, stopReason: s.stop_reason === 1 ? 'length' : 'stop' };
   });
   if (!Object.prototype.hasOwnProperty.call(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };
-  const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32, 'sample').map((x, i) => (i === 0 || Number.isNaN(x) ? null : x));
+  const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32, 'sample').map((x) => (Number.isNaN(x) ? null : x));
   return { sequences, promptLogprobs };
 }
 

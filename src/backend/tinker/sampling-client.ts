@@ -1,4 +1,5 @@
-import { BackendInputError, ConfigError } from '../../errors/index.js';
+import { BackendInputError, BackendRequestError, ConfigError } from '../../errors/index.js';
+import type { EngineProfile } from './engines/profiles.js';
 import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
 import type { SamplingClient } from '../types.js';
 import { awaitFuture, requestIdOf } from './futures.js';
@@ -6,6 +7,7 @@ import type { TinkerHttp } from './http.js';
 import type { ResolvedTinkerOptions } from './options.js';
 import { decodeSampleProto } from './proto.js';
 import { modelInputJson, parseSampleJson, type SampleOutput } from './wire.js';
+import { tinkerPath } from './protocol/routes.js';
 
 /**
  * Refuses sampling settings whose logprobs the protocol's losses cannot match: the server computes learner logprobs
@@ -46,6 +48,8 @@ export class TinkerSamplingClient implements SamplingClient {
   readonly #opts: ResolvedTinkerOptions;
   readonly #seq = { next: 0 };
   readonly #limit: <T>(run: () => Promise<T>) => Promise<T>;
+  readonly #engine: Pick<EngineProfile, 'name' | 'promptLogprobs' | 'samplerLogprobs'> | undefined;
+  readonly #current: (() => boolean) | undefined;
   /** The server's id of this sampling session. */
   readonly samplingSessionId: string;
 
@@ -53,16 +57,34 @@ export class TinkerSamplingClient implements SamplingClient {
    * @param limit runs each sampling request (submit and poll); the backend passes one limiter, sized by the server's
    *   `sample_max_concurrent_requests`, shared by all of its samplers. @default no limit
    */
-  constructor(http: TinkerHttp, opts: ResolvedTinkerOptions, samplingSessionId: string, limit?: <T>(run: () => Promise<T>) => Promise<T>) {
+  constructor(
+    http: TinkerHttp,
+    opts: ResolvedTinkerOptions,
+    samplingSessionId: string,
+    limit?: <T>(run: () => Promise<T>) => Promise<T>,
+    /** The engine's profile (prompt-logprob alignment, sampler-logprob rule); absent: Tinker's. */
+    engine?: Pick<EngineProfile, 'name' | 'promptLogprobs' | 'samplerLogprobs'>,
+    /** When set: whether the training weights are still the ones this sampler was saved from (else it refuses). */
+    current?: () => boolean,
+  ) {
     this.#http = http;
     this.#opts = opts;
+    this.#engine = engine;
+    this.#current = current;
     this.samplingSessionId = samplingSessionId;
     this.#limit = limit ?? ((run) => run());
   }
 
   async #sample(prompt: readonly number[], body: Record<string, unknown>): Promise<SampleOutput> {
+    if (this.#current && !this.#current()) {
+      throw new BackendRequestError(
+        'sample',
+        'user',
+        `${this.#engine?.name ?? 'this engine'} loads a sampler's checkpoint into the training adapter slot when it is sampled (SkyRL jax.py load_sampler_weights), and the training weights have changed since this sampler was saved: sampling it would roll them back; use a sampler saved after the last optimStep`,
+      );
+    }
     const request = { ...body, prompt: modelInputJson(prompt), sampling_session_id: this.samplingSessionId, seq_id: this.#seq.next++, type: 'sample' };
-    const submit = async () => requestIdOf('asample', await this.#http.call('asample', '/api/v1/asample', { json: request }));
+    const submit = async () => requestIdOf('asample', await this.#http.call('asample', tinkerPath('asample'), { json: request }));
     return this.#limit(async () =>
       awaitFuture(this.#http, this.#opts, await submit(), {
         op: 'sample',
@@ -94,6 +116,12 @@ export class TinkerSamplingClient implements SamplingClient {
     if (params.seed !== undefined) sp['seed'] = params.seed;
     if (params.stop !== undefined && params.stop.length > 0) sp['stop'] = Array.from(params.stop);
     const out = await this.#sample(promptTokens, { num_samples: n, sampling_params: sp, prompt_logprobs: false, topk_prompt_logprobs: 0 });
+    if (this.#engine?.samplerLogprobs === 'zeros-if-missing') {
+      // SkyRL-Train fills zeros (with only a log line) when the inference engine returned no logprobs: every importance
+      // ratio would then be the learner's probability. A sampled token has logprob exactly 0 only under certainty.
+      const i = out.sequences.findIndex((s) => s.tokens.length > 1 && s.logprobs.every((x) => x === 0));
+      if (i >= 0) throw new BackendRequestError('sample', 'server', `${this.#engine.name} returned all-zero logprobs for sample ${i} (${out.sequences[i]!.tokens.length} tokens): its inference engine gave none; the importance ratios would be wrong`);
+    }
     return out.sequences;
   }
 
@@ -106,10 +134,18 @@ export class TinkerSamplingClient implements SamplingClient {
       prompt_logprobs: true,
       topk_prompt_logprobs: 0,
     });
-    const lp = out.promptLogprobs;
-    if (lp === undefined || lp.length !== tokens.length) {
-      throw new BackendInputError('tokens', `server returned ${lp?.length ?? 'no'} prompt logprobs for ${tokens.length} tokens`);
-    }
-    return lp;
+    return alignPromptLogprobs(out.promptLogprobs, tokens.length, this.#engine?.promptLogprobs ?? 'N');
   }
+}
+
+/**
+ * Prompt logprobs of an N-token prompt as agentrl's `computeLogprobs` returns them (N entries, entry 0 `null`): an
+ * engine's N entries get entry 0 set to `null`; SkyRL-JAX's N−1 (no entry for token 0; `tx/utils/generator.py` ~l.438)
+ * get a leading `null`.
+ * @throws BackendInputError for any other count.
+ */
+export function alignPromptLogprobs(lp: readonly (number | null)[] | undefined, n: number, alignment: 'N' | 'N-1' | 'none'): (number | null)[] {
+  if (lp !== undefined && lp.length === n) return [null, ...lp.slice(1)];
+  if (lp !== undefined && alignment === 'N-1' && lp.length === n - 1) return [null, ...lp];
+  throw new BackendInputError('tokens', `server returned ${lp?.length ?? 'no'} prompt logprobs for ${n} tokens${alignment === 'N-1' ? ` (expected ${n} or ${n - 1})` : ''}`);
 }

@@ -1,5 +1,6 @@
 import { BackendRequestError } from '../../errors/index.js';
 import { jsonOf, type TinkerHttp } from './http.js';
+import { tinkerPath } from './protocol/routes.js';
 
 /**
  * The Tinker protocol version this client speaks, sent as `sdk_version` (`client/config`, `create_session`).
@@ -24,9 +25,11 @@ export interface TinkerServerConfig {
   readonly maxChunkBytes: number;
   /** Sampling requests in flight per sampler. */
   readonly sampleMaxConcurrent: number;
+  /** The answer as sent (empty when the endpoint did not answer): `engine: 'auto'` reads the engine from it. */
+  readonly raw: Readonly<Record<string, unknown>>;
 }
 
-const DEFAULTS: TinkerServerConfig = { answered: false, pjwtAuth: false, protoWrite: undefined, maxChunkLen: 1024, maxChunkBytes: 5_000_000, sampleMaxConcurrent: 2000 };
+const DEFAULTS: TinkerServerConfig = { answered: false, pjwtAuth: false, protoWrite: undefined, maxChunkLen: 1024, maxChunkBytes: 5_000_000, sampleMaxConcurrent: 2000, raw: {} };
 
 const posInt = (v: unknown, d: number) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : d);
 
@@ -38,7 +41,7 @@ const posInt = (v: unknown, d: number) => (typeof v === 'number' && Number.isInt
 export async function fetchServerConfig(http: TinkerHttp): Promise<TinkerServerConfig> {
   let body: unknown;
   try {
-    body = jsonOf(await http.call('client_config', '/api/v1/client/config', { json: { sdk_version: TINKER_PROTOCOL_VERSION } }, { credential: false }));
+    body = jsonOf(await http.call('client_config', tinkerPath('client/config'), { json: { sdk_version: TINKER_PROTOCOL_VERSION } }, { credential: false }));
   } catch (e) {
     if (e instanceof BackendRequestError && (e.status === 404 || e.status === 405)) return DEFAULTS;
     throw e;
@@ -51,5 +54,6 @@ export async function fetchServerConfig(http: TinkerHttp): Promise<TinkerServerC
     maxChunkLen: posInt(b['fwdbwd_max_chunk_len'], DEFAULTS.maxChunkLen),
     maxChunkBytes: posInt(b['fwdbwd_max_chunk_bytes_count'], DEFAULTS.maxChunkBytes),
     sampleMaxConcurrent: posInt(b['sample_max_concurrent_requests'], DEFAULTS.sampleMaxConcurrent),
+    raw: b,
   };
 }

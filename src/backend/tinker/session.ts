@@ -4,6 +4,7 @@ import { useJwtAuth } from './jwt.js';
 import type { ResolvedTinkerOptions } from './options.js';
 import { fetchServerConfig, TINKER_PROTOCOL_VERSION, type TinkerServerConfig } from './server-config.js';
 import { stringField } from './wire.js';
+import { tinkerPath } from './protocol/routes.js';
 
 /**
  * A protocol session: `client/config` (and the JWT exchange when it enables it), `create_session` (its
@@ -35,7 +36,7 @@ export class TinkerSession {
   static async create(http: TinkerHttp, opts: ResolvedTinkerOptions): Promise<TinkerSession> {
     const config = await fetchServerConfig(http);
     if (config.pjwtAuth) await useJwtAuth(http);
-    const a = await http.call('create_session', '/api/v1/create_session', {
+    const a = await http.call('create_session', tinkerPath('create_session'), {
       json: { tags: [...opts.sessionTags], user_metadata: {}, sdk_version: TINKER_PROTOCOL_VERSION, type: 'create_session' },
     });
     const body = jsonOf(a);
@@ -73,7 +74,7 @@ export class TinkerSession {
     try {
       const a = await this.http.send(
         'POST',
-        '/api/v1/session_heartbeat',
+        tinkerPath('session_heartbeat'),
         { json: { session_id: this.id, type: 'session_heartbeat' } },
         { timeoutMs: this.opts.timeouts.heartbeatMs },
       );

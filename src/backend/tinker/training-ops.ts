@@ -1,10 +1,9 @@
-import type { AdamParams } from '../types.js';
-import { BackendInputError } from '../../errors/index.js';
 import type { HttpBody } from './http.js';
 import { PROTOBUF } from './http.js';
 import type { TinkerLossPlan } from './loss-mapping.js';
 import { encodeForwardBackwardRequest } from './proto.js';
 import { forwardBackwardInputJson, type WireDatum } from './wire.js';
+import { tinkerPath } from './protocol/routes.js';
 
 /** Estimated protobuf bytes of one datum: int32 tokens, tensors in their dtype, and a little framing per tensor. */
 export function datumProtoBytes(d: WireDatum): number {
@@ -48,7 +47,7 @@ export function forwardBackwardBody(args: {
   const { modelId, seqId, datums, plan, forwardOnly } = args;
   if (args.wireFormat === 'protobuf') {
     return {
-      path: '/api/v1/forward_backward',
+      path: tinkerPath('forward_backward'),
       body: {
         raw: encodeForwardBackwardRequest({ modelId, seqId, datums, lossFn: plan.lossFn, ...(plan.lossFnConfig ? { lossFnConfig: plan.lossFnConfig } : {}), forwardOnly }),
         contentType: PROTOBUF,
@@ -57,27 +56,8 @@ export function forwardBackwardBody(args: {
   }
   const input = forwardBackwardInputJson(datums, plan.lossFn, plan.lossFnConfig);
   return forwardOnly
-    ? { path: '/api/v1/forward', body: { json: { forward_input: input, model_id: modelId, seq_id: seqId } } }
-    : { path: '/api/v1/forward_backward', body: { json: { forward_backward_input: input, model_id: modelId, seq_id: seqId } } };
-}
-
-/**
- * `adam_params` of `optim_step`, with agentrl's defaults filled in (β1 0.9, β2 0.95, eps 1e-8, no weight decay,
- * gradient-norm clip 1, as `localBackend`). Some servers ignore `grad_clip_norm` (SkyRL).
- * @throws BackendInputError for a learning rate that is not a finite number ≥ 0.
- */
-export function adamParamsJson(p: AdamParams): Record<string, number> {
-  if (!Number.isFinite(p.learningRate) || p.learningRate < 0) {
-    throw new BackendInputError('learningRate', `must be a finite number ≥ 0, got ${p.learningRate}`);
-  }
-  return {
-    learning_rate: p.learningRate,
-    beta1: p.beta1 ?? 0.9,
-    beta2: p.beta2 ?? 0.95,
-    eps: p.eps ?? 1e-8,
-    weight_decay: p.weightDecay ?? 0,
-    grad_clip_norm: p.gradClipNorm ?? 1,
-  };
+    ? { path: tinkerPath('forward'), body: { json: { forward_input: input, model_id: modelId, seq_id: seqId } } }
+    : { path: tinkerPath('forward_backward'), body: { json: { forward_backward_input: input, model_id: modelId, seq_id: seqId } } };
 }
 
 /**

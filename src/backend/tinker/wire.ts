@@ -73,7 +73,7 @@ export function parseMetricsJson(op: string, body: unknown): Record<string, numb
   return isObj(body) ? metricsOf(op, body['metrics']) : {};
 }
 
-/** Decoded `SampleResponse`. `promptLogprobs[0]` is `null`. */
+/** Decoded `SampleResponse`. `promptLogprobs` as sent (`null` where the server sent none, as for token 0 usually). */
 export interface SampleOutput {
   readonly sequences: SampledSequence[];
   readonly promptLogprobs?: (number | null)[];
@@ -100,7 +100,7 @@ export function parseSampleJson(op: string, body: unknown): SampleOutput {
   });
   const pl = body['prompt_logprobs'];
   if (pl === undefined || pl === null) return { sequences };
-  const promptLogprobs = numbers(op, pl, 'prompt_logprobs').map((x, i) => (i === 0 || Number.isNaN(x) ? null : x));
+  const promptLogprobs = numbers(op, pl, 'prompt_logprobs').map((x) => (Number.isNaN(x) ? null : x));
   return { sequences, promptLogprobs };
 }
 

@@ -53,7 +53,6 @@ export const cispoLoss: LossDefinition<Cispo> = {
   native: {
     lossFn: 'cispo',
     bounds,
-    tinkerConfig: (c) => ({ clip_low_threshold: bounds(c)[0], clip_high_threshold: bounds(c)[1] }),
     scales: 'advantages',
     nonNegativeScale: false,
   },

@@ -17,7 +17,7 @@ const isClipped = (c: Ppo, r: number, a: number): boolean => (a > 0 && r > c.cli
 /**
  * `ppo`: `ℓ_t = −min(r_t·A_t, clip(r_t, clipLow, clipHigh)·A_t)` with absolute ratio bounds (PPO, Schulman et al. 2017;
  * asymmetric clip-higher 0.8 / 1.28 from DAPO, Yu et al. 2025); `∂ℓ/∂lp = −r·A` where the unclipped branch is active,
- * 0 where clipping is. Tinker `ppo` with `clip_low_threshold` / `clip_high_threshold`.
+ * 0 where clipping is. Tinker `ppo` (its `loss_fn_config` comes from `bounds`: `backend/tinker/protocol/loss-fn.ts`).
  */
 export const ppoLoss: LossDefinition<Ppo> = {
   kind: 'ppo',
@@ -43,7 +43,6 @@ export const ppoLoss: LossDefinition<Ppo> = {
   native: {
     lossFn: 'ppo',
     bounds: (c) => [c.clipLow, c.clipHigh],
-    tinkerConfig: (c) => ({ clip_low_threshold: c.clipLow, clip_high_threshold: c.clipHigh }),
     scales: 'advantages',
     nonNegativeScale: true,
   },

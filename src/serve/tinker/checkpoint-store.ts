@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
+import { readCheckpointMetadata } from './checkpoint-metadata.js';
 
 /** The two kinds of checkpoints of a run, as directory names and as `tinker://` path segments. */
 export type CheckpointKind = 'weights' | 'sampler_weights';
@@ -17,6 +18,8 @@ export interface StoredCheckpoint {
   readonly time: number;
   /** Bytes of the files an archive of it holds. */
   readonly sizeBytes: number;
+  /** `user_metadata` it was saved with (SDK ≥ 0.26), if any. */
+  readonly userMetadata?: Readonly<Record<string, string>>;
 }
 
 /** Files of a checkpoint that go into its archive: the weights and config; training state also its optimizer. */
@@ -48,7 +51,8 @@ export async function listStoredCheckpoints(stateDir: string, runId: string): Pr
       const size = await sizeOf(dir, kind);
       if (size === undefined) continue;
       const { mtimeMs } = await stat(join(dir, 'config.json'));
-      out.push({ kind, name, dir, time: mtimeMs, sizeBytes: size });
+      const userMetadata = await readCheckpointMetadata(dir);
+      out.push({ kind, name, dir, time: mtimeMs, sizeBytes: size, ...(userMetadata ? { userMetadata } : {}) });
     }
   }
   return out.sort((a, b) => a.time - b.time || a.name.localeCompare(b.name));

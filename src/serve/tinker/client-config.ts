@@ -1,3 +1,5 @@
+import { AGENTRL_ENGINE_FLAG } from '../../backend/tinker/engines/detect.js';
+
 /** What `agentrl serve` answers at `POST /api/v1/client/config` (Tinker SDK ≥ 0.18), built from what it does. */
 export interface ClientConfigFacts {
   /** Largest request body the server reads, bytes. */
@@ -26,7 +28,9 @@ export interface ClientConfigFacts {
  *   SDK sizes by its protobuf estimate also fits as JSON (JSON numbers take about 3× their 4 protobuf bytes);
  * - `sample_max_concurrent_requests` — the server's in-flight request limit;
  * - `parallel_fwdbwd_chunks: true` — chunks may arrive in any order (they run in `seq_id` order);
- * - `use_pyqwest_transport: false`, `create_model_via_load_weights: false` — no such server-side support.
+ * - `use_pyqwest_transport: false`, `create_model_via_load_weights: false`, `sample_use_retrieve_futures: false`
+ *   (SDK ≥ 0.26: no `/api/v1/retrieve_futures`; `types/client_config_response.py`) — no such server-side support;
+ * - `agentrl_engine: 'agentrl'` — names this server for `tinkerBackend({ engine: 'auto' })` (SDKs ignore unknown flags).
  */
 export function clientConfig(f: ClientConfigFacts): Record<string, unknown> {
   return {
@@ -40,10 +44,16 @@ export function clientConfig(f: ClientConfigFacts): Record<string, unknown> {
     sample_max_concurrent_requests: f.maxInFlight,
     use_pyqwest_transport: false,
     create_model_via_load_weights: false,
+    sample_use_retrieve_futures: false,
+    [AGENTRL_ENGINE_FLAG]: 'agentrl',
   };
 }
 
-/** `POST /api/v1/client/dynamic_config` (SDK ≥ 0.25): nothing here changes while the server runs. */
+/**
+ * `POST /api/v1/client/dynamic_config` (SDK ≥ 0.25): nothing here changes while the server runs.
+ * `sample_cancel_enabled: false` (SDK ≥ 0.26, `types/client_dynamic_config_response.py`): there is no `cancel_future`
+ * route; an abandoned sample stops when its session expires.
+ */
 export function clientDynamicConfig(): Record<string, unknown> {
-  return { refresh_interval_sec: 300 };
+  return { refresh_interval_sec: 300, sample_cancel_enabled: false };
 }

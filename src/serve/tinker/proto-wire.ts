@@ -28,13 +28,30 @@ interface ChunkMsg {
   image?: unknown;
   dmel?: unknown;
 }
+type Int64 = number | { toNumber(): number };
+interface SpanRunMsg {
+  sequence_id?: string;
+  offset?: Int64;
+  length?: Int64;
+}
+interface SpanMsg {
+  prompt_tokens?: SpanRunMsg | null;
+  sampled_tokens?: SpanRunMsg | null;
+}
+interface DatumMsg {
+  model_input?: ChunkMsg[];
+  loss_fn_inputs?: Record<string, TensorMsg>;
+  model_input_spans?: SpanMsg[];
+  loss_fn_input_spans?: SpanMsg[];
+}
 interface FbRequestMsg {
   model_id?: string;
   seq_id?: number;
-  data?: { model_input?: ChunkMsg[]; loss_fn_inputs?: Record<string, TensorMsg> }[];
+  data?: DatumMsg[];
   loss_fn?: string;
   loss_fn_config?: Record<string, number>;
   forward_only?: boolean;
+  loss_fn_config_v2?: Record<string, { number?: number | null; text?: string | null }>;
 }
 
 /** A decoded protobuf `ForwardBackwardRequest`, in the JSON shape `forward_backward` takes, plus `forward_only`. */
@@ -46,7 +63,7 @@ export interface ProtoForwardBackward {
 }
 
 const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
-const num = (x: number | { toNumber(): number }) => (typeof x === 'number' ? x : x.toNumber());
+const num = (x: Int64) => (typeof x === 'number' ? x : x.toNumber());
 
 function numbersOf(bytes: Uint8Array, dtype: number, field: string): number[] {
   const size = dtype === DTYPE_INT64 ? 8 : dtype === DTYPE_BFLOAT16 ? 2 : 4;
@@ -109,15 +126,73 @@ export function decodeForwardBackwardRequest(body: Uint8Array): ProtoForwardBack
     });
     const inputs: Record<string, TensorData> = {};
     for (const [k, t] of Object.entries(d.loss_fn_inputs ?? {})) inputs[k] = tensorOf(t, `data[${i}].loss_fn_inputs.${k}`);
+    checkProvenance(d, i, chunks, inputs['target_tokens']);
     return { model_input: { chunks }, loss_fn_inputs: inputs };
   });
-  const config = msg.loss_fn_config && Object.keys(msg.loss_fn_config).length > 0 ? { ...msg.loss_fn_config } : undefined;
+  const config = lossConfigOf(msg);
   return {
     model_id: msg.model_id,
     seq_id: msg.seq_id ?? 0,
     forward_only: msg.forward_only === true,
     forward_backward_input: { data, loss_fn: msg.loss_fn ?? '', loss_fn_config: config },
   };
+}
+
+const has = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+
+/**
+ * The loss config of a request: SDK ≥ 0.26 sends `loss_fn_config_v2` (tagged number-or-text values) and mirrors its
+ * numbers into the legacy float map; a server prefers v2 when it is set (`tinker_public_pb2.pyi`,
+ * `ForwardBackwardRequest.loss_fn_config`). Every loss kind here takes numbers, so a text value is refused by name.
+ */
+function lossConfigOf(msg: FbRequestMsg): Record<string, number> | undefined {
+  const v2 = msg.loss_fn_config_v2 ?? {};
+  if (Object.keys(v2).length === 0) return msg.loss_fn_config && Object.keys(msg.loss_fn_config).length > 0 ? { ...msg.loss_fn_config } : undefined;
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(v2)) {
+    const field = `forward_backward_input.loss_fn_config_v2.${k}`;
+    // Set oneof arms are own properties of a decoded message; the prototype holds the defaults ('' and 0).
+    if (has(v, 'text')) throw new BackendInputError(field, `text value '${String(v.text).slice(0, 64)}' is not accepted: every loss kind agentrl serve runs takes numbers`);
+    if (!has(v, 'number') || typeof v.number !== 'number') throw new BackendInputError(field, 'LossConfigValue has neither number nor text');
+    out[k] = v.number;
+  }
+  return out;
+}
+
+/**
+ * Checks a datum's provenance (SDK ≥ 0.26 `Datum.model_input_spans` / `loss_fn_input_spans`, `types/datum.py` and
+ * `types/provenance_spans.py`): both lists or neither; each span has exactly one arm, a non-empty `sequence_id`,
+ * `offset ≥ 0` and `length ≥ 1`; the model-input runs tile the input tokens and the loss runs tile `target_tokens`.
+ * The spans are validated and then dropped: no loss kind agentrl serve runs reads them (they name sequences by the
+ * `SampledSequence.sequence_id` that this server never issues — see docs/backends.md, "Hosted Tinker ≥ 0.26").
+ * @throws BackendInputError naming the datum and the list that breaks a rule.
+ */
+function checkProvenance(d: DatumMsg, i: number, chunks: readonly { tokens?: number[] }[], targets: TensorData | undefined): void {
+  const mi = d.model_input_spans ?? [];
+  const lf = d.loss_fn_input_spans ?? [];
+  if (mi.length === 0 && lf.length === 0) return;
+  if (mi.length === 0 || lf.length === 0) {
+    throw new BackendInputError(`data[${i}]`, 'provenance comes as a pair: set both model_input_spans and loss_fn_input_spans, or neither');
+  }
+  if (chunks.some((c) => c.tokens === undefined)) return; // a non-text chunk: the datum conversion refuses it by name
+  const inputLength = chunks.reduce((n, c) => n + (c.tokens?.length ?? 0), 0);
+  tiles(mi, inputLength, `data[${i}].model_input_spans`, 'model_input tokens');
+  tiles(lf, targets?.data.length ?? 0, `data[${i}].loss_fn_input_spans`, 'loss_fn_inputs.target_tokens');
+}
+
+function tiles(spans: readonly SpanMsg[], size: number, field: string, what: string): void {
+  let covered = 0;
+  spans.forEach((s, j) => {
+    const run = (has(s, 'prompt_tokens') ? s.prompt_tokens : undefined) ?? (has(s, 'sampled_tokens') ? s.sampled_tokens : undefined);
+    if (!run) throw new BackendInputError(`${field}[${j}]`, 'a span has exactly one of prompt_tokens or sampled_tokens');
+    const offset = num(run.offset ?? 0);
+    const length = num(run.length ?? 0);
+    if (!run.sequence_id) throw new BackendInputError(`${field}[${j}].sequence_id`, 'must be non-empty');
+    if (offset < 0) throw new BackendInputError(`${field}[${j}].offset`, `must be >= 0, got ${offset}`);
+    if (length < 1) throw new BackendInputError(`${field}[${j}].length`, `must be >= 1, got ${length}`);
+    covered += length;
+  });
+  if (covered !== size) throw new BackendInputError(field, `the runs cover ${covered} positions but the ${what} have ${size}; they must tile it exactly`);
 }
 
 /**

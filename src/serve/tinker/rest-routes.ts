@@ -17,8 +17,11 @@ const pageSchema = z.object({
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Tinker `Checkpoint` JSON of a stored checkpoint. */
-export function checkpointJson(runId: string, c: StoredCheckpoint): Record<string, unknown> {
+/**
+ * Tinker `Checkpoint` JSON of a stored checkpoint; `base_model` and `user_metadata` are the fields SDK ≥ 0.26 reads
+ * (SDK changelog 0.39: `Checkpoint.base_model`; `SaveWeightsRequest.user_metadata`).
+ */
+export function checkpointJson(runId: string, c: StoredCheckpoint, baseModel: string): Record<string, unknown> {
   return {
     checkpoint_id: `${c.kind}/${c.name}`,
     checkpoint_type: c.kind === 'weights' ? 'training' : 'sampler',
@@ -27,6 +30,8 @@ export function checkpointJson(runId: string, c: StoredCheckpoint): Record<strin
     size_bytes: c.sizeBytes,
     public: false,
     expires_at: null,
+    user_metadata: c.userMetadata ?? null,
+    base_model: baseModel,
   };
 }
 
@@ -43,8 +48,8 @@ function runJson(r: RunRecord, checkpoints: readonly StoredCheckpoint[]): Record
     corrupted: false,
     ...(r.lora?.rank !== undefined && r.lora.rank !== null ? { lora_rank: r.lora.rank } : {}),
     last_request_time: iso(r.lastRequestTime),
-    ...(lw ? { last_checkpoint: checkpointJson(r.id, lw) } : {}),
-    ...(ls ? { last_sampler_checkpoint: checkpointJson(r.id, ls) } : {}),
+    ...(lw ? { last_checkpoint: checkpointJson(r.id, lw, r.baseModel) } : {}),
+    ...(ls ? { last_sampler_checkpoint: checkpointJson(r.id, ls, r.baseModel) } : {}),
     ...(r.userMetadata ? { user_metadata: Object.fromEntries(Object.entries(r.userMetadata).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])) } : {}),
   };
 }
@@ -137,7 +142,7 @@ export function registerTinkerRestRoutes(app: FastifyInstance, service: TinkerSe
     `${p}/training_runs/:id/checkpoints`,
     handle(async (req, _reply, caller) => {
       const id = params(req)['id']!;
-      return { checkpoints: (await service.checkpoints(caller, id)).map((c) => checkpointJson(id, c)) };
+      return { checkpoints: (await service.checkpoints(caller, id)).map((c) => checkpointJson(id, c, service.modelName)) };
     }),
   );
 
@@ -146,7 +151,7 @@ export function registerTinkerRestRoutes(app: FastifyInstance, service: TinkerSe
     handle(async (req, _reply, caller) => {
       const { limit, offset } = page(req);
       const all: Record<string, unknown>[] = [];
-      for (const r of service.trainingRuns(caller)) for (const c of await service.checkpoints(caller, r.id)) all.push(checkpointJson(r.id, c));
+      for (const r of service.trainingRuns(caller)) for (const c of await service.checkpoints(caller, r.id)) all.push(checkpointJson(r.id, c, r.baseModel));
       all.sort((a, b) => String(b['time']).localeCompare(String(a['time'])));
       return { checkpoints: all.slice(offset, offset + limit), cursor: { offset, limit, total_count: all.length } };
     }),

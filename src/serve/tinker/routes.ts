@@ -10,12 +10,13 @@ import { acceptsProtobuf, decodeForwardBackwardRequest, PROTOBUF, protoResult } 
 import { registerTinkerRestRoutes } from './rest-routes.js';
 import { decodeZstdBody } from './zstd-body.js';
 import { presentedKey } from '../../server/api-key.js';
+import { TINKER_API_PREFIX, TINKER_ROUTES as R } from '../../backend/tinker/protocol/routes.js';
 
 /** Options of {@link registerTinkerRoutes}: what `client/config` reports. Callers are told apart by `service.callerOf`. */
 export type TinkerRouteOptions = ClientConfigFacts;
 
-/** Path prefix of every Tinker endpoint. */
-export const TINKER_PREFIX = '/api/v1';
+/** Path prefix of every Tinker endpoint (the protocol module's). */
+export const TINKER_PREFIX = TINKER_API_PREFIX;
 
 /**
  * Registers the Tinker HTTP API (`reference/tinker-http.md` §1.3) on `app`, answered by `service`.
@@ -47,17 +48,17 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
     });
   };
 
-  app.get(`${p}/healthz`, async () => ({ status: 'ok' }));
-  app.get(`${p}/get_server_capabilities`, async () => service.capabilities());
+  app.get(`${p}/${R.healthz}`, async () => ({ status: 'ok' }));
+  app.get(`${p}/${R.serverCapabilities}`, async () => service.capabilities());
   // Tinker SDK ≥ 0.18 bootstrap (flags it follows), ≥ 0.25 its periodically refreshed part.
   const config = clientConfig({ ...options, jwtAuth: service.accessTokens !== undefined });
-  app.post(`${p}/client/config`, async () => config);
-  app.post(`${p}/client/dynamic_config`, async () => clientDynamicConfig());
+  app.post(`${p}/${R.clientConfig}`, async () => config);
+  app.post(`${p}/${R.clientDynamicConfig}`, async () => clientDynamicConfig());
   const tokens = service.accessTokens;
   if (tokens) {
     // The exchange takes the API key itself (the HTTP layer has checked it is a key or a live token): a token
     // cannot renew itself, so a leaked one dies at its exp.
-    app.post(`${p}/auth/token`, async (req, reply) => {
+    app.post(`${p}/${R.authToken}`, async (req, reply) => {
       const presented = presentedKey(req.headers);
       try {
         return { jwt: tokens.issue(presented ?? '').jwt };
@@ -66,15 +67,15 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
       }
     });
   }
-  app.post(`${p}/telemetry`, async () => ({ status: 'accepted' }));
+  app.post(`${p}/${R.telemetry}`, async () => ({ status: 'accepted' }));
 
-  post('create_session', w.createSessionSchema, (b, c) => service.createSession(b, c));
-  post('session_heartbeat', w.heartbeatSchema, (b, c) => service.heartbeat(b, c));
-  post('create_model', w.createModelSchema, (b, c) => service.createModel(b, c));
-  post('get_info', w.modelIdSchema, (b, c) => service.getInfo(b, c));
-  post('unload_model', w.modelIdSchema, (b, c) => service.unloadModel(b, c));
+  post(R.createSession, w.createSessionSchema, (b, c) => service.createSession(b, c));
+  post(R.sessionHeartbeat, w.heartbeatSchema, (b, c) => service.heartbeat(b, c));
+  post(R.createModel, w.createModelSchema, (b, c) => service.createModel(b, c));
+  post(R.getInfo, w.modelIdSchema, (b, c) => service.getInfo(b, c));
+  post(R.unloadModel, w.modelIdSchema, (b, c) => service.unloadModel(b, c));
   // JSON (SDK ≤ 0.24) or protobuf (0.25; `forward_only` makes it a forward): the same limits, ownership and queue.
-  app.post(`${p}/forward_backward`, { config: { contentEncodings: ['zstd'] } }, async (req, reply) => {
+  app.post(`${p}/${R.forwardBackward}`, { config: { contentEncodings: ['zstd'] } }, async (req, reply) => {
     const caller = service.callerOf(req.headers);
     if (!Buffer.isBuffer(req.body)) {
       const parsed = w.forwardBackwardSchema.safeParse(req.body ?? {});
@@ -98,15 +99,15 @@ export function registerTinkerRoutes(app: FastifyInstance, service: TinkerServic
         : service.forwardBackward({ model_id: b.model_id, seq_id: b.seq_id, forward_backward_input: b.forward_backward_input }, caller, raw);
     });
   });
-  post('forward', w.forwardSchema, (b, c) => service.forward(b, c));
-  post('optim_step', w.optimStepSchema, (b, c) => service.optimStep(b, c));
-  post('save_weights', w.saveWeightsSchema, (b, c) => service.saveWeights(b, c));
-  post('load_weights', w.loadWeightsSchema, (b, c) => service.loadWeights(b, c));
-  post('save_weights_for_sampler', w.saveForSamplerSchema, (b, c) => service.saveWeightsForSampler(b, c));
-  post('create_sampling_session', w.createSamplingSessionSchema, (b, c) => service.createSamplingSession(b, c));
-  post('asample', w.sampleSchema, (b, c) => service.sample(b, c));
+  post(R.forward, w.forwardSchema, (b, c) => service.forward(b, c));
+  post(R.optimStep, w.optimStepSchema, (b, c) => service.optimStep(b, c));
+  post(R.saveWeights, w.saveWeightsSchema, (b, c) => service.saveWeights(b, c));
+  post(R.loadWeights, w.loadWeightsSchema, (b, c) => service.loadWeights(b, c));
+  post(R.saveWeightsForSampler, w.saveForSamplerSchema, (b, c) => service.saveWeightsForSampler(b, c));
+  post(R.createSamplingSession, w.createSamplingSessionSchema, (b, c) => service.createSamplingSession(b, c));
+  post(R.asample, w.sampleSchema, (b, c) => service.sample(b, c));
   registerTinkerRestRoutes(app, service);
-  app.post(`${p}/retrieve_future`, async (req, reply) => {
+  app.post(`${p}/${R.retrieveFuture}`, async (req, reply) => {
     const parsed = w.retrieveFutureSchema.safeParse(req.body ?? {});
     if (!parsed.success) return reply.code(400).send({ error: 'retrieve_future: request_id (string) is required', category: 'user' });
     const ac = new AbortController();

@@ -17,11 +17,15 @@ import type { LossConfig } from '../../types/loss-config.js';
 import type { AccessTokens } from './access-tokens.js';
 import { callerResolver, principalTag, type ServeCaller } from './caller.js';
 import { errorBody, ServeRequestError } from './errors.js';
+import { checkSampleOptions } from './sample-options.js';
 import { FutureStore, type FutureBody, type FutureWait } from './futures.js';
 import { SeqQueue } from './seq-queue.js';
 import { resolveServeLimits, type ServeLimits } from './serve-limits.js';
 import { listStoredCheckpoints, removeStoredCheckpoint, type CheckpointKind, type StoredCheckpoint } from './checkpoint-store.js';
+import { writeCheckpointMetadata } from './checkpoint-metadata.js';
 import * as w from './wire.js';
+import { adamParamsFromWire } from '../../backend/tinker/protocol/adam.js';
+import { lossConfigFromWire } from '../../backend/tinker/protocol/loss-fn.js';
 
 /** Options of {@link TinkerService}; see {@link createServeApp} for the documented public form. */
 export interface TinkerServiceOptions {
@@ -449,7 +453,7 @@ export class TinkerService {
   optimStep(body: z.infer<typeof w.optimStepSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
     const m = this.#model(caller, body.model_id);
     return this.#submit(caller, m, body.seq_id, 'optim_step', body, async () => {
-      const r = await m.backend.optimStep(w.toAdamParams(body.adam_params));
+      const r = await m.backend.optimStep(adamParamsFromWire(body.adam_params));
       return { type: 'optim_step', metrics: r.metrics };
     });
   }
@@ -477,6 +481,7 @@ export class TinkerService {
         const dir = join(await this.#modelDir(m), 'weights', name);
         const replaced = await dirBytes(dir);
         await m.backend.saveState(dir);
+        await writeCheckpointMetadata(dir, body.user_metadata);
         booking.commit(await dirBytes(dir), replaced);
         m.checkpoints += 1;
         return { type: 'save_weights', path };
@@ -530,6 +535,7 @@ export class TinkerService {
             const dir = join(await this.#modelDir(m), 'sampler_weights', name);
             const replaced = await dirBytes(dir);
             await m.backend.saveState(dir);
+            await writeCheckpointMetadata(dir, body.user_metadata);
             booking?.commit(await dirBytes(dir), replaced);
           } catch (e) {
             sampler.release?.();
@@ -576,6 +582,7 @@ export class TinkerService {
       throw new ServeRequestError(400, `base_model '${body.base_model}' is not served here; available: ${this.modelName}`);
     }
     if (body.sampling_session_id == null && body.model_path != null) w.parseTinkerPath(body.model_path, 'model_path');
+    checkSampleOptions(body);
     const entry = await this.#samplerEntry(ref, caller);
     const L = this.limits;
     const n = body.num_samples ?? 1;
@@ -1002,7 +1009,7 @@ async function readOwner(modelDir: string): Promise<string | undefined> {
 }
 
 function convert(input: z.infer<typeof w.forwardInputSchema>): { datums: Datum[]; loss: LossConfig } {
-  const loss = w.toLossConfig(input.loss_fn, input.loss_fn_config);
+  const loss = lossConfigFromWire(input.loss_fn, input.loss_fn_config);
   return { datums: input.data.map((d, i) => w.toDatum(d, i, input.loss_fn)), loss };
 }
 

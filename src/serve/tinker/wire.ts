@@ -1,14 +1,13 @@
 /**
  * JSON shapes of the Tinker HTTP API as `agentrl serve` reads and writes them (`reference/tinker-http.md` §1.4),
- * and their mapping onto agentrl's `Datum`, `LossConfig`, `AdamParams` and `SamplingParams`.
+ * and their mapping onto agentrl's `Datum` and `SamplingParams` (losses and Adam: `backend/tinker/protocol/`).
  * Schemas are loose objects: Tinker clients send extra fields (`type`, `user_metadata`, …) that are ignored.
  */
 import { z } from '../../util/zod.js';
 import type { Datum } from '../../types/datum.js';
-import type { LossConfig } from '../../types/loss-config.js';
 import type { SamplingParams } from '../../types/sampling.js';
-import type { AdamParams } from '../../backend/types.js';
 import { BackendInputError } from '../../errors/index.js';
+import { userMetadataSchema } from './checkpoint-metadata.js';
 
 /** Tinker `TensorData`: a flat array with its dtype and shape (`shape` defaults to `[data.length]`). */
 export const tensorDataSchema = z.looseObject({
@@ -83,7 +82,14 @@ export const adamParamsSchema = z.looseObject({
 /** `optim_step` body. */
 export const optimStepSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, adam_params: adamParamsSchema });
 /** `save_weights` body; `path` is a checkpoint name. */
-export const saveWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string().nullish(), overwrite: z.boolean().nullish() });
+export const saveWeightsSchema = z.looseObject({
+  model_id: z.string(),
+  seq_id: seqId,
+  path: z.string().nullish(),
+  overwrite: z.boolean().nullish(),
+  /** SDK ≥ 0.26; listed back as `Checkpoint.user_metadata` (`checkpoint-metadata.ts`). */
+  user_metadata: userMetadataSchema.nullish(),
+});
 /** `load_weights` body; `path` is a `tinker://…/weights/<name>` path. */
 export const loadWeightsSchema = z.looseObject({ model_id: z.string(), seq_id: seqId, path: z.string(), optimizer: z.boolean().nullish() });
 /** `save_weights_for_sampler` body: named with `path`, ephemeral without. */
@@ -93,6 +99,8 @@ export const saveForSamplerSchema = z.looseObject({
   path: z.string().nullish(),
   sampling_session_seq_id: z.number().int().nullish(),
   overwrite: z.boolean().nullish(),
+  /** SDK ≥ 0.26; kept for named saves only (an unnamed one is no checkpoint). */
+  user_metadata: userMetadataSchema.nullish(),
 });
 /** `create_sampling_session` body. */
 export const createSamplingSessionSchema = z.looseObject({
@@ -121,6 +129,10 @@ export const sampleSchema = z.looseObject({
   sampling_params: samplingParamsSchema,
   prompt_logprobs: z.boolean().nullish(),
   topk_prompt_logprobs: z.number().int().nullish(),
+  /** SDK ≥ 0.26 (`types/sample_request.py`); served only at their defaults, see `sample-options.ts`. */
+  topk_sample_logprobs: z.number().int().nullish(),
+  target_prompt_logprobs: tensorDataSchema.nullish(),
+  record_stability_info: z.boolean().nullish(),
 });
 /** `retrieve_future` body. */
 export const retrieveFutureSchema = z.looseObject({ request_id: z.string(), allow_metadata_only: z.boolean().nullish() });
@@ -143,34 +155,6 @@ function vector(t: TensorData | undefined, field: string): number[] | undefined 
   if (shape.length !== 1) throw new BackendInputError(field, `expected a 1-D tensor, got shape [${shape.join(', ')}]`);
   if (shape[0] !== t.data.length) throw new BackendInputError(field, `shape [${shape[0]}] does not match ${t.data.length} values`);
   return t.data;
-}
-
-/** The loss functions this server computes (`dro` is not one of them). */
-export const SERVED_LOSS_FNS = ['cross_entropy', 'importance_sampling', 'ppo', 'cispo'] as const;
-
-/**
- * Tinker `loss_fn` + `loss_fn_config` → `LossConfig` with `token-sum` aggregation (Tinker's reduction: a plain
- * sum of per-token losses). Defaults: `ppo` clips `{0.8, 1.2}`, `cispo` `{0, 4}` (reference/tinker.md).
- * @throws BackendInputError for an unknown loss or config key.
- */
-export function toLossConfig(lossFn: string, config: Readonly<Record<string, number>> | null | undefined): LossConfig {
-  const c = config ?? {};
-  const allowed = lossFn === 'ppo' || lossFn === 'cispo' ? ['clip_low_threshold', 'clip_high_threshold'] : [];
-  for (const k of Object.keys(c)) {
-    if (!allowed.includes(k)) throw new BackendInputError(`loss_fn_config.${k}`, `not a parameter of loss '${lossFn}'`);
-  }
-  switch (lossFn) {
-    case 'cross_entropy':
-      return { kind: 'cross_entropy', aggregation: 'token-sum' };
-    case 'importance_sampling':
-      return { kind: 'importance_sampling', aggregation: 'token-sum' };
-    case 'ppo':
-      return { kind: 'ppo', clipLow: c['clip_low_threshold'] ?? 0.8, clipHigh: c['clip_high_threshold'] ?? 1.2, aggregation: 'token-sum' };
-    case 'cispo':
-      return { kind: 'cispo', clipLow: c['clip_low_threshold'] ?? 0, clipHigh: c['clip_high_threshold'] ?? 4, aggregation: 'token-sum' };
-    default:
-      throw new BackendInputError('loss_fn', `'${lossFn}' is not served; use one of ${SERVED_LOSS_FNS.join(', ')}`);
-  }
 }
 
 /**
@@ -198,18 +182,6 @@ export function toDatum(d: WireDatum, i: number, lossFn: string): Datum {
   const w = weights ?? (ce ? new Array<number>(T).fill(1) : undefined);
   const mask = (w ?? advantages).map((x) => (x !== 0 ? 1 : 0));
   return { modelInput, targetTokens, logprobs, advantages, mask, ...(ce && w ? { weights: w } : {}) };
-}
-
-/** Tinker `AdamParams` (with Tinker's defaults for absent fields) → agentrl `AdamParams`. */
-export function toAdamParams(a: z.infer<typeof adamParamsSchema>): AdamParams {
-  return {
-    learningRate: a.learning_rate,
-    beta1: a.beta1 ?? 0.9,
-    beta2: a.beta2 ?? 0.95,
-    eps: a.eps ?? 1e-12,
-    weightDecay: a.weight_decay ?? 0,
-    gradClipNorm: a.grad_clip_norm ?? 0,
-  };
 }
 
 /**

@@ -242,18 +242,18 @@ describe('tinkerBackend faults', () => {
     expect(server.seen('/api/v1/optim_step')).toHaveLength(1);
   });
 
-  it('a submission that fails for good marks the model lost: later calls fail at once, loadState() continues on a fresh model', async () => {
+  it('a submission that gets no answer after its retries marks the model lost: later calls fail at once, loadState() continues on a fresh model', async () => {
     server = await FakeTinker.start({
-      hook: (r) => (r.path === '/api/v1/optim_step' ? { status: 400, json: { detail: 'adam_params.learning_rate: invalid' } } : undefined),
+      hook: (r) => (r.path === '/api/v1/optim_step' ? { status: 503, raw: Buffer.from('upstream down'), contentType: 'text/plain' } : undefined),
     });
-    const b = make();
+    const b = make({ retry: { budgetMs: 300, initialDelayMs: 10, maxDelayMs: 20 } });
     await b.forwardBackward([datum(2)], IS);
     const [step, fb] = await Promise.allSettled([b.optimStep({ learningRate: 0.1 }), b.forwardBackward([datum(2)], IS)]);
-    expect((step as PromiseRejectedResult).reason).toBeInstanceOf(BackendRequestError);
+    expect((step as PromiseRejectedResult).reason).toBeInstanceOf(BackendUnavailableError);
     const lost = (fb as PromiseRejectedResult).reason as BackendRequestError;
     expect(lost).toBeInstanceOf(BackendRequestError);
-    expect(lost.message).toMatch(/seq_id 2 \(optim_step\) never reached the server/);
-    // The forward_backward queued behind the failed optim_step was never sent (it would wait for seq 2 forever).
+    expect(lost.message).toMatch(/seq_id 2 \(optim_step\) got no answer from the server after its retries/);
+    // The forward_backward queued behind the unanswered optim_step was never sent (it would wait for seq 2 forever).
     expect(server.seen('/api/v1/forward_backward')).toHaveLength(1);
     await b.loadState('tinker://model-0/weights/w');
     await b.forwardBackward([datum(2)], IS);

@@ -59,7 +59,8 @@ describe('tinkerBackend first contact, as the official SDK', () => {
       hook: (r) => (r.path === '/api/v1/create_session' ? { json: { type: 'create_session', session_id: 's1', info_message: 'hello', warning_message: 'SDK 0.1 is deprecated', error_message: 'quota low' } } : undefined),
     });
     await backend!.connect();
-    expect(warnings.map((w) => w.code)).toEqual(['server_notice', 'server_notice', 'server_notice']);
+    // The fake server does not name its engine: engine 'auto' assumes hosted Tinker and says so after the notices.
+    expect(warnings.map((w) => w.code)).toEqual(['server_notice', 'server_notice', 'server_notice', 'engine_assumed']);
     expect(warnings.map((w) => w.message).join('\n')).toMatch(/error.*quota low[\s\S]*warning.*deprecated[\s\S]*info.*hello/);
   });
 

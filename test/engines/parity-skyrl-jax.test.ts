@@ -1,0 +1,3 @@
+import { describeEngineParity } from './cases.js';
+
+describeEngineParity('skyrl-jax');
