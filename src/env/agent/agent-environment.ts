@@ -115,6 +115,8 @@ export function agentEnvironment<E extends Example = Example>(opts: AgentEnviron
       outcome = deadline.signal.aborted ? { kind: 'timeout', timeoutMs } : { kind: 'threw', error: e };
     } finally {
       clearTimeout(timer);
+      // responses already being written reach the agent (and are recorded) before the key stops working
+      await recorder.close(signal.aborted ? 0 : 2000);
       lease.revoke();
     }
     return recorder.trajectory(outcome, name);

@@ -57,7 +57,7 @@ export class RecordingEndpoint {
       if (!r) throw new OpenAIApiError(401, 'missing or wrong API key (this rollout may have ended)', { errorCode: 'invalid_api_key' });
       return r;
     };
-    await server.app.register(openaiRoutes, { sampler: NO_SAMPLER, renderer, modelName, completions: false, chatHooks: (req) => recorderOf(req).hooks() });
+    await server.app.register(openaiRoutes, { sampler: NO_SAMPLER, renderer, modelName, completions: false, turnHooks: (req) => recorderOf(req).hooks() });
     const url = await server.listen();
     server.app.server.unref();
     return new RecordingEndpoint(server, url, rollouts);
