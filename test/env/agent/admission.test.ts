@@ -19,7 +19,7 @@ async function slowModel(delayMs = 0) {
   const sampler: SamplingClient = {
     ...inner,
     sample: async (p, params) => {
-      asked.samples += params.numSamples;
+      asked.samples += params.numSamples ?? 1;
       await sleep(delayMs);
       params.signal?.throwIfAborted();
       return inner.sample(p, params);
