@@ -10,6 +10,8 @@ import { RolloutRecorder, type AgentOutcome } from './recorder.js';
 export interface AgentRunArgs<E extends Example = Example> {
   /** OpenAI-compatible base URL of this rollout's endpoint, e.g. `http://127.0.0.1:41234/v1` (pass as the client's `baseURL`). */
   readonly baseURL: string;
+  /** Anthropic base URL of the same endpoint, e.g. `http://127.0.0.1:41234` (pass as `@anthropic-ai/sdk`'s `baseURL`; it adds `/v1/messages`). */
+  readonly anthropicBaseURL: string;
   /** This rollout's key (refused once the rollout ended). */
   readonly apiKey: string;
   /** A model name to send (any name is accepted; the policy answers). */
@@ -107,7 +109,7 @@ export function agentEnvironment<E extends Example = Example>(opts: AgentEnviron
     let outcome: AgentOutcome;
     try {
       const run = Promise.resolve().then(() =>
-        opts.run({ baseURL: lease.baseURL, apiKey: lease.apiKey, model, example: ctx.example as E, signal, trajectoryId: ctx.trajectoryId, groupIndex: ctx.groupIndex }),
+        opts.run({ baseURL: lease.baseURL, anthropicBaseURL: lease.rootURL, apiKey: lease.apiKey, model, example: ctx.example as E, signal, trajectoryId: ctx.trajectoryId, groupIndex: ctx.groupIndex }),
       );
       outcome = { kind: 'returned', value: await untilAborted(run, signal) };
     } catch (e) {
