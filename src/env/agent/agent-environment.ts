@@ -5,6 +5,7 @@ import { ConfigError, type ConfigIssue } from '../../errors/config-error.js';
 import { untilAborted } from '../../rollout/abortable.js';
 import { RecordingEndpoint } from './recording-endpoint.js';
 import { RolloutRecorder, type AgentOutcome } from './recorder.js';
+import { subprocessAgent } from './subprocess-agent.js';
 
 /** What the agent's code is given for one rollout. */
 export interface AgentRunArgs<E extends Example = Example> {
@@ -33,7 +34,18 @@ export interface AgentEnvironmentOptions<E extends Example = Example> {
    * answer (a string), or any value (its `answer` field, when a string, is the answer; the whole value is
    * `trajectory.agentOutput` for the reward). A throw fails only this trajectory.
    */
-  run(args: AgentRunArgs<E>): Promise<unknown>;
+  run?(args: AgentRunArgs<E>): Promise<unknown>;
+  /**
+   * Instead of `run`: an agent program to start per rollout, in any language (`['python3', 'agent.py']`, no shell),
+   * pointed at the endpoint by `OPENAI_BASE_URL` / `OPENAI_API_KEY` / `ANTHROPIC_BASE_URL` / `ANTHROPIC_API_KEY`
+   * (see {@link subprocessAgent}: the example on stdin, the answer from stdout, a minimal environment, the process
+   * tree killed at the deadline).
+   */
+  readonly command?: readonly string[];
+  /** With `command`: variables added to the program's minimal environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** With `command`: its working directory. @default the trainer's */
+  readonly cwd?: string;
   /** Stable id used in metric names and logs. @default 'agent' */
   readonly name?: string;
   /** The model name the agent is told to use. @default 'policy' */
@@ -57,7 +69,15 @@ export interface AgentEnvironment extends DrivenEnvironment {
 
 function validate(o: AgentEnvironmentOptions<never>): void {
   const issues: ConfigIssue[] = [];
-  if (typeof o?.run !== 'function') issues.push({ path: 'run', message: 'expected the agent function ({ baseURL, apiKey, model, example, signal }) => answer' });
+  const hasCommand = o?.command !== undefined;
+  if (hasCommand === (o?.run !== undefined)) issues.push({ path: 'run', message: 'give exactly one of run (the agent function ({ baseURL, apiKey, model, example, signal }) => answer) and command (an agent program)' });
+  else if (!hasCommand && typeof o.run !== 'function') issues.push({ path: 'run', message: 'expected the agent function ({ baseURL, apiKey, model, example, signal }) => answer' });
+  if (hasCommand && !(Array.isArray(o.command) && o.command.length > 0 && o.command.every((a) => typeof a === 'string') && o.command[0] !== '')) {
+    issues.push({ path: 'command', message: 'expected a non-empty array of strings: the program, then its arguments' });
+  }
+  if (o?.env !== undefined && (typeof o.env !== 'object' || o.env === null || Object.values(o.env).some((v) => typeof v !== 'string'))) issues.push({ path: 'env', message: 'expected an object of string values' });
+  if (o?.cwd !== undefined && (typeof o.cwd !== 'string' || o.cwd === '')) issues.push({ path: 'cwd', message: 'expected a non-empty string' });
+  if (!hasCommand && (o?.env !== undefined || o?.cwd !== undefined)) issues.push({ path: o?.env !== undefined ? 'env' : 'cwd', message: 'only applies with command' });
   if (o?.timeoutMs !== undefined && !(Number.isFinite(o.timeoutMs) && o.timeoutMs > 0)) issues.push({ path: 'timeoutMs', message: `expected a positive number of ms, got ${o.timeoutMs}` });
   if (o?.model !== undefined && (typeof o.model !== 'string' || o.model === '')) issues.push({ path: 'model', message: 'expected a non-empty string' });
   if (issues.length) throw new ConfigError('agentEnvironment options', issues);
@@ -95,6 +115,7 @@ export function agentEnvironment<E extends Example = Example>(opts: AgentEnviron
   const name = opts.name ?? 'agent';
   const model = opts.model ?? 'policy';
   const timeoutMs = opts.timeoutMs ?? 600_000;
+  const agent = opts.command ? subprocessAgent({ command: opts.command, ...(opts.env ? { env: opts.env } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}) }) : opts.run!;
   let endpoint: Promise<RecordingEndpoint> | undefined;
   let started: RecordingEndpoint | undefined;
 
@@ -109,7 +130,7 @@ export function agentEnvironment<E extends Example = Example>(opts: AgentEnviron
     let outcome: AgentOutcome;
     try {
       const run = Promise.resolve().then(() =>
-        opts.run({ baseURL: lease.baseURL, anthropicBaseURL: lease.rootURL, apiKey: lease.apiKey, model, example: ctx.example as E, signal, trajectoryId: ctx.trajectoryId, groupIndex: ctx.groupIndex }),
+        agent({ baseURL: lease.baseURL, anthropicBaseURL: lease.rootURL, apiKey: lease.apiKey, model, example: ctx.example as E, signal, trajectoryId: ctx.trajectoryId, groupIndex: ctx.groupIndex }),
       );
       outcome = { kind: 'returned', value: await untilAborted(run, signal) };
     } catch (e) {
