@@ -84,13 +84,18 @@ function validate(o: AgentEnvironmentOptions<never>): void {
 }
 
 /**
- * Trains an agent as it is: for each rollout the trainer serves a private OpenAI-compatible endpoint on loopback
- * (chat completions with tools, streaming and not; a per-rollout key) backed by the current policy, and calls
- * `run({ baseURL, apiKey, model, example, signal })` — the agent's own loop with the official `openai` client,
- * `@openai/agents`, the AI SDK's OpenAI-compatible provider, … Every completion the agent requests is recorded with
- * its exact prompt tokens, sampled tokens and logprobs, and the trajectory is rebuilt from them:
- * - a request that continues an earlier one (its messages, the assistant reply it got, then tool results or more)
- *   is rendered by extension of that call's exact tokens and merges into the same datum;
+ * Trains an agent as it is: for each rollout the trainer serves a private endpoint on loopback (a per-rollout key)
+ * backed by the current policy, speaking OpenAI chat completions (`/v1/chat/completions`), OpenAI's Responses API
+ * (`/v1/responses`, `previous_response_id` kept per rollout) and Anthropic's Messages API (`/v1/messages`), all with
+ * tools, streaming and not. It then calls `run({ baseURL, anthropicBaseURL, apiKey, model, example, signal })` — the
+ * agent's own loop with the official `openai` client, `@openai/agents` (its default Responses provider or chat
+ * completions), `@anthropic-ai/sdk`, the AI SDK, … — or, with `command`, starts an agent program in any language with
+ * `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` and their keys in a minimal environment (the example on stdin, the answer from stdout; see `command`).
+ * Every completion the agent receives is recorded with its exact prompt tokens, sampled tokens and logprobs, and the
+ * trajectory is rebuilt from them:
+ * - a request that continues an earlier one (its messages, the assistant reply it got, then tool results or more;
+ *   on the Responses API also by `previous_response_id`) is rendered by extension of that call's exact tokens and
+ *   merges into the same datum;
  * - any other request (a sub-agent, a summariser, a retry from an earlier point) opens a conversation of its own: a
  *   separate datum of the same trajectory (`Turn.newDatum`), sharing its advantage;
  * - when the chat template rewrites history the request is rendered whole, and the trainer's `onPrefixMismatch`
@@ -98,17 +103,23 @@ function validate(o: AgentEnvironmentOptions<never>): void {
  * The policy samples with the trainer's temperature / top-p / top-k (the agent's own sampling settings are ignored:
  * the learner's logprobs assume the trainer's). Budgets: `maxTurns` = model calls, `maxTurnTokens` = tokens per
  * call, `maxTrajectoryTokens` = prompt + completion of one call, `maxToolCalls` = tool calls handed to the agent.
- * They are enforced as the rollout engine enforces them, at the completion that reaches the limit, so the agent
- * never runs a tool the rollout does not allow: a completion whose tool calls would pass `maxToolCalls` (every call
- * of a parallel turn counts), or that calls tools on the last model call `maxTurns` allows, is sent to the agent
- * without its tool calls (the text before them as the reply, `finish_reason: 'stop'`), is recorded as the model
- * sampled it, and ends the trajectory with stop reason `max_tool_calls` / `max_turns` (not a valid ending: the
- * reward scores it wrong). A request after the trajectory ended, or past `maxTurns` / `maxTrajectoryTokens`, is
- * refused (400, `code` = the budget's stop reason). A throwing
- * agent, or one that returns without calling the model, fails only its trajectory (`error`, stage `agent`); one that
- * ignores its signal is left behind at `timeoutMs` (or the trainer's `trajectoryTimeoutMs`) and its key refused.
- * The reward sees `finalText` (the answer), `turns` and `agentOutput`.
- * @throws ConfigError for bad options.
+ * Each completion is admitted once, on every wire, before anything is rendered: its `n` choices count as `n` model
+ * calls, completions in flight on the same key count, and a request with more bytes of text than
+ * `maxTrajectoryTokens` × the vocabulary's longest token is refused without tokenising it. A completion is recorded
+ * only when its answer was written whole with a 2xx status (an error answer, or a client gone first, records
+ * nothing and frees its admission). Tool budgets are enforced as the rollout engine enforces them, at the completion
+ * that reaches the limit, so the agent never runs a tool the rollout does not allow: a completion whose tool calls
+ * would pass `maxToolCalls` (every call of a parallel turn counts), or that calls tools on the last model call
+ * `maxTurns` allows, is sent to the agent without its tool calls (the text before them as the reply; chat
+ * `finish_reason: 'stop'`, Anthropic `stop_reason: 'end_turn'`), is recorded as the model sampled it, and ends the
+ * trajectory with stop reason `max_tool_calls` / `max_turns` (not a valid ending: the reward scores it wrong). A
+ * request after the trajectory ended, or past `maxTurns` / `maxTrajectoryTokens`, is refused (400, `code` = the
+ * budget's stop reason). A throwing agent (a program exiting non-zero: its stderr tail in the message), or one that
+ * returns without calling the model, fails only its trajectory (`error`, stage `agent`); one that ignores its signal
+ * is left behind at `timeoutMs` (or the trainer's `trajectoryTimeoutMs`; a program's process group is killed) and
+ * its key refused. The reward sees `finalText` (the answer), `turns` and `agentOutput`.
+ * @throws ConfigError for bad options (neither or both of `run` and `command`, an empty `command`, `env` values that
+ *   are not strings, `env`/`cwd` without `command`).
  */
 export function agentEnvironment<E extends Example = Example>(opts: AgentEnvironmentOptions<E>): AgentEnvironment {
   validate(opts as AgentEnvironmentOptions<never>);
