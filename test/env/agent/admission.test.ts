@@ -270,3 +270,72 @@ describe('agent endpoint: a client that disconnects before the reply records not
     }
   }
 });
+
+/** The same request on each wire: `text` as the user message (and the wire's own path and key header). */
+const WIRES = {
+  chat: (a: AgentRunArgs, text: string, stream = false) => ({ url: `${a.baseURL}/chat/completions`, headers: { authorization: `Bearer ${a.apiKey}` }, body: { model: a.model, messages: [{ role: 'user', content: text }], stream } }),
+  responses: (a: AgentRunArgs, text: string, stream = false) => ({ url: `${a.baseURL}/responses`, headers: { authorization: `Bearer ${a.apiKey}` }, body: { model: a.model, input: text, stream } }),
+  messages: (a: AgentRunArgs, text: string, stream = false) => ({ url: `${a.anthropicBaseURL}/v1/messages`, headers: { 'x-api-key': a.apiKey }, body: { model: a.model, max_tokens: 16, messages: [{ role: 'user', content: text }], stream } }),
+} as const;
+type WireName = keyof typeof WIRES;
+async function send(a: AgentRunArgs, wire: WireName, text: string, stream = false): Promise<number> {
+  const r = WIRES[wire](a, text, stream);
+  const res = await fetch(r.url, { method: 'POST', headers: { ...r.headers, 'content-type': 'application/json' }, body: JSON.stringify(r.body) });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Hazard: a budget the chat wire holds but another wire (responses, messages) lets through. */
+describe('agent endpoint admission holds on every wire', () => {
+  for (const wire of ['responses', 'messages'] as const) {
+    it(`${wire}: 6 concurrent requests under maxTurns = 2 → 2 served and recorded`, async () => {
+      const model = await slowModel(80);
+      let statuses: number[] = [];
+      const t = await rollout({ maxTurns: 2 }, async (a) => ((statuses = await Promise.all(Array.from({ length: 6 }, () => send(a, wire, 'hi?')))), 'hi'), model);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(2);
+      expect(statuses.filter((s) => s === 400)).toHaveLength(4);
+      expect(t.turns).toHaveLength(2);
+    });
+
+    it(`${wire}: a 3 MB message under maxTrajectoryTokens = 2048 is refused without tokenising it`, async () => {
+      const { renderer, counts } = countingRenderer(await localRenderer());
+      const { sampler } = await slowModel();
+      let status = 0;
+      let work = -1;
+      const t = await rollout(
+        { maxTrajectoryTokens: 2048 },
+        async (a) => {
+          const before = counts.render + counts.encode;
+          status = await send(a, wire, 'z'.repeat(3_000_000));
+          work = counts.render + counts.encode - before;
+          return 'x';
+        },
+        { renderer, sampler },
+      );
+      expect({ status, work }).toEqual({ status: 400, work: 0 });
+      expect(t.stopReason).toBe('max_trajectory_tokens');
+      expect(t.turns).toHaveLength(0);
+    });
+
+    it(`${wire}: a streaming client gone during sampling records nothing`, async () => {
+      const model = await slowModel(200);
+      const t = await rollout(
+        { maxTurns: 1 },
+        async (a) => {
+          const r = WIRES[wire](a, 'hi?', true);
+          const ctl = new AbortController();
+          const pending = fetch(r.url, { method: 'POST', headers: { ...r.headers, 'content-type': 'application/json' }, body: JSON.stringify(r.body), signal: ctl.signal }).catch(() => undefined);
+          await sleep(60);
+          ctl.abort();
+          await pending;
+          await sleep(250);
+          expect(await send(a, wire, 'hi?')).toBe(200);
+          return 'hi';
+        },
+        model,
+      );
+      expect(t.error).toBeUndefined();
+      expect(t.turns).toHaveLength(1);
+    });
+  }
+});
