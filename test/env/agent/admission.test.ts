@@ -140,10 +140,11 @@ describe('agent endpoint admission: concurrent requests on one key', () => {
           const rs = await Promise.all(
             Array.from({ length: 4 }, async () => {
               const res = await fetch(`${a.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: a.model, messages: [{ role: 'user', content: 'add' }], tools }) });
-              return (await res.json()) as { choices: { message: { tool_calls?: unknown[] } }[] };
+              // a request admitted after another's withheld calls ended the rollout is refused (400): it hands out nothing
+              return (await res.json()) as { choices?: { message: { tool_calls?: unknown[] } }[] };
             }),
           );
-          handed = rs.reduce((k, r) => k + (r.choices[0]!.message.tool_calls?.length ?? 0), 0);
+          handed = rs.reduce((k, r) => k + (r.choices?.[0]!.message.tool_calls?.length ?? 0), 0);
           return 'x';
         },
         { renderer, sampler },
@@ -209,7 +210,8 @@ describe('agent endpoint: a message too large for the token budget is refused wi
       );
       expect(status).toBe(400);
       expect(code).toBe('max_trajectory_tokens');
-      expect(ms).toBeLessThan(1500);
+      // sending and parsing the body is all the work left (the old code spent 11 s on 2 MB, 30 s on 8 MB)
+      expect(ms).toBeLessThan(1500 + (bytes / 2 ** 20) * 500);
       expect(work).toEqual({ render: 0, encode: 0 });
       expect(t.error).toBeUndefined();
       expect(t.turns).toHaveLength(0);
