@@ -38,6 +38,9 @@ def read_text_file(path):
 
 
 def main():
+    if sys.argv[1:] == ["--describe"]:  # what the trainer renders its cold-start demonstrations with
+        print(json.dumps({"system_prompt": SYSTEM_PROMPT, "tools": TOOLS}))
+        return
     example = json.loads(sys.stdin.readline())
     max_tokens = int(os.environ.get("MAX_TURN_TOKENS", "48"))
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": example["question"]}]

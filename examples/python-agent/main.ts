@@ -8,13 +8,13 @@
  * 3. RL through `agentEnvironment({ command: ['python3', 'agent.py'] })` (PPO 0.8 / 1.28), then held-out eval.
  *
  *   node --import tsx examples/python-agent/main.ts [--sft-steps 1000] [--steps 20] [--group 8] [--questions 8] [--n 4]
+ * (`PYTHON=/path/to/python3` picks the interpreter.)
  */
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Trainer, agentEnvironment, coldStart, evaluate, exactMatch, localBackend, type Environment, type Example, type ToolDefinition } from 'agentrl';
+import { Trainer, agentEnvironment, coldStart, evaluate, exactMatch, localBackend } from 'agentrl';
 import { BUDGETS, MODEL, demonstrations, questions, recordsServer } from '../mcp-agent/task.js';
+import { AGENT, PYTHON, demonstrationEnv } from './task.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,7 +25,6 @@ const { values } = parseArgs({
     lr: { type: 'string', default: '2e-4' },
     n: { type: 'string', default: '4' },
     seed: { type: 'string', default: '7' },
-    python: { type: 'string', default: 'python3' },
   },
 });
 const seed = Number(values.seed);
@@ -34,35 +33,11 @@ const budgets = BUDGETS;
 const t0 = performance.now();
 const log = (s: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0)}s] ${s}`);
 
-// The agent's system prompt and tool, read from agent.py itself so that the cold start renders what the agent sends.
-const AGENT = fileURLToPath(new URL('./agent.py', import.meta.url));
-const source = readFileSync(AGENT, 'utf8');
-const SYSTEM_PROMPT = JSON.parse(/^SYSTEM_PROMPT = (".*")$/m.exec(source)![1]!) as string;
-const TOOL: ToolDefinition = {
-  type: 'function',
-  function: { name: 'read_text_file', description: 'Read a record.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
-};
-
 const { dir } = recordsServer(); // the records folder (the MCP server command is not used here)
 /** The agent program, per rollout: the records folder and the turn budget are its only settings. */
-const agent = agentEnvironment({ command: [values.python!, AGENT], env: { RECORDS_DIR: dir, MAX_TURN_TOKENS: String(budgets.maxTurnTokens) }, timeoutMs: 120_000 });
-/** The same prompt and tool as an environment, only to render the cold-start demonstrations (the tool reads the same folder). */
-const demoEnv: Environment = {
-  name: 'records',
-  tools: [TOOL],
-  initialMessages: (ex: Example) => [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: ex.question }],
-  step: async (action) => {
-    if (action.kind !== 'tool') return { done: true, reason: action.kind };
-    const path = String(action.call.function.arguments['path'] ?? '');
-    let content: string;
-    try {
-      content = readFileSync(join(dir, path), 'utf8');
-    } catch {
-      content = `Error: no such record: ${path}`;
-    }
-    return { done: false, observation: [{ role: 'tool', name: 'read_text_file', content }] };
-  },
-};
+const agent = agentEnvironment({ command: [PYTHON, AGENT], env: { RECORDS_DIR: dir, MAX_TURN_TOKENS: String(budgets.maxTurnTokens) }, timeoutMs: 120_000 });
+/** The same prompt and tool as an environment, only to render the cold-start demonstrations. */
+const demoEnv = demonstrationEnv(dir);
 
 const backend = localBackend({ ...MODEL, seed });
 const reward = exactMatch();
@@ -76,7 +51,7 @@ const heldOut = async (): Promise<Row> => {
 };
 const rows: [string, Row][] = [];
 try {
-  log(`${train.length} training questions, ${test.length} held-out (depot, field) pairs; agent: ${values.python} ${AGENT}`);
+  log(`${train.length} training questions, ${test.length} held-out (depot, field) pairs; agent: ${PYTHON} ${AGENT}`);
   rows.push(['fresh weights', await heldOut()]);
   const sftSteps = Number(values['sft-steps']);
   // mcp-agent's two stages: the server's records first (the path copy forms), then records showing other numbers
