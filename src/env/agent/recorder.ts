@@ -38,7 +38,7 @@ function withholdCalls(c: ChoiceResult): ChoiceResult {
   return { ...c, message: { content: c.message.content ?? '', toolCalls: [] }, finishReason: 'stop' };
 }
 
-/** A request as admitted: its conversation, keys for matching, and the earlier call it continues (if any). */
+/** A request as admitted: its conversation, the keys it is matched by, its tools and template variables. */
 interface AdmittedRequest {
   readonly messages: readonly Message[];
   readonly keys: readonly string[];
