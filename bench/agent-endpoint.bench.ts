@@ -1,19 +1,24 @@
 // agentEnvironment's recording endpoint: completions/s of the same chat request sampled directly (render the messages,
-// sampler.sample) vs through the per-rollout OpenAI-compatible endpoint with the official `openai` client (HTTP on
-// loopback, request parsing, rendering, recording, the JSON answer), side by side in one run, interleaved in rounds.
+// sampler.sample) vs through the per-rollout endpoint on each of its three wires with the official clients — chat
+// completions and responses (`openai`), messages (`@anthropic-ai/sdk`) — (HTTP on loopback, request parsing,
+// admission, rendering, recording, the JSON answer), side by side in one run, interleaved in rounds.
 // Two samplers: a scripted one (no model: the endpoint's own cost per completion) and the embedded engine
 // (localBackend, untrained weights: what the cost is next to real sampling on the CPU).
 // Run: npm run bench:agent-endpoint   (ROUNDS=3, N=200 scripted / 24 engine completions per round and side)
 import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import type { AgentRunArgs } from '../src/index.js';
 import { DEFAULT_BUDGETS, agentEnvironment, localBackend, runGroup, type Renderer, type SamplingClient } from '../src/index.js';
 import { scriptedSampler } from '../src/testing/index.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 1);
 const TOKENS = 32;
+const SYSTEM = 'You are a careful assistant.';
+const USER = 'Name three prime numbers and explain briefly why each is prime.';
 const messages = [
-  { role: 'system' as const, content: 'You are a careful assistant.' },
-  { role: 'user' as const, content: 'Name three prime numbers and explain briefly why each is prime.' },
+  { role: 'system' as const, content: SYSTEM },
+  { role: 'user' as const, content: USER },
 ];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -31,15 +36,25 @@ async function direct(sampler: SamplingClient, renderer: Renderer, n: number): P
   return n / ((performance.now() - t0) / 1000);
 }
 
-/** The same n completions requested by `CONCURRENCY` agent rollouts through the recording endpoint. Returns completions/s. */
-async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: number): Promise<number> {
-  const env = agentEnvironment({
-    run: async ({ baseURL, apiKey, model, signal }) => {
-      const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
-      for (let i = 0; i < n / CONCURRENCY; i++) await client.chat.completions.create({ model, messages, max_tokens: TOKENS }, { signal });
-      return 'done';
-    },
-  });
+type Wire = 'chat' | 'responses' | 'messages';
+
+/** One agent that makes `count` completions of `messages` on `wire` with its official client. */
+function wireAgent(wire: Wire, count: number) {
+  return async ({ baseURL, anthropicBaseURL, apiKey, model, signal }: AgentRunArgs): Promise<string> => {
+    const openai = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
+    const anthropic = new Anthropic({ baseURL: anthropicBaseURL, apiKey, maxRetries: 0 });
+    for (let i = 0; i < count; i++) {
+      if (wire === 'chat') await openai.chat.completions.create({ model, messages, max_tokens: TOKENS }, { signal });
+      else if (wire === 'responses') await openai.responses.create({ model, instructions: SYSTEM, input: USER, max_output_tokens: TOKENS }, { signal });
+      else await anthropic.messages.create({ model, system: SYSTEM, messages: [{ role: 'user', content: USER }], max_tokens: TOKENS }, { signal });
+    }
+    return 'done';
+  };
+}
+
+/** The same n completions requested by `CONCURRENCY` agent rollouts through the recording endpoint on `wire`. Returns completions/s. */
+async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: number, wire: Wire): Promise<number> {
+  const env = agentEnvironment({ run: wireAgent(wire, n / CONCURRENCY) });
   try {
     await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { example: { id: 'warm', question: '', answer: '' }, groupSize: 1 }); // server start, JIT
     const t0 = performance.now();
@@ -53,19 +68,24 @@ async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: n
   }
 }
 
+const WIRES: Wire[] = ['chat', 'responses', 'messages'];
+
 async function compare(label: string, sampler: SamplingClient, renderer: Renderer, n: number): Promise<void> {
   const d: number[] = [];
-  const e: number[] = [];
+  const e = new Map<Wire, number[]>(WIRES.map((w) => [w, []]));
   await direct(sampler, renderer, Math.min(n, 8)); // warm-up
   for (let r = 0; r < ROUNDS; r++) {
     d.push(await direct(sampler, renderer, n));
-    e.push(await throughEndpoint(sampler, renderer, n));
+    for (const w of WIRES) e.get(w)!.push(await throughEndpoint(sampler, renderer, n, w));
   }
   const md = median(d);
-  const me = median(e);
-  console.log(
-    `${label.padEnd(34)} direct ${md.toFixed(1).padStart(8)} compl/s | endpoint ${me.toFixed(1).padStart(8)} compl/s | ratio ${(me / md).toFixed(3)} | overhead ${((1 / me - 1 / md) * 1000 * CONCURRENCY).toFixed(2)} ms/completion`,
-  );
+  console.log(`${label.padEnd(34)} direct ${md.toFixed(1).padStart(8)} compl/s`);
+  for (const w of WIRES) {
+    const me = median(e.get(w)!);
+    console.log(
+      `${`  ${w === 'chat' ? '/v1/chat/completions' : w === 'responses' ? '/v1/responses' : '/v1/messages'}`.padEnd(34)} endpoint ${me.toFixed(1).padStart(6)} compl/s | ratio ${(me / md).toFixed(3)} | overhead ${((1 / me - 1 / md) * 1000 * CONCURRENCY).toFixed(2)} ms/completion`,
+    );
+  }
 }
 
 const backend = localBackend();

@@ -1,12 +1,13 @@
+import type { ServerResponse } from 'node:http';
 import type { Message, ToolDefinition } from '../../types/message.js';
 import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
 import type { TrajectoryError, TrajectoryStopReason, Turn } from '../../types/trajectory.js';
 import type { DrivenTrajectory, DrivenTrajectoryContext } from '../../rollout/types.js';
 import { untilAborted } from '../../rollout/abortable.js';
 import { OpenAIApiError } from '../../serve/openai/api-error.js';
-import type { ChatCompletionHooks, ChoiceResult } from '../../serve/openai/chat-completions.js';
+import type { ChoiceResult, TurnHooks, TurnRequest, TurnTicket } from '../../serve/openai/chat-turn.js';
 import { assistantMessage, continues, messageKey, recordedAction } from './conversation.js';
-
+import { maxTokenBytes, requestTextBytes } from './size-bound.js';
 /** One choice the policy sampled for the agent, exactly as sampled. */
 interface RecordedCall {
   readonly index: number;
@@ -37,8 +38,72 @@ function withholdCalls(c: ChoiceResult): ChoiceResult {
   return { ...c, message: { content: c.message.content ?? '', toolCalls: [] }, finishReason: 'stop' };
 }
 
+/** A request as admitted: its conversation, the keys it is matched by, its tools and template variables. */
+interface AdmittedRequest {
+  readonly messages: readonly Message[];
+  readonly keys: readonly string[];
+  readonly tools: readonly ToolDefinition[];
+  readonly toolsKey: string;
+  readonly templateKwargs: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** One admitted completion, from admission to its record (or release). */
+class Ticket implements TurnTicket {
+  state: 'admitted' | 'chosen' | 'delivering' | 'done' = 'admitted';
+  /** The choices as sampled and as sent, once chosen. */
+  chosen: { readonly sampled: ChoiceResult; readonly sent: ChoiceResult }[] = [];
+  /** Tool calls handed to the agent by the chosen choices. */
+  toolCalls = 0;
+  /** The budget this completion ends the rollout with once recorded. */
+  stop: TrajectoryStopReason | undefined;
+  promptTokens: readonly number[] = [];
+  /** The earlier call the prompt was rendered as an extension of (the parent it continues), if any. */
+  parent: RecordedCall | undefined;
+  settled: () => void = () => {};
+  readonly done: Promise<void> = new Promise((r) => (this.settled = r));
+
+  constructor(
+    readonly recorder: RolloutRecorder,
+    readonly request: AdmittedRequest,
+    /** Model calls reserved: the request's `n`. */
+    readonly n: number,
+    /** Index of the first reserved call among the rollout's calls (its sampling seed). */
+    readonly ordinal: number,
+  ) {}
+  prompt(): number[] {
+    return this.recorder.promptOf(this);
+  }
+  sample(prompt: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
+    return this.recorder.sampleFor(this, prompt, params);
+  }
+  choose(choices: readonly ChoiceResult[]): readonly ChoiceResult[] {
+    return this.recorder.choose(this, choices);
+  }
+  deliverOn(res: ServerResponse, onCommit?: () => void): void {
+    if (this.state !== 'chosen') return;
+    this.state = 'delivering';
+    if (res.destroyed || (res.closed && !res.writableFinished)) return this.release();
+    res.once('finish', () => (res.statusCode < 300 ? this.recorder.commit(this, onCommit) : this.release()));
+    res.once('close', () => {
+      if (!res.writableFinished) this.release();
+    });
+  }
+  release(): void {
+    this.recorder.release(this);
+  }
+}
+
 /**
- * Records one rollout's model calls made through the recording endpoint and rebuilds the trajectory from them.
+ * Records one rollout's model calls made through the recording endpoint, on any wire (chat completions, responses,
+ * messages), and rebuilds the trajectory from them.
+ *
+ * Each completion is admitted once, synchronously, before any rendering: the rollout still live, no budget ended, `n`
+ * model calls left under `maxTurns` counting every completion admitted and not yet released (so concurrent requests
+ * on one key cannot all pass), and the request's text no more than `maxTrajectoryTokens × longest token` bytes (an
+ * O(bytes) bound, so a huge message is refused without being tokenised). It is recorded only when the agent received
+ * it: its response written completely with a 2xx status; a request answered with an error, or whose client went away
+ * first, records nothing and frees its admission.
+ *
  * A request whose messages continue an earlier call (that call's messages, then the assistant message it was
  * answered, then anything) is rendered by extension of that call's exact prompt and sampled tokens
  * (`renderer.nextPrompt`), so its prompt extends them token for token; when the template rewrites history the
@@ -47,59 +112,79 @@ function withholdCalls(c: ChoiceResult): ChoiceResult {
 export class RolloutRecorder {
   readonly #ctx: DrivenTrajectoryContext;
   readonly #signal: AbortSignal;
+  /** Aborted when the recorder closes (the agent is done): sampling for it stops. */
+  readonly #closing = new AbortController();
   readonly #calls: RecordedCall[] = [];
   /** Last call index of each conversation. */
   readonly #heads: number[] = [];
+  readonly #live = new Set<Ticket>();
+  /** Model calls held by live tickets (their `n`). */
+  #reserved = 0;
   #toolCalls = 0;
   #stop: TrajectoryStopReason | undefined;
+  #closed = false;
+  /** The Responses API conversations this rollout was answered, by response id. */
+  readonly #responses = new Map<string, readonly Message[]>();
 
   constructor(ctx: DrivenTrajectoryContext, signal: AbortSignal) {
     this.#ctx = ctx;
     this.#signal = signal;
   }
 
-  /** The hooks that serve one request of this rollout. */
-  hooks(): ChatCompletionHooks {
-    let request: { messages: readonly Message[]; keys: string[]; toolsKey: string; parent: RecordedCall | undefined } | undefined;
-    return {
-      prompt: ({ messages, tools, body }) => {
-        if (this.#signal.aborted) throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
-        this.#checkBudgets();
-        const keys = messages.map(messageKey);
-        const toolsKey = JSON.stringify(tools);
-        const parent = this.#parentOf(keys);
-        request = { messages, keys, toolsKey, parent };
-        const prompt = this.#render(messages, tools, parent, toolsKey, body.chat_template_kwargs ?? undefined);
-        if (prompt.length >= this.#ctx.budgets.maxTrajectoryTokens) {
-          this.#stop ??= 'max_trajectory_tokens';
-          throw budgetRefusal('max_trajectory_tokens', `the prompt has ${prompt.length} tokens; this rollout allows ${this.#ctx.budgets.maxTrajectoryTokens} (maxTrajectoryTokens)`);
-        }
-        return prompt;
-      },
-      sample: (prompt, params) => this.#sample(prompt, params),
-      onChoices: (choices, prompt) => (request ? choices.map((c, i) => this.#record(request!, prompt, c, i)) : choices),
-    };
+  /** The hooks that serve this rollout's requests. */
+  hooks(): TurnHooks {
+    return { begin: (turn) => this.#admit(turn), responses: this.#responses };
   }
 
-  #checkBudgets(): void {
+  #admit(turn: TurnRequest): TurnTicket {
+    if (this.#closed || this.#signal.aborted) throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
     const b = this.#ctx.budgets;
-    if (this.#stop) throw budgetRefusal(this.#stop, `this rollout has ended (${this.#stop}); it takes no more model calls`);
-    if (this.#calls.length >= b.maxTurns) {
-      this.#stop = 'max_turns';
-      throw budgetRefusal('max_turns', `this rollout allows ${b.maxTurns} model calls (maxTurns)`);
+    const stop = this.#stop ?? [...this.#live].find((t) => t.stop)?.stop;
+    if (stop) throw budgetRefusal(stop, `this rollout has ended (${stop}); it takes no more model calls`);
+    const left = b.maxTurns - this.#calls.length - this.#reserved;
+    if (left <= 0) {
+      if (this.#reserved === 0) this.#stop = 'max_turns';
+      throw budgetRefusal('max_turns', `this rollout allows ${b.maxTurns} model calls (maxTurns)${this.#reserved ? `, ${this.#reserved} of them in flight` : ''}`);
     }
+    if (turn.n > left) throw new OpenAIApiError(400, `n = ${turn.n} asks for ${turn.n} completions; this rollout has ${left} model calls left (maxTurns)`, { param: 'n', errorCode: 'max_turns' });
+    const bytes = requestTextBytes(turn.messages, turn.tools, turn.templateKwargs);
+    const bound = b.maxTrajectoryTokens * maxTokenBytes(this.#ctx.renderer);
+    if (bytes > bound) {
+      this.#stop ??= 'max_trajectory_tokens';
+      throw budgetRefusal('max_trajectory_tokens', `the request has ${bytes} bytes of text, more than ${b.maxTrajectoryTokens} tokens can hold (maxTrajectoryTokens)`);
+    }
+    const keys = turn.messages.map(messageKey);
+    const request = { messages: turn.messages, keys, tools: turn.tools, toolsKey: JSON.stringify(turn.tools), templateKwargs: turn.templateKwargs };
+    const ticket = new Ticket(this, request, turn.n, this.#calls.length + this.#reserved);
+    this.#live.add(ticket);
+    this.#reserved += turn.n;
+    return ticket;
+  }
+
+  /** @internal The ticket's prompt; refuses (and releases it) past `maxTrajectoryTokens`. */
+  promptOf(t: Ticket): number[] {
+    const { messages, keys, tools, toolsKey, templateKwargs } = t.request;
+    t.parent = this.#parentOf(keys);
+    const prompt = this.#render(messages, tools, t.parent, toolsKey, templateKwargs);
+    if (prompt.length >= this.#ctx.budgets.maxTrajectoryTokens) {
+      this.release(t);
+      this.#stop ??= 'max_trajectory_tokens';
+      throw budgetRefusal('max_trajectory_tokens', `the prompt has ${prompt.length} tokens; this rollout allows ${this.#ctx.budgets.maxTrajectoryTokens} (maxTrajectoryTokens)`);
+    }
+    t.promptTokens = prompt;
+    return prompt;
   }
 
   /**
    * The budget a completion's tool calls would pass, as the rollout engine judges a turn: the calls would take the
    * rollout past `maxToolCalls` (every call of the turn counts), or this is the last model call `maxTurns` allows
-   * (the model could never read the results). `undefined` when the calls may go to the agent.
+   * (the model could never read the results). `turn`: the call's index among the rollout's calls.
    */
-  #budgetPassedBy(calls: number): TrajectoryStopReason | undefined {
+  #budgetPassedBy(calls: number, toolCallsBefore: number, turn: number): TrajectoryStopReason | undefined {
     if (calls === 0) return undefined;
     const b = this.#ctx.budgets;
-    if (this.#toolCalls + calls > b.maxToolCalls) return 'max_tool_calls';
-    if (this.#calls.length + 1 >= b.maxTurns) return 'max_turns';
+    if (toolCallsBefore + calls > b.maxToolCalls) return 'max_tool_calls';
+    if (turn + 1 >= b.maxTurns) return 'max_turns';
     return undefined;
   }
 
@@ -133,38 +218,97 @@ export class RolloutRecorder {
     return renderer.renderPrompt(messages, { tools, addGenerationPrompt: true, ...kw });
   }
 
-  /** Samples with the rollout's settings (the agent's temperature and top-p are not used: the learner assumes these). */
-  async #sample(prompt: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
+  /**
+   * @internal Samples with the rollout's settings (the agent's temperature and top-p are not used: the learner
+   * assumes these); stops when the rollout ends, the recorder closes or the client goes away (`params.signal`).
+   */
+  async sampleFor(t: Ticket, prompt: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
     const { budgets, sampling } = this.#ctx;
     const maxTokens = Math.min(params.maxTokens, budgets.maxTurnTokens, budgets.maxTrajectoryTokens - prompt.length);
-    const seed = this.#ctx.seedFor(this.#calls.length);
+    const seed = this.#ctx.seedFor(t.ordinal);
+    const signal = AbortSignal.any([this.#signal, this.#closing.signal, ...(params.signal ? [params.signal] : [])]);
     const call: SamplingParams = {
-      numSamples: params.numSamples ?? 1,
+      numSamples: t.n,
       maxTokens,
       temperature: sampling?.temperature ?? 1,
       topP: sampling?.topP ?? 1,
       ...(sampling?.topK !== undefined ? { topK: sampling.topK } : {}),
       ...(params.stop ? { stop: params.stop } : {}),
+      ...(params.topLogprobs ? { topLogprobs: params.topLogprobs } : {}),
       ...(seed !== undefined ? { seed } : {}),
-      signal: this.#signal,
+      signal,
     };
-    return untilAborted(this.#ctx.sampler.sample(prompt, call), this.#signal);
+    const seqs = await untilAborted(this.#ctx.sampler.sample(prompt, call), signal);
+    if (t.state !== 'admitted') throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
+    return seqs;
   }
 
-  /** Records one sampled choice and returns the choice to send: as sampled, or with its tool calls withheld once a budget ends the rollout. */
-  #record(req: { messages: readonly Message[]; keys: string[]; toolsKey: string; parent: RecordedCall | undefined }, prompt: readonly number[], c: ChoiceResult, i: number): ChoiceResult {
-    if (this.#signal.aborted) return c;
-    const passed = this.#budgetPassedBy(c.message.toolCalls.length);
-    if (passed) this.#stop ??= passed;
-    const sent = c.message.toolCalls.length > 0 && this.#stop ? withholdCalls(c) : c;
+  /**
+   * @internal The choices to send: as sampled, or — once a choice's tool calls pass a budget (counting every
+   * completion chosen and not yet released) — with its calls withheld. Reserves the tool calls it hands out.
+   */
+  choose(t: Ticket, choices: readonly ChoiceResult[]): readonly ChoiceResult[] {
+    if (t.state !== 'admitted' || this.#closed) throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
+    let toolCalls = this.#toolCalls;
+    let turns = this.#calls.length;
+    for (const o of this.#live) if (o !== t && (o.state === 'chosen' || o.state === 'delivering')) ((toolCalls += o.toolCalls), (turns += o.chosen.length));
+    let stop: TrajectoryStopReason | undefined;
+    const sent = choices.map((c, i) => {
+      const passed = this.#budgetPassedBy(c.message.toolCalls.length, toolCalls + t.toolCalls, turns + i);
+      stop ??= passed;
+      const s = c.message.toolCalls.length > 0 && stop ? withholdCalls(c) : c;
+      t.toolCalls += s.message.toolCalls.length;
+      t.chosen.push({ sampled: c, sent: s });
+      return s;
+    });
+    t.stop = stop;
+    t.state = 'chosen';
+    return sent;
+  }
+
+  /** @internal Frees a ticket's admission; records nothing. */
+  release(t: Ticket): void {
+    if (t.state === 'done') return;
+    t.state = 'done';
+    this.#live.delete(t);
+    this.#reserved -= t.n;
+    t.settled();
+  }
+
+  /** @internal Records a delivered ticket's choices (nothing once the recorder closed). */
+  commit(t: Ticket, onCommit?: () => void): void {
+    if (t.state !== 'delivering') return;
+    const closed = this.#closed;
+    this.release(t);
+    if (closed) return;
+    t.chosen.forEach(({ sampled, sent }, i) => this.#record(t.request, t.promptTokens, i === 0 ? t.parent : undefined, sampled, sent));
+    if (t.stop) this.#stop ??= t.stop;
+    onCommit?.();
+  }
+
+  /**
+   * Waits (at most `graceMs`) for responses already being written to reach the agent, then closes: later commits are
+   * ignored, sampling for this rollout stops, and the key's requests are refused.
+   */
+  async close(graceMs = 2000): Promise<void> {
+    const delivering = [...this.#live].filter((t) => t.state === 'delivering').map((t) => t.done);
+    if (delivering.length) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(delivering), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+    }
+    this.#closed = true;
+    this.#closing.abort(new Error('the agent finished'));
+  }
+
+  /** Records one chosen choice: the model's action as sampled; the agent gets (and sends back) the message sent. */
+  #record(req: AdmittedRequest, prompt: readonly number[], parent: RecordedCall | undefined, c: ChoiceResult, sent: ChoiceResult): void {
     const index = this.#calls.length;
     // The first choice continues its parent's conversation when the parent is that conversation's latest call; a
     // fork from an earlier call, another choice (n > 1) or a fresh conversation is a conversation of its own.
-    const parent = i === 0 ? req.parent : undefined;
     const conversation = parent && this.#heads[parent.conversation] === parent.index ? parent.conversation : this.#heads.length;
     if (conversation === this.#heads.length) this.#heads.push(index);
     else this.#heads[conversation] = index;
-    // The model's action is recorded as sampled; the agent gets (and sends back) the message actually sent.
     const assistant = assistantMessage(sent.message);
     this.#toolCalls += sent.message.toolCalls.length;
     this.#calls.push({
@@ -189,7 +333,6 @@ export class RolloutRecorder {
       completionTokens: c.seq.tokens.length,
       toolMs: 0,
     });
-    return sent;
   }
 
   /**
@@ -197,6 +340,10 @@ export class RolloutRecorder {
    * began), a conversation's first turn marked `newDatum`; `messages` is the last call's conversation and reply.
    */
   trajectory(outcome: AgentOutcome, envName: string): DrivenTrajectory {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#closing.abort(new Error('the agent finished'));
+    }
     const calls = this.#calls;
     const order = [...calls].sort((a, b) => a.conversation - b.conversation || a.index - b.index);
     const next = new Map<number, RecordedCall>();

@@ -5,11 +5,15 @@ import type { SamplingClient } from '../../backend/types.js';
 import { createHttpServer, type HttpServer } from '../../server/http-server.js';
 import { OpenAIApiError } from '../../serve/openai/api-error.js';
 import { openaiRoutes } from '../../serve/openai/routes.js';
+import { anthropicRoutes } from '../../serve/anthropic/messages.js';
 import type { RolloutRecorder } from './recorder.js';
 
 /** A rollout's private view of the endpoint. */
 export interface RolloutLease {
+  /** OpenAI base URL, `${root}/v1`. */
   readonly baseURL: string;
+  /** The server's root URL: Anthropic's base URL (its client adds `/v1/messages`). */
+  readonly rootURL: string;
   readonly apiKey: string;
   /** Refuses the key from now on (401); idempotent. */
   revoke(): void;
@@ -29,9 +33,9 @@ function bearer(req: FastifyRequest): string | undefined {
 }
 
 /**
- * The OpenAI-compatible endpoint agentEnvironment serves its rollouts on: one loopback server (`/v1/models`,
- * `/v1/chat/completions` with tools, streaming or not, from `openaiRoutes`), where each rollout has its own random
- * key; a request is sampled and recorded by the rollout its key belongs to, and refused (401) once that rollout ended.
+ * The endpoint agentEnvironment serves its rollouts on: one loopback server (`/v1/models`, `/v1/chat/completions`
+ * and `/v1/responses` from `openaiRoutes`, Anthropic's `/v1/messages` from `anthropicRoutes`, all with tools,
+ * streaming or not, over one recorder per rollout), where each rollout has its own random key; a request is sampled and recorded by the rollout its key belongs to, and refused (401) once that rollout ended.
  */
 export class RecordingEndpoint {
   readonly #server: HttpServer;
@@ -57,7 +61,8 @@ export class RecordingEndpoint {
       if (!r) throw new OpenAIApiError(401, 'missing or wrong API key (this rollout may have ended)', { errorCode: 'invalid_api_key' });
       return r;
     };
-    await server.app.register(openaiRoutes, { sampler: NO_SAMPLER, renderer, modelName, completions: false, chatHooks: (req) => recorderOf(req).hooks() });
+    await server.app.register(openaiRoutes, { sampler: NO_SAMPLER, renderer, modelName, completions: false, turnHooks: (req) => recorderOf(req).hooks() });
+    await server.app.register(anthropicRoutes, { renderer, turnHooks: (req) => recorderOf(req).hooks() });
     const url = await server.listen();
     server.app.server.unref();
     return new RecordingEndpoint(server, url, rollouts);
@@ -67,7 +72,7 @@ export class RecordingEndpoint {
   lease(recorder: RolloutRecorder): RolloutLease {
     const apiKey = `agentrl-rollout-${randomBytes(18).toString('base64url')}`;
     this.#rollouts.set(apiKey, recorder);
-    return { baseURL: `${this.#url}/v1`, apiKey, revoke: () => void this.#rollouts.delete(apiKey) };
+    return { baseURL: `${this.#url}/v1`, rootURL: this.#url, apiKey, revoke: () => void this.#rollouts.delete(apiKey) };
   }
 
   /** Rollouts with a live key. */

@@ -1,40 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Renderer } from '../../chat/types.js';
-import type { SampledSequence, SamplingParams, TokenLogprob } from '../../types/sampling.js';
-import type { Message, ToolDefinition } from '../../types/message.js';
+import type { SampledSequence, TokenLogprob } from '../../types/sampling.js';
 import { OpenAIApiError } from './api-error.js';
 import { toMessages, toToolDefinitions } from './chat-messages.js';
 import { chatSchema, parseBody, type ChatBody } from './request-schemas.js';
 import { clientGone } from '../../server/client-signal.js';
 import { alternativesOf, checkRequestLimits, checkVocab, samplingParams, topLogprobsCount, withoutStop } from './sampling.js';
 import { SseWriter } from './sse.js';
-import { extractToolCalls, type ExtractedMessage } from './tool-calls.js';
+import { decodeChoices, sampleTurn, type ChoiceResult, type TurnHooks, type TurnTicket } from './chat-turn.js';
 import type { RouteContext } from './types.js';
 
-/** One choice of a chat completion as the handler answers it. */
-export interface ChoiceResult {
-  readonly seq: SampledSequence;
-  readonly text: string;
-  readonly message: ExtractedMessage;
-  readonly finishReason: 'stop' | 'length' | 'tool_calls';
-}
-
-/**
- * Overrides of {@link chatCompletionsHandler} for a server that renders or samples differently (agentEnvironment's
- * recording endpoint): how the prompt is built, how it is sampled, and a look at the choices before they are sent.
- */
-export interface ChatCompletionHooks {
-  /** Prompt tokens of the request. @default `renderer.renderPrompt(messages, { tools, … })` */
-  prompt?(req: { readonly messages: readonly Message[]; readonly tools: readonly ToolDefinition[]; readonly body: ChatBody }): number[];
-  /** Samples the prompt (the request's `model` is then not checked). @default the route's sampler for `model` */
-  sample?(prompt: readonly number[], params: SamplingParams): Promise<SampledSequence[]>;
-  /**
-   * Called with the choices (text, parsed tool calls) once sampled, before the answer is sent; may return the
-   * choices to send instead (same length and order), e.g. with tool calls withheld past a budget.
-   */
-  onChoices?(choices: readonly ChoiceResult[], prompt: readonly number[]): readonly ChoiceResult[] | void;
-}
+export type { ChoiceResult } from './chat-turn.js';
 
 function tokenEntry(renderer: Renderer, token: number, logprob: number) {
   const s = renderer.decode([token]);
@@ -65,62 +42,85 @@ function validate(b: ChatBody): void {
  * k most likely tokens at each position under the same distribution; vLLM's `return_token_ids` adds
  * `prompt_token_ids` and `choices[].token_ids`.
  * `stream: true` answers with server-sent events (chunks sent once the engine has the sequence).
+ * With `hooks` (a recording server) the request is admitted by `hooks.begin` before anything is rendered, rendered and
+ * sampled by its ticket, and recorded only once the whole answer was sent (nothing for a 400 or a client gone).
  */
-export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply, hooks: ChatCompletionHooks = {}): Promise<unknown> {
+export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown, reply: FastifyReply, hooks?: TurnHooks): Promise<unknown> {
   const b = parseBody(chatSchema, rawBody);
   const { renderer } = ctx.opts;
   const modelName = b.model;
   validate(b);
   const tools = toToolDefinitions(b.tools);
   const messages = toMessages(b.messages);
-  const prompt = hooks.prompt
-    ? hooks.prompt({ messages, tools, body: b })
-    : renderer.renderPrompt(messages, {
-        tools,
-        addGenerationPrompt: b.add_generation_prompt ?? true,
-        ...(b.chat_template_kwargs ? { templateKwargs: b.chat_template_kwargs } : {}),
-      });
-  checkVocab(prompt, renderer.vocabSize, 'messages');
-  const ctxLeft = ctx.opts.maxContextTokens !== undefined ? ctx.opts.maxContextTokens - prompt.length : undefined;
-  if (ctxLeft !== undefined && ctxLeft <= 0) {
-    throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, { param: 'messages', errorCode: 'context_length_exceeded' });
-  }
   const asked = b.max_completion_tokens ?? b.max_tokens ?? undefined;
-  // A `sample` hook (agentEnvironment's recording endpoint) samples under its own budgets, whatever the agent asked.
-  if (!hooks.sample) checkRequestLimits(ctx.opts.limits, { prompts: 1, n: b.n ?? 1, maxTokens: asked ?? 0, maxTokensParam: b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens' });
-  const fallback = Math.min(ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024, ctx.opts.limits?.maxTokens ?? 4096);
-  const maxTokens = asked ?? fallback;
   const k = topLogprobsCount(b.top_logprobs, 'top_logprobs');
-  // Sampling stops (its rows are freed) as soon as the client disconnects.
-  const params = { ...samplingParams(b, maxTokens, renderer), ...(k > 0 ? { topLogprobs: k } : {}), signal: clientGone(reply) };
-  const stop = params.stop ?? [];
   const parseTools = tools.length > 0 && b.tool_choice !== 'none';
-  const seqs = hooks.sample ? await hooks.sample(prompt, params) : await (await ctx.sampler(b.model, reply.request)).sample(prompt, params);
-  const sampled: ChoiceResult[] = seqs.map((seq) => {
-    const text = renderer.decode(withoutStop(seq.tokens, stop));
-    const message = parseTools ? extractToolCalls(text, (t) => renderer.parseAssistant(t, undefined, { parallelToolCalls: true })) : { content: text, toolCalls: [] };
-    const finishReason = message.toolCalls.length > 0 ? 'tool_calls' : seq.stopReason;
-    return { seq, text, message, finishReason };
-  });
-  const results = hooks.onChoices?.(sampled, prompt) ?? sampled;
-  const completionTokens = seqs.reduce((s, q) => s + q.tokens.length, 0);
+  // Sampling stops (its rows are freed) as soon as the client disconnects.
+  const signal = clientGone(reply);
+  let prompt: readonly number[];
+  let results: readonly ChoiceResult[];
+  let ticket: TurnTicket | undefined;
+  if (hooks) {
+    // Every refusal that needs no sampling comes before the admission; the admission comes before any rendering.
+    const params = { ...samplingParams(b, asked ?? ctx.opts.limits?.maxTokens ?? 4096, renderer), ...(k > 0 ? { topLogprobs: k } : {}), signal };
+    ticket = hooks.begin({ messages, tools, n: b.n ?? 1, templateKwargs: b.chat_template_kwargs ?? undefined });
+    ({ prompt, results } = await sampleTurn(renderer, ticket, params, parseTools));
+  } else {
+    prompt = renderer.renderPrompt(messages, {
+      tools,
+      addGenerationPrompt: b.add_generation_prompt ?? true,
+      ...(b.chat_template_kwargs ? { templateKwargs: b.chat_template_kwargs } : {}),
+    });
+    checkVocab(prompt, renderer.vocabSize, 'messages');
+    const ctxLeft = ctx.opts.maxContextTokens !== undefined ? ctx.opts.maxContextTokens - prompt.length : undefined;
+    if (ctxLeft !== undefined && ctxLeft <= 0) {
+      throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, { param: 'messages', errorCode: 'context_length_exceeded' });
+    }
+    checkRequestLimits(ctx.opts.limits, { prompts: 1, n: b.n ?? 1, maxTokens: asked ?? 0, maxTokensParam: b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens' });
+    const fallback = Math.min(ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024, ctx.opts.limits?.maxTokens ?? 4096);
+    const params = { ...samplingParams(b, asked ?? fallback, renderer), ...(k > 0 ? { topLogprobs: k } : {}), signal };
+    const seqs = await (await ctx.sampler(b.model, reply.request)).sample(prompt, params);
+    results = decodeChoices(renderer, seqs, params.stop ?? [], parseTools);
+  }
+  try {
+    const answer = chatAnswer(ctx, b, modelName, prompt, results, k);
+    // Recorded once the answer is fully written with a 2xx status; a client gone before that records nothing.
+    ticket?.deliverOn(reply.raw);
+    if (answer.chunks) {
+      const sse = new SseWriter(reply);
+      for (const c of answer.chunks) sse.send(c);
+      sse.done();
+      return reply;
+    }
+    return answer.body;
+  } catch (e) {
+    ticket?.release();
+    throw e;
+  }
+}
+
+/** The whole answer, built before anything is sent (a fault while building it is a clean error, never half a stream). */
+function chatAnswer(ctx: RouteContext, b: ChatBody, modelName: string, prompt: readonly number[], results: readonly ChoiceResult[], k: number): { body?: unknown; chunks?: unknown[] } {
+  const { renderer } = ctx.opts;
+  const completionTokens = results.reduce((s, r) => s + r.seq.tokens.length, 0);
   const usage = { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens };
   const id = `chatcmpl-${randomUUID().replace(/-/g, '')}`;
   const callId = () => `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   const entryAt = (seq: SampledSequence, i: number) => logprobEntry(renderer, seq.tokens[i]!, seq.logprobs[i]!, alternativesOf(seq, k, 'top_logprobs')?.[i]);
   const logprobsOf = (seq: SampledSequence) => (b.logprobs ? { content: seq.tokens.map((_, i) => entryAt(seq, i)) } : null);
+  const stop = b.ignore_eos ? (b.stop_token_ids ?? []) : [...(b.stop_token_ids ?? []), ...renderer.stopTokens];
 
   if (b.stream) {
     const head = { id, object: 'chat.completion.chunk' as const, created: ctx.now(), model: modelName };
-    const sse = new SseWriter(reply);
+    const chunks: unknown[] = [];
     results.forEach((r, index) => {
-      sse.send({ ...head, choices: [{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
+      chunks.push({ ...head, choices: [{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
       // Token by token only when the reply is the decoded text itself; otherwise (tool calls, a harmony answer's
       // final channel, calls withheld by a hook) the reply's content goes in one chunk.
       if (r.message.toolCalls.length > 0 || r.message.content !== r.text) {
-        if (r.message.content) sse.send({ ...head, choices: [{ index, delta: { content: r.message.content }, logprobs: logprobsOf(r.seq), finish_reason: null }] });
+        if (r.message.content) chunks.push({ ...head, choices: [{ index, delta: { content: r.message.content }, logprobs: logprobsOf(r.seq), finish_reason: null }] });
         r.message.toolCalls.forEach((c, k) =>
-          sse.send({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] }),
+          chunks.push({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] }),
         );
       } else {
         // one chunk per sampled token: the text it adds (held back while it ends in an incomplete UTF-8 sequence)
@@ -130,35 +130,36 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
           const upTo = renderer.decode(shown.slice(0, i + 1));
           const delta = upTo.endsWith('\uFFFD') && i + 1 < shown.length ? '' : upTo.slice(sent.length);
           if (delta) sent += delta;
-          sse.send({ ...head, choices: [{ index, delta: { content: delta }, logprobs: b.logprobs ? { content: [entryAt(r.seq, i)] } : null, finish_reason: null }] });
+          chunks.push({ ...head, choices: [{ index, delta: { content: delta }, logprobs: b.logprobs ? { content: [entryAt(r.seq, i)] } : null, finish_reason: null }] });
         });
       }
-      sse.send({ ...head, choices: [{ index, delta: {}, logprobs: null, finish_reason: r.finishReason }] });
+      chunks.push({ ...head, choices: [{ index, delta: {}, logprobs: null, finish_reason: r.finishReason }] });
     });
-    if (b.stream_options?.include_usage) sse.send({ ...head, choices: [], usage });
-    sse.done();
-    return reply;
+    if (b.stream_options?.include_usage) chunks.push({ ...head, choices: [], usage });
+    return { chunks };
   }
 
   return {
-    id,
-    object: 'chat.completion',
-    created: ctx.now(),
-    model: modelName,
-    choices: results.map((r, index) => ({
-      index,
-      message: {
-        role: 'assistant',
-        content: r.message.content,
-        ...(r.message.toolCalls.length > 0
-          ? { tool_calls: r.message.toolCalls.map((c) => ({ id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } })) }
-          : {}),
-      },
-      logprobs: logprobsOf(r.seq),
-      finish_reason: r.finishReason,
-      ...(b.return_token_ids ? { token_ids: [...r.seq.tokens] } : {}),
-    })),
-    usage,
-    ...(b.return_token_ids ? { prompt_token_ids: prompt } : {}),
+    body: {
+      id,
+      object: 'chat.completion',
+      created: ctx.now(),
+      model: modelName,
+      choices: results.map((r, index) => ({
+        index,
+        message: {
+          role: 'assistant',
+          content: r.message.content,
+          ...(r.message.toolCalls.length > 0
+            ? { tool_calls: r.message.toolCalls.map((c) => ({ id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+            : {}),
+        },
+        logprobs: logprobsOf(r.seq),
+        finish_reason: r.finishReason,
+        ...(b.return_token_ids ? { token_ids: [...r.seq.tokens] } : {}),
+      })),
+      usage,
+      ...(b.return_token_ids ? { prompt_token_ids: prompt } : {}),
+    },
   };
 }

@@ -87,13 +87,13 @@ export const chatSchema = z.looseObject({
 export type ChatBody = z.infer<typeof chatSchema>;
 
 /**
- * Parses a request body.
+ * Parses a request body (or the part of one at `at`, e.g. `input.3`, which prefixes the field named).
  * @throws OpenAIApiError 400 naming the first offending field (`param`).
  */
-export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown, at?: string): T {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
-  const param = issue.path.map(String).join('.');
+  const param = [...(at ? [at] : []), ...issue.path.map(String)].join('.');
   throw new OpenAIApiError(400, `${param || 'body'}: ${issue.message}`, { param: param || null, errorCode: 'invalid_value' });
 }

@@ -3,13 +3,15 @@ import type { SamplingClient } from '../../backend/types.js';
 import { OpenAIApiError, openAIErrorHandler } from './api-error.js';
 import { chatCompletionsHandler } from './chat-completions.js';
 import { completionsHandler } from './completions.js';
+import { responsesHandler } from './responses.js';
 import type { OpenAIRoutesOptions, RouteContext } from './types.js';
 
 /**
  * The OpenAI-compatible surface as a Fastify plugin, under `/v1`:
  * - `GET /v1/models` — `{ object: 'list', data: [{ id, object: 'model', created, owned_by: 'agentrl' }] }`: `modelName`, then `models()`;
  * - `POST /v1/completions` — see {@link completionsHandler} (vLLM's token-id extensions included);
- * - `POST /v1/chat/completions` — see {@link chatCompletionsHandler} (chat template, tools, streaming).
+ * - `POST /v1/chat/completions` — see {@link chatCompletionsHandler} (chat template, tools, streaming);
+ * - `POST /v1/responses` — with `turnHooks` only (a recording server): see {@link responsesHandler}.
  *
  * Every error is answered in OpenAI's shape `{ error: { message, type, param, code } }`: 400 for a bad request, 401 for
  * a missing or wrong key (the key check itself is the HTTP layer's), 404 for an unknown model or route, 413 for a body
@@ -49,7 +51,9 @@ export async function openaiRoutes(app: FastifyInstance, opts: OpenAIRoutesOptio
         data: [opts.modelName, ...(opts.models?.(req) ?? [])].map((id) => ({ id, object: 'model', created, owned_by: 'agentrl' })),
       }));
       if (opts.completions !== false) v1.post('/completions', async (req, reply) => completionsHandler(ctx, req.body, reply));
-      v1.post('/chat/completions', async (req, reply) => chatCompletionsHandler(ctx, req.body, reply, opts.chatHooks?.(req)));
+      v1.post('/chat/completions', async (req, reply) => chatCompletionsHandler(ctx, req.body, reply, opts.turnHooks?.(req)));
+      const turnHooks = opts.turnHooks;
+      if (turnHooks) v1.post('/responses', async (req, reply) => responsesHandler(ctx, req.body, reply, turnHooks(req)));
     },
     { prefix: '/v1' },
   );

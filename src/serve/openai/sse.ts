@@ -15,6 +15,14 @@ export class SseWriter {
   send(chunk: unknown): void {
     this.#reply.raw.write(`data: ${JSON.stringify(chunk)}\n\n`);
   }
+  /** Sends one named event, `event: <name>\ndata: <json>\n\n` (the Responses and Anthropic Messages streams). */
+  event(name: string, data: unknown): void {
+    this.#reply.raw.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+  /** Ends the response without `[DONE]` (streams of named events end with their own last event). */
+  end(): void {
+    this.#reply.raw.end();
+  }
   /** Sends `[DONE]` and ends the response. */
   done(): void {
     this.#reply.raw.end('data: [DONE]\n\n');

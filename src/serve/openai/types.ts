@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { SamplingClient } from '../../backend/types.js';
 import type { Renderer } from '../../chat/types.js';
-import type { ChatCompletionHooks } from './chat-completions.js';
+import type { TurnHooks } from './chat-turn.js';
 
 /** Options of the {@link openaiRoutes} plugin. */
 export interface OpenAIRoutesOptions {
@@ -26,10 +26,11 @@ export interface OpenAIRoutesOptions {
   /** `max_tokens` of a chat request that gives none, when `maxContextTokens` is not set. @default 1024 */
   readonly defaultChatMaxTokens?: number;
   /**
-   * Per-request overrides of chat completions (see {@link ChatCompletionHooks}); may throw an `OpenAIApiError`
-   * (e.g. 401 for a key it does not know) to refuse the request. @default none
+   * A recording server's hooks for a request (see {@link TurnHooks}): chat completions are then admitted, rendered,
+   * sampled and recorded by them, and `POST /v1/responses` is served too. May throw an `OpenAIApiError` (e.g. 401
+   * for a key it does not know) to refuse the request. @default none
    */
-  readonly chatHooks?: (request: FastifyRequest) => ChatCompletionHooks;
+  readonly turnHooks?: (request: FastifyRequest) => TurnHooks;
   /** Serve `POST /v1/completions` (raw token-id completions). @default true */
   readonly completions?: boolean;
 }

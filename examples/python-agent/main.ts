@@ -1,0 +1,106 @@
+/**
+ * python-agent: an agent program in Python (standard library only, `agent.py`) trained as it is, on the embedded CPU
+ * backend. The task is mcp-agent's (depot records, random two-digit numbers only a tool knows, held-out (depot, field)
+ * pairs never asked in training); the tool runs inside the Python program, on a records folder it is given.
+ * 1. held-out eval of fresh weights, through the Python agent;
+ * 2. cold start (`coldStart`) on demonstrations rendered exactly as the agent's requests render (same system prompt,
+ *    same tool definition), deliberately imperfect (a share answer without reading the record), then held-out eval;
+ * 3. RL through `agentEnvironment({ command: ['python3', 'agent.py'] })` (PPO 0.8 / 1.28), then held-out eval.
+ *
+ *   node --import tsx examples/python-agent/main.ts [--sft-steps 1000] [--steps 20] [--group 8] [--questions 8] [--n 4]
+ * (`PYTHON=/path/to/python3` picks the interpreter.)
+ */
+import { rmSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Trainer, agentEnvironment, coldStart, evaluate, exactMatch, localBackend } from 'agentrl';
+import { BUDGETS, MODEL, demonstrations, questions, recordsServer } from '../mcp-agent/task.js';
+import { AGENT, PYTHON, demonstrationEnv } from './task.js';
+
+const { values } = parseArgs({
+  options: {
+    'sft-steps': { type: 'string', default: '1000' },
+    steps: { type: 'string', default: '20' },
+    group: { type: 'string', default: '8' },
+    questions: { type: 'string', default: '8' },
+    lr: { type: 'string', default: '2e-4' },
+    n: { type: 'string', default: '4' },
+    seed: { type: 'string', default: '7' },
+  },
+});
+const seed = Number(values.seed);
+const n = Number(values.n);
+const budgets = BUDGETS;
+const t0 = performance.now();
+const log = (s: string) => console.log(`[${((performance.now() - t0) / 1000).toFixed(0)}s] ${s}`);
+
+const { dir } = recordsServer(); // the records folder (the MCP server command is not used here)
+/** The agent program, per rollout: the records folder and the turn budget are its only settings. */
+const agent = agentEnvironment({ command: [PYTHON, AGENT], env: { RECORDS_DIR: dir, MAX_TURN_TOKENS: String(budgets.maxTurnTokens) }, timeoutMs: 120_000 });
+/** The same prompt and tool as an environment, only to render the cold-start demonstrations. */
+const demoEnv = demonstrationEnv(dir);
+
+const backend = localBackend({ ...MODEL, seed });
+const reward = exactMatch();
+const train = questions('train');
+const test = questions('test');
+type Row = { average: number; pass: number; toolUse: number; errors: number };
+const heldOut = async (): Promise<Row> => {
+  const r = await evaluate({ sampler: await backend.saveWeightsForSampler(), renderer: await backend.renderer(), env: agent, reward, examples: test, n, budgets, sampling: { temperature: 1, topP: 1 } });
+  const m = r.metrics;
+  return { average: m['eval/average_at_n']!, pass: m['eval/pass_at_n']!, toolUse: m['eval/tool_use_rate'] ?? 0, errors: m['eval/error_rate'] ?? 0 };
+};
+const rows: [string, Row][] = [];
+try {
+  log(`${train.length} training questions, ${test.length} held-out (depot, field) pairs; agent: ${PYTHON} ${AGENT}`);
+  rows.push(['fresh weights', await heldOut()]);
+  const sftSteps = Number(values['sft-steps']);
+  // mcp-agent's two stages: the server's records first (the path copy forms), then records showing other numbers
+  // (copying the tool's number is the only rule that fits; remembering a training answer does not).
+  const stages = [
+    { steps: Math.round(sftSteps / 2), demos: demonstrations(train, { passes: 4, guessShare: 0.25, seed, otherRecords: false }) },
+    { steps: sftSteps - Math.round(sftSteps / 2), demos: demonstrations(train, { passes: 8, guessShare: 0.25, seed, otherRecords: true }) },
+  ];
+  for (const [k, stage] of stages.entries()) {
+    log(`cold start ${k + 1}/${stages.length}: ${stage.steps} SFT steps`);
+    await coldStart(backend, demoEnv, stage.demos, {
+      steps: stage.steps,
+      batchSize: 16,
+      learningRate: 5e-3,
+      seed: seed + k,
+      maxToolResponseTokens: budgets.maxToolResponseTokens,
+      maxTurnTokens: budgets.maxTurnTokens,
+      onStep: (e) => {
+        if (e.step % 100 === 0) log(`sft step ${e.step}/${stage.steps} loss ${e.loss.toFixed(4)}`);
+      },
+    });
+  }
+  rows.push(['cold start', await heldOut()]);
+  const trainer = new Trainer({
+    backend,
+    env: agent,
+    reward,
+    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+    optimizer: { learningRate: Number(values.lr) },
+    sampling: { temperature: 1, topP: 1 },
+    dataset: train,
+    groupSize: Number(values.group),
+    questionsPerBatch: Number(values.questions),
+    maxSteps: Number(values.steps),
+    budgets,
+    seed,
+    progress: false,
+  });
+  trainer.on('warning', (w) => console.warn(`warning ${w.code}: ${w.message}`));
+  trainer.on('step', (e) => log(`rl step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  turns ${e.metrics['rollout/turns']!.toFixed(2)}  errors ${(e.metrics['rollout/error_rate'] ?? 0).toFixed(2)}`));
+  await trainer.train();
+  rows.push(['cold start + RL', await heldOut()]);
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  console.log(`\nheld-out (${test.length} (depot, field) pairs never asked in training, ${n} samples each, through agent.py):`);
+  console.log(`| | Average@${n} | Pass@${n} | tool-call rate | agent errors |\n| --- | --- | --- | --- | --- |`);
+  for (const [name, m] of rows) console.log(`| ${name} | ${pct(m.average)} | ${pct(m.pass)} | ${pct(m.toolUse)} | ${pct(m.errors)} |`);
+  log('done');
+} finally {
+  await agent.close();
+  await backend.close?.();
+  rmSync(dir, { recursive: true, force: true });
+}

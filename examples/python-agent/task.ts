@@ -1,0 +1,49 @@
+/**
+ * python-agent's pieces: the agent program, its system prompt and tool as `agent.py` sends them (asked from the
+ * program itself, so the cold start renders exactly the agent's prompts), and the environment that renders the demonstrations.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Environment, Example, ToolDefinition } from 'agentrl';
+
+/** Path of the agent program. */
+export const AGENT = fileURLToPath(new URL('./agent.py', import.meta.url));
+
+/** The Python interpreter that runs the agent. */
+export const PYTHON = process.env.PYTHON ?? 'python3';
+
+const described = JSON.parse(execFileSync(PYTHON, [AGENT, '--describe'], { encoding: 'utf8' })) as { system_prompt: string; tools: ToolDefinition[] };
+
+/** `agent.py`'s `SYSTEM_PROMPT` (from `agent.py --describe`). */
+export const SYSTEM_PROMPT = described.system_prompt;
+
+/** `agent.py`'s one tool, exactly as its requests send it (from `agent.py --describe`). */
+export const TOOL: ToolDefinition = described.tools[0]!;
+
+/**
+ * The agent's prompt and tool as an environment, only to render cold-start demonstrations: `read_text_file` reads
+ * `dir` like `agent.py` does.
+ */
+export function demonstrationEnv(dir: string): Environment {
+  return {
+    name: 'records',
+    tools: [TOOL],
+    initialMessages: (ex: Example) => [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: ex.question },
+    ],
+    step: async (action) => {
+      if (action.kind !== 'tool') return { done: true, reason: action.kind };
+      const path = String(action.call.function.arguments['path'] ?? '');
+      let content: string;
+      try {
+        content = readFileSync(join(dir, path), 'utf8');
+      } catch {
+        content = `Error: no such record: ${path}`;
+      }
+      return { done: false, observation: [{ role: 'tool', name: 'read_text_file', content }] };
+    },
+  };
+}
