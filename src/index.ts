@@ -80,7 +80,7 @@ export { FAMILY_IDS, type FamilyId, type ParseOptions, type ToolCallFormat } fro
 // rollout
 export { runGroup, runRollouts, DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent, type RolloutContext, type RunGroupOptions } from './rollout/index.js';
 export { isDrivenEnvironment, type DrivenEnvironment, type DrivenTrajectory, type DrivenTrajectoryContext } from './rollout/index.js';
-export { demonstrationDatum, type DemonstrationTurn } from './rollout/index.js';
+export { demonstrationDatum, type DemonstrationInput, type DemonstrationTurn, type DemonstrationCall } from './rollout/index.js';
 
 // reward
 export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions, type MathCheckPool, type MathCheckOptions, type MathCheckPoolOptions, type MathEquivalenceOptions, type EquivalenceResult, type EquivalenceStatus } from './reward/index.js';
@@ -120,9 +120,9 @@ export type {
 export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions, TrainerKlOptions, LrSchedule } from './trainer/index.js';
 export { scheduledLearningRate } from './trainer/index.js';
 export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
-export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
+export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult, type DemonstrationFit } from './trainer/index.js';
 export type { MetricsSink } from './trainer/index.js';
-export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss } from './trainer/tool-call-accuracy.js';
+export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss, type ToolCallFailure } from './trainer/tool-call-accuracy.js';
 
 // eval
 export { evaluate, evalTable, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable } from './eval/index.js';
@@ -144,6 +144,7 @@ export {
   DatasetError,
   DatumShapeError,
   DemonstrationError,
+  DemonstrationFitError,
   RewardShapeError,
   ZodVersionError,
   PromptPrefixError,

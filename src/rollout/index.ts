@@ -13,4 +13,5 @@ export {
   type DrivenTrajectoryContext,
 } from './types.js';
 export { isDrivenEnvironment } from './driven-group.js';
-export { demonstrationDatum, type DemonstrationTurn } from './demonstration.js';
+export { demonstrationDatum, type DemonstrationInput } from './demonstration.js';
+export { checkDemonstration, type DemonstrationTurn, type DemonstrationCall } from './demonstration-turn.js';

@@ -41,10 +41,6 @@ export function makeDataset(n: number, seed: number, days: { first: number; last
   });
 }
 
-/** The text the model writes to call a tool with the embedded chat template: one `<tool_call>` JSON block, nothing after. */
-export const toolCallText = (name: string, args: Record<string, unknown>): string =>
-  `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
-
 /**
  * Demonstrations, imperfect on purpose so RL has something to fix: a share `toolShare` call the tool and copy its
  * reply; the rest guess a price at once (almost always wrong). The tool's reply comes from the MCP server (seeded by
@@ -54,6 +50,6 @@ export function demonstrations(examples: readonly Example[], seed: number, toolS
   const r = rng(seed);
   return examples.map((example) => ({
     example,
-    turns: r() < toolShare ? [toolCallText('open_nodes', { names: [entityName(example.meta?.['country'] as Country, Number(example.meta?.['day']))] }), example.answer] : [String(10 + Math.floor(r() * 90))],
+    turns: r() < toolShare ? [{ call: { name: 'open_nodes', arguments: { names: [entityName(example.meta.country, example.meta.day)] } } }, { answer: example.answer }] : [{ answer: String(10 + Math.floor(r() * 90)) }],
   }));
 }

@@ -24,19 +24,15 @@ export function makeDataset(n: number, seed: number): Example[] {
   });
 }
 
-/** The text the model writes to call a tool with the embedded chat template: one `<tool_call>` JSON block, nothing after. */
-export const toolCallText = (name: string, args: Record<string, unknown>): string =>
-  `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
-
 /**
  * Demonstrations, imperfect on purpose so RL has something to fix: a share `toolShare` call the tool and copy its
- * reply; the rest guess a price at once (almost always wrong). The tool's reply is computed by the environment when
- * the demonstration is rendered.
+ * reply; the rest guess a price at once (almost always wrong). Turns are data: the model's chat template writes the
+ * call in its own syntax, and the tool's reply is computed by the environment when the demonstration is rendered.
  */
 export function demonstrations(examples: readonly Example[], seed: number, toolShare = 2 / 3): Demonstration[] {
   const r = rng(seed);
   return examples.map((example) => ({
     example,
-    turns: r() < toolShare ? [toolCallText('price', { country: String(example.meta?.['country']) }), example.answer] : [String(10 + Math.floor(r() * 90))],
+    turns: r() < toolShare ? [{ call: { name: 'price', arguments: { country: example.meta.country } } }, { answer: example.answer }] : [{ answer: String(10 + Math.floor(r() * 90)) }],
   }));
 }
