@@ -89,7 +89,7 @@ cd "$work/scaffold"
 "${install[@]}"
 npm run --silent typecheck
 npm start --silent -- --sft-steps 40 --rl-steps 1 --eval-problems 4 | tee "$work/init.log"
-grep -q 'avg@2   pass@2' "$work/init.log" && grep -q '^cold start + RL ' "$work/init.log"
+grep -q 'avg@2 .*95% CI .*pass@2' "$work/init.log" && grep -q '^cold start + RL ' "$work/init.log"
 echo "== a screenshot without the optional peer playwright-core: a MissingPeerDependencyError naming the install"
 if npx agentrl dashboard runs/* --screenshot shot.png > "$work/shot.log" 2>&1; then echo "screenshot without playwright-core?"; exit 1; fi
 grep -q 'needs playwright-core, an optional peer dependency that is not installed: npm install --save-dev playwright-core@' "$work/shot.log" || { cat "$work/shot.log"; exit 1; }
@@ -100,5 +100,5 @@ cp -a "$work/scaffold/node_modules" node_modules   # npm then only adds the MCP 
 "${install[@]}"
 npm run --silent typecheck
 npm start --silent -- --sft-steps 20 --rl-steps 1 --eval-problems 2 | tee "$work/init-mcp.log"
-grep -q 'avg@2   pass@2' "$work/init-mcp.log" && grep -q '^cold start + RL ' "$work/init-mcp.log"
+grep -q 'avg@2 .*95% CI .*pass@2' "$work/init-mcp.log" && grep -q '^cold start + RL ' "$work/init-mcp.log"
 echo "== package ok"

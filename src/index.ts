@@ -50,6 +50,7 @@ export type {
   LossSequence,
   NativeLossKind,
   Reward,
+  SyncReward,
   GroupReward,
   RewardResult,
   RewardFailure,
@@ -125,7 +126,8 @@ export type { MetricsSink } from './trainer/index.js';
 export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss, type ToolCallFailure } from './trainer/tool-call-accuracy.js';
 
 // eval
-export { evaluate, evalTable, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable } from './eval/index.js';
+export { evaluate, evalTable, DEFAULT_EVAL_SEED, trainAndEvaluate, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable, type EvalTableOptions, type TrainAndEvaluateOptions, type TrainAndEvaluateResult } from './eval/index.js';
+export { clusteredMeanInterval, wilsonInterval, type ShareInterval } from './eval/index.js';
 export { passAtK } from './eval/index.js';
 
 // report

@@ -5,6 +5,9 @@ import type { Demonstration, Example } from 'agentrl';
 export const COUNTRIES = ['Peru', 'Chile', 'Japan', 'Kenya', 'Spain', 'Egypt', 'India', 'Brazil'] as const;
 export type Country = (typeof COUNTRIES)[number];
 
+/** One question; `meta` (typed) says which country and day it asks about. */
+export type TeaExample = Example<{ country: Country; day: number }>;
+
 /** A small seeded generator (mulberry32): the same seed gives the same dataset. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -32,7 +35,7 @@ export function priceOn(country: Country, day: number): number {
 export const entityName = (country: Country, day: number): string => `${country} ${day}`;
 
 /** `n` questions about days in `days` (seeded: the same seed gives the same dataset). */
-export function makeDataset(n: number, seed: number, days: { first: number; last: number }): Example[] {
+export function makeDataset(n: number, seed: number, days: { first: number; last: number }): TeaExample[] {
   const r = rng(seed);
   return Array.from({ length: n }, (_, i) => {
     const country = COUNTRIES[Math.floor(r() * COUNTRIES.length)]!;
@@ -46,7 +49,7 @@ export function makeDataset(n: number, seed: number, days: { first: number; last
  * reply; the rest guess a price at once (almost always wrong). The tool's reply comes from the MCP server (seeded by
  * `reset`) when the demonstration is rendered.
  */
-export function demonstrations(examples: readonly Example[], seed: number, toolShare = 2 / 3): Demonstration[] {
+export function demonstrations(examples: readonly TeaExample[], seed: number, toolShare = 2 / 3): Demonstration<TeaExample>[] {
   const r = rng(seed);
   return examples.map((example) => ({
     example,

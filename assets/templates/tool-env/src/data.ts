@@ -1,6 +1,6 @@
 /** Dataset generator and cold-start demonstrations for the task in `env.ts`. */
-import type { Demonstration, Example } from 'agentrl';
-import { COUNTRIES, type Country } from './env.js';
+import type { Demonstration } from 'agentrl';
+import { COUNTRIES, type Country, type TeaExample } from './env.js';
 
 /** A small seeded generator (mulberry32): the same seed gives the same dataset. */
 export function rng(seed: number): () => number {
@@ -15,7 +15,7 @@ export function rng(seed: number): () => number {
 }
 
 /** `n` days: each has a price (10..99 cents) per country and asks for one country's. Different seeds, different days. */
-export function makeDataset(n: number, seed: number): Example[] {
+export function makeDataset(n: number, seed: number): TeaExample[] {
   const r = rng(seed);
   return Array.from({ length: n }, (_, i) => {
     const prices = Object.fromEntries(COUNTRIES.map((c) => [c, 10 + Math.floor(r() * 90)])) as Record<Country, number>;
@@ -29,7 +29,7 @@ export function makeDataset(n: number, seed: number): Example[] {
  * reply; the rest guess a price at once (almost always wrong). Turns are data: the model's chat template writes the
  * call in its own syntax, and the tool's reply is computed by the environment when the demonstration is rendered.
  */
-export function demonstrations(examples: readonly Example[], seed: number, toolShare = 2 / 3): Demonstration[] {
+export function demonstrations(examples: readonly TeaExample[], seed: number, toolShare = 2 / 3): Demonstration<TeaExample>[] {
   const r = rng(seed);
   return examples.map((example) => ({
     example,
