@@ -88,7 +88,7 @@ describe('evaluate({ backend }) and the in-training eval: the same weights give 
     const sampler: SamplingClient = {
       sample: async (_prompt, params) => {
         seeds.push(params.seed);
-        return Array.from({ length: params.numSamples }, (_, i) => {
+        return Array.from({ length: params.numSamples ?? 1 }, (_, i) => {
           const tokens = [...renderer.encode(String(10 + (((params.seed ?? 0) >>> (i * 3)) % 8))), renderer.stopTokens[0]!];
           return { tokens, logprobs: tokens.map(() => -1), stopReason: 'stop' as const };
         });
