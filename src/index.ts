@@ -68,7 +68,7 @@ export { truncateTail, type TruncateOptions } from './env/index.js';
 export { search, type SearchEnvOptions, bm25Retriever, type Bm25RetrieverOptions, httpRetriever, type HttpRetrieverOptions } from './env/index.js';
 export { createRetrievalServer, type RetrievalServer, type RetrievalServerOptions, type Retriever, type Passage, loadCorpus, type CorpusDoc } from './env/index.js';
 export { sqlAgent, type SqlAgentOptions, type SqlSource, type SqlExecutor, type SqlQueryRequest, type SqlQueryResult, type SqlStatus, type CompareOptions } from './env/index.js';
-export { fromAiSdkTools, policyLanguageModel, type AiSdkToolLike, type PolicyLanguageModelOptions } from './env/index.js';
+export { fromAiSdkTools, policyLanguageModel, type AiSdkToolLike, type PolicyLanguageModel, type PolicyLanguageModelOptions } from './env/index.js';
 export { mixEnvironments, type MixEntry, type MixOptions, type MixedEnvironments } from './env/index.js';
 export { agentEnvironment, type AgentEnvironment, type AgentEnvironmentOptions, type AgentRunArgs } from './env/index.js';
 export { mcpEnvironment, type McpEnvironment, type McpEnvironmentOptions, type McpStdioServer, type McpHttpServer, type McpToolResult, type McpToolCaller } from './env/index.js';
