@@ -16,7 +16,9 @@ const Z95 = 1.959963984540054;
  * 95% interval of a mean over problems when each problem contributes its own share of correct samples (Average@N):
  * the samples of one problem are not independent, so the standard error is taken over the P per-problem means
  * (`sd(p_i) / √P`, the clustered standard error of E. Miller, "Adding Error Bars to Evals", 2024), and the normal
- * interval is clipped to [0, 1]. With one problem the error is unknown: `stderr` NaN, interval [0, 1].
+ * interval is clipped to [0, 1]. When every problem has the same share (all 0%, all 100%: a standard error of 0 that
+ * would claim certainty) the interval is Wilson's over the P problems instead (each counted as one trial, the
+ * conservative choice). With one problem the error is unknown: `stderr` NaN, interval [0, 1].
  * @param perProblem_P - per problem, the share (0..1) of its N samples judged correct.
  */
 export function clusteredMeanInterval(perProblem_P: readonly number[]): ShareInterval {
@@ -25,6 +27,10 @@ export function clusteredMeanInterval(perProblem_P: readonly number[]): ShareInt
   if (P < 2) return { mean, stderr: Number.NaN, low: 0, high: 1 };
   const variance = perProblem_P.reduce((a, p) => a + (p - mean) ** 2, 0) / (P - 1);
   const stderr = Math.sqrt(variance / P);
+  if (stderr === 0) {
+    const w = wilsonInterval(mean * P, P);
+    return { mean, stderr, low: w.low, high: w.high };
+  }
   return { mean, stderr, low: Math.max(0, mean - Z95 * stderr), high: Math.min(1, mean + Z95 * stderr) };
 }
 

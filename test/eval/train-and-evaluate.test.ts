@@ -139,7 +139,10 @@ describe('intervals of Average@N and Pass@N', () => {
     expect(allOrNothing.stderr).toBeCloseTo(0.25, 12); // sd 0.5 over √4 problems
     expect(allOrNothing.low).toBeCloseTo(0.75 - 1.959963984540054 * 0.25, 12);
     expect(allOrNothing.high).toBe(1);
-    expect(mixed).toMatchObject({ mean: 0.75, stderr: 0, low: 0.75, high: 0.75 });
+    // every problem alike: no zero-width interval claiming certainty, Wilson over the 4 problems instead
+    expect(mixed).toMatchObject({ mean: 0.75, stderr: 0, low: wilsonInterval(3, 4).low, high: wilsonInterval(3, 4).high });
+    expect(clusteredMeanInterval(Array(32).fill(0))).toMatchObject({ low: 0, high: wilsonInterval(0, 32).high });
+    expect(wilsonInterval(0, 32).high).toBeGreaterThan(0.1);
     expect(clusteredMeanInterval([1, 1, 1, 0.9])).toMatchObject({ high: 1 }); // clipped at 100%
     expect(clusteredMeanInterval([0.3])).toMatchObject({ low: 0, high: 1 }); // one problem: unknown error
   });
@@ -160,5 +163,15 @@ describe('intervals of Average@N and Pass@N', () => {
     expect(evalTable({ labelWidth: 10, intervals: 'none' }).row('x', r)).toMatch(/^x +57\.8% +71\.9% /);
     expect(evalTable(10, 'tools').row('x', r)).toBe(evalTable({ labelWidth: 10, toolColumn: 'tools', intervals: 'none' }).row('x', r));
     expect(() => evalTable({ labelwidth: 10 } as never)).toThrow(/labelwidth: unknown key \(did you mean 'labelWidth'\?\)/);
+  });
+});
+
+describe('config.json summarises the datasets', () => {
+  it('the eval dataset is a count like the training set, not its rows', async () => {
+    const { describeConfig } = await import('../../src/trainer/trajectory-log.js');
+    const rows = Array.from({ length: 50 }, (_, i) => example(i));
+    const c = describeConfig({ dataset: rows, eval: { dataset: rows.slice(0, 32), every: 5, samples: 2 }, maxSteps: 3 });
+    expect(c).toEqual({ dataset: { examples: 50 }, eval: { dataset: { examples: 32 }, every: 5, samples: 2 }, maxSteps: 3 });
+    expect(JSON.stringify(c)).not.toContain('What does tea cost');
   });
 });
