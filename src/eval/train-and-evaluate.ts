@@ -129,7 +129,10 @@ export async function trainAndEvaluate<E extends Example>(opts: TrainAndEvaluate
   let cold: ColdStartResult | undefined;
   if (opts.coldStart) {
     const { demonstrations, ...sft } = opts.coldStart;
-    cold = await coldStart(opts.backend, opts.env, demonstrations, { seed, budgets, ...sft });
+    // Progress every tenth of the steps unless the caller listens itself: a long cold start is never silent.
+    const every = Math.max(1, Math.round(sft.steps / 10));
+    const onStep = sft.onStep ?? ((e: { step: number; loss: number; elapsedS: number }) => e.step % every === 0 && log(`cold start step ${e.step}/${sft.steps} loss ${e.loss.toFixed(3)} (${e.elapsedS.toFixed(0)} s)`));
+    cold = await coldStart(opts.backend, opts.env, demonstrations, { seed, budgets, ...sft, onStep });
     const f = cold.fit;
     log(`cold start: trained on ${cold.datums} of ${f.total} demonstrations (longest ${f.longest.tokens} of ${f.contextTokens} context tokens, longest turn ${f.longestTurn.tokens} tokens)` +
       (cold.heldOut ? `; held-out tool calls with the right arguments ${pct(cold.heldOut.argumentAccuracy)}` : ''));

@@ -63,6 +63,7 @@ describe('trainAndEvaluate: held-out eval → cold start → RL → held-out eva
     expect(r.table).toMatch(/cold start \+ RL +100\.0% +\[\d+\.\d–100\.0\] +100\.0% +\[\d+\.\d–100\.0\]/);
     expect(lines.at(-1)).toContain(r.table);
     expect(lines.some((l) => /^cold start: trained on 6 of 6 demonstrations/.test(l))).toBe(true);
+    expect(lines.filter((l) => /^cold start step \d\/2 loss/.test(l))).toHaveLength(2); // progress, never silent
     // no cold start and no RL steps: one row
     const only = await trainAndEvaluate({ backend, env, reward, train, heldOut: [example(10)], budgets, rl: { maxSteps: 0 }, log: () => {} });
     expect(only.rows.map((x) => x.label)).toEqual(['fresh weights']);
