@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The package as a user gets it: `npm pack`, then projects OUTSIDE the repository that install the tarball.
 #  1. a program using defineTool, Trainer, codeInterpreter (test/package/consumer/main.ts) type-checks with the
-#     newest zod 4 and the lowest (4.0.0), and runs one training step with each;
+#     newest zod 4 and the lowest (4.0.0), and runs one training step with each; a strict project with
+#     `skipLibCheck: false` (test/package/strict-consumer) type-checks against agentrl's declarations with no optional peer;
 #     `agentrl/wandb` names its missing peer, then streams one step through the real `@wandb/sdk` once installed;
 #  2. with zod 3 installed (peer warning silenced), importing agentrl fails with ZodVersionError naming the zod found;
 #  3. `agentrl init` scaffolds a project that installs from the tarball, type-checks and runs a shortened job to its
@@ -59,6 +60,9 @@ node -e "
   console.log('engines: every installed package admits Node ' + process.version + ' (but @cortex-js/compute-engine, see the README)');
 "
 npx tsc -p tsconfig.json
+echo "== strict project, skipLibCheck false: agentrl's declarations type-check without any optional peer installed"
+mkdir strict && cp "$root/test/package/strict-consumer/strict.ts" "$root/test/package/strict-consumer/tsconfig.json" strict/
+npx tsc -p strict/tsconfig.json
 npx tsx src/main.ts | tee "$work/run.log"
 grep -qx 'consumer ok' "$work/run.log"
 echo "== agentrl/wandb: without @wandb/sdk a MissingPeerDependencyError; with it, one step streamed by the real SDK"
@@ -84,12 +88,13 @@ echo "zod 3 refused: $(grep -o "agentrl's zod import: agentrl needs zod ^4.0.0 (
 
 echo "== 3. agentrl init → install from the tarball → type-check → shortened job to the held-out table"
 "${install[@]}" 'zod@^4'
-npx agentrl init "$work/scaffold" --agentrl "file:$tgz"
+npx agentrl init "$work/scaffold"   # no --agentrl: the tarball this project installed agentrl from
+grep -q "\"agentrl\": \"file:$tgz\"" "$work/scaffold/package.json" || { echo "init without --agentrl did not write the tarball it came from"; cat "$work/scaffold/package.json"; exit 1; }
 cd "$work/scaffold"
 "${install[@]}"
 npm run --silent typecheck
 npm start --silent -- --sft-steps 40 --rl-steps 1 --eval-problems 4 | tee "$work/init.log"
-grep -q 'avg@2   pass@2' "$work/init.log" && grep -q '^cold start + RL ' "$work/init.log"
+grep -q 'avg@2 .*95% CI .*pass@2' "$work/init.log" && grep -q '^cold start + RL ' "$work/init.log"
 echo "== a screenshot without the optional peer playwright-core: a MissingPeerDependencyError naming the install"
 if npx agentrl dashboard runs/* --screenshot shot.png > "$work/shot.log" 2>&1; then echo "screenshot without playwright-core?"; exit 1; fi
 grep -q 'needs playwright-core, an optional peer dependency that is not installed: npm install --save-dev playwright-core@' "$work/shot.log" || { cat "$work/shot.log"; exit 1; }
@@ -100,5 +105,5 @@ cp -a "$work/scaffold/node_modules" node_modules   # npm then only adds the MCP 
 "${install[@]}"
 npm run --silent typecheck
 npm start --silent -- --sft-steps 20 --rl-steps 1 --eval-problems 2 | tee "$work/init-mcp.log"
-grep -q 'avg@2   pass@2' "$work/init-mcp.log" && grep -q '^cold start + RL ' "$work/init-mcp.log"
+grep -q 'avg@2 .*95% CI .*pass@2' "$work/init-mcp.log" && grep -q '^cold start + RL ' "$work/init-mcp.log"
 echo "== package ok"

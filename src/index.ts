@@ -50,6 +50,7 @@ export type {
   LossSequence,
   NativeLossKind,
   Reward,
+  SyncReward,
   GroupReward,
   RewardResult,
   RewardFailure,
@@ -67,7 +68,7 @@ export { truncateTail, type TruncateOptions } from './env/index.js';
 export { search, type SearchEnvOptions, bm25Retriever, type Bm25RetrieverOptions, httpRetriever, type HttpRetrieverOptions } from './env/index.js';
 export { createRetrievalServer, type RetrievalServer, type RetrievalServerOptions, type Retriever, type Passage, loadCorpus, type CorpusDoc } from './env/index.js';
 export { sqlAgent, type SqlAgentOptions, type SqlSource, type SqlExecutor, type SqlQueryRequest, type SqlQueryResult, type SqlStatus, type CompareOptions } from './env/index.js';
-export { fromAiSdkTools, policyLanguageModel, type AiSdkToolLike, type PolicyLanguageModelOptions } from './env/index.js';
+export { fromAiSdkTools, policyLanguageModel, type AiSdkToolLike, type PolicyLanguageModel, type PolicyLanguageModelOptions } from './env/index.js';
 export { mixEnvironments, type MixEntry, type MixOptions, type MixedEnvironments } from './env/index.js';
 export { agentEnvironment, type AgentEnvironment, type AgentEnvironmentOptions, type AgentRunArgs } from './env/index.js';
 export { mcpEnvironment, type McpEnvironment, type McpEnvironmentOptions, type McpStdioServer, type McpHttpServer, type McpToolResult, type McpToolCaller } from './env/index.js';
@@ -80,7 +81,7 @@ export { FAMILY_IDS, type FamilyId, type ParseOptions, type ToolCallFormat } fro
 // rollout
 export { runGroup, runRollouts, DEFAULT_BUDGETS, DEFAULT_STEP_TIMEOUT_MS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent, type RolloutContext, type RunGroupOptions } from './rollout/index.js';
 export { isDrivenEnvironment, type DrivenEnvironment, type DrivenTrajectory, type DrivenTrajectoryContext } from './rollout/index.js';
-export { demonstrationDatum, type DemonstrationTurn } from './rollout/index.js';
+export { demonstrationDatum, type DemonstrationInput, type DemonstrationTurn, type DemonstrationCall } from './rollout/index.js';
 
 // reward
 export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions, type MathCheckPool, type MathCheckOptions, type MathCheckPoolOptions, type MathEquivalenceOptions, type EquivalenceResult, type EquivalenceStatus } from './reward/index.js';
@@ -121,13 +122,14 @@ export type {
 export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions, TrainerKlOptions, LrSchedule } from './trainer/index.js';
 export { scheduledLearningRate } from './trainer/index.js';
 export { trainSupervised, type SupervisedTrainOptions } from './trainer/index.js';
-export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './trainer/index.js';
+export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult, type DemonstrationFit } from './trainer/index.js';
 export type { MetricsSink, SinkLimits } from './trainer/index.js';
 export { DEFAULT_SINK_LIMITS } from './trainer/index.js';
-export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss } from './trainer/tool-call-accuracy.js';
+export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss, type ToolCallFailure } from './trainer/tool-call-accuracy.js';
 
 // eval
-export { evaluate, evalTable, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable } from './eval/index.js';
+export { evaluate, evalTable, DEFAULT_EVAL_SEED, trainAndEvaluate, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable, type EvalTableOptions, type TrainAndEvaluateOptions, type TrainAndEvaluateResult } from './eval/index.js';
+export { clusteredMeanInterval, wilsonInterval, type ShareInterval } from './eval/index.js';
 export { passAtK } from './eval/index.js';
 
 // report
@@ -146,6 +148,7 @@ export {
   DatasetError,
   DatumShapeError,
   DemonstrationError,
+  DemonstrationFitError,
   RewardShapeError,
   ZodVersionError,
   PromptPrefixError,

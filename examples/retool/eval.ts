@@ -27,7 +27,7 @@ export async function runEval(
 }
 
 /** The table, one row per run: Average@N, Pass@N, format rate, valid tool-call rate, mean tool calls, mean turns. */
-export const EVAL_TABLE = evalTable(22, 'tools');
+export const EVAL_TABLE = evalTable({ labelWidth: 22, toolColumn: 'tools' });
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await runEvalCli({

@@ -26,7 +26,7 @@ export async function runEval(backend: TrainingBackend, opts: EvalOptions): Prom
 }
 
 /** The table, one row per run: Average@N, Pass@N, format rate, valid tool-call rate, mean searches, mean turns. */
-export const EVAL_TABLE = evalTable(14, 'searches');
+export const EVAL_TABLE = evalTable({ labelWidth: 14, toolColumn: 'searches' });
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await runEvalCli({

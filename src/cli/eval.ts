@@ -228,7 +228,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     const [renderer, examples] = await Promise.all([sampler.renderer(), loadMathDataset(str(values, 'data')!, limit !== undefined ? { limit } : {})]);
     if (p.envs.includes('retool')) sandbox = await makeSandbox(values, toolTimeoutMs);
     io.stderr(`agentrl eval: ${examples.length} problems × ${p.n} candidates from ${sampler.baseUrl} (${str(values, 'model') ?? sampler.flavor}), env ${p.envs.join(', ')}\n`);
-    const table = evalTable(22, 'tools');
+    const table = evalTable({ labelWidth: 22, toolColumn: 'tools' });
     const rows: string[] = [];
     const outs: string[] = [];
     for (const name of p.envs) {

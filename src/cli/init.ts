@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { agentrlVersion } from './version.js';
+import { initSource } from './init-source.js';
 import type { CliCommand, CliIo } from './registry.js';
 
 /** Templates `agentrl init` can scaffold (folders of `assets/templates/`). */
@@ -29,8 +30,10 @@ Options:
                       (no retool template: ReTool's cold start from scratch is 1500 SFT steps, 23 min on
                       one core, before RL; clone the agentrl repository and run \`npm run retool\`, which
                       starts from the checkpoint shipped there)
-  --agentrl <spec>    the agentrl dependency written to package.json (default ^<this version>; e.g. a path
-                      to a packed tarball, file:../agentrl-0.1.0.tgz)
+  --agentrl <spec>    the agentrl dependency written to package.json, e.g. file:/path/agentrl-0.1.0.tgz or
+                      a git URL. agentrl is not on the npm registry yet; by default the source this agentrl
+                      was installed from (the project's tarball or git spec), or the tarball packed beside
+                      it (npm pack); without either, init refuses and prints the commands
   --name <name>       package name (default: DIR's name)`;
 
 /**
@@ -57,6 +60,20 @@ function templatesDir(): string {
 function devVersions(): Record<string, string> {
   const d = agentrlDevDependencies();
   return { typescript: d['typescript'] ?? '5.9.3', tsx: d['tsx'] ?? '4.20.6', '@types/node': d['@types/node'] ?? '20.19.25' };
+}
+
+/** The folder of this agentrl installation (the one whose package.json is named agentrl). */
+function agentrlRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let k = 0; k < 6; k++) {
+    try {
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'agentrl') return dir;
+    } catch {
+      // not here: one level up
+    }
+    dir = dirname(dir);
+  }
+  return dirname(fileURLToPath(import.meta.url));
 }
 
 /** agentrl's own devDependencies (exact versions), read from this installation's package.json; {} when not found. */
@@ -150,11 +167,20 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const dir = resolve(positionals[0] ?? '.');
   const name = values.name ?? basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '');
-  const version = agentrlVersion();
-  const agentrlSpec = values.agentrl ?? (version === 'unknown' ? 'latest' : `^${version}`);
+  let agentrlSpec = values.agentrl;
+  let from = '';
+  if (agentrlSpec === undefined) {
+    const source = initSource(agentrlRoot(), agentrlVersion());
+    if ('refuse' in source) {
+      io.stderr(`agentrl init: ${source.refuse}\n`);
+      return 2;
+    }
+    agentrlSpec = source.spec;
+    from = ` (agentrl from ${source.from}: ${source.spec})`;
+  }
   try {
     const files = await scaffold({ dir, template, agentrlSpec, name: name || 'agentrl-project' });
-    io.stdout(`agentrl init: wrote ${files.length} files to ${dir} (template ${template}):\n${files.map((f) => `  ${f}`).join('\n')}\n\nNext:\n  cd ${positionals[0] ?? '.'} && npm install && npm start\n`);
+    io.stdout(`agentrl init: wrote ${files.length} files to ${dir} (template ${template})${from}:\n${files.map((f) => `  ${f}`).join('\n')}\n\nNext:\n  cd ${positionals[0] ?? '.'} && npm install && npm start\n`);
     return 0;
   } catch (e) {
     io.stderr(`agentrl init: ${(e as Error).message}\n`);

@@ -1,7 +1,7 @@
 export { AgentRLError } from './base.js';
 export { isAgentRLError, type AgentRLErrorUnion, type AgentRLErrorCode } from './union.js';
 export { ConfigError, type ConfigIssue } from './config-error.js';
-export { DatumShapeError, PromptPrefixError, DatasetError, DemonstrationError } from './data-errors.js';
+export { DatumShapeError, PromptPrefixError, DatasetError, DemonstrationError, DemonstrationFitError } from './data-errors.js';
 export { TemplateRewriteError, TokenizerError } from './chat-errors.js';
 export {
   BackendInputError,

@@ -1,6 +1,6 @@
 import { AgentRLError } from './base.js';
 import type { ConfigError } from './config-error.js';
-import type { DatumShapeError, PromptPrefixError, DatasetError, DemonstrationError } from './data-errors.js';
+import type { DatumShapeError, PromptPrefixError, DatasetError, DemonstrationError, DemonstrationFitError } from './data-errors.js';
 import type { TokenizerError } from './chat-errors.js';
 import type { BackendInputError, CheckpointError, BackendUnavailableError, BackendAuthError, BackendRequestError } from './backend-errors.js';
 import type { SandboxTimeoutError, SandboxUnavailableError, SandboxClosedError, SessionsNotSupportedError } from './sandbox-errors.js';
@@ -27,6 +27,7 @@ export type AgentRLErrorUnion =
   | DatasetError
   | DatumShapeError
   | DemonstrationError
+  | DemonstrationFitError
   | PromptPrefixError
   | TokenizerError
   | ChatTemplateError

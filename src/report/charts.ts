@@ -63,7 +63,7 @@ export function evalCharts(runs: readonly RunData[]): ChartDef[] {
   return out;
 }
 
-/** Every chart that has data in at least one of `runs`: reward, correct, held-out accuracy, the other training charts, the other eval charts. */
+/** Every chart that has data in at least one of `runs` and is not constant: reward, correct, held-out accuracy, the other training charts, the other eval charts. */
 export function chartsFor(runs: readonly RunData[]): ChartDef[] {
   const has = (k: string) => runs.some((r) => r.metrics.some((row) => typeof row[k] === 'number' && Number.isFinite(row[k])));
   const charts = RUN_CHARTS.filter((c) => c.metrics.some(has));
@@ -72,7 +72,25 @@ export function chartsFor(runs: readonly RunData[]): ChartDef[] {
   // The held-out accuracy is what a run is judged by: it comes third, after reward and correct rate.
   const main = evals.filter((c) => c.name === 'eval');
   const at = Math.min(2, charts.length);
-  return [...charts.slice(0, at), ...main, ...charts.slice(at), ...evals.filter((c) => c.name !== 'eval')];
+  const all = [...charts.slice(0, at), ...main, ...charts.slice(at), ...evals.filter((c) => c.name !== 'eval')];
+  // A panel that is 0 throughout (a clip fraction or KL of 0, no held-out errors) says so in one line, not a panel.
+  return all.filter((c) => !folded(runs, c));
+}
+
+/** Charts always drawn, even when flat: what a run is judged by. */
+const HEADLINE = new Set(['reward', 'correct', 'eval']);
+
+/** The charts {@link chartsFor} folds away: every value of every metric in every run is 0 (at least 2 points), headline charts excepted. */
+export function constantCharts(runs: readonly RunData[]): { readonly chart: ChartDef; readonly value: number }[] {
+  const has = (k: string) => runs.some((r) => r.metrics.some((row) => typeof row[k] === 'number' && Number.isFinite(row[k])));
+  const candidates = [...RUN_CHARTS.filter((c) => c.metrics.some(has)), ...evalCharts(runs)];
+  return candidates.filter((c) => folded(runs, c)).map((chart) => ({ chart, value: 0 }));
+}
+
+function folded(runs: readonly RunData[], chart: ChartDef): boolean {
+  if (HEADLINE.has(chart.name)) return false;
+  const values = runs.flatMap((r) => r.metrics.flatMap((row) => chart.metrics.map((m) => row[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))));
+  return values.length >= 2 && values.every((v) => v === 0);
 }
 
 /** Legend label of each run: its name, with the folder name added where two runs share a name. */
@@ -137,27 +155,43 @@ function points(runs: readonly RunData[], chart: ChartDef): Point[] {
  */
 export const AXIS_LABEL_EXPR = "datum.value == 0 || (abs(datum.value) >= 0.001 && abs(datum.value) < 100000) ? format(datum.value, '.3~g') : format(datum.value, '.2~e')";
 
+/** Series with at most this many points are drawn as points joined by straight segments, without smoothing. */
+export const SPARSE_POINTS = 12;
+
 /**
  * A Vega-Lite spec for one chart over one or more runs: a faint raw line and a solid smoothed line per series
- * (series = run × metric), legend swatches solid, labels wrapped onto several lines instead of cut.
- * Rendered server-side by `renderChartSvg` and in the dashboard.
+ * (series = run × metric), legend swatches solid, labels wrapped onto several lines instead of cut. A chart whose
+ * series are sparse (held-out evals, or at most {@link SPARSE_POINTS} points) is drawn as the measured points with
+ * markers, joined by straight segments — no smoothing and no spline, which would invent values between few points.
+ * Every point carries a tooltip (series, step, value). Rendered server-side by `renderChartSvg` and in the dashboard.
  */
 export function chartSpec(runs: readonly RunData[], chart: ChartDef, size = { width: 420, height: 220 }): Record<string, unknown> {
   const data = points(runs, chart);
-  const flat = flatDomain(data.flatMap((p) => [p.value, p.smoothed]));
-  const enc = (field: string, opacity: number) => ({
-    mark: { type: 'line', strokeWidth: opacity < 1 ? 1 : 2, opacity, interpolate: 'monotone' },
-    encoding: {
-      x: { field: 'step', type: 'quantitative', title: 'step', axis: { tickMinStep: 1, labelExpr: AXIS_LABEL_EXPR } },
-      y: { field, type: 'quantitative', title: chart.yTitle, scale: flat ? { domain: flat } : { zero: false, nice: true }, axis: { labelExpr: AXIS_LABEL_EXPR } },
-      color: {
-        field: 'series',
-        type: 'nominal',
-        title: null,
-        legend: { orient: 'bottom', direction: 'vertical', columns: 1, labelLimit: 0, labelExpr: "split(datum.label, '\\n')", symbolType: 'stroke', symbolStrokeWidth: 3, symbolOpacity: 1 },
-      },
+  const counts = new Map<string, number>();
+  for (const p of data) counts.set(p.series, (counts.get(p.series) ?? 0) + 1);
+  const sparse = chart.name.startsWith('eval') || Math.max(0, ...counts.values()) <= SPARSE_POINTS;
+  const flat = flatDomain(data.flatMap((p) => (sparse ? [p.value] : [p.value, p.smoothed])));
+  const encoding = (field: string) => ({
+    x: { field: 'step', type: 'quantitative', title: 'step', axis: { tickMinStep: 1, labelExpr: AXIS_LABEL_EXPR } },
+    y: { field, type: 'quantitative', title: chart.yTitle, scale: flat ? { domain: flat } : { zero: false, nice: true }, axis: { labelExpr: AXIS_LABEL_EXPR } },
+    color: {
+      field: 'series',
+      type: 'nominal',
+      title: null,
+      legend: { orient: 'bottom', direction: 'vertical', columns: 1, labelLimit: 0, labelExpr: "split(datum.label, '\\n')", symbolType: 'stroke', symbolStrokeWidth: 3, symbolOpacity: 1 },
     },
+    tooltip: [
+      { field: 'series', type: 'nominal' },
+      { field: 'step', type: 'quantitative' },
+      { field: 'value', type: 'quantitative', format: '.4~g' },
+    ],
   });
+  const layer = sparse
+    ? [{ mark: { type: 'line', strokeWidth: 2, interpolate: 'linear', point: { filled: true, size: 36 } }, encoding: encoding('value') }]
+    : [
+        { mark: { type: 'line', strokeWidth: 1, opacity: 0.3, interpolate: 'linear' }, encoding: encoding('value') },
+        { mark: { type: 'line', strokeWidth: 2, opacity: 1, interpolate: 'monotone' }, encoding: encoding('smoothed') },
+      ];
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: chart.title,
@@ -165,6 +199,6 @@ export function chartSpec(runs: readonly RunData[], chart: ChartDef, size = { wi
     height: size.height,
     background: 'white',
     data: { values: data },
-    layer: [enc('value', 0.3), enc('smoothed', 1)],
+    layer,
   };
 }

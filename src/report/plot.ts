@@ -2,7 +2,7 @@ import { ConfigError } from '../errors/config-error.js';
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { chartSpec, chartsFor } from './charts.js';
+import { chartSpec, chartsFor, constantCharts } from './charts.js';
 import { formatEvalCurve } from './eval-curve.js';
 import { html, SafeHtml } from './html.js';
 import { describeRunWarnings, readRun, readTrajectory, type RunData } from './run-data.js';
@@ -86,12 +86,14 @@ async function reportHtml(runs: readonly RunData[], charts: readonly SafeHtml[],
   // No script at all; images only from data: URIs; the one style block by its hash.
   const csp = `default-src 'none'; img-src data:; style-src 'sha256-${styleHash}'; base-uri 'none'; form-action 'none'`;
   const warnings = runs.flatMap(describeRunWarnings);
+  const constant = constantCharts(runs);
   return html`<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}"><title>agentrl report: ${runs.map((r) => r.name).join(', ')}</title>
 <style>${new SafeHtml(REPORT_CSS)}</style></head>
 <body><h1>agentrl run report</h1>
 <table><tr><th>run</th><th>steps</th><th>reward (last)</th><th>correct (last)</th><th>tool calls (last)</th><th>valid tool calls (last)</th><th>skipped records</th></tr>${runs.map(summaryRow)}</table>
 ${warnings.length ? html`<ul class="warnings">${warnings.map((w) => html`<li>${w}</li>`)}</ul>` : ''}
 <h2>Curves</h2><div class="charts">${charts}</div>
+${constant.length ? html`<p><small>Constant throughout (not drawn): ${constant.map((c, i) => html`${i ? '; ' : ''}${c.chart.title} = ${String(c.value)}`)}</small></p>` : ''}
 <h2>Sample trajectories</h2>${trajs.length ? trajs : html`<p>No trajectories recorded (the Trainer writes trajectories.jsonl when logDir is set).</p>`}
 </body></html>`.toString();
 }

@@ -1,7 +1,7 @@
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
-import type { Reward } from './types.js';
+import type { SyncReward } from './types.js';
 import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { tagBlocks } from '../util/tag-blocks.js';
 import { isBlankAnswer } from './math/extract-boxed.js';
@@ -77,7 +77,7 @@ export interface ExactMatchOptions extends EndingOptions {
  * all with `validFormat: false`. An empty or blank answer (`<answer></answer>`, `\boxed{}`, `\boxed{\,}`) scores `wrong` (`no_answer`, `validFormat: false`). When every gold alias normalises to `''` the
  * sample is dropped (`gold_unparseable`, `drop: true`), never rewarded.
  */
-export function exactMatch(opts: ExactMatchOptions = {}): Reward {
+export function exactMatch(opts: ExactMatchOptions = {}): SyncReward {
   checkOptions('exactMatch options', EXACT_MATCH_OPTIONS, opts, { optional: true });
   const correct = opts.correct ?? 1;
   const wrong = opts.wrong ?? 0;

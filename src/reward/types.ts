@@ -9,6 +9,12 @@ import type { Trajectory } from '../types/trajectory.js';
 export type Reward<E extends Example = Example> = (trajectory: Trajectory, example: E) => RewardResult | Promise<RewardResult>;
 
 /**
+ * A {@link Reward} that answers synchronously (e.g. `exactMatch()`): its result can be read and combined without
+ * `await` or a cast, and it is a `Reward` wherever one is expected.
+ */
+export type SyncReward<E extends Example = Example> = (trajectory: Trajectory, example: E) => RewardResult;
+
+/**
  * Rewards that compare a group's members (pairwise preference, ranking, a diversity bonus, a multi-agent game):
  * called once per group after every member was scored by the per-trajectory `Reward`, with the members in branch
  * order. Returns one number per member (`_G`), added to that member's reward; dropped members are ignored.

@@ -13,5 +13,6 @@ export {
   type DrivenTrajectoryContext,
 } from './types.js';
 export { isDrivenEnvironment } from './driven-group.js';
-export { demonstrationDatum, type DemonstrationTurn } from './demonstration.js';
+export { demonstrationDatum, type DemonstrationInput } from './demonstration.js';
+export { checkDemonstration, type DemonstrationTurn, type DemonstrationCall } from './demonstration-turn.js';
 export { DEFAULT_STEP_TIMEOUT_MS } from './abortable.js';

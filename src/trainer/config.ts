@@ -100,6 +100,7 @@ export const trainerOptionsSchema = z
         every: posInt,
         samples: posInt.default(4),
         concurrency: posInt.default(16),
+        seed: z.number().int().min(0).optional(),
       })
       .optional(),
     trajectoryLog: z.strictObject({ perStep: z.number().int().min(0).default(4) }).default({ perStep: 4 }),

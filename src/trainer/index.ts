@@ -11,4 +11,4 @@ export { batchIterator } from './batches.js';
 export { mulberry32 } from '../util/rng.js';
 export { trainSupervised, lengthBucketedBatches, type SupervisedTrainOptions } from './supervised.js';
 export type { TrajectoryRecord, TokenSegment, TrajectoryLogOptions } from './trajectory-log.js';
-export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from './cold-start.js';
+export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult, type DemonstrationFit } from './cold-start.js';

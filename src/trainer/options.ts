@@ -68,15 +68,20 @@ export interface TrainerRolloutOptions {
 }
 
 /** Evaluation on held-out examples during training (emits `eval` events and `eval/*` metrics). */
-export interface TrainerEvalOptions {
+export interface TrainerEvalOptions<E extends Example = Example> {
   /** Held-out examples (rows checked like `dataset`). */
-  readonly dataset: readonly Example[];
+  readonly dataset: readonly E[];
   /** Evaluate after every this many steps, and once before the first update (step 0; not when resuming). */
   readonly every: number;
   /** Samples per example (Average@n / Pass@n). @default 4 */
   readonly samples?: number;
   /** Examples evaluated at the same time. @default 16 */
   readonly concurrency?: number;
+  /**
+   * Sampling seed of every eval. The default is `evaluate()`'s, so an eval here and `evaluate({ backend, … })` with
+   * the same sampling settings give the same number for the same weights. @default DEFAULT_EVAL_SEED
+   */
+  readonly seed?: number;
 }
 
 /**
@@ -85,18 +90,18 @@ export interface TrainerEvalOptions {
  * keys get the closest known one: `optimizer.lr` → `optimizer.learningRate`). Units: steps are optimizer steps,
  * token counts are tokens of the backend's tokenizer, times are milliseconds.
  */
-export interface TrainerOptions {
+export interface TrainerOptions<E extends Example = Example> {
   /** Where the model lives: trains (`forwardBackward`, `optimStep`) and samples (`saveWeightsForSampler`). E.g. `localBackend()`. */
   readonly backend: TrainingBackend;
   /** The task: tools, opening messages and what happens after each assistant turn. See `docs/custom-environment.md`. */
-  // An environment typed for a richer Example is accepted; the Trainer hands it the rows of `dataset`.
-  readonly env: Environment<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // Typed by the dataset's rows: an `Example<Meta>` dataset gives the environment and the reward typed `meta`.
+  readonly env: Environment<E>;
   /** Scores a finished trajectory: must return `{ reward: number, correct: boolean, validFormat: boolean }`. */
-  readonly reward: Reward<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly reward: Reward<E>;
   /** The policy loss, e.g. `{ kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }` (see `LossConfig`). */
   readonly loss: LossConfig;
-  /** Training examples `{ id, question, answer }` with unique ids (`loadDataset`, `loadMathDataset`). At least one. */
-  readonly dataset: readonly Example[];
+  /** Training examples `{ id, question, answer, meta? }` with unique ids (`loadDataset`, `loadMathDataset`). At least one. */
+  readonly dataset: readonly E[];
   /** Trajectories sampled per example (GRPO group); advantages are relative to the group, so ≥ 2. @default 8 */
   readonly groupSize?: number;
   /** Examples per step (a step trains on `questionsPerBatch × groupSize` trajectories). @default 8 */
@@ -156,7 +161,7 @@ export interface TrainerOptions {
   /** Continue from a checkpoint folder, or `'latest'` (the newest in `logDir/checkpoints`). @default none */
   readonly resume?: string;
   /** Evaluate on held-out examples during training. @default none */
-  readonly eval?: TrainerEvalOptions;
+  readonly eval?: TrainerEvalOptions<E>;
   /** Trajectories per step written to `trajectories.jsonl` (needs `logDir`). @default `{ perStep: 4 }` */
   readonly trajectoryLog?: { readonly perStep?: number };
   /** One progress line per step and the warnings on stderr: `true`, `false`, or `'auto'` (only on a terminal). @default 'auto' */

@@ -2,7 +2,8 @@ import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
 import type { Example } from '../types/example.js';
 import type { Demonstration } from './cold-start.js';
-import { renderDemonstration } from '../rollout/demonstration.js';
+import { canonicalJson as canonical, renderDemonstration } from '../rollout/demonstration.js';
+import { checkDemonstration } from '../rollout/demonstration-turn.js';
 import { parseWithEnv } from '../rollout/parse-with-env.js';
 import { checkOptions, strictKeys } from '../util/check-options.js';
 
@@ -34,16 +35,17 @@ export interface ToolCallAccuracy {
   readonly argumentAccuracy: number;
   /** Up to 5 misses, for the log. */
   readonly misses: readonly ToolCallMiss[];
+  /**
+   * Misses by kind: `length` — the turn ran out of tokens before the call was finished (the turn budget is too small
+   * for it); `format` — no call, or a malformed one (the call syntax is not learned yet); `tool` — another tool;
+   * `arguments` — the right tool with other arguments.
+   */
+  readonly failures: Readonly<Record<ToolCallFailure, number>>;
 }
 
-/** Arguments as a canonical string: keys sorted at every depth. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
+/** Kinds of {@link ToolCallAccuracy.failures}. */
+export type ToolCallFailure = 'length' | 'format' | 'tool' | 'arguments';
+
 
 /**
  * Measures {@link ToolCallAccuracy} of the backend's current weights on held-out demonstrations (those of them that
@@ -66,16 +68,16 @@ export async function toolCallAccuracy<E extends Example>(
   let names = 0;
   let exact = 0;
   const misses: ToolCallMiss[] = [];
-  for (const demo of heldOut) {
-    const turns = demo.turns.map((t) => (typeof t === 'string' ? { text: t } : t));
-    const rendered = await renderDemonstration(renderer, e, { example: demo.example, turns }, { maxToolResponseTokens: opts.maxToolResponseTokens });
+  const failures: Record<ToolCallFailure, number> = { length: 0, format: 0, tool: 0, arguments: 0 };
+  for (const [i, raw] of heldOut.entries()) {
+    const demo = checkDemonstration(raw, i);
+    const rendered = await renderDemonstration(renderer, e, raw, { maxToolResponseTokens: opts.maxToolResponseTokens, index: i });
     for (const [k, start] of rendered.turnStarts.entries()) {
-      const want = parseWithEnv(renderer, e, turns[k]!.text);
+      const want = parseWithEnv(renderer, e, rendered.texts[k]!);
       if (want.kind !== 'tool') continue;
       calls++;
-      const turnTokens = renderer.encode(turns[k]!.text).length;
       const [seq] = await sampler.sample(rendered.tokens.slice(0, start), {
-        maxTokens: opts.maxTurnTokens ?? 2 * turnTokens + 8,
+        maxTokens: opts.maxTurnTokens ?? 2 * rendered.turnTokens[k]! + 8,
         temperature: 0,
         stop: renderer.stopTokens,
         seed: 0,
@@ -86,10 +88,13 @@ export async function toolCallAccuracy<E extends Example>(
       const sameArgs = sameName && got.kind === 'tool' && canonical(got.call.function.arguments) === canonical(want.call.function.arguments);
       if (sameName) names++;
       if (sameArgs) exact++;
-      else if (misses.length < 5) {
-        misses.push({ exampleId: demo.example.id, turn: k, expected, got: got.kind === 'tool' ? `${got.call.function.name}(${canonical(got.call.function.arguments)})` : JSON.stringify(got.raw.slice(0, 80)) });
+      else {
+        failures[seq?.stopReason === 'length' ? 'length' : got.kind !== 'tool' ? 'format' : sameName ? 'arguments' : 'tool']++;
+        if (misses.length < 5) {
+          misses.push({ exampleId: demo.example.id, turn: k, expected, got: got.kind === 'tool' ? `${got.call.function.name}(${canonical(got.call.function.arguments)})` : JSON.stringify(got.raw.slice(0, 80)) });
+        }
       }
     }
   }
-  return { calls, toolNameAccuracy: calls ? names / calls : 0, argumentAccuracy: calls ? exact / calls : 0, misses };
+  return { calls, toolNameAccuracy: calls ? names / calls : 0, argumentAccuracy: calls ? exact / calls : 0, misses, failures };
 }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { setMaxListeners } from 'node:events';
 import { join, relative, resolve } from 'node:path';
+import type { Example } from '../types/example.js';
 import type { Renderer } from '../chat/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import { TrainerBusyError } from '../errors/trainer-errors.js';
@@ -23,7 +24,7 @@ import { CheckpointStore, checkpointDirFor } from './checkpoint-store.js';
 import { findResumePoint, saveKlReference, truncateRunLogs } from './resume.js';
 import { reportAborted, type BatchSource, type ReadyGroup, type StepBatch } from './batch-source.js';
 import { batchSourceFor } from './batch-source-for.js';
-import { evaluate } from '../eval/evaluate.js';
+import { DEFAULT_EVAL_SEED, evaluate } from '../eval/evaluate.js';
 import { StepWarnings } from './step-warnings.js';
 import type { RewardResult } from '../types/reward.js';
 import type { OptionVerdict, SamplingClient } from '../backend/types.js';
@@ -89,7 +90,7 @@ interface ScoredGroup extends ReadyGroup {
  * await trainer.train();
  * ```
  */
-export class Trainer extends EventEmitter<TrainerEvents> {
+export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEvents> {
   /** The validated options with defaults filled in. */
   readonly options: ResolvedTrainerOptions;
   #stopRequested = false;
@@ -106,7 +107,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   };
 
   /** Validates `opts` (zod) and the backend's sampling support before any work. @throws ConfigError listing every invalid option with its dotted path. */
-  constructor(opts: TrainerOptions) {
+  constructor(opts: TrainerOptions<E>) {
     super();
     this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
     setMaxListeners(0, this.#abort.signal); // every rollout and reward in flight listens to it
@@ -272,7 +273,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
       reward: o.reward,
       examples: e.dataset,
       n: e.samples,
-      sampling: { ...o.sampling, seed: o.seed * 1_000_003 + 999_983 },
+      sampling: { ...o.sampling, seed: e.seed ?? DEFAULT_EVAL_SEED },
       budgets,
       concurrency: e.concurrency,
       maxContextTokens: o.backend.maxContextTokens,

@@ -78,7 +78,7 @@ describe('agentrl eval', () => {
       expect(got).toEqual(want.records);
       expect(gotText).toEqual(wantText.records);
       expect(got.some((r) => r.toolCalls.some((k) => k > 0))).toBe(true); // the tool path (multi-turn prompts over HTTP) ran
-      const table = evalTable(22, 'tools');
+      const table = evalTable({ labelWidth: 22, toolColumn: 'tools' });
       expect(out.stdout).toBe(`${table.header(2)}\n${table.row('tool mode', want)}\n${table.row('text-only mode', wantText)}\n`);
     } finally {
       await env.close?.();

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { registerBuiltinCommands } from '../../src/cli/commands.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { initSource } from '../../src/cli/init-source.js';
 
+const TGZ = 'file:/opt/pkgs/agentrl-0.1.0.tgz';
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
 async function cli(...argv: string[]) {
@@ -20,32 +22,32 @@ async function cli(...argv: string[]) {
 describe('agentrl init', () => {
   it('writes the tool-env project: zod ^4 beside agentrl (its peer), pinned dev tools, .gitignore, named README', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'agentrl-init-')), 'My Agent');
-    const r = await cli('init', dir);
+    const r = await cli('init', dir, '--agentrl', TGZ);
     expect(r.code, r.err).toBe(0);
     for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', 'src/env.ts', 'src/data.ts', 'src/main.ts']) {
       expect(existsSync(join(dir, f)), f).toBe(true);
       expect(r.out).toContain(f);
     }
     const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    expect(p).toMatchObject({ name: 'my-agent', type: 'module', dependencies: { agentrl: `^${pkg.version}`, zod: '^4.0.0' }, scripts: { start: 'tsx src/main.ts' } });
-    expect(p.allowScripts).toEqual({ agentrl: false, 'core-js': false, esbuild: true, protobufjs: false });
+    expect(p).toMatchObject({ name: 'my-agent', type: 'module', dependencies: { agentrl: TGZ, zod: '^4.0.0' }, scripts: { start: 'tsx src/main.ts' } });
+    expect(p.allowScripts).toEqual({ agentrl: false, [TGZ]: false, 'core-js': false, esbuild: true, protobufjs: false });
     expect(p.devDependencies).toEqual({ typescript: pkg.devDependencies['typescript'], tsx: pkg.devDependencies['tsx'], '@types/node': pkg.devDependencies['@types/node'] });
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/^# my-agent\n[\s\S]*npm install\nnpm start/);
     expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain("from 'agentrl'");
     expect(r.out).toContain('npm install && npm start');
-    expect(p.dependencies).toEqual({ agentrl: `^${pkg.version}`, zod: '^4.0.0' }); // nothing MCP-only
+    expect(p.dependencies).toEqual({ agentrl: TGZ, zod: '^4.0.0' }); // nothing MCP-only
   });
 
   it('writes the mcp project: the MCP SDK and the memory server pinned at the versions agentrl is tested with', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'agentrl-init-')), 'mcp-agent');
-    const r = await cli('init', dir, '--template', 'mcp');
+    const r = await cli('init', dir, '--template', 'mcp', '--agentrl', TGZ);
     expect(r.code, r.err).toBe(0);
     for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', 'src/env.ts', 'src/data.ts', 'src/main.ts', 'src/memory-server.mjs']) {
       expect(existsSync(join(dir, f)), f).toBe(true);
     }
     const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(p.dependencies).toEqual({
-      agentrl: `^${pkg.version}`,
+      agentrl: TGZ,
       zod: '^4.0.0',
       '@modelcontextprotocol/sdk': pkg.devDependencies['@modelcontextprotocol/sdk'],
       '@modelcontextprotocol/server-memory': pkg.devDependencies['@modelcontextprotocol/server-memory'],
@@ -71,7 +73,7 @@ describe('agentrl init', () => {
   it('refuses a non-empty folder (exit 1, nothing overwritten) and bad usage (exit 2)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentrl-init-'));
     writeFileSync(join(dir, 'package.json'), '{"mine":true}');
-    const r = await cli('init', dir);
+    const r = await cli('init', dir, '--agentrl', TGZ);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/is not empty/);
     expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe('{"mine":true}');
@@ -84,5 +86,43 @@ describe('agentrl init', () => {
     }
     expect(existsSync(join(empty, 'x', 'package.json'))).toBe(false);
     expect((await cli('init', '--template', 'retool', join(empty, 'x'))).err).toMatch(/no retool template: .*1500 SFT steps.*npm run retool/);
+  });
+});
+
+// Hazard (issue 39): agentrl is not on the npm registry, so `init` without --agentrl wrote "^0.1.0" and its
+// "npm install && npm start" failed with a 404. It now writes the source it was installed from, or refuses.
+describe('agentrl init without --agentrl: a dependency that installs, or a refusal with the commands', () => {
+  const layout = (files: Record<string, string>) => {
+    const base = mkdtempSync(join(tmpdir(), 'agentrl-src-'));
+    for (const [f, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(base, f)), { recursive: true });
+      writeFileSync(join(base, f), text);
+    }
+    return base;
+  };
+  it('installed in a project from a tarball: that tarball, made absolute', () => {
+    const base = layout({ 'pkgs/agentrl-0.2.0.tgz': 'x', 'app/package.json': JSON.stringify({ dependencies: { agentrl: 'file:../pkgs/agentrl-0.2.0.tgz' } }), 'app/node_modules/agentrl/package.json': '{"name":"agentrl"}' });
+    expect(initSource(join(base, 'app/node_modules/agentrl'), '0.2.0')).toMatchObject({ spec: `file:${join(base, 'pkgs/agentrl-0.2.0.tgz')}` });
+  });
+  it('installed from git: the same git spec', () => {
+    for (const spec of ['git+https://example.org/me/agentrl.git#v0.1.0', 'github:me/agentrl']) {
+      const base = layout({ 'app/package.json': JSON.stringify({ devDependencies: { agentrl: spec } }), 'app/node_modules/agentrl/package.json': '{"name":"agentrl"}' });
+      expect(initSource(join(base, 'app/node_modules/agentrl'), '0.1.0')).toMatchObject({ spec });
+    }
+  });
+  it('a checkout with its packed tarball: the tarball', () => {
+    const base = layout({ 'agentrl/package.json': '{"name":"agentrl"}', 'agentrl/agentrl-0.1.0.tgz': 'x' });
+    expect(initSource(join(base, 'agentrl'), '0.1.0')).toMatchObject({ spec: `file:${join(base, 'agentrl/agentrl-0.1.0.tgz')}` });
+  });
+  it('neither (a checkout never packed, a registry range, a tarball that is gone): refuses with npm pack and --agentrl', () => {
+    for (const [files, root] of [
+      [{ 'agentrl/package.json': '{"name":"agentrl"}' }, 'agentrl'],
+      [{ 'app/package.json': JSON.stringify({ dependencies: { agentrl: '^0.1.0' } }), 'app/node_modules/agentrl/package.json': '{}' }, 'app/node_modules/agentrl'],
+      [{ 'app/package.json': JSON.stringify({ dependencies: { agentrl: 'file:../gone.tgz' } }), 'app/node_modules/agentrl/package.json': '{}' }, 'app/node_modules/agentrl'],
+    ] as const) {
+      const base = layout(files);
+      const s = initSource(join(base, root), '0.1.0');
+      expect('refuse' in s && s.refuse).toMatch(/not published on the npm registry[\s\S]*npm pack\)\n  agentrl init DIR --agentrl file:.*agentrl-0\.1\.0\.tgz/);
+    }
   });
 });

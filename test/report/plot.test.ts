@@ -1,7 +1,7 @@
 import { appendFile, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { plotRuns, chartSpec, RUN_CHARTS, readRun } from 'agentrl/internal';
+import { plotRuns, chartSpec, chartsFor, constantCharts, RUN_CHARTS, readRun } from 'agentrl/internal';
 import { runCli } from '../../src/cli/run-cli.js';
 import { registerBuiltinCommands } from '../../src/cli/commands.js';
 import { scriptedRun } from '../helpers/scripted-run.js';
@@ -15,7 +15,9 @@ describe('agentrl plot', () => {
     await appendFile(join(dir, 'metrics.jsonl'), JSON.stringify({ step: 3, 'eval/average_at_n': 0.5, 'eval/pass_at_n': 1, 'eval/n': 4 }) + '\n');
     const r = await plotRuns([dir]);
     const names = r.charts.map((c) => c.name);
-    for (const n of ['reward', 'correct', 'format', 'valid-tool-calls', 'tool-calls', 'turns', 'loss', 'clip-frac', 'kl', 'time', 'eval']) expect(names).toContain(n);
+    for (const n of ['reward', 'correct', 'format', 'valid-tool-calls', 'tool-calls', 'turns', 'loss', 'time', 'eval']) expect(names).toContain(n);
+    // on-policy with a mock learner, clip fraction and KL are 0 at every step: folded into one line, not two flat panels
+    for (const n of ['clip-frac', 'kl']) expect(names).not.toContain(n);
     for (const c of r.charts) {
       const png = await readFile(c.png);
       expect(png.subarray(0, 8).equals(PNG_MAGIC)).toBe(true);
@@ -26,6 +28,7 @@ describe('agentrl plot', () => {
     }
     const html = await readFile(r.report, 'utf8');
     expect(html).toContain('Reward (mean)');
+    expect(html).toMatch(/Constant throughout \(not drawn\): Clip fraction = 0; KL \(sampler vs learner\) = 0/);
     expect(html).toContain('tool call · code_interpreter');
     expect(html).toContain('class="seg trained');
   });
@@ -80,5 +83,29 @@ describe('the held-out curve on the console', () => {
     expect(lines[0]).toMatch(/16 problems × 2 samples/);
     expect(lines.slice(2).map((l) => l.trim().split(/\s+/))).toEqual([['0', '34.4%', '50.0%'], ['10', '50.0%', '68.8%']]);
     expect(formatEvalCurve({ metrics: [{ step: 1, 'reward/mean': 1 }] })).toEqual([]);
+  });
+});
+
+// Hazard (issue 39): the held-out curve was a smoothed spline through 3 points (a hump at 0.84 where the points were
+// 0.75, 0.89, 0.72), and always-zero panels filled the page.
+describe('sparse curves are drawn as the points measured; always-zero panels fold', () => {
+  const run = (rows: Record<string, number>[]) => ({ dir: '/x', name: 'r', detail: 'r', metrics: rows.map((r, i) => ({ step: i, ...r })), trajectories: [], warnings: [] }) as unknown as Parameters<typeof chartSpec>[0][number];
+  it('held-out and few-point charts: markers, straight segments, the raw values only, a tooltip per point', () => {
+    const r = run([{ 'eval/average_at_n': 0.75 }, { 'eval/average_at_n': 0.89 }, { 'eval/average_at_n': 0.72 }]);
+    const spec = chartSpec([r], { name: 'eval', title: 'Held-out', metrics: ['eval/average_at_n'], yTitle: 'fraction' });
+    const layer = spec['layer'] as { mark: { interpolate: string; point?: unknown }; encoding: { y: { field: string }; tooltip: { field: string }[] } }[];
+    expect(layer).toHaveLength(1);
+    expect(layer[0]!.mark).toMatchObject({ type: 'line', interpolate: 'linear', point: { filled: true } });
+    expect(layer[0]!.encoding.y.field).toBe('value');
+    expect(layer[0]!.encoding.tooltip.map((t) => t.field)).toEqual(['series', 'step', 'value']);
+    // many points: the raw line (straight) under the smoothed one
+    const dense = run(Array.from({ length: 40 }, (_, i) => ({ 'reward/mean': Math.sin(i) })));
+    const layers = chartSpec([dense], RUN_CHARTS.find((c) => c.name === 'reward')!)['layer'] as { mark: { interpolate: string }; encoding: { y: { field: string } } }[];
+    expect(layers.map((l) => [l.encoding.y.field, l.mark.interpolate])).toEqual([['value', 'linear'], ['smoothed', 'monotone']]);
+  });
+  it('a chart at 0 throughout folds (listed by constantCharts); a headline chart or one non-zero value keeps it', () => {
+    const r = run([{ 'reward/mean': 0, 'optim/clip_frac': 0, 'optim/kl_sample_train': 0, 'optim/loss': 0.2 }, { 'reward/mean': 0, 'optim/clip_frac': 0, 'optim/kl_sample_train': 0.01, 'optim/loss': 0.1 }]);
+    expect(chartsFor([r]).map((c) => c.name)).toEqual(['reward', 'loss', 'kl']);
+    expect(constantCharts([r]).map((c) => c.chart.name)).toEqual(['clip-frac']);
   });
 });

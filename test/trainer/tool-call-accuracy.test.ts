@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { coldStart, defineTool, toolEnvironment, toolCallAccuracy, type Demonstration, type Example } from 'agentrl';
+import { ConfigError, DemonstrationFitError, coldStart, defineTool, toolEnvironment, toolCallAccuracy, type Demonstration, type Example } from 'agentrl';
 import { mockBackend, scriptedSampler, type Script } from 'agentrl/testing';
 import { localRenderer } from '../helpers/local-renderer.js';
 
@@ -55,6 +55,8 @@ describe('toolCallAccuracy / coldStart({ heldOut })', () => {
     expect(r.misses[0]).toMatchObject({ expected: 'price({"country":"Chile"})', got: 'price({"country":"Peru"})' });
     expect(r.misses[1]!.got).toBe('convert({"cents":1})');
     expect(r.misses[2]!.got).toBe('"about 40"');
+    // c: the right tool with another argument; d: another tool; e: no call; f: a malformed call
+    expect(r.failures).toEqual({ length: 0, format: 2, tool: 1, arguments: 1 });
   });
 
   it('coldStart reports heldOut and warns below minArgumentAccuracy, naming a miss; silent at or above it', async () => {
@@ -71,6 +73,7 @@ describe('toolCallAccuracy / coldStart({ heldOut })', () => {
     expect(r.heldOut).toMatchObject({ calls: 2, argumentAccuracy: 0.5, toolNameAccuracy: 1 });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/50\.0% of 2 held-out tool calls with the right arguments \(right tool: 100\.0%; want ≥ 80%\), e\.g\. h2: expected price\(\{"country":"Chile"\}\), got price\(\{"country":"Peru"\}\)/);
+    expect(warnings[0]).toMatch(/Misses: 0 length, 0 format, 0 tool, 1 arguments\. Most are arguments: the right tool with other arguments; train longer/);
     await coldStart(backend, env, train, { ...opts, minArgumentAccuracy: 0.5 });
     expect(warnings).toHaveLength(1);
     const plain = await coldStart(backend, env, train, { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16 });
@@ -85,21 +88,29 @@ describe('coldStart({ maxTurnTokens })', () => {
   const longCall = call('price', { country: 'Peru', cups: 12 });
   const demos = (n: number): Demonstration[] => Array.from({ length: n }, (_, i) => ({ example: ex(`t${i}`, 'Peru'), turns: i % 2 ? ['42'] : [longCall, '42'] }));
 
-  it('counts and warns about demonstrations whose assistant turn exceeds the budget, naming the longest; silent within it', async () => {
+  it('refuses demonstrations whose assistant turn exceeds the budget, naming the count, the longest and the budget it needs; silent within it', async () => {
     const renderer = await localRenderer();
     const callTokens = renderer.encode(longCall).length + 1; // + the stop token the turn ends with
     const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: 4096 });
     for (const [budget, n] of [[callTokens - 1, 4], [callTokens - 7, 5], [Math.floor(callTokens / 2), 3]] as const) {
+      const e = await coldStart(backend, env, demos(n), { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, maxTurnTokens: budget, onWarning: () => {} }).catch((x: unknown) => x);
+      expect(DemonstrationFitError.isInstance(e)).toBe(true);
+      expect((e as DemonstrationFitError).misfits).toBe(Math.ceil(n / 2));
+      expect((e as Error).message).toContain(`${Math.ceil(n / 2)} of ${n} have an assistant turn longer than maxTurnTokens ${budget} (longest: 't0', ${callTokens} tokens`);
+      expect((e as Error).message).toContain(`raise budgets.maxTurnTokens to ≥ ${callTokens}`);
+      expect((e as Error).message).toContain(`onOverflow: 'skip' to train on the ${n - Math.ceil(n / 2)} that fit`);
+      // skipping is explicit, and loud
       const warnings: string[] = [];
-      const r = await coldStart(backend, env, demos(n), { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, maxTurnTokens: budget, onWarning: (m) => warnings.push(m) });
+      const r = await coldStart(backend, env, demos(n), { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, maxTurnTokens: budget, onOverflow: 'skip', onWarning: (m) => warnings.push(m) });
       expect(r.longestTurnTokens).toBe(callTokens);
-      expect(r.longTurns).toBe(Math.ceil(n / 2));
+      expect([r.longTurns, r.skipped, r.datums]).toEqual([Math.ceil(n / 2), Math.ceil(n / 2), n - Math.ceil(n / 2)]);
+      expect(r.fit).toMatchObject({ total: n, fit: n - Math.ceil(n / 2), overTurnTokens: Math.ceil(n / 2), overContext: 0, longestTurn: { exampleId: 't0', tokens: callTokens } });
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toContain(`${Math.ceil(n / 2)} of ${n} demonstrations have an assistant turn longer than maxTurnTokens ${budget} (longest ${callTokens} tokens)`);
+      expect(warnings[0]).toMatch(new RegExp(`WARNING — skipping ${Math.ceil(n / 2)} of ${n} demonstrations`));
     }
     const warnings: string[] = [];
     const ok = await coldStart(backend, env, demos(4), { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, maxTurnTokens: callTokens, onWarning: (m) => warnings.push(m) });
-    expect([ok.longTurns, warnings]).toEqual([0, []]);
+    expect([ok.longTurns, ok.fit.fit, warnings]).toEqual([0, 4, []]);
     const unchecked = await coldStart(backend, env, demos(4), { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, onWarning: (m) => warnings.push(m) });
     expect([unchecked.longTurns, warnings]).toEqual([0, []]);
   });
@@ -109,9 +120,44 @@ describe('coldStart({ maxTurnTokens })', () => {
     const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: 4096 });
     const heldOut = [{ example: ex('h1', 'Peru'), turns: [call('price', { country: 'Peru' }), '42'] }];
     const callTokens = renderer.encode(call('price', { country: 'Peru' })).length + 1;
-    const base = { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, heldOut, onWarning: () => {} };
+    const base = { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16, heldOut, onWarning: () => {}, onOverflow: 'skip' as const };
     expect((await coldStart(backend, env, demos(2), { ...base, maxTurnTokens: callTokens })).heldOut).toMatchObject({ argumentAccuracy: 1 });
-    expect((await coldStart(backend, env, demos(2), { ...base, maxTurnTokens: callTokens - 3 })).heldOut).toMatchObject({ argumentAccuracy: 0, toolNameAccuracy: 0 });
+    const cut = await coldStart(backend, env, demos(2), { ...base, maxTurnTokens: callTokens - 3, onOverflow: 'skip' });
+    expect(cut.heldOut).toMatchObject({ argumentAccuracy: 0, toolNameAccuracy: 0, failures: { length: 1, format: 0, tool: 0, arguments: 0 } });
+  });
+});
+
+// Hazard (issue 39): with a small context, every tool-calling demonstration was silently left out (only
+// `result.skipped` said so), the model learned to answer without the tool, and RL saw only degenerate groups.
+describe('coldStart refuses demonstrations longer than the context unless told to skip them', () => {
+  const demos = (n: number): Demonstration[] => Array.from({ length: n }, (_, i) => ({ example: ex(`q${i}`, 'Peru'), turns: i % 4 === 0 ? ['42'] : [{ call: { name: 'price', arguments: { country: 'Peru' } } }, { answer: '42' }] }));
+  for (const [context, n] of [[80, 8], [70, 5], [90, 12]] as const) {
+    it(`context ${context}, ${n} demonstrations`, async () => {
+      const renderer = await localRenderer();
+      const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: context });
+      const opts = { steps: 1, batchSize: 2, learningRate: 1e-3, seed: 1, budgets: { maxToolResponseTokens: 16 } };
+      const e = await coldStart(backend, env, demos(n), opts).catch((x: unknown) => x);
+      const long = Array.from({ length: n }, (_, i) => i).filter((i) => i % 4 !== 0).length;
+      expect(DemonstrationFitError.isInstance(e)).toBe(true);
+      expect((e as Error).message).toMatch(new RegExp(`${long} of ${n} are longer than the ${context}-token context \\(longest: 'q\\d+', (\\d+) tokens; it needs contextTokens / budgets.maxTrajectoryTokens ≥ \\1\\)`));
+      const warnings: string[] = [];
+      const r = await coldStart(backend, env, demos(n), { ...opts, onOverflow: 'skip', onWarning: (m) => warnings.push(m) });
+      expect([r.datums, r.skipped, r.fit.overContext]).toEqual([n - long, long, long]);
+      expect(warnings[0]).toMatch(new RegExp(`WARNING — skipping ${long} of ${n} demonstrations`));
+      expect(r.fit.longest.tokens).toBeGreaterThan(context);
+    });
+  }
+
+  it('none fits: refused even with skip; misspelt or wrongly typed new options are a ConfigError naming the key', async () => {
+    const renderer = await localRenderer();
+    const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: 20 });
+    const base = { steps: 1, batchSize: 2, learningRate: 1e-3, seed: 1 };
+    expect(DemonstrationFitError.isInstance(await coldStart(backend, env, demos(3), { ...base, onOverflow: 'skip' }).catch((x: unknown) => x))).toBe(true);
+    for (const [bad, path] of [[{ onOverflow: 'drop' }, 'onOverflow'], [{ budgets: { maxTurnToken: 4 } }, 'budgets.maxTurnToken'], [{ budgets: { maxTurnTokens: -1 } }, 'budgets.maxTurnTokens']] as const) {
+      const e = await coldStart(backend, env, demos(3), { ...base, ...(bad as object) }).catch((x: unknown) => x);
+      expect(ConfigError.isInstance(e)).toBe(true);
+      expect((e as Error).message).toContain(path);
+    }
   });
 });
 

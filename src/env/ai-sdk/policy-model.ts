@@ -13,6 +13,26 @@ import { checkOptions, strictKeys } from '../../util/check-options.js';
 
 const POLICY_MODEL_OPTIONS = strictKeys(['baseURL', 'apiKey', 'model']);
 
+/**
+ * The AI SDK language model {@link policyLanguageModel} returns (an `@ai-sdk/provider` `LanguageModelV4`), typed here
+ * by its shape so that agentrl's declarations never import the optional peer `@ai-sdk/provider`: a project without
+ * it type-checks with `skipLibCheck: false`, and one with it passes the model as `generateText({ model })`.
+ */
+export interface PolicyLanguageModel {
+  /** The AI SDK provider specification this model implements. */
+  readonly specificationVersion: 'v4';
+  /** Provider id, `'agentrl.policy'`. */
+  readonly provider: string;
+  /** The model id sent to the endpoint (`opts.model`). */
+  readonly modelId: string;
+  /** URL patterns the model downloads itself: none. */
+  readonly supportedUrls: Record<string, RegExp[]>;
+  /** `LanguageModelV4.doGenerate` (called by the AI SDK). */
+  doGenerate(options: any): PromiseLike<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** `LanguageModelV4.doStream` (called by the AI SDK). */
+  doStream(options: any): PromiseLike<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
 /** Options of {@link policyLanguageModel}: the `run()` arguments of an agentEnvironment rollout. */
 export interface PolicyLanguageModelOptions {
   /** The rollout's endpoint (`AgentRunArgs.baseURL`). */
@@ -37,9 +57,9 @@ function toolOutputText(part: LanguageModelV4ToolResultPart): string {
 }
 
 /** The AI SDK's prompt as OpenAI chat messages (text parts joined; files and reasoning left out). */
-export function toOpenAIMessages(prompt: LanguageModelV4Prompt): OpenAIMessage[] {
+export function toOpenAIMessages(prompt: readonly unknown[]): OpenAIMessage[] {
   const out: OpenAIMessage[] = [];
-  for (const m of prompt) {
+  for (const m of prompt as LanguageModelV4Prompt) {
     if (m.role === 'system') out.push({ role: 'system', content: m.content });
     else if (m.role === 'user') out.push({ role: 'user', content: m.content.map((p) => (p.type === 'text' ? p.text : '')).join('') });
     else if (m.role === 'assistant') {
@@ -76,7 +96,7 @@ function warningsOf(o: LanguageModelV4CallOptions): SharedV4Warning[] {
  * const env = agentEnvironment({ run: async ({ baseURL, apiKey, example, signal }) =>
  *   (await generateText({ model: policyLanguageModel({ baseURL, apiKey }), tools, stopWhen: stepCountIs(5), prompt: example.question, abortSignal: signal })).text });
  */
-export function policyLanguageModel(opts: PolicyLanguageModelOptions): LanguageModelV4 {
+export function policyLanguageModel(opts: PolicyLanguageModelOptions): PolicyLanguageModel {
   checkOptions('policyLanguageModel options', POLICY_MODEL_OPTIONS, opts, { signature: 'policyLanguageModel({ baseURL, apiKey?, model? })' });
   const modelId = opts.model ?? 'policy';
   const url = `${opts.baseURL.replace(/\/$/, '')}/chat/completions`;
@@ -116,11 +136,11 @@ export function policyLanguageModel(opts: PolicyLanguageModelOptions): LanguageM
     };
   }
 
-  return {
+  const model = {
     specificationVersion: 'v4',
     provider: 'agentrl.policy',
     modelId,
-    supportedUrls: {},
+    supportedUrls: {} as Record<string, RegExp[]>,
     doGenerate: generate,
     async doStream(o) {
       const r = await generate(o);
@@ -140,5 +160,6 @@ export function policyLanguageModel(opts: PolicyLanguageModelOptions): LanguageM
         ...(r.request ? { request: r.request } : {}),
       };
     },
-  };
+  } satisfies LanguageModelV4;
+  return model;
 }

@@ -5,6 +5,9 @@ import type { Demonstration, Example } from 'agentrl';
 export const COUNTRIES = ['Peru', 'Chile', 'Japan', 'Kenya', 'Spain', 'Egypt', 'India', 'Brazil'] as const;
 export type Country = (typeof COUNTRIES)[number];
 
+/** One question; `meta` (typed) says which country and day it asks about. */
+export type TeaExample = Example<{ country: Country; day: number }>;
+
 /** A small seeded generator (mulberry32): the same seed gives the same dataset. */
 export function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -32,7 +35,7 @@ export function priceOn(country: Country, day: number): number {
 export const entityName = (country: Country, day: number): string => `${country} ${day}`;
 
 /** `n` questions about days in `days` (seeded: the same seed gives the same dataset). */
-export function makeDataset(n: number, seed: number, days: { first: number; last: number }): Example[] {
+export function makeDataset(n: number, seed: number, days: { first: number; last: number }): TeaExample[] {
   const r = rng(seed);
   return Array.from({ length: n }, (_, i) => {
     const country = COUNTRIES[Math.floor(r() * COUNTRIES.length)]!;
@@ -41,19 +44,15 @@ export function makeDataset(n: number, seed: number, days: { first: number; last
   });
 }
 
-/** The text the model writes to call a tool with the embedded chat template: one `<tool_call>` JSON block, nothing after. */
-export const toolCallText = (name: string, args: Record<string, unknown>): string =>
-  `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
-
 /**
  * Demonstrations, imperfect on purpose so RL has something to fix: a share `toolShare` call the tool and copy its
  * reply; the rest guess a price at once (almost always wrong). The tool's reply comes from the MCP server (seeded by
  * `reset`) when the demonstration is rendered.
  */
-export function demonstrations(examples: readonly Example[], seed: number, toolShare = 2 / 3): Demonstration[] {
+export function demonstrations(examples: readonly TeaExample[], seed: number, toolShare = 2 / 3): Demonstration<TeaExample>[] {
   const r = rng(seed);
   return examples.map((example) => ({
     example,
-    turns: r() < toolShare ? [toolCallText('open_nodes', { names: [entityName(example.meta?.['country'] as Country, Number(example.meta?.['day']))] }), example.answer] : [String(10 + Math.floor(r() * 90))],
+    turns: r() < toolShare ? [{ call: { name: 'open_nodes', arguments: { names: [entityName(example.meta.country, example.meta.day)] } } }, { answer: example.answer }] : [{ answer: String(10 + Math.floor(r() * 90)) }],
   }));
 }

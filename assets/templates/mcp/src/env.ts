@@ -8,10 +8,8 @@
  * entity name and copy the price out of the server's JSON reply. Held-out questions ask about days never trained on.
  */
 import { fileURLToPath } from 'node:url';
-import { exactMatch, mcpEnvironment, type Example, type Reward, type RewardResult } from 'agentrl';
-import { COUNTRIES, HELD_OUT_DAYS, TRAIN_DAYS, entityName, priceOn } from './data.js';
-
-
+import { exactMatch, mcpEnvironment, type Reward } from 'agentrl';
+import { COUNTRIES, HELD_OUT_DAYS, TRAIN_DAYS, entityName, priceOn, type TeaExample } from './data.js';
 /** Every price of the task, as the memory server's entities (stored once, by the first `reset`). */
 const entities = () => {
   const out: { name: string; entityType: string; observations: string[] }[] = [];
@@ -28,7 +26,7 @@ const entities = () => {
  * share. `env.close()` stops the server.
  */
 let stored: Promise<unknown> | undefined;
-export const env = await mcpEnvironment<Example>({
+export const env = await mcpEnvironment<TeaExample>({
   name: 'tea-price-mcp',
   server: { command: process.execPath, args: [fileURLToPath(new URL('./memory-server.mjs', import.meta.url))] },
   connection: 'shared',
@@ -42,7 +40,7 @@ export const env = await mcpEnvironment<Example>({
  * gives RL a signal while the model still learns to copy the result; `correct` (what the eval table counts) is the
  * exact match alone.
  */
-export const reward: Reward = (trajectory, example) => {
-  const match = exactMatch()(trajectory, example) as RewardResult;
+export const reward: Reward<TeaExample> = (trajectory, example) => {
+  const match = exactMatch()(trajectory, example);
   return { ...match, reward: (trajectory.toolCalls > 0 ? 0.5 : 0) + (match.correct ? 0.5 : 0) };
 };

@@ -1,6 +1,6 @@
 /** Dataset generator and cold-start demonstrations for the task in `env.ts`. */
-import type { Demonstration, Example } from 'agentrl';
-import { COUNTRIES, type Country } from './env.js';
+import type { Demonstration } from 'agentrl';
+import { COUNTRIES, type Country, type TeaExample } from './env.js';
 
 /** A small seeded generator (mulberry32): the same seed gives the same dataset. */
 export function rng(seed: number): () => number {
@@ -15,7 +15,7 @@ export function rng(seed: number): () => number {
 }
 
 /** `n` days: each has a price (10..99 cents) per country and asks for one country's. Different seeds, different days. */
-export function makeDataset(n: number, seed: number): Example[] {
+export function makeDataset(n: number, seed: number): TeaExample[] {
   const r = rng(seed);
   return Array.from({ length: n }, (_, i) => {
     const prices = Object.fromEntries(COUNTRIES.map((c) => [c, 10 + Math.floor(r() * 90)])) as Record<Country, number>;
@@ -24,19 +24,15 @@ export function makeDataset(n: number, seed: number): Example[] {
   });
 }
 
-/** The text the model writes to call a tool with the embedded chat template: one `<tool_call>` JSON block, nothing after. */
-export const toolCallText = (name: string, args: Record<string, unknown>): string =>
-  `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
-
 /**
  * Demonstrations, imperfect on purpose so RL has something to fix: a share `toolShare` call the tool and copy its
- * reply; the rest guess a price at once (almost always wrong). The tool's reply is computed by the environment when
- * the demonstration is rendered.
+ * reply; the rest guess a price at once (almost always wrong). Turns are data: the model's chat template writes the
+ * call in its own syntax, and the tool's reply is computed by the environment when the demonstration is rendered.
  */
-export function demonstrations(examples: readonly Example[], seed: number, toolShare = 2 / 3): Demonstration[] {
+export function demonstrations(examples: readonly TeaExample[], seed: number, toolShare = 2 / 3): Demonstration<TeaExample>[] {
   const r = rng(seed);
   return examples.map((example) => ({
     example,
-    turns: r() < toolShare ? [toolCallText('price', { country: String(example.meta?.['country']) }), example.answer] : [String(10 + Math.floor(r() * 90))],
+    turns: r() < toolShare ? [{ call: { name: 'price', arguments: { country: example.meta.country } } }, { answer: example.answer }] : [{ answer: String(10 + Math.floor(r() * 90)) }],
   }));
 }
