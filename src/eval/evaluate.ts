@@ -1,6 +1,6 @@
 import { passAtKMetrics } from './pass-at-k.js';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, writeFile } from '../platform/fs.js';
+import { dirname } from '../platform/path.js';
 import type { SamplingClient } from '../backend/types.js';
 import type { Renderer } from '../chat/types.js';
 import type { Environment } from '../env/types.js';

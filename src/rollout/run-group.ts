@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events';
+import { allowManyAbortListeners } from '../platform/host.js';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
 import type { SampledSequence } from '../types/sampling.js';
@@ -142,7 +142,7 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
 export async function runRollouts(ctx: RolloutContext, examples: readonly Example[], groupSize: number, seedOffset = 0): Promise<Trajectory[][]> {
   const keys = groupKeys(examples);
   const stop = new AbortController();
-  setMaxListeners(0, stop.signal); // every trajectory of the call listens to it
+  allowManyAbortListeners(stop.signal); // every trajectory of the call listens to it
   const parent = ctx.signal;
   const onParentAbort = () => stop.abort(parent!.reason);
   if (parent?.aborted) stop.abort(parent.reason);

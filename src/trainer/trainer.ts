@@ -1,6 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
-import { setMaxListeners } from 'node:events';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from '../platform/path.js';
+import { allowManyAbortListeners, stderrIsTTY } from '../platform/host.js';
 import type { Renderer } from '../chat/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import { TrainerBusyError } from '../errors/trainer-errors.js';
@@ -103,7 +103,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
   constructor(opts: TrainerOptions) {
     super();
     this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
-    setMaxListeners(0, this.#abort.signal); // every rollout and reward in flight listens to it
+    allowManyAbortListeners(this.#abort.signal); // every rollout and reward in flight listens to it
     const issues = [...samplingConsistencyIssues(this.options.backend, this.options.sampling), ...entropyBonusIssues(this.options.backend, this.options)];
     if (issues.length > 0) throw new ConfigError('Trainer options', issues);
   }
@@ -187,7 +187,7 @@ export class Trainer extends EventEmitter<TrainerEvents> {
         if (o.logDir) await truncateRunLogs(o.logDir, step);
       }
       if (o.logDir) sinks.push(jsonlSink(join(o.logDir, 'metrics.jsonl')));
-      if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) {
+      if (o.progress === true || (o.progress === 'auto' && stderrIsTTY())) {
         const sink = progressSink({ maxSteps: o.maxSteps });
         sinks.push(sink);
         const onWarning = (e: WarningEvent) => sink.warning?.(e);
