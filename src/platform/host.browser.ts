@@ -5,7 +5,7 @@ import { sha256HexOfText } from './sha256.js';
  * The browser build's stand-in for `./host.js` (same exports), for a page or a Web Worker.
  */
 
-let channel: MessageChannel | undefined;
+let channel: InstanceType<typeof MessageChannel> | undefined;
 const pending: (() => void)[] = [];
 
 /** Resolves on a fresh macrotask: a `MessageChannel` message where there is one (no 4 ms timer clamp), else `setTimeout(0)`. */
