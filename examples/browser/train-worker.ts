@@ -6,11 +6,7 @@
 import { Trainer, codeInterpreter, exactMatch, localBackend, mountFiles, type Example } from 'agentrl/browser';
 import { pyodideSandbox } from 'agentrl/adapters/pyodide';
 import type { PageMessage, WorkerMessage } from './protocol.js';
-
-// The ReTool example's settings (examples/shared/config.ts, examples/retool/config.ts).
-const MODEL = { layers: 2, dModel: 128, heads: 4, contextTokens: 192 } as const;
-const BUDGETS = { maxToolCalls: 3, maxTurns: 4, maxTrajectoryTokens: 192, maxTurnTokens: 64, maxToolResponseTokens: 16 } as const;
-const TOOL_TIMEOUT_MS = 5_000;
+import { MODEL, TOOL_TIMEOUT_MS, demoTrainerOptions, exampleOfRow } from './recipe.js';
 
 const scope = globalThis as unknown as { postMessage(m: WorkerMessage): void; onmessage: ((e: { data: PageMessage }) => void) | null; location: { href: string } };
 const post = (m: WorkerMessage) => scope.postMessage(m);
@@ -21,11 +17,7 @@ let trainer: Trainer | undefined;
 async function examples(path: string, limit: number): Promise<Example[]> {
   const res = await fetch(here(path));
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  const rows = (await res.text()).split('\n').filter((l) => l.trim() !== '').slice(0, limit);
-  return rows.map((l) => {
-    const r = JSON.parse(l) as { id: string; question: string; answer: string };
-    return { id: r.id, question: r.question, answer: r.answer };
-  });
+  return (await res.text()).split('\n').filter((l) => l.trim() !== '').slice(0, limit).map(exampleOfRow);
 }
 
 async function train(steps: number, evalEvery: number): Promise<void> {
@@ -37,22 +29,17 @@ async function train(steps: number, evalEvery: number): Promise<void> {
   });
   const [dataset, heldOut] = await Promise.all([examples('data/train.jsonl', 4000), examples('data/dev.jsonl', 16)]);
   const sandbox = pyodideSandbox({ workerUrl: here('pyodide-worker.js'), indexURL: here('pyodide/'), workers: 2, timeoutMs: TOOL_TIMEOUT_MS });
-  trainer = new Trainer({
-    backend: localBackend({ ...MODEL, checkpoint: '/ckpt/sft' }),
-    env: codeInterpreter({ sandbox, systemPrompt: null, timeoutMs: TOOL_TIMEOUT_MS }),
-    reward: exactMatch({ correct: 1, wrong: -1 }),
-    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-    dataset,
-    groupSize: 8,
-    questionsPerBatch: 4,
-    maxSteps: steps,
-    budgets: BUDGETS,
-    sampling: { temperature: 1, topP: 1 },
-    optimizer: { learningRate: 3e-4, beta1: 0.9, beta2: 0.99, gradClipNorm: 1 },
-    microBatch: { maxTokens: 16 * MODEL.contextTokens, maxDatums: 16 },
-    seed: 1,
-    ...(evalEvery > 0 ? { eval: { dataset: heldOut, every: evalEvery, samples: 2 } } : {}),
-  });
+  trainer = new Trainer(
+    demoTrainerOptions({
+      backend: localBackend({ ...MODEL, checkpoint: '/ckpt/sft' }),
+      env: codeInterpreter({ sandbox, systemPrompt: null, timeoutMs: TOOL_TIMEOUT_MS }),
+      reward: exactMatch({ correct: 1, wrong: -1 }),
+      dataset,
+      heldOut,
+      steps,
+      evalEvery,
+    }),
+  );
   let stepStart = performance.now();
   trainer.on('rollout:start', () => post({ kind: 'status', text: 'sampling rollouts …' }));
   trainer.on('step', (e) => {
