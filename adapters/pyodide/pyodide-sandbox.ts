@@ -16,8 +16,10 @@ export interface PyodideSandboxOptions {
   readonly workers?: number;
   /** Default per-call wall-clock limit, ms (the worker is terminated and replaced at it). @default 10_000 */
   readonly timeoutMs?: number;
-  /** Bytes kept per output stream; more ends the call with `output_limit` (the worker is replaced). @default 65_536 */
+  /** Bytes kept per output stream: its first and last halves, the middle cut with a marker (`truncated`). @default 65_536 */
   readonly maxOutputBytes?: number;
+  /** Bytes one stream may write in a call before the call ends as `output_limit` (the worker is replaced). @default max(4 MiB, 16 × maxOutputBytes) */
+  readonly killAfterOutputBytes?: number;
   /** A worker is replaced after this many calls, bounding what a program can leave in a module loaded at start-up. @default 50 */
   readonly recycleAfterCalls?: number;
   /** Time allowed for one worker to load Pyodide, ms; past it the call is a `sandbox_error`. @default 60_000 */
@@ -30,18 +32,19 @@ interface Slot {
   calls: number;
 }
 
-const OUTPUT_MARK = (cap: number) => `\n[... output truncated at ${cap} bytes ...]\n`;
-
 /**
  * A {@link Sandbox} that runs Python in the page: CPython compiled to WebAssembly (Pyodide), one interpreter per Web
  * Worker. A call past its time limit, or past the output cap, terminates its worker and starts a fresh one (the result
  * is `timeout` / `output_limit`); model code has no network (the worker's `fetch`, `XMLHttpRequest`, `WebSocket` and
  * friends are removed after Pyodide loads) and sees no file of the page. Between calls the interpreter is reset
- * (fresh globals, the previous call's modules and files dropped, `os.environ` and the working directory restored) and
- * every `recycleAfterCalls` calls replaced.
+ * (fresh globals; `sys.modules` and every loaded module's namespace as after start-up; the previous call's files,
+ * `os.environ` and working directory undone) and every `recycleAfterCalls` calls replaced. Passes the shared
+ * conformance suite in headless Chromium except the cases that need processes or a memory limit
+ * (test/adapters/pyodide/pyodide.conformance.test.ts says why for each).
  *
  * Differs from the local adapter: no `memory` status (a worker that runs out of wasm memory gives `error` with
- * `MemoryError`), no processes (`os.fork`, subprocesses fail), no sessions; numpy is not loaded (standard library only).
+ * `MemoryError`), no processes (`os.fork`, subprocesses fail), no sessions; numpy is not loaded (standard library only); state kept
+ * outside module namespaces (e.g. the `random` generator's internal state) is not reset between calls.
  * @throws ConfigError for invalid options.
  */
 export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
@@ -49,11 +52,13 @@ export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxOutputBytes = options.maxOutputBytes ?? 65_536;
   const recycleAfterCalls = options.recycleAfterCalls ?? 50;
+  const killAfterOutputBytes = options.killAfterOutputBytes ?? Math.max(4 * 2 ** 20, 16 * maxOutputBytes);
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const issues = [
     ...(Number.isInteger(workers) && workers >= 1 ? [] : [{ path: 'workers', message: `expected an integer ≥ 1, got ${workers}` }]),
     ...(Number.isFinite(timeoutMs) && timeoutMs > 0 ? [] : [{ path: 'timeoutMs', message: `expected a number > 0, got ${timeoutMs}` }]),
     ...(Number.isInteger(maxOutputBytes) && maxOutputBytes >= 1 ? [] : [{ path: 'maxOutputBytes', message: `expected an integer ≥ 1, got ${maxOutputBytes}` }]),
+    ...(Number.isInteger(killAfterOutputBytes) && killAfterOutputBytes >= maxOutputBytes ? [] : [{ path: 'killAfterOutputBytes', message: `expected an integer ≥ maxOutputBytes, got ${killAfterOutputBytes}` }]),
     ...(Number.isInteger(recycleAfterCalls) && recycleAfterCalls >= 1 ? [] : [{ path: 'recycleAfterCalls', message: `expected an integer ≥ 1, got ${recycleAfterCalls}` }]),
   ];
   if (issues.length > 0) throw new ConfigError('pyodideSandbox options', issues);
@@ -74,7 +79,7 @@ export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
       worker.addEventListener('error', (e: { message?: string }) => reject(new Error(`Pyodide worker failed: ${e.message ?? 'error'}`)), { once: true });
     });
     ready.catch(() => undefined);
-    worker.postMessage({ kind: 'init', indexURL, maxOutputBytes });
+    worker.postMessage({ kind: 'init', indexURL, maxOutputBytes, killAfterOutputBytes });
     return { worker, ready, calls: 0 };
   };
 
@@ -136,17 +141,9 @@ export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
         const onMessage = (e: { data: WorkerReply }) => {
           const m = e.data;
           if (m.kind === 'result' && m.id === id) {
-            finish({ status: m.exitCode === 0 ? 'ok' : 'error', exitCode: m.exitCode, stdout: m.stdout, stderr: m.stderr, truncated: false, wallMs: wallMs() }, false);
+            finish({ status: m.exitCode === 0 ? 'ok' : 'error', exitCode: m.exitCode, stdout: m.stdout, stderr: m.stderr, truncated: m.truncated, wallMs: wallMs() }, false);
           } else if (m.kind === 'output-limit' && m.id === id) {
-            const full = (s: string) => new TextEncoder().encode(s).length >= maxOutputBytes;
-            finish({
-              status: 'output_limit',
-              exitCode: null,
-              stdout: full(m.stdout) ? m.stdout + OUTPUT_MARK(maxOutputBytes) : m.stdout,
-              stderr: full(m.stderr) ? m.stderr + OUTPUT_MARK(maxOutputBytes) : m.stderr,
-              truncated: true,
-              wallMs: wallMs(),
-            }, true);
+            finish({ status: 'output_limit', exitCode: null, stdout: m.stdout, stderr: m.stderr, truncated: true, wallMs: wallMs() }, true);
           }
         };
         const onAbort = () => finish(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'), true);
