@@ -41,7 +41,8 @@ export default defineConfig([{
 },
 // `agentrl/browser`: ESM for bundlers and pages; platform modules swapped for their `.browser.ts` versions, no Node built-in.
 {
-  entry: { browser: 'src/browser/index.ts' },
+  // The Pyodide sandbox's Web Worker script ships beside it: a page serves it and passes its URL as `workerUrl`.
+  entry: { browser: 'src/browser/index.ts', 'adapters/pyodide-worker': 'adapters/pyodide/worker.ts' },
   format: ['esm'],
   dts: true,
   sourcemap: true,
