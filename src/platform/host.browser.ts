@@ -17,7 +17,10 @@ export function yieldToEventLoop(): Promise<void> {
     }
     if (!channel) {
       channel = new MessageChannel();
-      channel.port1.onmessage = () => pending.shift()?.();
+      // Typed loosely: the package compiles against Node's MessagePort, whose types lack `onmessage`.
+      const port = channel.port1 as unknown as { onmessage: (() => void) | null; unref?: () => void };
+      port.onmessage = () => pending.shift()?.();
+      port.unref?.(); // where the port could keep a process alive (Node, in tests), it does not
     }
     pending.push(resolve);
     channel.port2.postMessage(null);
