@@ -68,4 +68,25 @@ describe.skipIf(!haveBrowser)('the browser demo trains the ReTool agent in the p
     expect(Number.isFinite(Number(await page.textContent('#reward')))).toBe(true);
     console.log(`browser demo: step ms ${steps.map((m) => Math.round(m.stepMs)).join(', ')}; train s ${steps.map((m) => m.metrics['time/train_s']!.toFixed(2)).join(', ')}`);
   }, 480_000);
+
+  it('Stop ends the run after the step in flight', async () => {
+    const page = await browser!.newPage();
+    await page.goto(`${server!.url}?steps=20&evalEvery=0`);
+    await page.click('#start');
+    const deadline = Date.now() + 300_000;
+    while ((await page.textContent('#step')) === '0') {
+      if (Date.now() > deadline) throw new Error('no step within the deadline');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await page.click('#stop');
+    let status = '';
+    while (!/^(finished|stopped|error)/.test(status)) {
+      if (Date.now() > deadline) throw new Error(`not stopped: ${status}`);
+      await new Promise((r) => setTimeout(r, 500));
+      status = (await page.textContent('#status')) ?? '';
+    }
+    const m = /^stopped after (\d+) steps$/.exec(status);
+    expect(m, status).not.toBeNull();
+    expect(Number(m![1])).toBeLessThan(20);
+  }, 330_000);
 });
