@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { defineConfig } from 'tsup';
+import { browserPlatform } from './scripts/browser-platform.mjs';
 
 /** `adapters/<name>/index.ts` → `dist/adapters/<name>.js`; `adapters/<name>/adapter.ts` → `dist/adapters/<name>/adapter.js`. */
 function adapterEntries(): Record<string, string> {
@@ -11,7 +12,7 @@ function adapterEntries(): Record<string, string> {
   return entries;
 }
 
-export default defineConfig({
+export default defineConfig([{
   entry: {
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
@@ -37,4 +38,17 @@ export default defineConfig({
   splitting: true,
   // Optional native/heavy dependencies stay external: loaded only by the adapters and environments that use them.
   external: ['dockerode', 'isolated-vm', 'better-sqlite3', 'vitest', 'playwright-core'],
-});
+},
+// `agentrl/browser`: ESM for bundlers and pages; platform modules swapped for their `.browser.ts` versions, no Node built-in.
+{
+  // The Pyodide sandbox's Web Worker script ships beside it: a page serves it and passes its URL as `workerUrl`.
+  entry: { browser: 'src/browser/index.ts', 'adapters/pyodide-worker': 'adapters/pyodide/worker.ts' },
+  format: ['esm'],
+  dts: true,
+  sourcemap: true,
+  clean: false,
+  target: 'es2022',
+  platform: 'browser',
+  splitting: false,
+  esbuildPlugins: [browserPlatform()],
+}]);

@@ -1,5 +1,5 @@
-import { access, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, readFile } from '../platform/fs.js';
+import { join } from '../platform/path.js';
 import { TokenizerError } from '../errors/chat-errors.js';
 import { validateLoadOptions, type LoadRendererOptions } from './options.js';
 import { createRenderer, type ChatRenderer } from './renderer.js';

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../platform/host.js';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { Template } from '@huggingface/jinja';
 import { compileChatTemplate } from './jinja-compat.js';
@@ -69,7 +69,7 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
   }
   // A code template is pinned by its family id (its text is agentrl's code, versioned with the package).
   const source = codeTemplate ? `agentrl:code-template:${family.id}` : (shipped as string);
-  const chatTemplateSha256 = createHash('sha256').update(source).digest('hex');
+  const chatTemplateSha256 = sha256Hex(source);
   if (opts.expectedTemplateSha256 !== undefined && opts.expectedTemplateSha256 !== chatTemplateSha256) {
     throw new TokenizerError(`chat template sha256 ${chatTemplateSha256} differs from the pinned ${opts.expectedTemplateSha256}`);
   }

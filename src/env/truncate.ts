@@ -1,6 +1,8 @@
+import { utf8ByteLength } from '../platform/host.js';
 import { checkOptions, strictKeys } from '../util/check-options.js';
 
 const TRUNCATE_OPTIONS = strictKeys(['maxBytes']);
+
 /** Marker put in front of an observation whose head was cut to fit the tool-response budget. */
 export const TRUNCATION_MARKER = '[… output truncated …]\n';
 
@@ -17,7 +19,7 @@ const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
 /** UTF-8 length of `text` in bytes (a lone surrogate counts 3, as its U+FFFD replacement). */
 export function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+  return utf8ByteLength(text);
 }
 
 /** `i` moved forward when it would split a surrogate pair, so `text.slice(i)` starts on a code point. */

@@ -1,7 +1,7 @@
 import { passAtKMetrics } from './pass-at-k.js';
 import { clusteredMeanInterval, wilsonInterval } from './interval.js';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, writeFile } from '../platform/fs.js';
+import { dirname } from '../platform/path.js';
 import type { SamplingClient, TrainingBackend } from '../backend/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import { z } from '../util/zod.js';

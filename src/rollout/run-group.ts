@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events';
+import { allowManyAbortListeners } from '../platform/host.js';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
 import type { SampledSequence } from '../types/sampling.js';
@@ -165,7 +165,7 @@ export async function runRollouts(ctx: RolloutContext, examples: readonly Exampl
   if (!Number.isInteger(groupSize) || groupSize < 1) throw new ConfigError('runRollouts arguments', [{ path: 'groupSize', message: `expected an integer ≥ 1 — call ${sig}, got ${describeValue(groupSize)}` }]);
   const keys = groupKeys(examples);
   const stop = new AbortController();
-  setMaxListeners(0, stop.signal); // every trajectory of the call listens to it
+  allowManyAbortListeners(stop.signal); // every trajectory of the call listens to it
   const parent = ctx.signal;
   const onParentAbort = () => stop.abort(parent!.reason);
   if (parent?.aborted) stop.abort(parent.reason);

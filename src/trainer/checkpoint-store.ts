@@ -1,5 +1,6 @@
-import { open, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, mkdir, readdir, readFile, rename, rm, writeFile } from '../platform/fs.js';
+import { join } from '../platform/path.js';
+import { processTag } from '../platform/host.js';
 import { CheckpointError } from '../errors/index.js';
 
 /** What the Trainer saves beside the backend's weights and optimizer state (`trainer-state.json`). */
@@ -79,7 +80,7 @@ export class CheckpointStore {
    */
   async save(state: Omit<TrainerState, 'format' | 'savedAt'>, writeBackend: (dir: string) => Promise<void>): Promise<CheckpointRef> {
     await mkdir(this.root, { recursive: true });
-    const tmp = join(this.root, `.tmp-step-${state.step}-${process.pid}-${Date.now()}`);
+    const tmp = join(this.root, `.tmp-step-${state.step}-${processTag()}-${Date.now()}`);
     const final = stepDir(this.root, state.step);
     const full: TrainerState = { format: 'agentrl-trainer-v1', ...state, savedAt: new Date().toISOString() };
     try {
@@ -122,7 +123,7 @@ export class CheckpointStore {
   /** Removes leftovers of interrupted writes and all but the newest `keepLast` checkpoints. */
   async prune(): Promise<void> {
     const names = await readdir(this.root).catch(() => [] as string[]);
-    for (const n of names) if (n.startsWith('.tmp-step-') && !n.includes(`-${process.pid}-`)) await rm(join(this.root, n), { recursive: true, force: true });
+    for (const n of names) if (n.startsWith('.tmp-step-') && !n.includes(`-${processTag()}-`)) await rm(join(this.root, n), { recursive: true, force: true });
     const all = await this.list();
     for (const ref of all.slice(0, Math.max(0, all.length - this.keepLast))) await rm(ref.dir, { recursive: true, force: true });
   }

@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events';
+import { allowManyAbortListeners } from '../platform/host.js';
 import type { SamplingClient } from '../backend/types.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
@@ -76,7 +76,7 @@ export class GroupStream implements BatchSource {
     this.#version = o.weightsVersion;
     this.#launched = this.#prefix = o.startAt;
     this.#stepsDone = Math.floor(o.startAt / o.questionsPerBatch);
-    setMaxListeners(0, this.#stop.signal);
+    allowManyAbortListeners(this.#stop.signal);
     const onAbort = () => this.#stop.abort(o.signal.reason);
     if (o.signal.aborted) this.#stop.abort(o.signal.reason);
     else o.signal.addEventListener('abort', onAbort, { once: true });

@@ -1,5 +1,6 @@
-import { appendFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { appendFile, mkdir } from '../platform/fs.js';
+import { dirname } from '../platform/path.js';
+import { progressStream } from '../platform/host.js';
 import type { EvalEvent, RolloutStartEvent, TrajectoryEvent, WarningEvent } from './events.js';
 import type { TurnEvent } from '../rollout/types.js';
 
@@ -58,7 +59,7 @@ export function jsonlSink(path: string): MetricsSink {
  * of its own: `warning [degenerate_groups] step 3 (3/3): every group was degenerate …`.
  */
 export function progressSink(opts: { maxSteps: number; stream?: NodeJS.WriteStream }): MetricsSink {
-  const stream = opts.stream ?? process.stderr;
+  const stream = opts.stream ?? progressStream();
   const width = 20;
   return {
     write(r) {

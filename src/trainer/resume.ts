@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync, mkdir, readdir, readFile, rename, rm, writeFile } from '../platform/fs.js';
+import { join } from '../platform/path.js';
+import { processTag } from '../platform/host.js';
 import type { TrainingBackend } from '../backend/types.js';
 import { CheckpointError } from '../errors/index.js';
 import { CheckpointStore, readCheckpoint, type CheckpointRef } from './checkpoint-store.js';
@@ -29,7 +29,7 @@ export async function findResumePoint(resume: string, logDir: string | undefined
  */
 export async function saveKlReference(root: string, backend: TrainingBackend): Promise<string> {
   const final = join(root, 'kl-reference');
-  const tmp = join(root, `.tmp-kl-reference-${process.pid}-${Date.now()}`);
+  const tmp = join(root, `.tmp-kl-reference-${processTag()}-${Date.now()}`);
   try {
     await mkdir(root, { recursive: true });
     for (const n of await readdir(root)) if (n.startsWith('.tmp-kl-reference-')) await rm(join(root, n), { recursive: true, force: true });
@@ -66,7 +66,7 @@ export async function truncateRunLogs(logDir: string, step: number): Promise<voi
         return false; // a line cut off by the crash
       }
     });
-    const tmp = `${path}.tmp-${process.pid}`;
+    const tmp = `${path}.tmp-${processTag()}`;
     await writeFile(tmp, kept.map((l) => l + '\n').join(''));
     await rename(tmp, path);
   }

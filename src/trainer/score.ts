@@ -1,4 +1,4 @@
-import { setMaxListeners } from 'node:events';
+import { allowManyAbortListeners } from '../platform/host.js';
 import type { Reward } from '../reward/types.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
@@ -71,7 +71,7 @@ export async function scoreTrajectory(reward: Reward, t: Trajectory, opts: { tim
 export async function scoreGroups(reward: Reward, groups: readonly (readonly Trajectory[])[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<RewardResult[][]> {
   // One child signal that every scoring call listens to (the caller's signal gets a single listener).
   const all = new AbortController();
-  setMaxListeners(0, all.signal);
+  allowManyAbortListeners(all.signal);
   const parent = opts.signal;
   const onAbort = () => all.abort(parent!.reason);
   if (parent?.aborted) all.abort(parent.reason);

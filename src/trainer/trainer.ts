@@ -1,6 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
-import { setMaxListeners } from 'node:events';
-import { join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from '../platform/path.js';
+import { allowManyAbortListeners, stderrIsTTY } from '../platform/host.js';
 import type { Example } from '../types/example.js';
 import type { Renderer } from '../chat/types.js';
 import { ConfigError } from '../errors/config-error.js';
@@ -110,7 +110,7 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
   constructor(opts: TrainerOptions<E>) {
     super();
     this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
-    setMaxListeners(0, this.#abort.signal); // every rollout and reward in flight listens to it
+    allowManyAbortListeners(this.#abort.signal); // every rollout and reward in flight listens to it
     const issues = [...samplingConsistencyIssues(this.options.backend, this.options.sampling), ...entropyBonusIssues(this.options.backend, this.options)];
     // The backend's engine checks every option it depends on: now when it knows its engine, else at train() start.
     const verdicts = this.options.backend.checkOptions?.(backendOptionFacts(this.options));
@@ -206,7 +206,7 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
       // The run's own sinks are guarded like a user's: a failing disk or terminal is a warning, never the run's end.
       const own = (sink: MetricsSink, label: string) => guardSink(sink, label, o.sinkLimits ?? {}, (e) => this.emit('warning', e));
       if (o.logDir) sinks.push(own(jsonlSink(join(o.logDir, 'metrics.jsonl')), 'metrics.jsonl sink'));
-      if (o.progress === true || (o.progress === 'auto' && process.stderr.isTTY)) {
+      if (o.progress === true || (o.progress === 'auto' && stderrIsTTY())) {
         const sink = progressSink({ maxSteps: o.maxSteps });
         sinks.push(own(sink, 'progress sink'));
         const onWarning = (e: WarningEvent) => sink.warning?.(e);

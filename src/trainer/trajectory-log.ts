@@ -1,5 +1,5 @@
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { appendFile, mkdir, writeFile } from '../platform/fs.js';
+import { join } from '../platform/path.js';
 import type { Renderer } from '../chat/types.js';
 import type { Message } from '../types/message.js';
 import type { Trajectory } from '../types/trajectory.js';

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from '../../platform/fs.js';
+import { dirname, join } from '../../platform/path.js';
+import { moduleDir } from '../../platform/host.js';
 import { ConfigError } from '../../errors/index.js';
 
 /**
@@ -9,7 +9,7 @@ import { ConfigError } from '../../errors/index.js';
  * @throws ConfigError when it cannot be found.
  */
 export function defaultModelDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
+  let dir = moduleDir(import.meta.url);
   for (let i = 0; i < 6; i++) {
     const candidate = join(dir, 'assets', 'local-model');
     if (existsSync(join(candidate, 'tokenizer.json'))) return candidate;

@@ -1,6 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdir, readFile, readFileSync, writeFile } from '../../platform/fs.js';
+import { join } from '../../platform/path.js';
 import { CheckpointError } from '../../errors/index.js';
 import { parseModelConfig, type ModelConfig } from './model-config.js';
 import { paramShapes } from './params.js';

@@ -4,6 +4,7 @@ import { disposeCache, type DecodeKernels, type KVCache } from './decode-kernels
 import { drawToken, topLogprobs, type ResolvedSampling } from './host-sampling.js';
 import type { Params } from './params.js';
 import { mulberry32 } from './rng.js';
+import { yieldToEventLoop } from '../../platform/host.js';
 
 interface Request {
   readonly prompt: readonly number[];
@@ -136,7 +137,7 @@ export class DecodeScheduler {
         }
         this.#decodeOnce();
         // Let other async work (tool calls finishing, new sample() calls) run between steps.
-        await new Promise<void>((r) => setImmediate(r));
+        await yieldToEventLoop();
       }
     } catch (e) {
       const failed = new Set<Request>([...this.#queue, ...this.#rows.flatMap((r) => (r ? [r.req] : []))]);

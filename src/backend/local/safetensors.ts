@@ -1,4 +1,5 @@
 import { CheckpointError } from '../../errors/index.js';
+import { utf8ByteLength } from '../../platform/host.js';
 
 /** One F32 tensor: shape and row-major data. */
 export interface HostTensor {
@@ -23,8 +24,8 @@ export function encodeSafetensors(tensors: ReadonlyMap<string, HostTensor>, meta
     offset += bytes;
   }
   let json = JSON.stringify(header);
-  while ((8 + Buffer.byteLength(json)) % 8 !== 0) json += ' ';
-  const headerBytes = Buffer.from(json, 'utf8');
+  while ((8 + utf8ByteLength(json)) % 8 !== 0) json += ' ';
+  const headerBytes = new TextEncoder().encode(json);
   const out = new Uint8Array(8 + headerBytes.length + offset);
   const view = new DataView(out.buffer);
   view.setBigUint64(0, BigInt(headerBytes.length), true);
@@ -48,7 +49,7 @@ export function decodeSafetensors(buf: Uint8Array): { tensors: Map<string, HostT
   if (8 + headerLen > buf.length) throw new CheckpointError('safetensors: header length exceeds file size');
   let header: Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] } | Record<string, string>>;
   try {
-    header = JSON.parse(Buffer.from(buf.subarray(8, 8 + headerLen)).toString('utf8'));
+    header = JSON.parse(new TextDecoder('utf-8', { ignoreBOM: true }).decode(buf.subarray(8, 8 + headerLen)));
   } catch (e) {
     throw new CheckpointError('safetensors: header is not valid JSON', { cause: e });
   }
