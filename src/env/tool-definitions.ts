@@ -1,4 +1,5 @@
 import type { ConfigIssue } from '../errors/config-error.js';
+import { utf8ByteLength } from '../platform/host.js';
 
 /** A tool name the model can call: a letter, then up to 63 letters, digits, `_` or `-` (what `defineTool` accepts). */
 export const TOOL_NAME_PATTERN = /^[A-Za-z][\w-]{0,63}$/;
@@ -48,7 +49,7 @@ export function toolDefinitionIssues(tools: unknown, path = 'tools'): ConfigIssu
     }
     let bytes: number;
     try {
-      bytes = Buffer.byteLength(JSON.stringify(t) ?? '');
+      bytes = utf8ByteLength(JSON.stringify(t) ?? '');
     } catch (e) {
       issues.push({ path: at, message: `is not JSON (${e instanceof Error ? e.message : String(e)})` });
       return;
