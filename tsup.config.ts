@@ -31,7 +31,9 @@ export default defineConfig([{
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
-  clean: true,
+  // No clean here: the two builds run side by side and a clean in one deleted the other's declarations (dist/browser.d.ts);
+  // `npm run build` empties dist/ first.
+  clean: false,
   target: 'node20',
   platform: 'node',
   shims: true,

@@ -16,10 +16,12 @@ const entries = {
   'agentrl-testing-conformance': 'dist/testing/conformance.d.ts',
   'agentrl-otel': 'dist/otel.d.ts',
   'agentrl-wandb': 'dist/wandb.d.ts',
+  'agentrl-browser': 'dist/browser.d.ts',
 };
 // One report per sandbox adapter the package exports (`./adapters/<name>`), so a new adapter needs no edit here.
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-for (const key of Object.keys(pkg.exports).filter((k) => k.startsWith('./adapters/')).sort()) {
+// An export that is a bare file (a Web Worker script such as `./adapters/pyodide/worker`) has no declarations to report.
+for (const key of Object.keys(pkg.exports).filter((k) => k.startsWith('./adapters/') && typeof pkg.exports[k] === 'object').sort()) {
   entries[`agentrl-adapters-${key.slice('./adapters/'.length)}`] = `dist/adapters/${key.slice('./adapters/'.length)}.d.ts`;
 }
 const base = ExtractorConfig.loadFile(join(root, 'api-extractor.json'));

@@ -16,6 +16,7 @@ import './util/zod-peer-guard.js'; // first: a zod that is not 4.x fails here, b
 // Vocabulary shared by every layer.
 export type {
   Example,
+  ExampleFields,
   Message,
   SystemMessage,
   UserMessage,
@@ -81,7 +82,7 @@ export { FAMILY_IDS, type FamilyId, type ParseOptions, type ToolCallFormat } fro
 // rollout
 export { runGroup, runRollouts, DEFAULT_BUDGETS, DEFAULT_STEP_TIMEOUT_MS, type RolloutBudgets, type RolloutSampling, type RolloutFailureStrategy, type TurnEvent, type RolloutContext, type RunGroupOptions } from './rollout/index.js';
 export { isDrivenEnvironment, type DrivenEnvironment, type DrivenTrajectory, type DrivenTrajectoryContext } from './rollout/index.js';
-export { demonstrationDatum, type DemonstrationInput, type DemonstrationTurn, type DemonstrationCall } from './rollout/index.js';
+export { demonstrationDatum, type DemonstrationInput, type DemonstrationTurn, type DemonstrationCall, type TurnObservation } from './rollout/index.js';
 
 // reward
 export { mathReward, mathEquivalent, type MathReward, type MathRewardOptions, type MathCheckPool, type MathCheckOptions, type MathCheckPoolOptions, type MathEquivalenceOptions, type EquivalenceResult, type EquivalenceStatus } from './reward/index.js';
@@ -99,7 +100,7 @@ export { klEstimate, correctRollouts, overlongPenalty, responseTokens, isInforma
 export type { TrainingBackend, SamplingClient, AdamParams, ForwardBackwardResult, ForwardBackwardOptions, OptimStepResult, SamplingSupport, LearnerSampling, BackendOptionFacts, OptionVerdict } from './backend/index.js';
 export { localBackend, type LocalBackendOptions } from './backend/index.js';
 export { tinkerBackend, type TinkerBackend, type TinkerBackendOptions, type TinkerLoraOptions, type TinkerModelInfo, type TinkerRendererSource, type TinkerRetryOptions, type TinkerTimeouts } from './backend/index.js';
-export { ENGINE_NAMES, ENGINE_PROFILES, checkEngineOptions, type EngineName, type EngineOption, type EngineProfile, type EngineLoss, type LossNormalisation, type SamplerFreezing, type AdamField } from './backend/index.js';
+export { ENGINE_NAMES, ENGINE_PROFILES, ADAM_FIELDS, checkEngineOptions, type EngineName, type EngineOption, type EngineProfile, type EngineLoss, type LossNormalisation, type SamplerFreezing, type AdamField } from './backend/index.js';
 export { downloadCheckpoint, listCheckpoints, type DownloadCheckpointOptions, type DownloadedCheckpoint, type TinkerCheckpoint, type TinkerRestOptions } from './backend/index.js';
 export { exportCheckpoint, type ExportCheckpointOptions } from './backend/local/export.js';
 export { openaiCompatibleSampler, type OpenAICompatibleSampler, type OpenAICompatibleSamplerOptions, type SamplerFlavor } from './backend/index.js';

@@ -94,7 +94,9 @@ export interface BackendOptionFacts {
 export interface OptionVerdict {
   /** Dotted Trainer option, e.g. `loss.kind`, `optimizer.beta2`, `kl.reference`, or a backend option (`timeouts.pollMs`). */
   readonly option: string;
+  /** `exact`, `adapted` or `refused` (see above). */
   readonly outcome: 'exact' | 'adapted' | 'refused';
+  /** Why, in words: what is adapted and how, or why it is refused (names the engine). */
   readonly reason: string;
 }
 

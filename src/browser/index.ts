@@ -22,6 +22,7 @@ mountBundledAssets();
 
 export type {
   Example,
+  ExampleFields,
   Message,
   SystemMessage,
   UserMessage,

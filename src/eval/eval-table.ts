@@ -49,7 +49,10 @@ const optionsSchema = z.strictObject({
  * @throws ConfigError for an unknown or wrongly typed option (naming it).
  */
 export function evalTable(options?: EvalTableOptions): EvalTable;
-/** @deprecated pass named options: `evalTable({ labelWidth, toolColumn, passAtK })`. */
+/**
+ * The positional form of {@link evalTable} (no intervals).
+ * @deprecated pass named options: `evalTable({ labelWidth, toolColumn, passAtK })`.
+ */
 export function evalTable(labelWidth: number, toolColumn: string, passAtK?: readonly number[]): EvalTable;
 export function evalTable(first: EvalTableOptions | number = {}, toolColumnArg?: string, passAtKArg: readonly number[] = []): EvalTable {
   const o: EvalTableOptions =

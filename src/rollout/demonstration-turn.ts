@@ -11,7 +11,7 @@ export interface DemonstrationCall {
 }
 
 /** What every turn may add: the observation that followed it, instead of running `env.step`. */
-interface TurnObservation {
+export interface TurnObservation {
   /** What the environment answered; when absent `env.step` runs on the turn's call(s). */
   readonly observation?: readonly Message[];
 }

@@ -14,5 +14,5 @@ export {
 } from './types.js';
 export { isDrivenEnvironment } from './driven-group.js';
 export { demonstrationDatum, type DemonstrationInput } from './demonstration.js';
-export { checkDemonstration, type DemonstrationTurn, type DemonstrationCall } from './demonstration-turn.js';
+export { checkDemonstration, type DemonstrationTurn, type DemonstrationCall, type TurnObservation } from './demonstration-turn.js';
 export { DEFAULT_STEP_TIMEOUT_MS } from './abortable.js';

@@ -1,5 +1,5 @@
-/** The fields every dataset item has. */
-interface ExampleFields {
+/** The fields every dataset item has (the part of {@link Example} that does not depend on `Meta`). */
+export interface ExampleFields {
   /** Stable id, unique within a dataset. */
   readonly id: string;
   /** The task as shown to the model (already stripped of any dataset answer template). */

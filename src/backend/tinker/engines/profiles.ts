@@ -48,6 +48,7 @@ export type SamplerFreezing =
 
 /** Everything `tinkerBackend` needs to know about one engine. */
 export interface EngineProfile {
+  /** The profile's key in {@link ENGINE_PROFILES}, as given to `tinkerBackend({ engine })`. */
   readonly name: EngineName;
   /** Human name, e.g. `SkyRL (JAX backend)`. */
   readonly title: string;
