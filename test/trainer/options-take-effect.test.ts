@@ -98,6 +98,7 @@ const OPTIONS: Record<string, Entry> = {
   'eval.every': step('trainer/eval-during-training.test.ts'),
   'eval.samples': step('trainer/eval-during-training.test.ts'),
   'eval.concurrency': step('eval/evaluate.test.ts'),
+  'eval.seed': step('eval/train-and-evaluate.test.ts'),
   trajectoryLog: container,
   'trajectoryLog.perStep': step('trainer/trajectory-log.test.ts'),
   progress: step('trainer/first-hour.test.ts'),
