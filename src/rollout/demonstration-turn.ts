@@ -61,12 +61,16 @@ export function checkDemonstration<E extends Example>(raw: unknown, index: numbe
   const place = `#${index}`;
   if (!isObject(raw)) throw new DemonstrationError(place, -1, `expected an object { example, turns }, got ${kindOf(raw)}`);
   const example = raw['example'];
+  const unknown = Object.keys(raw).filter((k) => k !== 'example' && k !== 'turns');
+  // Unknown keys first: an example passed where the demonstration goes (the positional call of old) is named as such.
+  if (unknown.length > 0) {
+    const at = isObject(example) && typeof example['id'] === 'string' ? example['id'] : place;
+    throw new DemonstrationError(at, -1, `unknown key(s) ${unknown.map((k) => `'${k}'`).join(', ')} (a demonstration has 'example' and 'turns')`, unknown[0]);
+  }
   if (!isObject(example) || typeof example['id'] !== 'string') {
     throw new DemonstrationError(place, -1, `expected 'example' to be a dataset example (an object with a string id), got ${kindOf(example)}`, 'example');
   }
   const id = example['id'];
-  const unknown = Object.keys(raw).filter((k) => k !== 'example' && k !== 'turns');
-  if (unknown.length > 0) throw new DemonstrationError(id, -1, `unknown key(s) ${unknown.map((k) => `'${k}'`).join(', ')} (a demonstration has 'example' and 'turns')`, unknown[0]);
   const turns = raw['turns'];
   if (!Array.isArray(turns)) throw new DemonstrationError(id, -1, `expected 'turns' to be an array of turns, got ${kindOf(turns)}`, 'turns');
   if (turns.length === 0) throw new DemonstrationError(id, -1, `'turns' is empty: a demonstration needs at least one assistant turn`, 'turns');

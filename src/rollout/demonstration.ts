@@ -9,10 +9,8 @@ import { parseWithEnv } from './parse-with-env.js';
 import { assistantCompletion } from '../chat/assistant-completion.js';
 import { argumentIssue } from './argument-issue.js';
 import { checkDemonstration, type CheckedTurn, type DemonstrationTurn } from './demonstration-turn.js';
-import { checkOptions, checkArgumentCount, strictKeys, objectValue, anyValue, nonNegativeInt } from '../util/check-options.js';
-import { z } from '../util/zod.js';
+import { checkOptions, checkArgumentCount, strictKeys, nonNegativeInt } from '../util/check-options.js';
 
-const DEMONSTRATION = strictKeys([], { example: objectValue, turns: z.array(anyValue) });
 const DEMONSTRATION_OPTIONS = strictKeys(['maxTokens'], { maxToolResponseTokens: nonNegativeInt });
 
 /** One demonstrated episode as {@link demonstrationDatum} reads it: the example and its assistant turns, in order. */
@@ -48,7 +46,6 @@ export async function demonstrationDatum(
   opts: { maxToolResponseTokens: number; maxTokens?: number },
 ): Promise<Datum> {
   checkArgumentCount('demonstrationDatum', arguments.length, 4, 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens, maxTokens? })');
-  checkOptions('demonstrationDatum demonstration', DEMONSTRATION, demonstration, { signature: 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens })' });
   checkOptions('demonstrationDatum options', DEMONSTRATION_OPTIONS, opts, { signature: 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens })' });
   const { tokens, mask } = await renderDemonstration(renderer, env, demonstration, opts);
   return supervisedDatum({ tokens, mask, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });

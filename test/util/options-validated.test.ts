@@ -31,6 +31,7 @@ const CALLS: Record<string, (opts: Record<string, unknown>) => unknown> = {
   demonstrationDatum: (o) => agentrl.demonstrationDatum(renderer as never, env as never, { example: ex, turns: [] }, o as never),
   downloadCheckpoint: (o) => agentrl.downloadCheckpoint('tinker://r/weights/1', '/nonexistent-dir-xyz', o as never),
   evaluate: (o) => agentrl.evaluate(o as never),
+  evalTable: (o) => agentrl.evalTable(o as never),
   exactMatch: (o) => agentrl.exactMatch(o as never),
   exportCheckpoint: (o) => agentrl.exportCheckpoint('/nonexistent-a', '/nonexistent-b', o as never),
   groupAdvantages: (o) => agentrl.groupAdvantages([1, 0], o as never),
@@ -58,6 +59,7 @@ const CALLS: Record<string, (opts: Record<string, unknown>) => unknown> = {
   tinkerBackend: (o) => agentrl.tinkerBackend(o as never),
   toolCallAccuracy: (o) => agentrl.toolCallAccuracy(backend as never, env as never, [], o as never),
   toolEnvironment: (o) => agentrl.toolEnvironment(o as never),
+  trainAndEvaluate: (o) => agentrl.trainAndEvaluate(o as never),
   trainSupervised: (o) => agentrl.trainSupervised(backend as never, [], o as never),
   truncateTail: (o) => agentrl.truncateTail('text', 10, (s) => s.length, o as never),
   withValidEnding: (o) => agentrl.withValidEnding(() => ({ reward: 0, correct: false, validFormat: true }), o as never),
@@ -104,7 +106,8 @@ describe('public options objects are validated at run time', () => {
   });
 
   it.each(Object.keys(CALLS))('%s refuses a non-object in the options position with a ConfigError', async (name) => {
-    for (const bad of [42, 'opts', [1, 2]]) {
+    // evalTable(labelWidth, …) is its deprecated positional form: a number there is valid.
+    for (const bad of [42, 'opts', [1, 2]].filter((b) => !(name === 'evalTable' && b === 42))) {
       const e = await refusal(() => CALLS[name]!(bad as never));
       expect(e, `${name}(${JSON.stringify(bad)})`).toBeInstanceOf(ConfigError);
     }
@@ -152,7 +155,10 @@ describe('representative refusals name the key and how to call', () => {
   it('demonstrationDatum: the pre-options-object positional call (renderer, env, example, turns, opts)', async () => {
     const m = await message(() => (agentrl.demonstrationDatum as (...a: unknown[]) => unknown)(renderer, env, ex, ['hi'], { maxToolResponseTokens: 8 }));
     expect(m).toMatch(/demonstrationDatum\(renderer, env, \{ example, turns \}/);
-    expect(await message(() => agentrl.demonstrationDatum(renderer as never, env as never, ex as never, { maxToolResponseTokens: 8 }))).toMatch(/id: unknown key/);
+    // An example where the demonstration goes is a wrongly shaped demonstration: DemonstrationError naming its keys.
+    const shape = await refusal(() => agentrl.demonstrationDatum(renderer as never, env as never, ex as never, { maxToolResponseTokens: 8 }));
+    expect(shape).toBeInstanceOf(agentrl.DemonstrationError);
+    expect((shape as Error).message).toMatch(/unknown key\(s\) 'id', 'question', 'answer' \(a demonstration has 'example' and 'turns'\)/);
     expect(await message(() => agentrl.demonstrationDatum(renderer as never, env as never, { example: ex, turns: [] }, { maxToolResponseToken: 8 } as never))).toMatch(/maxToolResponseToken: unknown key \(did you mean 'maxToolResponseTokens'\?\)/);
   });
 
