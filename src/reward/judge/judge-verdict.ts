@@ -9,6 +9,7 @@
 import { z } from '../../util/zod.js';
 import { answerPart } from '../ending.js';
 import type { JudgeFailureReason } from '../../errors/judge-errors.js';
+import { jsonObjectEnd } from '../../chat/json-object-end.js';
 
 /** What a single judgement must parse to. */
 export const singleVerdictSchema = z.object({ explanation: z.string().optional(), score: z.number().min(0).max(1) });
@@ -26,33 +27,6 @@ const SCAN_BUDGET_PER_CHAR = 64;
 const SCAN_BUDGET_MIN = 1 << 22;
 
 /**
- * Where the JSON object starting at `text[start]` ends (strings and escapes honoured), scanning at most `budget.left`
- * characters. Like `jsonObjectEnd` in `src/chat/`, with a shared budget so many unclosed `{` cost linear time overall.
- * @returns the index after the matching `}`, or -1 (not closed, closed by `]`, or the budget ran out).
- */
-function objectEnd(text: string, start: number, budget: { left: number }): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    if (--budget.left < 0) return -1;
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) return c === '}' ? i + 1 : -1;
-      if (depth < 0) return -1;
-    }
-  }
-  return -1;
-}
-
-/**
  * Every top-level JSON object of `text`, left to right: at each `{`, the object it opens when that parses (the scan
  * then continues after it, so objects nested in a parsed one are not listed); otherwise the scan moves to the next
  * `{` (so `\boxed{4}`, `{x | x > 0}` or a half-written object are skipped, and a verdict after them is still found).
@@ -64,7 +38,7 @@ export function jsonObjects(text: string): { start: number; value: Record<string
   const budget = { left: Math.max(SCAN_BUDGET_MIN, SCAN_BUDGET_PER_CHAR * text.length) };
   let i = text.indexOf('{');
   while (i >= 0 && budget.left >= 0) {
-    const end = objectEnd(text, i, budget);
+    const end = jsonObjectEnd(text, i, budget);
     let next = i + 1;
     if (end > 0) {
       budget.left -= end - i; // JSON.parse reads the slice again
