@@ -18,7 +18,7 @@ import { checkOptions, checkArgumentCount, strictKeys, objectValue, positiveInt 
 
 /** The keys of {@link RolloutContext}; the four it cannot do without are checked for presence. */
 const ROLLOUT_CONTEXT = strictKeys(
-  ['sampling', 'failure', 'onPrefixMismatch', 'trajectoryTimeoutMs', 'maxConcurrentGroups', 'maxConcurrentTrajectories', 'templateKwargs', 'signal', 'onTurn', 'onTrajectoryEnd'],
+  ['sampling', 'failure', 'onPrefixMismatch', 'trajectoryTimeoutMs', 'stepTimeoutMs', 'maxConcurrentGroups', 'maxConcurrentTrajectories', 'templateKwargs', 'signal', 'onTurn', 'onTrajectoryEnd'],
   { sampler: objectValue, renderer: objectValue, env: objectValue, budgets: objectValue },
 );
 const RUN_GROUP_OPTIONS = strictKeys(['groupSeedIndex', 'groupKey'], { example: objectValue, groupSize: positiveInt });
