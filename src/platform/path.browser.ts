@@ -25,8 +25,10 @@ export function join(...segments: string[]): string {
     else if (part !== '..' || !absolute) parts.push(part);
   }
   const body = parts.join('/');
-  const trailing = joined.endsWith('/') && body !== '' ? '/' : '';
-  return absolute ? `/${body}${trailing}` : body === '' ? '.' : body + trailing;
+  const trailing = joined.endsWith('/') ? '/' : '';
+  // As node:path/posix: an empty relative body is '.', and a trailing separator is kept ('./' for join('.', '/')).
+  if (absolute) return body === '' ? '/' : `/${body}${trailing}`;
+  return (body === '' ? '.' : body) + trailing;
 }
 
 /** The absolute path of `segments` resolved right to left from `/`. */
