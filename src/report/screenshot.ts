@@ -43,19 +43,34 @@ export async function screenshotDashboard(opts: ScreenshotOptions): Promise<void
   try {
     const page = await browser.newPage({ viewport: { width: opts.width ?? 1400, height: opts.height ?? 1300 } });
     await page.goto(opts.url, { timeout });
-    const ready = async (expr: string) => {
-      const end = Date.now() + timeout;
+    const deadline = Date.now() + timeout;
+    /** Polls `expr` in the page until it is truthy (true) or `ms` passed (false). */
+    const waitFor = async (expr: string, ms: number): Promise<boolean> => {
+      const end = Math.min(deadline, Date.now() + ms);
       while (!(await page.evaluate<unknown>(expr).catch(() => false))) {
-        if (Date.now() > end) throw new Error(`the dashboard at ${new URL(opts.url).origin} showed no data within ${timeout} ms`);
+        if (Date.now() > end) return false;
         await new Promise((r) => setTimeout(r, 100));
       }
+      return true;
     };
-    await ready("document.body.dataset.ready === '1' && [...document.querySelectorAll('#charts img')].every((i) => i.complete)");
+    const noData = () => new Error(`the dashboard at ${new URL(opts.url).origin} showed no data within ${timeout} ms`);
+    if (!(await waitFor("document.body.dataset.ready === '1' && [...document.querySelectorAll('#charts img')].every((i) => i.complete)", timeout))) throw noData();
     if (opts.openTrajectory ?? true) {
-      const button = (await page.$('#list button[data-correct="1"]')) ?? (await page.$('#list button'));
-      if (button) {
-        await button.click();
-        await ready("document.querySelector('#detail .trajectory') !== null");
+      // Found and clicked in one page task: a live update may re-render the list at any moment, so a handle taken in one
+      // round trip can be detached by the next. A click a re-render swallowed is simply made again.
+      const click = `(() => {
+        const b = document.querySelector('#list button[data-correct="1"]') ?? document.querySelector('#list button');
+        if (!b) return 'none';
+        b.click();
+        return 'clicked';
+      })()`;
+      const opened = "document.querySelector('#detail .trajectory') !== null";
+      while (!(await waitFor(opened, 0))) {
+        const clicked = await page.evaluate<string>(click).catch(() => 'lost');
+        if (clicked === 'none') break; // a run with no trajectories: the picture shows the charts alone
+        if (clicked === 'clicked' && (await waitFor(opened, 3_000))) break;
+        if (Date.now() > deadline) throw noData();
+        await new Promise((r) => setTimeout(r, 100));
       }
     }
     await page.evaluate('window.scrollTo(0, 0)');

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDashboard } from 'agentrl';
+import { screenshotDashboard } from '../../src/report/screenshot.js';
 import { haveBrowser, launchBrowser, until } from '../helpers/browser.js';
 import { scriptedRun } from '../helpers/scripted-run.js';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -61,5 +62,28 @@ describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chr
     expect(png.readUInt32BE(16)).toBe(900); // IHDR width
     expect(png.length).toBeGreaterThan(15_000); // charts drawn (a page without its charts is far smaller)
     expect(await runCli(['dashboard', run, '--screenshot', out, '--width', '10'], io)).toBe(2);
+  }, 120_000);
+
+  it('--screenshot opens a trajectory while the run keeps writing (the list re-renders under the click)', async () => {
+    const run = await scriptedRun({ steps: 3 });
+    const dash = await startDashboard({ runDirs: [run], port: 0, pollMs: 20 });
+    const out = join(await mkdtemp(join(tmpdir(), 'agentrl-shot-')), 'live.png');
+    let step = 4;
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        await appendFile(join(run, 'metrics.jsonl'), JSON.stringify({ step: step++, 'reward/mean': 0.5 }) + '\n');
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    })();
+    try {
+      await screenshotDashboard({ url: dash.url, out, width: 900, height: 700, timeoutMs: 60_000 });
+      expect((await readFile(out)).subarray(1, 4).toString()).toBe('PNG');
+      expect(step).toBeGreaterThan(10); // the page was updated live while the picture was taken
+    } finally {
+      writing = false;
+      await writer;
+      await dash.close();
+    }
   }, 120_000);
 });
