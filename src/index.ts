@@ -129,7 +129,8 @@ export { DEFAULT_SINK_LIMITS } from './trainer/index.js';
 export { toolCallAccuracy, type ToolCallAccuracy, type ToolCallMiss, type ToolCallFailure } from './trainer/tool-call-accuracy.js';
 
 // eval
-export { evaluate, evalTable, DEFAULT_EVAL_SEED, trainAndEvaluate, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable, type EvalTableOptions, type TrainAndEvaluateOptions, type TrainAndEvaluateResult } from './eval/index.js';
+export { evaluate, evalTable, DEFAULT_EVAL_SEED, type EvaluateOptions, type EvalResult, type EvalRecord, type EvalTable, type EvalTableOptions } from './eval/index.js';
+export { trainAndEvaluate, type TrainAndEvaluateOptions, type TrainAndEvaluateResult } from './trainer/index.js';
 export { clusteredMeanInterval, wilsonInterval, type ShareInterval } from './eval/index.js';
 export { passAtK } from './eval/index.js';
 

@@ -3,7 +3,7 @@ import { cp, mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { agentrlVersion } from './version.js';
+import { agentrlVersion } from '../util/package-version.js';
 import { initSource } from './init-source.js';
 import type { CliCommand, CliIo } from './registry.js';
 

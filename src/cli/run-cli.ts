@@ -1,5 +1,5 @@
 import { getCommand, listCommands, type CliIo } from './registry.js';
-import { agentrlVersion } from './version.js';
+import { agentrlVersion } from '../util/package-version.js';
 
 function help(): string {
   const lines = listCommands().map((c) => `  ${c.name.padEnd(16)} ${c.summary}`);

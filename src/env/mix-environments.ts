@@ -1,6 +1,6 @@
 import type { Example } from '../types/example.js';
 import type { ToolDefinition } from '../types/message.js';
-import type { GroupReward, Reward } from '../reward/types.js';
+import type { GroupReward, Reward } from '../types/reward.js';
 import { ConfigError, type ConfigIssue } from '../errors/config-error.js';
 import { mulberry32 } from '../util/rng.js';
 import type { Environment } from './types.js';

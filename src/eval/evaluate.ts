@@ -7,14 +7,14 @@ import { ConfigError } from '../errors/config-error.js';
 import { z } from '../util/zod.js';
 import type { Renderer } from '../chat/types.js';
 import type { Environment } from '../env/types.js';
-import type { Reward } from '../reward/types.js';
+import type { Reward } from '../types/reward.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { runRollouts } from '../rollout/index.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutFailureStrategy, type RolloutSampling } from '../rollout/types.js';
-import { rolloutMetrics } from '../trainer/rollout-metrics.js';
-import { scoreGroups } from '../trainer/score.js';
+import { rolloutMetrics } from './rollout-metrics.js';
+import { scoreGroups } from '../reward/score-trajectories.js';
 import { checkOptions, parseOptions, strictKeys, objectValue, fnValue, anyValue } from '../util/check-options.js';
 
 const EVALUATE_OPTIONS = strictKeys(['backend', 'sampler', 'renderer', 'sampling', 'budgets', 'templateKwargs', 'outPath', 'concurrency', 'maxContextTokens', 'rewardTimeoutMs', 'trajectoryTimeoutMs', 'stepTimeoutMs', 'failure', 'signal', 'n'], { env: objectValue, reward: fnValue, examples: anyValue });

@@ -2,4 +2,3 @@ export { evaluate, DEFAULT_EVAL_SEED, type EvaluateOptions, type EvalResult, typ
 export { evalTable, type EvalTable, type EvalTableOptions } from './eval-table.js';
 export { passAtK, passAtKMetrics } from './pass-at-k.js';
 export { clusteredMeanInterval, wilsonInterval, type ShareInterval } from './interval.js';
-export { trainAndEvaluate, type TrainAndEvaluateOptions, type TrainAndEvaluateResult } from './train-and-evaluate.js';

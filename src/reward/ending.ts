@@ -8,7 +8,7 @@ import { ConfigError } from '../errors/config-error.js';
 import type { Example } from '../types/example.js';
 import type { RewardFailure, RewardResult } from '../types/reward.js';
 import type { Trajectory, TrajectoryStopReason } from '../types/trajectory.js';
-import type { Reward } from './types.js';
+import type { Reward } from '../types/reward.js';
 
 /** Options of the ending rule ({@link answerOf}, {@link withValidEnding}). */
 export interface EndingOptions {

@@ -1,7 +1,7 @@
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
-import type { SyncReward } from './types.js';
+import type { SyncReward } from '../types/reward.js';
 import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { tagBlocks } from '../util/tag-blocks.js';
 import { isBlankAnswer } from './math/extract-boxed.js';

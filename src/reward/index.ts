@@ -1,4 +1,4 @@
-export type { Reward, SyncReward, GroupReward } from './types.js';
+export type { Reward, SyncReward, GroupReward } from '../types/reward.js';
 export { addGroupRewards } from './group-reward.js';
 export * from './math/index.js';
 export { exactMatch, normalizeAnswer, extractTaggedAnswer, goldAliases, type ExactMatchOptions } from './exact-match.js';

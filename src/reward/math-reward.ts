@@ -9,7 +9,7 @@ import { ConfigError } from '../errors/config-error.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
-import type { Reward } from './types.js';
+import type { Reward } from '../types/reward.js';
 import { extractLastBoxed, isBlankAnswer } from './math/extract-boxed.js';
 import { mathEquivalentSync, type EquivalenceResult } from './math/equivalent.js';
 import { MathCheckPool } from './math/pool.js';

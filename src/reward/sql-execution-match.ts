@@ -1,7 +1,7 @@
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
-import type { Reward } from './types.js';
+import type { Reward } from '../types/reward.js';
 import { SqlDatabaseError } from '../errors/index.js';
 import { extractFinalSql } from '../env/sql/extract-sql.js';
 import { hasOrderBy, resultsMatch, type CompareOptions } from '../env/sql/compare-results.js';

@@ -1,4 +1,5 @@
 import { ToolTimeoutError } from '../errors/env-errors.js';
+import { untilAborted } from '../util/until-aborted.js';
 import type { TrajectoryError, TrajectoryErrorStage } from '../types/trajectory.js';
 
 /** Abort reason of a trajectory that ran past `trajectoryTimeoutMs` (distinguishes a timeout from a user abort). */
@@ -55,31 +56,6 @@ export async function withDeadline<T>(p: Promise<T>, timeoutMs: number, controll
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
-}
-
-/**
- * Resolves like `p`, or rejects with `signal.reason` as soon as `signal` aborts, whichever comes first, so a
- * caller never waits on work that ignores the signal. A rejection of `p` after the race is lost is swallowed.
- */
-export function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    p.catch(() => {});
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 /**

@@ -11,7 +11,8 @@ import { boundObservation } from '../env/bound-observation.js';
 import { withCallIds } from '../env/parallel-calls.js';
 import { PromptPrefixError } from '../errors/data-errors.js';
 import { checkStepOutcome } from './check-outcome.js';
-import { END_TRAJECTORY_TIMEOUT_MS, linkedController, stepDeadlineMs, trajectoryError, untilAborted, userAborted, withDeadline } from './abortable.js';
+import { END_TRAJECTORY_TIMEOUT_MS, linkedController, stepDeadlineMs, trajectoryError, userAborted, withDeadline } from './abortable.js';
+import { untilAborted } from '../util/until-aborted.js';
 import { parseWithEnv } from './parse-with-env.js';
 import { checkSampledSequence } from './check-sample.js';
 

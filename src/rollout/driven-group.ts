@@ -1,7 +1,8 @@
 import type { Environment } from '../env/types.js';
 import type { Example } from '../types/example.js';
 import type { Trajectory } from '../types/trajectory.js';
-import { childSignal, trajectoryError, untilAborted, userAborted } from './abortable.js';
+import { childSignal, trajectoryError, userAborted } from './abortable.js';
+import { untilAborted } from '../util/until-aborted.js';
 import { deriveSeed } from './seed.js';
 import type { DrivenEnvironment, RolloutContext, RunGroupOptions } from './types.js';
 

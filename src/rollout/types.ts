@@ -1,48 +1,13 @@
 import type { Environment } from '../env/types.js';
 import type { Renderer } from '../chat/types.js';
 import type { SamplingClient } from '../backend/types.js';
-import type { ExecStatus } from '../types/exec-result.js';
-import type { ParsedAction } from '../types/action.js';
 import type { Trajectory } from '../types/trajectory.js';
 import type { Example } from '../types/example.js';
-import type { SamplingSettings } from '../types/sampling.js';
+import type { RolloutBudgets, RolloutSampling, TurnEvent } from '../types/rollout.js';
 import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
 
-/**
- * Per-trajectory budgets (ReTool seed §8.4.2). All token counts are in tokens of the model's tokenizer.
- * A trajectory that would exceed one ends cleanly with the matching `TrajectoryStopReason`.
- */
-export interface RolloutBudgets {
-  /** Tool calls executed per trajectory. @default 4 */
-  readonly maxToolCalls: number;
-  /** Assistant turns per trajectory. @default 6 */
-  readonly maxTurns: number;
-  /** Prompt + all completions + observations. @default 8192 */
-  readonly maxTrajectoryTokens: number;
-  /** New tokens per assistant turn. @default 1024 */
-  readonly maxTurnTokens: number;
-  /** Tokens of one tool observation (tail-truncated beyond). @default 512 */
-  readonly maxToolResponseTokens: number;
-}
-
-/** Default budgets, as in the README's quick start (ReTool-sized: 4 tool calls, 6 turns, 8,192 tokens a trajectory). */
-export const DEFAULT_BUDGETS: RolloutBudgets = {
-  maxToolCalls: 4,
-  maxTurns: 6,
-  maxTrajectoryTokens: 8192,
-  maxTurnTokens: 1024,
-  maxToolResponseTokens: 512,
-};
-
-/**
- * Sampling of every turn of a rollout: the distribution ({@link SamplingSettings}, the one definition of temperature,
- * top-p and top-k) and the rollout's base seed. The seed is not part of `SamplingSettings` because the learner never
- * needs it and the Trainer derives it from its own `seed` and the step.
- */
-export interface RolloutSampling extends SamplingSettings {
-  /** Base seed; each call derives its own from it. Omit for fresh randomness. */
-  readonly seed?: number;
-}
+export { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling, type TurnEvent } from '../types/rollout.js';
+export type { DrivenEnvironment, DrivenTrajectory, DrivenTrajectoryContext } from '../env/driven.js';
 
 /**
  * What the rollout engine does when a trajectory fails (`stopReason: 'error'`: a throwing `env.step`,
@@ -61,28 +26,6 @@ export type RolloutFailureStrategy =
   | { readonly kind: 'drop'; readonly minSurvivors?: number }
   | { readonly kind: 'retry'; readonly maxRetries: number; readonly minSurvivors?: number }
   | { readonly kind: 'fail_fast' };
-
-/** Payload of the `turn` event: one assistant turn and its tool call/result. */
-export interface TurnEvent {
-  /** Id of the trajectory this turn belongs to. */
-  readonly trajectoryId: string;
-  /** Branch index within the group, 0-based. */
-  readonly groupIndex: number;
-  /** Index of the turn within its trajectory, 0-based. */
-  readonly turnIndex: number;
-  /** What the turn was parsed as: `tool`, `answer` or `invalid`. */
-  readonly action: ParsedAction['kind'];
-  /** Why the turn was invalid, when it was. */
-  readonly invalidReason?: string;
-  /** Tokens sampled in this turn. */
-  readonly completionTokens: number;
-  /** Tool calls the turn made (0 for an answer or an invalid turn; more than 1 only with parallel tool calls). */
-  readonly toolCalls: number;
-  /** Status of the sandbox run, when the turn executed code. */
-  readonly execStatus?: ExecStatus;
-  /** Tool wall time in ms (0 when no tool ran). */
-  readonly toolMs: number;
-}
 
 /** Which group `runGroup` rolls out: `groupSize` trajectories of one example. */
 export interface RunGroupOptions {
@@ -148,44 +91,3 @@ export interface RolloutContext {
    */
   readonly onTrajectoryEnd?: (t: Trajectory) => void;
 }
-
-/** What the rollout engine hands an environment that drives its own trajectories ({@link DrivenEnvironment}). */
-export interface DrivenTrajectoryContext {
-  /** Id of this trajectory, `${exampleId}/${groupIndex}`. */
-  readonly trajectoryId: string;
-  /** Branch index within the group, 0-based. */
-  readonly groupIndex: number;
-  /** The dataset example of the group. */
-  readonly example: Example;
-  /** The current policy's sampler. */
-  readonly sampler: SamplingClient;
-  /** The policy's chat template and tokenizer. */
-  readonly renderer: Renderer;
-  /** Per-trajectory budgets, every one set. */
-  readonly budgets: RolloutBudgets;
-  /** The rollout's sampling settings (temperature, top-p, top-k; the learner's logprobs assume them). */
-  readonly sampling?: RolloutSampling;
-  /** A seed for this trajectory's k-th sampling call, derived from the rollout's base seed; `undefined` without one. */
-  seedFor(call: number): number | undefined;
-  /** Extra chat-template variables (e.g. `{ enable_thinking: false }`). */
-  readonly templateKwargs?: Readonly<Record<string, unknown>>;
-  /** Aborted when the rollout is cancelled or the trajectory ran past `trajectoryTimeoutMs`. */
-  readonly signal: AbortSignal;
-  /** Call after each recorded model call (the Trainer's `turn` event). */
-  readonly onTurn?: (e: TurnEvent) => void;
-}
-
-/** A trajectory as a driving environment returns it; the engine adds its id, example and group index. */
-export type DrivenTrajectory = Omit<Trajectory, 'id' | 'example' | 'groupIndex' | 'weightsVersion'>;
-
-/**
- * An environment that runs each trajectory itself instead of the engine's sample → parse → step loop (e.g.
- * `agentEnvironment`, where unchanged agent code calls the policy through an endpoint and every call is recorded).
- * `runGroup` calls `runTrajectory` once per branch, concurrently, with each branch's own signal; it must resolve
- * (a failure is a trajectory with `stopReason: 'error'`), and soon after its signal aborts.
- */
-export interface DrivenEnvironment extends Environment {
-  /** Runs one whole trajectory; resolves (a failure is `stopReason: 'error'`), and soon after `ctx.signal` aborts. */
-  runTrajectory(ctx: DrivenTrajectoryContext): Promise<DrivenTrajectory>;
-}
-

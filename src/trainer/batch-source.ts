@@ -1,5 +1,5 @@
 import type { SamplingClient } from '../backend/types.js';
-import type { Reward, GroupReward } from '../reward/types.js';
+import type { Reward, GroupReward } from '../types/reward.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';

@@ -7,7 +7,7 @@ import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/con
 import type { SamplingClient, TrainingBackend } from '../backend/types.js';
 import { ADAM_DEFAULTS } from '../backend/adam-defaults.js';
 import type { Environment } from '../env/types.js';
-import type { GroupReward, Reward } from '../reward/types.js';
+import type { GroupReward, Reward } from '../types/reward.js';
 import type { Example } from '../types/example.js';
 import type { TrainerOptions } from './options.js';
 import type { ResolvedTrainerOptions } from './resolved-options.js';

@@ -7,7 +7,7 @@ import { rolloutFailedError } from '../errors/rollout-errors.js';
 import { runGroup, isFatal } from '../rollout/run-group.js';
 import { RolloutAdmission, type AdmittedGroup } from '../rollout/admission.js';
 import { batchSeed, reportAborted, type BatchSource, type BatchSourceOptions, type ReadyGroup, type StepBatch } from './batch-source.js';
-import { scoreTrajectory } from './score.js';
+import { scoreTrajectory } from '../reward/score-trajectories.js';
 import { scoreFinishedGroup } from './score-group.js';
 
 /** Options of {@link GroupStream} beyond {@link BatchSourceOptions}. */

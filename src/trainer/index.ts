@@ -3,7 +3,7 @@ export { trainerOptionsSchema, resolveTrainerOptions, type TrainerOptions, type 
 export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions, TrainerKlOptions } from './options.js';
 export { scheduledLearningRate, type LrSchedule } from './lr-schedule.js';
 export type * from './events.js';
-export { rolloutMetrics, trajectoryTokens } from './rollout-metrics.js';
+export { rolloutMetrics, trajectoryTokens } from '../eval/rollout-metrics.js';
 export { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 export { DEFAULT_SINK_LIMITS, type SinkLimits } from './guarded-sink.js';
 export { trainOnDatums } from './train-step.js';
@@ -12,3 +12,4 @@ export { mulberry32 } from '../util/rng.js';
 export { trainSupervised, lengthBucketedBatches, type SupervisedTrainOptions } from './supervised.js';
 export type { TrajectoryRecord, TokenSegment, TrajectoryLogOptions } from './trajectory-log.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult, type DemonstrationFit } from './cold-start.js';
+export { trainAndEvaluate, type TrainAndEvaluateOptions, type TrainAndEvaluateResult } from './train-and-evaluate.js';

@@ -5,7 +5,7 @@ import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
 import type { DynamicSamplingMetric, KlEstimator, OverlongConfig, RolloutCorrectionConfig } from '../loss/index.js';
 import type { LrSchedule } from './lr-schedule.js';
 import type { Environment } from '../env/types.js';
-import type { GroupReward, Reward } from '../reward/types.js';
+import type { GroupReward, Reward } from '../types/reward.js';
 import type { Example } from '../types/example.js';
 import type { LossConfig } from '../types/loss-config.js';
 import type { RolloutBudgets, RolloutFailureStrategy } from '../rollout/types.js';

@@ -1,9 +1,9 @@
-import type { GroupReward, Reward } from '../reward/types.js';
+import type { GroupReward, Reward } from '../types/reward.js';
 import { addGroupRewards } from '../reward/group-reward.js';
 import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
-import { scoreTrajectory } from './score.js';
+import { scoreTrajectory } from '../reward/score-trajectories.js';
 
 /**
  * The rewards of one finished group: each member's score (already started for members scored as they ended, in

@@ -11,7 +11,7 @@ import { resolveTrainerOptions, type ResolvedTrainerOptions, type TrainerOptions
 import { entropyBonusIssues, samplingConsistencyIssues } from './sampling-consistency.js';
 import { backendOptionFacts, refusedOptionIssues } from './backend-options.js';
 import type { TrainerEvents, TrajectoryEvent, WarningEvent } from './events.js';
-import { perEnvironmentMetrics, rolloutMetrics } from './rollout-metrics.js';
+import { perEnvironmentMetrics, rolloutMetrics } from '../eval/rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 import { applyStepAlgorithms, trainBatch, type StepAlgorithms } from './algorithms.js';
 import { isInformativeGroup, overlongPenalty, responseTokens } from '../loss/index.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerOf, answerPart, endedValidly, withValidEnding } from '../../src/reward/ending.js';
 import { mathReward } from '../../src/reward/math-reward.js';
 import { exactMatch } from '../../src/reward/exact-match.js';
-import { rolloutMetrics } from '../../src/trainer/rollout-metrics.js';
+import { rolloutMetrics } from '../../src/eval/rollout-metrics.js';
 import { ConfigError } from '../../src/errors/config-error.js';
 import type { Example } from '../../src/types/example.js';
 import type { RewardResult } from '../../src/types/reward.js';

@@ -6,7 +6,7 @@ import { mathEquivalentSync } from '../../src/reward/math/equivalent.js';
 import { lacksDefiniteValue } from '../../src/reward/math/scalar.js';
 import { isBlankAnswer } from '../../src/reward/math/extract-boxed.js';
 import { optionLetter, sameOptionLetter } from '../../src/reward/option-letter.js';
-import { rolloutMetrics } from '../../src/trainer/rollout-metrics.js';
+import { rolloutMetrics } from '../../src/eval/rollout-metrics.js';
 import type { Example } from '../../src/types/example.js';
 import type { Trajectory } from '../../src/types/trajectory.js';
 

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { ConfigError } from '../../errors/index.js';
 import type { Renderer } from '../../chat/types.js';
 import type { RendererSettings } from '../../chat/options.js';
-import type { WarningEvent } from '../../trainer/events.js';
+import type { WarningEvent } from '../../types/warning.js';
 import { ENGINE_NAMES, type EngineOption } from './engines/profiles.js';
 
 /** The hosted Tinker service, used when neither `baseUrl` nor `TINKER_BASE_URL` is set. */

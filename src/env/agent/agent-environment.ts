@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { Example } from '../../types/example.js';
-import type { DrivenEnvironment, DrivenTrajectory, DrivenTrajectoryContext } from '../../rollout/types.js';
+import type { DrivenEnvironment, DrivenTrajectory, DrivenTrajectoryContext } from '../driven.js';
 import { ConfigError, type ConfigIssue } from '../../errors/config-error.js';
-import { untilAborted } from '../../rollout/abortable.js';
+import { untilAborted } from '../../util/until-aborted.js';
 import { RecordingEndpoint } from './recording-endpoint.js';
 import { RolloutRecorder, type AgentOutcome } from './recorder.js';
 import { subprocessAgent } from './subprocess-agent.js';

@@ -6,7 +6,7 @@ import type { RewardResult } from '../../types/reward.js';
 import type { Trajectory } from '../../types/trajectory.js';
 import { ConfigError, type ConfigIssue } from '../../errors/config-error.js';
 import { answerOf, unscoredResult } from '../ending.js';
-import type { GroupReward, Reward } from '../types.js';
+import type { GroupReward, Reward } from '../../types/reward.js';
 import { AgentRLError } from '../../errors/base.js';
 import { JudgeError, type JudgeFailureReason } from '../../errors/judge-errors.js';
 import { complete, judgeId, type Judge } from './judge-client.js';

@@ -11,7 +11,7 @@ import type { Renderer } from '../../chat/types.js';
 import type { SamplingClient } from '../../backend/types.js';
 import type { Message } from '../../types/message.js';
 import { sanitizeToolContent } from '../../chat/sanitize.js';
-import { untilAborted } from '../../rollout/abortable.js';
+import { untilAborted } from '../../util/until-aborted.js';
 import { JudgeError } from '../../errors/judge-errors.js';
 
 /** A judge model behind a {@link SamplingClient} (e.g. a frozen copy of the policy, or any backend's sampler). */

@@ -1,8 +1,8 @@
 import { allowManyAbortListeners } from '../platform/host.js';
-import type { Reward } from '../reward/types.js';
+import type { Reward } from '../types/reward.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
-import { untilAborted } from '../rollout/abortable.js';
+import { untilAborted } from '../util/until-aborted.js';
 import { RewardShapeError } from '../errors/reward-shape-error.js';
 
 /** A dropped, unscored sample with its reason. */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The version of the installed agentrl package: the `version` of the nearest `package.json` named `agentrl` above
- * this module (`dist/` when installed, `src/cli/` in a checkout). `'unknown'` when none is found.
+ * this module (`dist/` when installed, `src/util/` in a checkout). `'unknown'` when none is found.
  */
 export function agentrlVersion(from: string = import.meta.url): string {
   let dir = dirname(fileURLToPath(from));

@@ -1,13 +1,13 @@
 import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
-import type { Reward } from '../reward/types.js';
+import type { Reward } from '../types/reward.js';
 import type { Example } from '../types/example.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling } from '../rollout/types.js';
-import { coldStart, type ColdStartOptions, type ColdStartResult, type Demonstration } from '../trainer/cold-start.js';
-import { Trainer, type TrainSummary } from '../trainer/trainer.js';
-import type { TrainerOptions } from '../trainer/options.js';
-import { evaluate, type EvalResult } from './evaluate.js';
-import { evalTable, type EvalTableOptions } from './eval-table.js';
+import { coldStart, type ColdStartOptions, type ColdStartResult, type Demonstration } from './cold-start.js';
+import { Trainer, type TrainSummary } from './trainer.js';
+import type { TrainerOptions } from './options.js';
+import { evaluate, type EvalResult } from '../eval/evaluate.js';
+import { evalTable, type EvalTableOptions } from '../eval/eval-table.js';
 import { z } from '../util/zod.js';
 import { parseOptions, partialBudgetsSchema } from '../util/check-options.js';
 
