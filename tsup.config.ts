@@ -18,7 +18,9 @@ export default defineConfig([{
     testing: 'src/testing/index.ts',
     internal: 'src/internal.ts',
     'testing/conformance': 'src/testing/conformance/index.ts',
-    cli: 'src/cli/main.ts',
+    // Applications (apps/): built on the entry points above, which esbuild resolves through tsconfig paths.
+    cli: 'apps/cli/main.ts',
+    serve: 'apps/serve/index.ts',
     otel: 'src/otel/index.ts',
     wandb: 'src/wandb/index.ts',
     // Loaded by the math-equivalence worker pool (src/reward/math/pool.ts) inside worker threads.

@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^agentrl\/testing\/conformance$/, replacement: r('./src/testing/conformance/index.ts') },
       { find: /^agentrl\/testing$/, replacement: r('./src/testing/index.ts') },
       { find: /^agentrl\/internal$/, replacement: r('./src/internal.ts') },
+      { find: /^agentrl\/serve$/, replacement: r('./apps/serve/index.ts') },
       { find: /^agentrl\/otel$/, replacement: r('./src/otel/index.ts') },
       { find: /^agentrl\/browser$/, replacement: r('./src/browser/index.ts') },
       { find: /^agentrl\/wandb$/, replacement: r('./src/wandb/index.ts') },

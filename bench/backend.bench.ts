@@ -44,7 +44,7 @@ function batch(seed: number): Datum[] {
  */
 function startServer(): Promise<{ url: string; child: ChildProcess }> {
   // AGENTRL_SERVE_ENTRY: a built CLI entry (e.g. a bundle) instead of the TypeScript source.
-  const entry = process.env.AGENTRL_SERVE_ENTRY ? [process.env.AGENTRL_SERVE_ENTRY] : ['--import', 'tsx', 'src/cli/main.ts'];
+  const entry = process.env.AGENTRL_SERVE_ENTRY ? [process.env.AGENTRL_SERVE_ENTRY] : ['--import', 'tsx', 'apps/cli/main.ts'];
   // CPU_PROF_DIR: write a V8 CPU profile of the server there too (run the bench itself with node --cpu-prof).
   const prof = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : [];
   const args = [...prof, ...entry, 'serve', '--port', '0', '--session-timeout-s', '3600'];

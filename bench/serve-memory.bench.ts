@@ -8,7 +8,7 @@
 // The engine runs on the server's thread here (`engineThread: 'main'`), so that process.memoryUsage() sees its memory;
 // ENGINE_THREAD=worker runs it in the default worker thread instead (RSS still counts it; "outside heap" then does not).
 // Run: npm run bench:serve-memory          (STEPS=200 by default; STEPS=2000 for the full figure, under flock)
-import { createServeApp } from '../src/serve/tinker/index.js';
+import { createServeApp } from '../apps/serve/tinker/index.js';
 import { tinkerBackend } from '../src/backend/tinker/index.js';
 import { loadRenderer } from '../src/chat/index.js';
 import { defaultModelDir } from '../src/backend/local/assets.js';

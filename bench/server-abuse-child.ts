@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpServer } from '../src/server/index.js';
+import { createHttpServer } from '../src/http/index.js';
 
 const mode = process.argv[2];
 if (mode === 'layer') {

@@ -136,7 +136,7 @@ export { passAtK } from './eval/index.js';
 
 // report
 export { plotRuns, type PlotResult, startDashboard, type Dashboard, type DashboardOptions } from './report/index.js';
-export type { HttpLimits, HttpServerStats } from './server/index.js';
+export type { HttpLimits, HttpServerStats } from './http/index.js';
 export type { TrajectoryRecord, TokenSegment } from './trainer/index.js';
 
 // errors

@@ -21,9 +21,17 @@ export * from './backend/index.js';
 export * from './trainer/index.js';
 export * from './eval/index.js';
 export * from './report/index.js';
-export * from './server/index.js';
+export * from './http/index.js';
 export * from './sandbox/index.js';
-export { createServeApp, TinkerService, ServeRequestError, type ServeApp, type ServeAppOptions, type ServePlugin, type TinkerServiceOptions, type ErrorCategory } from './serve/tinker/index.js';
-export { DEFAULT_SERVE_LIMITS, callerResolver, type ServeLimits, type ServeCaller, type TinkerServiceStats, type ServeModelRef, type ServeSessionRef } from './serve/tinker/index.js';
-export { AccessTokens, type AccessTokenOptions } from './serve/tinker/access-tokens.js';
-export * from './serve/openai/index.js';
+export * from './endpoint/openai/index.js';
+
+// Pieces the applications (`apps/`: the CLI, `agentrl serve`) build on that no layer index lists.
+export { agentrlVersion } from './util/package-version.js';
+export { exportCheckpoint } from './backend/local/export.js';
+export { parameterCount } from './backend/local/model-config.js';
+export { workerLocalBackend } from './backend/local/worker/worker-backend.js';
+export { AGENTRL_ENGINE_FLAG } from './backend/tinker/engines/detect.js';
+export { TINKER_API_PREFIX, TINKER_ROUTES, adamParamsFromWire, lossConfigFromWire } from './backend/tinker/protocol/index.js';
+export { digestKeys, matchApiKey, presentedKey } from './http/api-key.js';
+export { loadSandboxAdapters, sandboxAdapter } from './sandbox/adapter-registry.js';
+export { numberFlag, SandboxAdapterUsageError, type SandboxAdapter } from './sandbox/adapter.js';

@@ -3,7 +3,7 @@ import { z } from '../../src/util/zod.js';
 import type { Sandbox } from '../../src/types/exec-result.js';
 import { AgentRLError } from '../../src/errors/base.js';
 import { ConfigError } from '../../src/errors/config-error.js';
-import { clientGone, createHttpServer, type HttpLimits, type HttpServerStats } from '../../src/server/index.js';
+import { clientGone, createHttpServer, type HttpLimits, type HttpServerStats } from '../../src/http/index.js';
 import { execResultToResponse } from './wire.js';
 
 /** Options of {@link createSandboxServer}. Times in ms, sizes in bytes. */

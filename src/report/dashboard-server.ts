@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
 import { configIssuesFromZod } from '../errors/config-issues.js';
-import { createHttpServer, type HttpServer } from '../server/index.js';
+import { createHttpServer, type HttpServer } from '../http/index.js';
 import { chartSpec, chartsFor } from './charts.js';
 import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from './dashboard-page.js';
 import { BrowserSessions, DASHBOARD_HEADERS, queryKey, StreamGate } from './dashboard-security.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tinkerBackend } from '../../src/backend/tinker/index.js';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
 import { CONFORMANCE_MODEL, describeBackendConformance } from './suite.js';
 
 const LOCAL_MODEL_DIR = fileURLToPath(new URL('../../assets/local-model', import.meta.url));

@@ -4,7 +4,7 @@ import { forwardBackwardCustom, WEIGHTED_CROSS_ENTROPY } from '../../src/backend
 import { tinkerBackend } from '../../src/backend/tinker/index.js';
 import type { TrainingBackend } from '../../src/backend/types.js';
 import { defineLoss, LOSSES, referenceLoss } from '../../src/loss/index.js';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
 import type { Datum } from '../../src/types/datum.js';
 import type { LossConfig } from '../../src/types/loss-config.js';
 import { lcg, randomDatum, TINY, tinyBackend } from './helpers.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Renderer } from '../../src/chat/types.js';
-import { createHttpServer, type HttpServer } from '../../src/server/http-server.js';
+import { createHttpServer, type HttpServer } from '../../src/http/http-server.js';
 import { openaiCompatibleSampler } from '../../src/backend/openai/openai-sampler.js';
 import { SamplerHttpError, SamplerResponseError, SamplerUnavailableError } from '../../src/errors/sampler-errors.js';
 import { ConfigError } from '../../src/errors/config-error.js';

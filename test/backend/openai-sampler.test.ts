@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SamplingClient, TrainingBackend } from '../../src/backend/types.js';
 import type { Renderer } from '../../src/chat/types.js';
-import type { HttpServer } from '../../src/server/http-server.js';
+import type { HttpServer } from '../../src/http/http-server.js';
 import { openaiCompatibleSampler } from '../../src/backend/openai/openai-sampler.js';
 import { evaluate } from '../../src/eval/evaluate.js';
 import { exactMatch } from '../../src/reward/exact-match.js';

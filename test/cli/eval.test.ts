@@ -12,10 +12,10 @@ import { loadMathDataset } from '../../src/data/loaders.js';
 import { evaluate, type EvalRecord } from '../../src/eval/evaluate.js';
 import { evalTable } from '../../src/eval/eval-table.js';
 import { mathReward } from '../../src/reward/math-reward.js';
-import { evalCommand } from '../../src/cli/eval.js';
-import { runCli } from '../../src/cli/run-cli.js';
-import { registerBuiltinCommands } from '../../src/cli/commands.js';
-import type { HttpServer } from '../../src/server/http-server.js';
+import { evalCommand } from '../../apps/cli/eval.js';
+import { runCli } from '../../apps/cli/run-cli.js';
+import { registerBuiltinCommands } from '../../apps/cli/commands.js';
+import type { HttpServer } from '../../src/http/http-server.js';
 import { LOCAL_MODEL_DIR, localRenderer } from '../helpers/local-renderer.js';
 import { serveV1 } from '../serve/openai/helpers.js';
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { registerBuiltinCommands } from '../../src/cli/commands.js';
-import { runCli } from '../../src/cli/run-cli.js';
-import { initSource } from '../../src/cli/init-source.js';
+import { registerBuiltinCommands } from '../../apps/cli/commands.js';
+import { runCli } from '../../apps/cli/run-cli.js';
+import { initSource } from '../../apps/cli/init-source.js';
 
 const TGZ = 'file:/opt/pkgs/agentrl-0.1.0.tgz';
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; devDependencies: Record<string, string> };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { registerBuiltinCommands } from '../../src/cli/commands.js';
-import { runCli } from '../../src/cli/run-cli.js';
+import { registerBuiltinCommands } from '../../apps/cli/commands.js';
+import { runCli } from '../../apps/cli/run-cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 

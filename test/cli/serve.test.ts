@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registerBuiltinCommands, runCli } from '../../src/cli/index.js';
+import { registerBuiltinCommands, runCli } from '../../apps/cli/index.js';
 import { call } from '../serve/raw-client.js';
 
 function io(signal = new AbortController().signal) {

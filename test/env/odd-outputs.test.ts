@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, EnvironmentOutputError, defineTool, exactMatch, isAgentRLError, mixEnvironments, runGroup, toolEnvironment, DEFAULT_BUDGETS, type Environment, type Example, type Message, type ToolContext } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
-import { scaffold } from '../../src/cli/init.js';
+import { scaffold } from '../../apps/cli/init.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
 // Smaller hazards of one kind each: a tool or environment that returns the wrong shape, a mixed environment asked

@@ -6,8 +6,8 @@ import { startDashboard } from 'agentrl';
 import { screenshotDashboard } from '../../src/report/screenshot.js';
 import { haveBrowser, launchBrowser, until } from '../helpers/browser.js';
 import { scriptedRun } from '../helpers/scripted-run.js';
-import { runCli } from '../../src/cli/run-cli.js';
-import { registerBuiltinCommands } from '../../src/cli/commands.js';
+import { runCli } from '../../apps/cli/run-cli.js';
+import { registerBuiltinCommands } from '../../apps/cli/commands.js';
 
 /** Hazard: a dashboard that serves a page but shows no curves, no trajectory, or never updates while a run writes. */
 describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chromium)', () => {

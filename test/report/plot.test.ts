@@ -2,8 +2,8 @@ import { appendFile, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { plotRuns, chartSpec, chartsFor, constantCharts, RUN_CHARTS, readRun } from 'agentrl/internal';
-import { runCli } from '../../src/cli/run-cli.js';
-import { registerBuiltinCommands } from '../../src/cli/commands.js';
+import { runCli } from '../../apps/cli/run-cli.js';
+import { registerBuiltinCommands } from '../../apps/cli/commands.js';
 import { scriptedRun } from '../helpers/scripted-run.js';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

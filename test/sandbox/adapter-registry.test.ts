@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultAdaptersDir, loadSandboxAdapters, sandboxAdapter } from '../../src/sandbox/adapter-registry.js';
 import { numberFlag, SandboxAdapterUsageError } from '../../src/sandbox/adapter.js';
-import { registerBuiltinCommands, runCli } from '../../src/cli/index.js';
+import { registerBuiltinCommands, runCli } from '../../apps/cli/index.js';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox-adapters/', import.meta.url));
-const ADAPTERS = fileURLToPath(new URL('../../adapters/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox-adapters', import.meta.url));
+const ADAPTERS = fileURLToPath(new URL('../../adapters', import.meta.url));
 
 function io() {
   const out: string[] = [];

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AccessTokens } from '../../src/serve/tinker/access-tokens.js';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
+import { AccessTokens } from '../../apps/serve/tinker/access-tokens.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
 import { tinkerBackend, type TinkerBackend } from '../../src/backend/tinker/index.js';
 import { jwtExpiry, JWT_REFRESH_MARGIN_MS } from '../../src/backend/tinker/jwt.js';
 import { LOCAL_MODEL_DIR } from '../helpers/local-renderer.js';

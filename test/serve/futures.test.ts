@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FutureStore } from '../../src/serve/tinker/futures.js';
-import { SeqQueue } from '../../src/serve/tinker/seq-queue.js';
+import { FutureStore } from '../../apps/serve/tinker/futures.js';
+import { SeqQueue } from '../../apps/serve/tinker/seq-queue.js';
 
 describe('FutureStore', () => {
   it('long-polls until the result, keeps it for re-polls, then answers expired (the client resubmits on 410)', async () => {

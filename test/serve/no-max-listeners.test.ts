@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Trainer, defineTool, exactMatch, tinkerBackend, toolEnvironment } from 'agentrl';
-import { registerBuiltinCommands, runCli } from '../../src/cli/index.js';
+import { registerBuiltinCommands, runCli } from '../../apps/cli/index.js';
 import { LOCAL_MODEL_DIR } from '../helpers/local-renderer.js';
 
 // Hazard: training over `agentrl serve` printed `MaxListenersExceededWarning: Possible EventTarget memory leak

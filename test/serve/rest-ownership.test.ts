@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
 import { tinkerProto } from '../../src/backend/tinker/proto.js';
 import { TINY } from '../backend/helpers.js';
 import { call, newModel, result, submit } from './raw-client.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
 import { tinkerProto } from '../../src/backend/tinker/proto.js';
 import { TINY } from '../backend/helpers.js';
 import { call, result, submit } from './raw-client.js';

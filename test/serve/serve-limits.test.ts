@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
-import { openaiServePlugin } from '../../src/serve/openai/serve-plugin.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
+import { openaiServePlugin } from '../../apps/serve/openai-plugin.js';
 import { LOCAL_VOCAB, TINY, lcg, randomDatum } from '../backend/helpers.js';
 import { call, newModel, result, submit, wireDatum } from './raw-client.js';
 
@@ -169,7 +169,7 @@ describe('agentrl serve load limits', () => {
   });
 
   it('unfinished futures per session and in total: 429 with Retry-After; held out-of-order ones do not count; unload always works', async () => {
-    const { TinkerService } = await import('../../src/serve/tinker/service.js');
+    const { TinkerService } = await import('../../apps/serve/tinker/service.js');
     const me = { principal: 'anonymous' };
     const service = new TinkerService({ engine: MODEL, pollTimeoutMs: 100, limits: { maxQueuedPerSession: 3, maxQueued: 5 } });
     try {

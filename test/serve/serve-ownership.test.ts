@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
-import { openaiServePlugin } from '../../src/serve/openai/serve-plugin.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
+import { openaiServePlugin } from '../../apps/serve/openai-plugin.js';
 import { TINY, lcg, randomDatum } from '../backend/helpers.js';
 import { call, newModel, result, submit, wireDatum } from './raw-client.js';
 

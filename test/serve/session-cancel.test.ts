@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createServeApp } from '../../src/serve/tinker/index.js';
+import { createServeApp } from '../../apps/serve/tinker/index.js';
 import { TINY, lcg, randomDatum } from '../backend/helpers.js';
 import { call, newModel, result, submit, wireDatum } from './raw-client.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parameterCount } from '../../src/backend/local/model-config.js';
-import { createServeApp } from '../../src/serve/tinker/index.js';
+import { createServeApp } from '../../apps/serve/tinker/index.js';
 import { LOCAL_VOCAB, TINY, lcg, randomDatum } from '../backend/helpers.js';
 import { call, newModel, result, submit, wireDatum } from './raw-client.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
 import { localBackend } from '../../src/backend/index.js';
 import { LOCAL_VOCAB, TINY, lcg, randomDatum } from '../backend/helpers.js';
 import { call, newModel, result, submit, wireDatum } from './raw-client.js';
@@ -256,7 +256,7 @@ describe('agentrl serve sessions while the engine blocks the thread', () => {
   it('does not expire a session for heartbeats it could not read while busy', async () => {
     // Hazard: a long forward_backward blocks the event loop past the session timeout; the sweep that runs
     // first after it must not drop the session whose heartbeats are still waiting in the socket.
-    const { TinkerService } = await import('../../src/serve/tinker/service.js');
+    const { TinkerService } = await import('../../apps/serve/tinker/service.js');
     const service = new TinkerService({ engine: MODEL, sessionTimeoutMs: 2000 });
     try {
       const s = service.createSession({}, ANON);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { tinkerProto } from '../../src/backend/tinker/proto.js';
-import { decodeZstdBody, zstdOutputBound } from '../../src/serve/tinker/zstd-body.js';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
-import { ServeRequestError } from '../../src/serve/tinker/errors.js';
+import { decodeZstdBody, zstdOutputBound } from '../../apps/serve/tinker/zstd-body.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
+import { ServeRequestError } from '../../apps/serve/tinker/errors.js';
 import { TINY } from '../backend/helpers.js';
 import { call, result, submit } from './raw-client.js';
 import * as fx from './sdk-fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeZstdBody } from '../../src/serve/tinker/zstd-body.js';
-import { ServeRequestError } from '../../src/serve/tinker/errors.js';
+import { decodeZstdBody } from '../../apps/serve/tinker/zstd-body.js';
+import { ServeRequestError } from '../../apps/serve/tinker/errors.js';
 import * as zx from './zstd-fixtures.js';
 
 // Bodies whose headers say little (or lie) and whose blocks inflate a lot. Each must be refused with 413 without the

@@ -1,8 +1,8 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer, type HttpServer } from '../../src/server/index.js';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
+import { createHttpServer, type HttpServer } from '../../src/http/index.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
 import { TINY } from '../backend/helpers.js';
 
 // No agentrl server decompresses a body on its own: every Content-Encoding but identity (and a route's own, e.g. zstd

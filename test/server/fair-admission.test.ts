@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairAdmission, type AdmissionResult } from '../../src/server/index.js';
+import { FairAdmission, type AdmissionResult } from '../../src/http/index.js';
 
 const limits = { maxInFlight: 1, maxInFlightPerClient: 1, maxQueued: 10, queueTimeoutMs: 60_000 };
 const granted = (r: AdmissionResult): (() => void) => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
-import { clientGone, createHttpServer, type HttpServer, type HttpServerOptions } from '../../src/server/index.js';
-import { effectiveMaxConnections, openFilesLimit, resolveHttpLimits } from '../../src/server/limits.js';
+import { clientGone, createHttpServer, type HttpServer, type HttpServerOptions } from '../../src/http/index.js';
+import { effectiveMaxConnections, openFilesLimit, resolveHttpLimits } from '../../src/http/limits.js';
 import { closed, deferred, postJson, rawConnect, send, sleep, until } from './helpers.js';
 
 const servers: HttpServer[] = [];

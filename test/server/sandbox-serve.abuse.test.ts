@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSandboxServer, remoteSandbox, type SandboxServer } from '../../adapters/remote/index.js';
 import { clampRunTimeoutMs } from '../../adapters/remote/server.js';
 import { localSandbox, type LocalSandboxWarning } from '../../adapters/local/index.js';
-import { registerBuiltinCommands, runCli } from '../../src/cli/index.js';
+import { registerBuiltinCommands, runCli } from '../../apps/cli/index.js';
 import { ConfigError, SandboxUnavailableError } from '../../src/errors/index.js';
 import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
 import { closed, deferred, postJson, rawConnect, send, until } from './helpers.js';

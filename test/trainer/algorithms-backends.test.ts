@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trainer, codeInterpreter, defineLoss, localBackend, tinkerBackend, type TrainingBackend, type Reward } from 'agentrl';
 import { fakeSandbox } from 'agentrl/testing';
-import { createServeApp, type ServeApp } from '../../src/serve/tinker/index.js';
+import { createServeApp, type ServeApp } from '../../apps/serve/tinker/index.js';
 import type { TrainerOptions } from '../../src/trainer/options.js';
 
 const MODEL = { layers: 1, dModel: 32, heads: 2, contextTokens: 128, seed: 3 };

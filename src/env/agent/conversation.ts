@@ -1,6 +1,6 @@
 import type { Message, ToolCall } from '../../types/message.js';
 import type { ParsedAction } from '../../types/action.js';
-import type { ExtractedMessage } from '../../serve/openai/tool-calls.js';
+import type { ExtractedMessage } from '../../endpoint/openai/tool-calls.js';
 
 /** JSON with object keys sorted, so two equal argument objects compare equal whatever their key order. */
 function stableJson(v: unknown): string {

@@ -4,8 +4,8 @@ import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
 import type { TrajectoryError, TrajectoryStopReason, Turn } from '../../types/trajectory.js';
 import type { DrivenTrajectory, DrivenTrajectoryContext } from '../driven.js';
 import { untilAborted } from '../../util/until-aborted.js';
-import { OpenAIApiError } from '../../serve/openai/api-error.js';
-import type { ChoiceResult, TurnHooks, TurnRequest, TurnTicket } from '../../serve/openai/chat-turn.js';
+import { OpenAIApiError } from '../../endpoint/openai/api-error.js';
+import type { ChoiceResult, TurnHooks, TurnRequest, TurnTicket } from '../../endpoint/openai/chat-turn.js';
 import { assistantMessage, continues, messageKey, recordedAction } from './conversation.js';
 import { maxTokenBytes, requestTextBytes } from './size-bound.js';
 /** One choice the policy sampled for the agent, exactly as sampled. */

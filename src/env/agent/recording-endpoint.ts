@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Renderer } from '../../chat/types.js';
 import type { SamplingClient } from '../../backend/types.js';
-import { createHttpServer, type HttpServer } from '../../server/http-server.js';
-import { OpenAIApiError } from '../../serve/openai/api-error.js';
-import { openaiRoutes } from '../../serve/openai/routes.js';
-import { anthropicRoutes } from '../../serve/anthropic/messages.js';
+import { createHttpServer, type HttpServer } from '../../http/http-server.js';
+import { OpenAIApiError } from '../../endpoint/openai/api-error.js';
+import { openaiRoutes } from '../../endpoint/openai/routes.js';
+import { anthropicRoutes } from '../../endpoint/anthropic/messages.js';
 import type { RolloutRecorder } from './recorder.js';
 
 /** A rollout's private view of the endpoint. */

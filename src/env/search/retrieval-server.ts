@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { z } from '../../util/zod.js';
 import { ConfigError } from '../../errors/config-error.js';
-import { clientGone, createHttpServer, type HttpLimits, type HttpServerStats } from '../../server/index.js';
+import { clientGone, createHttpServer, type HttpLimits, type HttpServerStats } from '../../http/index.js';
 import type { Passage, Retriever } from './types.js';
 
 /** Options of {@link createRetrievalServer}. */

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { remoteSandbox } from '../../../adapters/remote/index.js';
-import { registerBuiltinCommands, runCli } from '../../../src/cli/index.js';
+import { registerBuiltinCommands, runCli } from '../../../apps/cli/index.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../../apps/cli/main.ts', import.meta.url));
 
 function io() {
   const out: string[] = [];

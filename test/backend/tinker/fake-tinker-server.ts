@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { decodeForwardBackwardRequest } from '../../../src/serve/tinker/proto-wire.js';
+import { decodeForwardBackwardRequest } from '../../../apps/serve/tinker/proto-wire.js';
 
 /** A protobuf ForwardBackwardRequest in the JSON shape of SDK ≤ 0.24 (forward_only → `forward_input`). */
 function protoToJson(raw: Buffer): Record<string, unknown> {

@@ -5,7 +5,7 @@ import { encodeForwardBackwardRequest } from '../../../src/backend/tinker/proto.
 import { tinkerBackend, type TinkerBackend } from '../../../src/backend/tinker/index.js';
 import { listCheckpoints } from '../../../src/backend/tinker/checkpoints.js';
 import { call, submit } from '../../serve/raw-client.js';
-import { createServeApp, type ServeApp } from '../../../src/serve/tinker/index.js';
+import { createServeApp, type ServeApp } from '../../../apps/serve/tinker/index.js';
 import type { Datum } from '../../../src/types/datum.js';
 import { TINY } from '../helpers.js';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';

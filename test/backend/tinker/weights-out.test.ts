@@ -2,10 +2,10 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServeApp, type ServeApp } from '../../../src/serve/tinker/index.js';
+import { createServeApp, type ServeApp } from '../../../apps/serve/tinker/index.js';
 import { downloadCheckpoint, listCheckpoints, tinkerBackend, type TinkerBackend } from '../../../src/backend/tinker/index.js';
 import { exportCheckpoint } from '../../../src/backend/local/export.js';
-import { registerBuiltinCommands, runCli } from '../../../src/cli/index.js';
+import { registerBuiltinCommands, runCli } from '../../../apps/cli/index.js';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 import { TINY } from '../helpers.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ServeCaller, TinkerService } from '../../../src/serve/tinker/index.js';
+import type { ServeCaller, TinkerService } from '../../../apps/serve/tinker/index.js';
 
 /** A finished result as `retrieve_future` answers it: the typed body, or `{error, category}` for a failure. */
 export type FutureBody = Readonly<Record<string, unknown>>;

@@ -1,4 +1,4 @@
-import type { ServeCaller, TinkerService } from '../../../src/serve/tinker/index.js';
+import type { ServeCaller, TinkerService } from '../../../apps/serve/tinker/index.js';
 import { innerResult } from './own-futures.js';
 
 /** A sampler checkpoint of a training model: who saved it, and a name of the checkpoint itself (not of an alias). */

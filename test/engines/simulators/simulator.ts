@@ -5,8 +5,8 @@
  * engine's hooks live in its own file and cite the engine's source line per behaviour (README.md has the table).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createHttpServer } from '../../../src/server/index.js';
-import { registerTinkerRoutes, TinkerService, type ServeCaller } from '../../../src/serve/tinker/index.js';
+import { createHttpServer } from '../../../src/http/index.js';
+import { registerTinkerRoutes, TinkerService, type ServeCaller } from '../../../apps/serve/tinker/index.js';
 import { innerResult, OwnFutures, type FutureBody } from './own-futures.js';
 import { SamplerBook } from './samplers.js';
 

@@ -2,7 +2,7 @@
  * SkyRL's Tinker API with the JAX backend (NovaSky-AI/SkyRL@a956457: skyrl/backends/jax.py, skyrl/tinker/api.py,
  * skyrl/tinker/loss_fns.py, skyrl/tx/utils/generator.py), over the embedded engine.
  */
-import type { TinkerService } from '../../../src/serve/tinker/index.js';
+import type { TinkerService } from '../../../apps/serve/tinker/index.js';
 import { weightedDatum, weightsOrOnes, type WireDatum } from './datums.js';
 import { innerResult } from './own-futures.js';
 import { checkMaxTokens, firstRequestLoads, SKYRL_HOLD, skyrlError, skyrlIntercept, skyrlResult } from './skyrl-wire.js';

@@ -2,7 +2,7 @@
  * What every SkyRL backend shares: SkyRL's Tinker API server (NovaSky-AI/SkyRL@a956457, skyrl/tinker/api.py).
  * Line numbers below are of that file unless said otherwise.
  */
-import { ServeRequestError } from '../../../src/serve/tinker/index.js';
+import { ServeRequestError } from '../../../apps/serve/tinker/index.js';
 import type { FutureBody } from './own-futures.js';
 import type { EngineBehaviour, ServiceOverrides, SimAnswer } from './simulator.js';
 

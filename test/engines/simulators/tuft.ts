@@ -3,7 +3,7 @@
  * engine. Losses are token sums (`loss:sum`) and every Adam field including grad_clip_norm is honoured, as agentrl
  * serve does, so only the wire differs.
  */
-import type { ServeCaller } from '../../../src/serve/tinker/index.js';
+import type { ServeCaller } from '../../../apps/serve/tinker/index.js';
 import { innerResult } from './own-futures.js';
 import { innerMethods, type EngineSpec, type ServiceOverrides, type SimAnswer, type SimContext } from './simulator.js';
 

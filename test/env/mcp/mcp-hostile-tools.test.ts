@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, McpServerError, Trainer, defineTool, fromAiSdkTools, mcpEnvironment, mixEnvironments, toolEnvironment, type Environment, type Example, type Message, type Renderer, type ToolDefinition } from 'agentrl';
 import type { ChatRenderer } from '../../../src/chat/renderer.js';
-import { chatSchema } from '../../../src/serve/openai/request-schemas.js';
+import { chatSchema } from '../../../src/endpoint/openai/request-schemas.js';
 import { loadQwen3 } from '../../chat/qwen3-fixture.js';
 import { localRenderer } from '../../helpers/local-renderer.js';
 import { CONFORMANCE_FAMILIES, realRenderer } from '../../chat/families/real-renderers.js';

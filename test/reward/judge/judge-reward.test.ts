@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, judgeReward, type Example, type RewardResult, type Trajectory } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
-import { createServeApp, type ServeApp } from '../../../src/serve/tinker/index.js';
-import { openaiServePlugin } from '../../../src/serve/openai/serve-plugin.js';
+import { createServeApp, type ServeApp } from '../../../apps/serve/tinker/index.js';
+import { openaiServePlugin } from '../../../apps/serve/openai-plugin.js';
 import { localRenderer } from '../../helpers/local-renderer.js';
 import { TINY } from '../../backend/helpers.js';
 import { serveV1 } from '../../serve/openai/helpers.js';

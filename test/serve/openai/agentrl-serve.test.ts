@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServeApp, type ServeApp } from '../../../src/serve/tinker/index.js';
-import { openaiServePlugin } from '../../../src/serve/openai/serve-plugin.js';
+import { createServeApp, type ServeApp } from '../../../apps/serve/tinker/index.js';
+import { openaiServePlugin } from '../../../apps/serve/openai-plugin.js';
 import { openaiCompatibleSampler } from '../../../src/backend/openai/openai-sampler.js';
 import { localBackend } from '../../../src/backend/index.js';
 import type { TrainingBackend } from '../../../src/backend/types.js';
@@ -10,7 +10,7 @@ import { localRenderer } from '../../helpers/local-renderer.js';
 import { TINY } from '../../backend/helpers.js';
 import { newModel, submit } from '../raw-client.js';
 
-// `agentrl serve` with the /v1 plugin mounted, as the CLI mounts it (src/cli/serve.ts).
+// `agentrl serve` with the /v1 plugin mounted, as the CLI mounts it (apps/cli/serve.ts).
 const MODEL = { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! };
 let serve: ServeApp;
 let base: string;

@@ -1,6 +1,6 @@
-import { createHttpServer, type HttpServer } from '../../../src/server/http-server.js';
-import { openaiRoutes } from '../../../src/serve/openai/routes.js';
-import type { OpenAIRoutesOptions } from '../../../src/serve/openai/types.js';
+import { createHttpServer, type HttpServer } from '../../../src/http/http-server.js';
+import { openaiRoutes } from '../../../src/endpoint/openai/routes.js';
+import type { OpenAIRoutesOptions } from '../../../src/endpoint/openai/types.js';
 
 /** Starts the /v1 plugin on the shared HTTP layer (127.0.0.1, free port); returns the server and its OpenAI base URL. */
 export async function serveV1(opts: OpenAIRoutesOptions, http: { apiKey?: string; maxBodyBytes?: number } = {}): Promise<{ server: HttpServer; baseUrl: string }> {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SamplingClient, TrainingBackend } from '../../../src/backend/types.js';
 import type { ChatRenderer } from '../../../src/chat/renderer.js';
 import type { Renderer } from '../../../src/chat/types.js';
-import type { HttpServer } from '../../../src/server/http-server.js';
+import type { HttpServer } from '../../../src/http/http-server.js';
 import { scriptedSampler, type Script } from '../../../src/testing/scripted-sampler.js';
 import { CODE_INTERPRETER_TOOL } from '../../../src/env/code-interpreter.js';
 import { localRenderer } from '../../helpers/local-renderer.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractToolCalls } from '../../../src/serve/openai/tool-calls.js';
+import { extractToolCalls } from '../../../src/endpoint/openai/tool-calls.js';
 import { parseAssistant } from '../../../src/chat/parse-assistant.js';
 import { FAMILY_IDS, type FamilyId } from '../../../src/chat/families/types.js';
 import { EMIT } from '../../chat/families/emit.js';

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+/** The `agentrl` executable (built to `dist/cli.js`). */
+import '../../src/util/zod-peer-guard.js'; // first: a zod that is not 4.x fails here, by name
+import { registerBuiltinCommands } from './commands.js';
+import { runCli } from './run-cli.js';
+
+async function main(): Promise<void> {
+  registerBuiltinCommands();
+  const ctl = new AbortController();
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => ctl.abort(new Error(sig)));
+  }
+  process.exitCode = await runCli(process.argv.slice(2), {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    signal: ctl.signal,
+  });
+}
+
+void main();
