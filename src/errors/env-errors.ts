@@ -1,4 +1,5 @@
 import { AgentRLError } from './base.js';
+import { isRetriedStatus } from './http-status.js';
 
 /**
  * A retrieval service failed: connection refused, a non-2xx status, a malformed body, or no answer
@@ -22,7 +23,7 @@ export class RetrieverError extends AgentRLError {
   ) {
     super(message, options);
     this.name = 'RetrieverError';
-    this.retryable = options?.retryable ?? (status === undefined || status >= 500);
+    this.retryable = options?.retryable ?? (status === undefined || isRetriedStatus('retriever', status));
   }
 }
 
