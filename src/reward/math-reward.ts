@@ -15,6 +15,7 @@ import { mathEquivalentSync, type EquivalenceResult } from './math/equivalent.js
 import { MathCheckPool } from './math/pool.js';
 import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { sameOptionLetter } from './option-letter.js';
+import { unreachable } from '../errors/internal-error.js';
 
 /** Options of {@link mathReward}. */
 export interface MathRewardOptions extends EndingOptions {
@@ -121,7 +122,7 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
       case 'error':
         return { reward: wrong, correct: false, validFormat: true, answer, failure: 'timeout' };
       default:
-        return assertNever(result.status);
+        return unreachable(result.status, 'equivalence status');
     }
   };
 
@@ -131,8 +132,4 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
       if (ownsPool) pool = undefined;
     },
   });
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected equivalence status ${String(x)}`);
 }

@@ -15,6 +15,7 @@ import { checkSampledSequence } from './check-sample.js';
 import { isDrivenEnvironment, runDrivenGroup } from './driven-group.js';
 import { RolloutAdmission } from './admission.js';
 import { checkOptions, checkArgumentCount, strictKeys, objectValue, positiveInt } from '../util/check-options.js';
+import { SamplerResponseError } from '../errors/sampler-errors.js';
 
 /** The keys of {@link RolloutContext}; the four it cannot do without are checked for presence. */
 const ROLLOUT_CONTEXT = strictKeys(
@@ -103,7 +104,7 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
       try {
         const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
         first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, { numSamples: indices.length, maxTokens, seed: forkSeed, signal: forkSignal })), forkSignal);
-        if (first.length !== indices.length) throw new Error(`the sampler returned ${first.length} sequences for ${indices.length}`);
+        if (first.length !== indices.length) throw new SamplerResponseError('sequences', null, `the sampler returned ${first.length} sequences for ${indices.length}`);
       } catch (e) {
         const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
         return indices.map((g) => emptyTrajectory(`${groupKey}/${g}`, example, g, messages, stop, stop === 'error' ? trajectoryError('sample', forkSignal.aborted ? forkSignal.reason : e) : undefined));
