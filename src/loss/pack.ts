@@ -32,7 +32,7 @@ interface OpenBatch {
  * (ties by index) and each goes into the first micro-batch where it still fits the token and datum limits,
  * else into a new one. Every datum appears in exactly one micro-batch; none is split or dropped — a datum
  * that alone exceeds `maxTokensPerBatch` gets a micro-batch of its own. Deterministic.
- * ReTool seed §8.4.7 `pack_micro_batches` (≤ 32 datums, ≤ 64k padded tokens).
+ * KMnO4-zx/agentic-rl-lab `05-retool/train.py` `pack_micro_batches` (≤ 32 datums, ≤ 64k padded tokens).
  *
  * @typeParam D - anything with a `modelInput` (its length is the datum's token count).
  * @param datums_D - the batch.

@@ -2,7 +2,7 @@
  * The ReTool outcome reward: the last `\boxed{}` in the final `window` characters of the model's
  * response (joined with the boxes right before it when only separators part them: `\boxed{3} and \boxed{5}`
  * is the list `3, 5`, so a hedge `\boxed{3} or \boxed{5}` never scores as `5`), compared with the reference by math equivalence in a worker with a hard timeout;
- * `correct` / `wrong` (+1 / −1 by default). Seed §8.4.4 (`score_answer`).
+ * `correct` / `wrong` (+1 / −1 by default). The ReTool recipe's `score_answer` (KMnO4-zx/agentic-rl-lab `05-retool/reward.py`).
  */
 import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
@@ -107,7 +107,7 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
     }
     const letter = sameOptionLetter(example.answer, answer);
     if (letter !== null) return { reward: letter ? correct : wrong, correct: letter, validFormat: true, answer };
-    // Boxing marks both as LaTeX for the normaliser (`2,3` is a list there, not 2.3), as the seed's `parse(f"${x}$")`.
+    // Boxing marks both as LaTeX for the normaliser (`2,3` is a list there, not 2.3), as the recipe's `parse(f"${x}$")` (`05-retool/reward.py`).
     const result = await check(`\\boxed{${example.answer}}`, `\\boxed{${answer}}`);
     switch (result.status) {
       case 'ok':

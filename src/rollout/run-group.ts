@@ -62,7 +62,7 @@ export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'onPrefixMismatch'
  * (`DrivenEnvironment`, e.g. `agentEnvironment`) runs each branch itself instead (no shared fork).
  * @param group - the example, the group size G, the group's seed index and its id prefix ({@link RunGroupOptions}).
  * @returns trajectories in branch order (`groupIndex` 0..G−1).
- * @see ReTool seed §8.4.6 (first-turn fork, per-branch continuation).
+ * @see KMnO4-zx/agentic-rl-lab `05-retool/rollout.py` `advance_round` (first-turn fork, per-branch continuation).
  */
 export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Promise<Trajectory[]> {
   checkArgumentCount('runGroup', arguments.length, 2, 'runGroup(ctx, { example, groupSize, groupSeedIndex?, groupKey? })');

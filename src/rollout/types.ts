@@ -9,7 +9,8 @@ import type { SamplingSettings } from '../types/sampling.js';
 import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
 
 /**
- * Per-trajectory budgets (ReTool seed §8.4.2). All token counts are in tokens of the model's tokenizer.
+ * Per-trajectory budgets (the ReTool recipe's `RolloutConfig`, KMnO4-zx/agentic-rl-lab `05-retool/rollout.py`). All
+ * token counts are in tokens of the model's tokenizer.
  * A trajectory that would exceed one ends cleanly with the matching `TrajectoryStopReason`.
  */
 export interface RolloutBudgets {
