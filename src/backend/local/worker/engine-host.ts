@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { SamplingClient } from '../../types.js';
 import { AgentRLError } from '../../../errors/base.js';
 import { localBackend, type LocalBackendOptions } from '../local-backend.js';
-import { unreachable } from '../../../errors/internal-error.js';
+import { InternalError } from '../../../errors/internal-error.js';
 
 interface Call {
   readonly id: number;
@@ -72,7 +72,7 @@ async function run(c: Call): Promise<unknown> {
       samplers.delete(a[0]);
       return undefined;
     default:
-      return unreachable(c.op, 'engine worker op');
+      throw new InternalError(`unknown op ${c.op}`);
   }
 }
 
