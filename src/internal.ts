@@ -34,4 +34,7 @@ export { AGENTRL_ENGINE_FLAG } from './backend/tinker/engines/detect.js';
 export { TINKER_API_PREFIX, TINKER_ROUTES, adamParamsFromWire, lossConfigFromWire } from './backend/tinker/protocol/index.js';
 export { digestKeys, matchApiKey, presentedKey } from './http/api-key.js';
 export { loadSandboxAdapters, sandboxAdapter } from './sandbox/adapter-registry.js';
-export { numberFlag, SandboxAdapterUsageError, type SandboxAdapter } from './sandbox/adapter.js';
+export { numberFlag, type SandboxAdapter } from './sandbox/adapter.js';
+export { UsageError } from './errors/usage-error.js';
+export { InternalError, invariant, unreachable } from './errors/internal-error.js';
+export { parseNumberFlag } from './util/number-flag.js';

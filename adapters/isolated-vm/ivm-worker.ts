@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import type { ExecResult, ExecStatus } from '../../src/types/exec-result.js';
 import { renderCapped } from '../../src/sandbox/output.js';
 import { WORKER_SOURCE } from './worker-source.js';
+import { SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 
 /** One call as sent to the child. */
 export interface IvmCall {
@@ -91,7 +92,7 @@ export class IvmWorker {
         }
       };
       this.#child.on('message', onMsg);
-      this.#child.once('exit', () => reject(new Error(`isolated-vm worker exited before ready: ${this.#stderrTail.slice(-500)}`)));
+      this.#child.once('exit', () => reject(new SandboxUnavailableError(`isolated-vm worker exited before ready: ${this.#stderrTail.slice(-500)}`)));
     });
     this.ready.catch(() => undefined);
     this.#child.on('message', (m: unknown) => this.#onMessage(m));

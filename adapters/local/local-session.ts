@@ -9,6 +9,7 @@ import { sandboxErrorResult } from '../../src/sandbox/index.js';
 import { BACKSTOP_GRACE_MS, abortError, cpuSecondsFor, replyResult, type ForkServerPool } from './fork-server.js';
 import type { SessionOpenReply, ZygoteReply, ZygoteServer } from './zygote-server.js';
 import { hostPidIn, type MemoryCgroups } from './cgroup.js';
+import { SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 
 const MIB = 1024 * 1024;
 /** Longest a session process may take to start (it is forked ahead of time, so this is rare), ms. */
@@ -156,7 +157,7 @@ export class LocalSession implements SandboxSession {
       try {
         leaf = cg.leaf(`s-${sid}`, pool.opts.memoryMb * MIB);
         const host = hostPidIn(cg, workerLeaf, reply.pid, pool.cfg.bwrap !== undefined);
-        if (host === undefined) throw new Error(`session process ${reply.pid} not found in its worker's cgroup`);
+        if (host === undefined) throw new SandboxUnavailableError(`session process ${reply.pid} not found in its worker's cgroup`);
         cg.addPid(leaf, host);
       } catch (e) {
         await this.#end({ ...live, leaf }, true, true);

@@ -4,6 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
 import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
+import { SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
+import { InternalError } from '../../src/errors/internal-error.js';
 
 /** Wire reply of the server for one call (see python/runtime.py `_finish`). */
 export interface ZygoteReply {
@@ -199,10 +201,10 @@ export class ZygoteServer {
 
   #die(reason: string): void {
     if (!this.dead) this.dead = true;
-    this.#readyReject(new Error(reason));
+    this.#readyReject(new SandboxUnavailableError(reason));
     const p = this.#pending;
     this.#pending = undefined;
-    p?.reject(new Error(reason));
+    p?.reject(new SandboxUnavailableError(reason));
   }
 
   /** Sends one call; rejects if the zygote dies before answering. */
@@ -213,8 +215,8 @@ export class ZygoteServer {
 
   /** Sends one request (a call or a session operation) and resolves with its reply; rejects if the zygote dies first or is busy. */
   request<T>(req: object): Promise<T> {
-    if (this.dead) return Promise.reject(new Error('zygote is dead'));
-    if (this.#pending) return Promise.reject(new Error('zygote is busy'));
+    if (this.dead) return Promise.reject(new SandboxUnavailableError('zygote is dead'));
+    if (this.#pending) return Promise.reject(new InternalError('zygote is busy'));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       this.#pending = { id, resolve: resolve as (r: never) => void, reject };

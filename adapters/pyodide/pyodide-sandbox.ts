@@ -2,6 +2,7 @@ import { SandboxClosedError } from '../../src/errors/sandbox-errors.js';
 import { ConfigError } from '../../src/errors/config-error.js';
 import type { ExecResult, RunRequest, Sandbox } from '../../src/types/exec-result.js';
 import type { WorkerLike, WorkerReply } from './protocol.js';
+import { SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 
 /** The page's `Worker` constructor (typed here: the package compiles without the DOM library). */
 const WorkerCtor = (globalThis as unknown as { Worker?: new (url: string | URL, o: { type: 'module' }) => WorkerLike }).Worker;
@@ -68,15 +69,15 @@ export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
   const start = (): Slot => {
     const worker = new WorkerCtor(options.workerUrl, { type: 'module' });
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Pyodide did not start within ${startTimeoutMs} ms`)), startTimeoutMs);
+      const timer = setTimeout(() => reject(new SandboxUnavailableError(`Pyodide did not start within ${startTimeoutMs} ms`)), startTimeoutMs);
       worker.addEventListener('message', function onReady(e: { data: WorkerReply }) {
         if (e.data.kind !== 'ready' && e.data.kind !== 'init-failed') return;
         clearTimeout(timer);
         worker.removeEventListener('message', onReady);
         if (e.data.kind === 'ready') resolve();
-        else reject(new Error(`Pyodide failed to start: ${e.data.message}`));
+        else reject(new SandboxUnavailableError(`Pyodide failed to start: ${e.data.message}`));
       });
-      worker.addEventListener('error', (e: { message?: string }) => reject(new Error(`Pyodide worker failed: ${e.message ?? 'error'}`)), { once: true });
+      worker.addEventListener('error', (e: { message?: string }) => reject(new SandboxUnavailableError(`Pyodide worker failed: ${e.message ?? 'error'}`)), { once: true });
     });
     ready.catch(() => undefined);
     worker.postMessage({ kind: 'init', indexURL, maxOutputBytes, killAfterOutputBytes });

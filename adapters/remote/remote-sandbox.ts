@@ -1,5 +1,6 @@
 import type { ExecResult, RunRequest, Sandbox, SandboxSession } from '../../src/types/exec-result.js';
 import { SandboxClosedError, SandboxTimeoutError, SandboxUnavailableError, SessionsNotSupportedError } from '../../src/errors/sandbox-errors.js';
+import { isRetriedStatus } from '../../src/errors/http-status.js';
 import { Admission } from './admission.js';
 import { Endpoint, type AttemptOutcome } from './endpoint.js';
 import { resolveRemoteOptions, type RemoteSandboxOptions } from './options.js';
@@ -31,8 +32,6 @@ export interface RemoteSandbox extends Sandbox {
   /** Pings every server now (`GET /v1/ping`) and updates health; resolves to the healthy count. */
   checkHealth(): Promise<number>;
 }
-
-const RETRY_STATUS = new Set([502, 503, 504]);
 
 /** The last attempt of a call: what the server answered (or the transport fault), and where. */
 interface LastAttempt {
@@ -137,7 +136,7 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
       const started = performance.now();
       const outcome = await ep.post('/run_code', payload, { timeoutMs: attemptTimeoutMs, maxBodyBytes: o.maxResponseBytes }, signal);
       last = { outcome, result: undefined, ep };
-      if (outcome.kind === 'transport' || RETRY_STATUS.has(outcome.status)) {
+      if (outcome.kind === 'transport' || isRetriedStatus('sandbox', outcome.status)) {
         markHealth(ep, false);
         throw new RetryableAttempt();
       }

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
-import { AgentRLError } from 'agentrl/internal';
+import { UsageError } from 'agentrl/internal';
+import { parseNumberFlag } from 'agentrl/internal';
 import { downloadCheckpoint, listCheckpoints, type TinkerRestOptions } from 'agentrl/internal';
 import { exportCheckpoint } from 'agentrl/internal';
 import type { CliCommand, CliIo } from './registry.js';
+import { isUsageFailure } from './usage.js';
 
 const USAGE = `Usage: agentrl checkpoints <list|download|export> [options]
 
@@ -15,8 +17,6 @@ const USAGE = `Usage: agentrl checkpoints <list|download|export> [options]
       folder: config.json, model.safetensors, tokenizer files
 
 --base-url defaults to TINKER_BASE_URL, --api-key to TINKER_API_KEY.`;
-
-class UsageError extends Error {}
 
 function rest(values: { 'base-url'?: string | undefined; 'api-key'?: string | undefined }): TinkerRestOptions {
   return { ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}), ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}) };
@@ -49,8 +49,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       }
       case 'download': {
         if (positionals.length !== 2) throw new UsageError('download needs <tinker-path> <dir>');
-        const maxBytes = values['max-bytes'] === undefined ? undefined : Number(values['max-bytes']);
-        if (maxBytes !== undefined && !(Number.isInteger(maxBytes) && maxBytes > 0)) throw new UsageError(`--max-bytes expects a positive integer, got '${values['max-bytes']}'`);
+        const maxBytes = parseNumberFlag('max-bytes', values['max-bytes'], { integer: true, above: 0 });
         const r = await downloadCheckpoint(positionals[0]!, positionals[1]!, { ...rest(values), ...(maxBytes !== undefined ? { maxBytes } : {}) });
         io.stdout(`downloaded ${positionals[0]} → ${r.dir}: ${r.files.join(', ')} (${r.bytes} bytes, sha256 ${r.sha256}${r.verified ? ', server checksum verified' : ''})\n`);
         return 0;
@@ -67,8 +66,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
         throw new UsageError(sub === undefined ? 'missing sub-command' : `unknown sub-command '${sub}'`);
     }
   } catch (e) {
-    const parseErr = typeof (e as { code?: unknown }).code === 'string' && String((e as { code: string }).code).startsWith('ERR_PARSE_ARGS');
-    const usage = e instanceof UsageError || parseErr || (AgentRLError.isInstance(e) && e.code === 'CONFIG_INVALID');
+    const usage = isUsageFailure(e);
     io.stderr(`agentrl checkpoints: ${e instanceof Error ? e.message : String(e)}\n${usage ? `\n${USAGE}\n` : ''}`);
     return usage ? 2 : 1;
   }

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { startDashboard } from 'agentrl/internal';
 import { screenshotDashboard } from 'agentrl/internal';
+import { UsageError } from 'agentrl/internal';
+import { parseNumberFlag } from 'agentrl/internal';
 import type { CliCommand, CliIo } from './registry.js';
 
 const USAGE = `Usage: agentrl dashboard RUN_DIR [RUN_DIR …] [--port 6006] [--host 127.0.0.1] [--api-key KEY]
@@ -30,19 +32,22 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
-  const port = values.port === undefined ? (values.screenshot !== undefined ? 0 : 6006) : Number(values.port);
-  const size = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));
-  const width = size(values.width, 1400);
-  const height = size(values.height, 1300);
-  const badSize = [width, height].some((n) => !Number.isInteger(n) || n < 200 || n > 8000);
-  const problem =
-    positionals.length === 0 ? 'give a run directory'
-    : !Number.isInteger(port) || port < 0 || port > 65535 ? `--port expects 0–65535, got '${values.port}'`
-    : badSize ? `--width and --height expect 200–8000 pixels, got '${values.width ?? width}' × '${values.height ?? height}'`
-    : values.screenshot === '' ? '--screenshot expects a file name'
-    : undefined;
-  if (problem !== undefined) {
-    io.stderr(`agentrl dashboard: ${problem}\n\n${USAGE}\n`);
+  let port: number;
+  let width: number;
+  let height: number;
+  try {
+    if (positionals.length === 0) throw new UsageError('give a run directory');
+    port = parseNumberFlag('port', values.port, { integer: true, min: 0, max: 65535, expects: '0–65535' }) ?? (values.screenshot !== undefined ? 0 : 6006);
+    const size = { integer: true, min: 200, max: 8000 } as const;
+    try {
+      width = parseNumberFlag('width', values.width, size) ?? 1400;
+      height = parseNumberFlag('height', values.height, size) ?? 1300;
+    } catch (e) {
+      throw new UsageError(`--width and --height expect 200–8000 pixels, got '${values.width ?? 1400}' × '${values.height ?? 1300}'`, { cause: e });
+    }
+    if (values.screenshot === '') throw new UsageError('--screenshot expects a file name');
+  } catch (e) {
+    io.stderr(`agentrl dashboard: ${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
   let dash;

@@ -10,6 +10,8 @@ import { evaluate } from 'agentrl/internal';
 import { evalTable } from 'agentrl/internal';
 import { openaiCompatibleSampler } from 'agentrl/internal';
 import { AgentRLError } from 'agentrl/internal';
+import { UsageError } from 'agentrl/internal';
+import { parseNumberFlag } from 'agentrl/internal';
 import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutSampling } from 'agentrl/internal';
 import type { CliCommand, CliIo } from './registry.js';
 
@@ -62,16 +64,8 @@ Exit codes: 0 done, 1 failure (server, sandbox, data), 2 bad usage.`;
 
 type Values = Record<string, string | boolean | undefined>;
 
-class UsageError extends Error {}
-
 function num(v: Values, key: string, opts: { int?: boolean; min?: number } = {}): number | undefined {
-  const raw = v[key];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || (opts.int && !Number.isInteger(n)) || (opts.min !== undefined && n < opts.min)) {
-    throw new UsageError(`--${key} expects ${opts.int ? 'an integer' : 'a number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got '${String(raw)}'`);
-  }
-  return n;
+  return parseNumberFlag(key, v[key], { ...(opts.int ? { integer: true } : {}), ...(opts.min !== undefined ? { min: opts.min } : {}) });
 }
 
 function str(v: Values, key: string): string | undefined {
@@ -170,10 +164,10 @@ function plan(v: Values): EvalPlan {
 }
 
 /** The sandbox for `--env retool`: the `remote` adapter with `--sandbox-url`, else the `local` one (both from the adapter registry, loaded lazily). */
-async function makeSandbox(v: Values, timeoutMs: number): Promise<Sandbox> {
+async function makeSandbox(v: Values, workers: number, timeoutMs: number): Promise<Sandbox> {
   const url = str(v, 'sandbox-url');
   if (url) return (await sandboxAdapter('remote')).create({ url });
-  return (await sandboxAdapter('local')).create({ workers: num(v, 'sandbox-workers', { int: true, min: 1 }) ?? 4, timeoutMs });
+  return (await sandboxAdapter('local')).create({ workers, timeoutMs });
 }
 
 function makeEnv(name: EnvName, v: Values, sandbox: Sandbox | undefined, toolTimeoutMs: number): Environment {
@@ -197,6 +191,10 @@ function outFor(out: string, env: string): string {
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   let values: Values;
   let p: EvalPlan;
+  let toolTimeoutMs: number;
+  let timeoutMs: number | undefined;
+  let limit: number | undefined;
+  let sandboxWorkers: number;
   try {
     ({ values } = parseArgs({ args: [...args], strict: true, allowPositionals: false, options: OPTIONS }));
     for (const key of ['sampler', 'tokenizer', 'data']) required(values, key);
@@ -204,12 +202,14 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     const family = str(values, 'family');
     if (family !== undefined && !(FAMILY_IDS as readonly string[]).includes(family)) throw new UsageError(`--family must be one of ${FAMILY_IDS.join(', ')}, got '${family}'`);
     p = plan(values);
+    toolTimeoutMs = num(values, 'tool-timeout-ms', { int: true, min: 1 }) ?? 10_000;
+    timeoutMs = num(values, 'timeout-ms', { int: true, min: 1 });
+    limit = num(values, 'limit', { int: true, min: 1 });
+    sandboxWorkers = num(values, 'sandbox-workers', { int: true, min: 1 }) ?? 4;
   } catch (e) {
     io.stderr(`agentrl eval: ${e instanceof Error ? e.message : String(e)}\n\n${USAGE}\n`);
     return 2;
   }
-  const toolTimeoutMs = num(values, 'tool-timeout-ms', { int: true, min: 1 }) ?? 10_000;
-  const timeoutMs = num(values, 'timeout-ms', { int: true, min: 1 });
   const apiKey = str(values, 'api-key');
   let sandbox: Sandbox | undefined;
   const reward = mathReward();
@@ -224,9 +224,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       ...(apiKey ? { apiKey } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     });
-    const limit = num(values, 'limit', { int: true, min: 1 });
     const [renderer, examples] = await Promise.all([sampler.renderer(), loadMathDataset(str(values, 'data')!, limit !== undefined ? { limit } : {})]);
-    if (p.envs.includes('retool')) sandbox = await makeSandbox(values, toolTimeoutMs);
+    if (p.envs.includes('retool')) sandbox = await makeSandbox(values, sandboxWorkers, toolTimeoutMs);
     io.stderr(`agentrl eval: ${examples.length} problems × ${p.n} candidates from ${sampler.baseUrl} (${str(values, 'model') ?? sampler.flavor}), env ${p.envs.join(', ')}\n`);
     const table = evalTable({ labelWidth: 22, toolColumn: 'tools' });
     const rows: string[] = [];

@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util';
 import { agentrlVersion } from 'agentrl/internal';
 import { initSource } from './init-source.js';
 import type { CliCommand, CliIo } from './registry.js';
+import { ConfigError } from 'agentrl/internal';
+import { InternalError } from 'agentrl/internal';
 
 /** Templates `agentrl init` can scaffold (folders of `assets/templates/`). */
 export const INIT_TEMPLATES = ['tool-env', 'mcp'] as const;
@@ -53,7 +55,7 @@ function templatesDir(): string {
     if (existsSync(candidate)) return candidate;
     dir = dirname(dir);
   }
-  throw new Error('cannot find assets/templates next to this agentrl installation');
+  throw new InternalError('cannot find assets/templates next to this agentrl installation');
 }
 
 /** The versions the scaffold pins for its own tools: the ones agentrl is built and tested with. */
@@ -91,13 +93,13 @@ function agentrlDevDependencies(): Record<string, string> {
   return {};
 }
 
-/** The template's own dependencies at agentrl's tested versions. @throws Error when agentrl's package.json lacks one. */
+/** The template's own dependencies at agentrl's tested versions. @throws InternalError when agentrl's package.json lacks one. */
 function templateDependencies(template: string): Record<string, string> {
   const d = agentrlDevDependencies();
   return Object.fromEntries(
     (TEMPLATE_DEPENDENCIES[template] ?? []).map((name) => {
       const v = d[name];
-      if (!v) throw new Error(`cannot find the tested version of ${name} in agentrl's package.json`);
+      if (!v) throw new InternalError(`cannot find the tested version of ${name} in agentrl's package.json`);
       return [name, v];
     }),
   );
@@ -106,11 +108,11 @@ function templateDependencies(template: string): Record<string, string> {
 /**
  * Writes the template into `dir` (created; must be empty or absent), with `package.json` naming `agentrlSpec` and
  * zod `^4.0.0` (agentrl's peer). Returns the files written, relative to `dir`.
- * @throws Error when `dir` exists and is not empty, or the template is unknown.
+ * @throws ConfigError when `dir` exists and is not empty (path `dir`), or the template is unknown (path `template`).
  */
 export async function scaffold(opts: { dir: string; template: string; agentrlSpec: string; name: string }): Promise<string[]> {
-  if (!(INIT_TEMPLATES as readonly string[]).includes(opts.template)) throw new Error(`unknown template '${opts.template}' (templates: ${INIT_TEMPLATES.join(', ')})`);
-  if (existsSync(opts.dir) && (await readdir(opts.dir)).length > 0) throw new Error(`${opts.dir} is not empty; give a new or empty folder`);
+  if (!(INIT_TEMPLATES as readonly string[]).includes(opts.template)) throw new ConfigError('agentrl init options', [{ path: 'template', message: `unknown template '${opts.template}' (templates: ${INIT_TEMPLATES.join(', ')})` }]);
+  if (existsSync(opts.dir) && (await readdir(opts.dir)).length > 0) throw new ConfigError('agentrl init options', [{ path: 'dir', message: `${opts.dir} is not empty; give a new or empty folder` }]);
   await mkdir(opts.dir, { recursive: true });
   await cp(join(templatesDir(), opts.template), opts.dir, { recursive: true });
   await rename(join(opts.dir, 'gitignore'), join(opts.dir, '.gitignore')); // npm pack drops files named .gitignore

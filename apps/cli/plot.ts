@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
 import { plotRuns } from 'agentrl/internal';
+import { UsageError } from 'agentrl/internal';
+import { parseNumberFlag } from 'agentrl/internal';
 import type { CliCommand, CliIo } from './registry.js';
 
 const USAGE = `Usage: agentrl plot RUN_DIR [RUN_DIR …] [--out DIR] [--trajectories N]
@@ -21,9 +23,12 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
-  const n = values.trajectories === undefined ? undefined : Number(values.trajectories);
-  if (positionals.length === 0 || (n !== undefined && !(Number.isInteger(n) && n >= 0))) {
-    io.stderr(`agentrl plot: ${positionals.length === 0 ? 'give a run directory' : `--trajectories expects a whole number, got '${values.trajectories}'`}\n\n${USAGE}\n`);
+  let n: number | undefined;
+  try {
+    if (positionals.length === 0) throw new UsageError('give a run directory');
+    n = parseNumberFlag('trajectories', values.trajectories, { integer: true, min: 0, expects: 'a whole number' });
+  } catch (e) {
+    io.stderr(`agentrl plot: ${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
   try {

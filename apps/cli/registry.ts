@@ -1,3 +1,5 @@
+import { invariant } from 'agentrl/internal';
+
 /** Where a command writes; injectable so tests capture output. */
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -22,10 +24,10 @@ const commands = new Map<string, CliCommand>();
 
 /**
  * Adds a command to the registry used by {@link runCli}.
- * @throws Error when a command with the same name is already registered.
+ * @throws InternalError when a command with the same name is already registered (agentrl registers each once).
  */
 export function registerCommand(cmd: CliCommand): void {
-  if (commands.has(cmd.name)) throw new Error(`agentrl CLI: command '${cmd.name}' is already registered`);
+  invariant(!commands.has(cmd.name), `agentrl CLI: command '${cmd.name}' is already registered`);
   commands.set(cmd.name, cmd);
 }
 

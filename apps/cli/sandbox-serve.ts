@@ -2,7 +2,9 @@ import { parseArgs } from 'node:util';
 import type { Sandbox } from 'agentrl/internal';
 import { AgentRLError } from 'agentrl/internal';
 import type { CliCommand, CliIo } from './registry.js';
-import { numberFlag, SandboxAdapterUsageError, type SandboxAdapter } from 'agentrl/internal';
+import { numberFlag, type SandboxAdapter } from 'agentrl/internal';
+import { UsageError } from 'agentrl/internal';
+import { isUsageFailure } from './usage.js';
 import { loadSandboxAdapters } from 'agentrl/internal';
 
 /** The usage text: the common options, then each servable adapter's own flags (from its descriptor). */
@@ -74,7 +76,7 @@ function chooseAdapter(adapters: readonly SandboxAdapter[], v: Values): { adapte
   const backend = (v['backend'] as string | undefined) ?? 'local';
   const servable = adapters.filter((a) => a.servable);
   const adapter = servable.find((a) => a.name === backend);
-  if (adapter === undefined) throw new SandboxAdapterUsageError(`--backend must be ${servable.map((a) => a.name).join(', ')}, got '${backend}'`);
+  if (adapter === undefined) throw new UsageError(`--backend must be ${servable.map((a) => a.name).join(', ')}, got '${backend}'`);
   const timeoutMs = numberFlag(v, 'timeout-ms');
   const maxOutputBytes = numberFlag(v, 'max-output-bytes');
   const memoryMb = numberFlag(v, 'memory-mb');
@@ -107,7 +109,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     capacity = adapter.capacity(options);
     sandbox = await adapter.create(options);
   } catch (e) {
-    const badUsage = e instanceof SandboxAdapterUsageError || (AgentRLError.isInstance(e) && e.code === 'CONFIG_INVALID');
+    const badUsage = isUsageFailure(e);
     io.stderr(`agentrl sandbox-serve: ${e instanceof Error ? e.message : String(e)}\n`);
     return badUsage ? 2 : 1;
   }

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { AgentRLError } from 'agentrl/internal';
-import { createServeApp, type ServeApp } from '../serve/tinker/index.js';
-import { DEFAULT_SERVE_LIMITS, serveLimitMax, type ServeLimits } from '../serve/tinker/serve-limits.js';
-import { openaiServePlugin } from '../serve/openai-plugin.js';
+import { UsageError } from 'agentrl/internal';
+import { parseNumberFlag } from 'agentrl/internal';
+import { createServeApp, DEFAULT_SERVE_LIMITS, openaiServePlugin, serveLimitMax, type ServeApp, type ServeLimits } from 'agentrl/serve';
 import type { CliCommand, CliIo } from './registry.js';
+import { isUsageFailure } from './usage.js';
 
 type Unit = 'count' | 'mib' | 's';
 /** `--flag` → the {@link ServeLimits} field it sets, and the unit the flag is given in. */
@@ -87,24 +87,16 @@ ${LIMIT_FLAGS.map(([flag, key, unit]) => `  --${flag} <n>`.padEnd(43) + `${LIMIT
 
 Prints "listening on http://HOST:PORT" when ready; SIGINT/SIGTERM stop it.`;
 
-/** A positive number flag (integer for counts), or undefined when absent. */
+/** A positive number flag (integer for counts) in the flag's unit, scaled to the option's unit (ms, bytes); undefined when absent. */
 function positiveOpt(raw: string | undefined, flag: string, unit: Unit, max = 2 ** 31): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || (unit === 'count' && !Number.isInteger(n)) || n * UNIT_SCALE[unit] > max) {
-    throw new UsageError(`--${flag} expects a positive ${unit === 'count' ? 'integer' : 'number'}, got '${raw}'`);
-  }
-  return Math.round(n * UNIT_SCALE[unit]);
+  const n = parseNumberFlag(flag, raw, {
+    integer: unit === 'count',
+    above: 0,
+    max: max / UNIT_SCALE[unit],
+    expects: `a positive ${unit === 'count' ? 'integer' : 'number'}`,
+  });
+  return n === undefined ? undefined : Math.round(n * UNIT_SCALE[unit]);
 }
-
-function intOpt(raw: string | undefined, key: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--${key} expects an integer in [0, 65535], got '${raw}'`);
-  return n;
-}
-
-class UsageError extends Error {}
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   let serve: ServeApp;
@@ -145,11 +137,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     if (tokenTtlMs !== undefined && values['no-tokens']) throw new UsageError('--token-ttl-s and --no-tokens exclude each other');
     const engineThread = values['engine-thread'];
     if (engineThread !== undefined && engineThread !== 'worker' && engineThread !== 'main') throw new UsageError(`--engine-thread expects worker or main, got '${engineThread}'`);
-    const port = intOpt(values.port, 'port');
-    const sessionTimeoutS = values['session-timeout-s'] === undefined ? undefined : Number(values['session-timeout-s']);
-    if (sessionTimeoutS !== undefined && !(sessionTimeoutS >= 1 && sessionTimeoutS <= 86_400)) {
-      throw new UsageError(`--session-timeout-s expects seconds in [1, 86400], got '${values['session-timeout-s']}'`);
-    }
+    const port = parseNumberFlag('port', values.port, { integer: true, min: 0, max: 65535 });
+    const sessionTimeoutS = parseNumberFlag('session-timeout-s', values['session-timeout-s'], { min: 1, max: 86_400, expects: 'seconds in [1, 86400]' });
     serve = createServeApp({
       ...(values.checkpoint !== undefined ? { checkpoint: values.checkpoint } : {}),
       ...(values.host !== undefined ? { host: values.host } : {}),
@@ -167,8 +156,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       plugins: [openaiServePlugin],
     });
   } catch (e) {
-    const parseErr = typeof (e as { code?: unknown }).code === 'string' && String((e as { code: string }).code).startsWith('ERR_PARSE_ARGS');
-    const usage = e instanceof UsageError || parseErr || (AgentRLError.isInstance(e) && e.code === 'CONFIG_INVALID');
+    const usage = isUsageFailure(e);
     io.stderr(`agentrl serve: ${e instanceof Error ? e.message : String(e)}\n${usage ? `\n${USAGE}\n` : ''}`);
     return usage ? 2 : 1;
   }

@@ -8,3 +8,4 @@
 export * from './tinker/index.js';
 export { AccessTokens, type AccessTokenOptions } from './tinker/access-tokens.js';
 export { openaiServePlugin } from './openai-plugin.js';
+export { serveLimitMax } from './tinker/serve-limits.js';

@@ -2,7 +2,10 @@ import type { Message } from '../types/message.js';
 import { PromptPrefixError } from '../errors/data-errors.js';
 import { suffixPrefixOverlap } from './overlap.js';
 
-/** Content of the placeholder assistant message (ReTool seed: a one-character reply the template cannot reinterpret). */
+/**
+ * Content of the placeholder assistant message (the ReTool recipe, KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`: a
+ * one-character reply the template cannot reinterpret).
+ */
 export const PLACEHOLDER = 'x';
 
 /** What {@link spliceObservation} needs from a renderer: string rendering plus the tokenizer. */
@@ -23,8 +26,8 @@ export interface SpliceArgs {
 }
 
 /**
- * Builds the next prompt by extension with the placeholder-assistant trick (ReTool seed
- * `build_next_prompt`; reference notes A1.4), working on rendered text and encoding once:
+ * Builds the next prompt by extension with the placeholder-assistant trick (the ReTool recipe's
+ * `build_next_prompt`; checked on the real Qwen3 template in `test/chat/next-prompt-qwen3.test.ts`), working on rendered text and encoding once:
  * 1. `P = render(before)`, `A = render([...before, {assistant: 'x'}])`; the text after the last `x` of
  *    `A` is the template's assistant closing (Qwen: `<|im_end|>\n`).
  * 2. `B = render([...before, {assistant: 'x'}, ...observation], generation prompt)`; the placeholder

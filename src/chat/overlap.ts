@@ -1,6 +1,7 @@
 /**
  * Length of the longest suffix of `tokens` that is also a prefix of `closing`
- * (ReTool seed `_suffix_prefix_overlap`). Used to skip the part of the template's assistant closing
+ * (the ReTool recipe's `_suffix_prefix_overlap`, KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`). Used to skip the
+ * part of the template's assistant closing
  * (e.g. `<|im_end|>`) that the model already sampled as its stop token.
  *
  * @param tokens - the sampled completion, token ids.

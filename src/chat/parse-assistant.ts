@@ -9,7 +9,8 @@ export { TOOL_CALL_OPEN, TOOL_CALL_CLOSE } from './families/qwen3.js';
 /**
  * How the body of a Qwen3 `<tool_call>` block is written.
  * - `'json'` (default, Qwen native): `{"name": ..., "arguments": {...}}`.
- * - `'code'` (ReTool seed style): the body is the Python code itself, sent to `codeToolName`.
+ * - `'code'` (the ReTool recipe's style, KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`): the body is the Python code
+ *   itself, sent to `codeToolName`.
  */
 export type ToolCallFormat = 'json' | 'code';
 
@@ -27,7 +28,7 @@ export interface ParseAssistantOptions {
   readonly stopStrings?: readonly string[];
   /**
    * Several tool calls in one turn are a valid action (`calls` holds them all, in order). Off, a second call is
-   * `multiple_tool_calls` (the ReTool seed's rule). @default false
+   * `multiple_tool_calls` (the ReTool recipe's rule). @default false
    */
   readonly parallelToolCalls?: boolean;
 }
@@ -35,7 +36,7 @@ export interface ParseAssistantOptions {
 /**
  * Parses one assistant completion into `tool | answer | invalid` in the family's own call syntax (see
  * `src/chat/families/` and docs/models.md), strictly and without repairs. For the default `qwen3` family the rules are
- * the ReTool seed's `parse_assistant`:
+ * the ReTool recipe's `parse_assistant`:
  * - no tool tags at all → `answer` (content = trimmed text);
  * - exactly one `<tool_call>…</tool_call>` block (several, separated by whitespace, with `parallelToolCalls`), with
  *   only whitespace after it, non-empty → `tool` (content = trimmed text before the first block);
@@ -47,7 +48,7 @@ export interface ParseAssistantOptions {
  * `</tool_call>` that follows (after whitespace) the end of a complete JSON object, found by a string-aware scan. So
  * code whose JSON string contains quotes, newlines, `}` or even `</tool_call>` parses correctly. When the body is not a
  * complete JSON object, the first `</tool_call>` after the opening ends the block (and the call is `bad_tool_json`).
- * `'code'` format follows the seed's non-greedy regex: the first `</tool_call>` ends the block.
+ * `'code'` format follows the recipe's non-greedy regex: the first `</tool_call>` ends the block.
  *
  * A `tool` action carries `calls` (every call, in order) and `call` (the first). Each call is checked against `tools`
  * (name offered, required keys present, shallow JSON-schema types). Trailing stop text (`stopStrings`) and whitespace

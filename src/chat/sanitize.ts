@@ -15,7 +15,7 @@ export const SANITIZE_MARK = '\u200B';
  *
  * Tokens shorter than 2 characters cannot be split and are ignored.
  * Hazard guarded: a program that prints `<|im_end|>` would otherwise end the user turn inside the
- * observation and corrupt the trajectory (reference notes, pitfall g).
+ * observation and corrupt the trajectory (`test/chat/overlap-sanitize.test.ts`).
  *
  * @param text - raw tool output.
  * @param specialTokens - token strings to defuse (e.g. the renderer's `specialTokens`).

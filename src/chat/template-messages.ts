@@ -1,6 +1,7 @@
 import type { Message } from '../types/message.js';
 import { sanitizeToolContent } from './sanitize.js';
 import { pyJsonDumps } from './families/py-json.js';
+import { ChatTemplateError } from '../errors/chat-template-error.js';
 
 /** A message in the shape Hugging Face chat templates read (`tool_calls`, `tool_call_id`, snake_case). */
 export type TemplateMessage = Record<string, unknown>;
@@ -55,6 +56,7 @@ export function toTemplateMessages(
   });
 }
 
+/** A message whose role the types ruled out (a JavaScript caller): the messages are wrong, not agentrl. */
 function assertNever(x: never): never {
-  throw new TypeError(`unknown message role: ${JSON.stringify(x)}`);
+  throw new ChatTemplateError(`unknown message role: ${JSON.stringify(x)}`);
 }

@@ -19,7 +19,8 @@ export interface Renderer {
   /** Token ids of the full prompt for `messages`. */
   renderPrompt(messages: readonly Message[], opts?: RenderOptions): number[];
   /**
-   * Next prompt after a tool turn, built by extension (placeholder-assistant trick, ReTool seed `build_next_prompt`):
+   * Next prompt after a tool turn, built by extension (placeholder-assistant trick, the ReTool recipe's
+   * `build_next_prompt`, KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`):
    * `prevPrompt ++ completionTokens ++ missingClosingTokens ++ observationTokens`.
    * @throws PromptPrefixError when the template rewrites earlier history.
    */

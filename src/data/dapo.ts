@@ -8,7 +8,7 @@ const DAPO_SUFFIX = /\s*Remember to put your answer on its own line after\s*["�
  * Removes DAPO-Math-17k's answer template (`… of the form Answer: $Answer …` before the problem and
  * `Remember to put your answer on its own line after "Answer:"` after it), which conflicts with
  * ReTool's `\boxed{}` convention. Text without the template is returned trimmed and otherwise unchanged.
- * @see ReTool seed `prepare_data.py` (`strip_dapo_template`).
+ * @see KMnO4-zx/agentic-rl-lab `05-retool/prepare_data.py` (`strip_dapo_template`).
  */
 export function stripDapoTemplate(content: string): string {
   return content.replace(DAPO_PREFIX, '').replace(DAPO_SUFFIX, '').trim();

@@ -10,7 +10,10 @@ import { checkOptions, strictKeys, objectValue } from '../util/check-options.js'
 
 const CODE_INTERPRETER_OPTIONS = strictKeys(['timeoutMs', 'systemPrompt', 'formatQuestion', 'session', 'parallelToolCalls', 'maxConcurrentCalls'], { sandbox: objectValue });
 
-/** The `code_interpreter` tool, as the ReTool seed defines it: one string argument, fresh state per run. */
+/**
+ * The `code_interpreter` tool, as the ReTool recipe defines it (KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`): one
+ * string argument, fresh state per run.
+ */
 export const CODE_INTERPRETER_TOOL: ToolDefinition = {
   type: 'function',
   function: {
@@ -32,7 +35,8 @@ export const CODE_INTERPRETER_SESSION_TOOL: ToolDefinition = {
 };
 
 /**
- * System prompt for tool-integrated math reasoning: the rules of the ReTool seed (§8.4.2), in our words.
+ * System prompt for tool-integrated math reasoning: the rules of the ReTool recipe's system prompt
+ * (KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`), in our words.
  */
 export const CODE_INTERPRETER_SYSTEM_PROMPT = [
   'Solve the math problem step by step. You may use the code_interpreter tool (Python) whenever exact',
@@ -61,7 +65,7 @@ export interface CodeInterpreterOptions {
   /** Builds the user message from an example. @default the question as is */
   readonly formatQuestion?: (example: Example) => string;
   /**
-   * `call`: every tool call runs in a fresh interpreter (the ReTool seed). `trajectory`: one
+   * `call`: every tool call runs in a fresh interpreter (the ReTool recipe's rule). `trajectory`: one
    * interpreter session per trajectory (`sandbox.openSession`), opened by its first tool call and
    * closed when the trajectory ends, is aborted or errors; the default system prompt and the tool's
    * description then say that state persists.
@@ -71,7 +75,7 @@ export interface CodeInterpreterOptions {
   /**
    * Several `code_interpreter` calls in one turn are valid: they run concurrently (at most `maxConcurrentCalls`; in
    * session mode one after another, in the trajectory's session) and each gets its own tool message, in call order.
-   * Off, a second call is `multiple_tool_calls` — the ReTool seed's rule, which the default system prompt states.
+   * Off, a second call is `multiple_tool_calls` — the ReTool recipe's rule, which the default system prompt states.
    * @default false
    */
   readonly parallelToolCalls?: boolean;
@@ -85,7 +89,8 @@ const SESSION_KEY = 'code-interpreter/session';
 export const SESSION_RESET_NOTE = 'Note: the previous session ended (timeout or crash); this run started a fresh one, so earlier variables are gone.\n';
 
 /**
- * Formats a sandbox result as the observation text the model sees (ReTool seed `format_tool_content`):
+ * Formats a sandbox result as the observation text the model sees (the ReTool recipe's `format_tool_content`,
+ * KMnO4-zx/agentic-rl-lab `05-retool/sandbox.py`):
  * timeout text on timeout; stdout on success; stderr on failure; the exit code when both are empty.
  * Sandbox faults are observations too, never exceptions.
  */

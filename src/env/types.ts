@@ -80,7 +80,8 @@ export interface Environment<E extends Example = Example> {
   checkToolCall?(call: ToolCall): InvalidReason | null;
   /**
    * Several tool calls in one assistant turn are a valid action (`action.calls`, in order); `step` answers each with
-   * its own tool message, in call order. Off (the default, and the ReTool seed's rule), a second call makes the turn
+   * its own tool message, in call order. Off (the default, and the ReTool recipe's rule, KMnO4-zx/agentic-rl-lab
+   * `05-retool/protocol.py`), a second call makes the turn
    * `invalid` (`multiple_tool_calls`). The rollout budgets count every call (`maxToolCalls`).
    */
   readonly parallelToolCalls?: boolean;

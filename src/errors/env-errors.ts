@@ -1,4 +1,5 @@
 import { AgentRLError } from './base.js';
+import { isRetriedStatus } from './http-status.js';
 
 /**
  * A retrieval service failed: connection refused, a non-2xx status, a malformed body, or no answer
@@ -22,7 +23,7 @@ export class RetrieverError extends AgentRLError {
   ) {
     super(message, options);
     this.name = 'RetrieverError';
-    this.retryable = options?.retryable ?? (status === undefined || status >= 500);
+    this.retryable = options?.retryable ?? (status === undefined || isRetriedStatus('retriever', status));
   }
 }
 
@@ -100,5 +101,22 @@ export class EnvironmentOutputError extends AgentRLError {
   ) {
     super(message, options);
     this.name = 'EnvironmentOutputError';
+  }
+}
+
+/**
+ * An agent program run by `subprocessAgent` could not start (`program` not found or not executable) or ended without
+ * success (a non-zero exit code or a signal; the message carries the tail of its stderr). That trajectory ends as an
+ * `error`; the run goes on.
+ */
+export class AgentProgramError extends AgentRLError {
+  /** Stable identifier of this error class (`'AGENT_PROGRAM_FAILED'`), kept by minifiers: match on it. */
+  static readonly code = 'AGENT_PROGRAM_FAILED' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
+  readonly code = 'AGENT_PROGRAM_FAILED' as const;
+  /** Creates the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'AgentProgramError';
   }
 }

@@ -1,4 +1,5 @@
 import { AgentRLError } from './base.js';
+import { isRetriedStatus } from './http-status.js';
 
 /**
  * An inference server's answer lacks something token-level RL needs (exact sampled token ids, their logprobs),
@@ -48,7 +49,7 @@ export class SamplerHttpError extends AgentRLError {
   ) {
     super(`${url} answered HTTP ${status}: ${serverMessage}`, options);
     this.name = 'SamplerHttpError';
-    this.retryable = status === 408 || status === 409 || status === 429 || status >= 500;
+    this.retryable = isRetriedStatus('openai', status);
     this.retryAfterMs = options.retryAfterMs;
   }
 }

@@ -63,3 +63,20 @@ export class SessionsNotSupportedError extends AgentRLError {
     this.name = 'SessionsNotSupportedError';
   }
 }
+
+/**
+ * The sandbox adapter registry cannot serve a request: no `adapters/` folder beside the package (a broken install),
+ * an `adapters/<name>/adapter.{js,ts}` that does not export a valid `sandboxAdapter` descriptor or names it unlike its
+ * folder (the adapter author's mistake), or no adapter of the asked name (`--backend`, `sandboxAdapter(name)`).
+ */
+export class SandboxAdapterError extends AgentRLError {
+  /** Stable identifier of this error class (`'SANDBOX_ADAPTER_INVALID'`), kept by minifiers: match on it. */
+  static readonly code = 'SANDBOX_ADAPTER_INVALID' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
+  readonly code = 'SANDBOX_ADAPTER_INVALID' as const;
+  /** Creates the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SandboxAdapterError';
+  }
+}

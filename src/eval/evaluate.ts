@@ -127,7 +127,7 @@ function selfCorrection(ts: readonly Trajectory[], rs: readonly RewardResult[]):
 /**
  * Evaluates a policy snapshot on fixed problems: N candidates each, scored by `reward`.
  * Run it twice with the same `sampling` — once with the tool environment, once text-only — to
- * measure the gain of tool use (ReTool seed §8.4.8). Average@N and Pass@N as defined there.
+ * measure the gain of tool use (the ReTool recipe's `eval.py`, KMnO4-zx/agentic-rl-lab `05-retool/eval.py`). Average@N and Pass@N as defined there.
  */
 export async function evaluate<E extends Example>(opts: EvaluateOptions<E>): Promise<EvalResult> {
   checkOptions('evaluate options', EVALUATE_OPTIONS, opts, { signature: 'evaluate({ backend, env, reward, examples, … }) or evaluate({ sampler, renderer, env, reward, examples, … })' });

@@ -8,7 +8,9 @@ const DEFAULT_EPS = 1e-6;
 
 /**
  * Group-relative advantages for one group of trajectories sampled from the same prompt.
- * - `'none'` (default): `A_i = R_i − mean(R)` — the ReTool seed (§8.4.4) and tinker-cookbook `compute_advantages`.
+ * - `'none'` (default): `A_i = R_i − mean(R)` — GRPO's outcome supervision without the std division
+ *   (DeepSeekMath, arXiv 2402.03300, §4.1.2; Dr. GRPO, arXiv 2503.20783), as the ReTool recipe
+ *   (KMnO4-zx/agentic-rl-lab `05-retool/rollout.py` `assign_group_advantages`) and tinker-cookbook `compute_advantages`.
  *   Example: rewards `[+1, −1, −1, −1]` → `[1.5, −0.5, −0.5, −0.5]`.
  * - `'std'`: `A_i = (R_i − mean(R)) / (std(R) + eps)`, population std — GRPO (DeepSeekMath, Shao et al. 2024).
  * - `'rloo'`: `A_i = R_i − mean_{j≠i}(R_j) = G/(G−1)·(R_i − mean(R))` — REINFORCE leave-one-out (Ahmadian et al. 2024).
@@ -58,7 +60,8 @@ export function groupAdvantages(rewards_G: readonly number[], opts: AdvantageOpt
 /**
  * True when every reward of the group is equal (including groups of 0 or 1): centred advantages are all 0,
  * so the group contributes no policy gradient. tinker-cookbook `remove_constant_reward_groups`; the ReTool
- * seed (§8.4.7) skips such groups. Feeds `rollout/degenerate_group_rate`.
+ * recipe counts them (KMnO4-zx/agentic-rl-lab `05-retool/train.py` `degenerate_group_count`) and trains on none of
+ * their datums. Feeds `rollout/degenerate_group_rate`.
  * @param rewards_G - total reward per trajectory of one group.
  */
 export function isDegenerateGroup(rewards_G: readonly number[]): boolean {

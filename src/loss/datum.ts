@@ -112,7 +112,7 @@ function mergeTurns(source: DatumSource, advantage: number, policy: 'fail' | 'sp
 }
 
 /**
- * Merges one trajectory's turns into a single right-shifted {@link Datum} (ReTool seed §8.4.7 `build_datum`,
+ * Merges one trajectory's turns into a single right-shifted {@link Datum} (KMnO4-zx/agentic-rl-lab `05-retool/train.py` `build_datum`,
  * tinker-cookbook `trajectory_to_data`).
  *
  * `full = prompt₀ ++ completion₀ ++ delta₁ ++ completion₁ ++ …`, where `deltaₖ` is the part of turn k's prompt

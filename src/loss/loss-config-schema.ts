@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors/index.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { aggregationSchema } from './aggregation-schema.js';
-import { lossConfigSchema, lossDefinition } from './registry.js';
+import { lossConfigSchema } from './registry.js';
 
 export { aggregationSchema, lossConfigSchema };
 
@@ -25,12 +25,4 @@ export function parseLossConfig(input: unknown, path = 'loss'): LossConfig {
       }));
     }).flat(),
   );
-}
-
-/**
- * One-line human description of a loss config, for logs and the resolved-config printout, e.g.
- * `ppo clip [0.8, 1.28], token-mean`. Defaults are shown filled in.
- */
-export function describeLoss(config: LossConfig): string {
-  return lossDefinition(config).describe(config as never);
 }

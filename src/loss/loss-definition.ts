@@ -32,7 +32,7 @@ export interface LossDefinition<C extends LossConfig> {
   readonly rl: boolean;
   /** The config's options keys besides `kind` (`checkLossSupported` refuses any other). */
   readonly optionKeys: readonly string[];
-  /** One line for logs, defaults filled in, e.g. `ppo clip [0.8, 1.28], token-mean`. */
+  /** One line describing the config, defaults filled in, e.g. `ppo clip [0.8, 1.28], token-mean` (`lossDefinition(c).describe(c)`). */
   describe(c: C): string;
   /** Per-token losses ℓ_t of one sequence, length T (mask and aggregation applied afterwards). */
   perToken(c: C, s: LossSequence): number[];

@@ -18,7 +18,8 @@ export function activeDatums(datums_D: readonly Pick<Datum, 'mask'>[]): number {
 
 /**
  * Weight of one micro-batch so that accumulating per-call losses reproduces the loss of the whole
- * batch under `aggregation` (seed §8.4.7 generalised): `token-mean` → masked tokens_k / tokens_total,
+ * batch under `aggregation` (the n_k / N of KMnO4-zx/agentic-rl-lab `05-retool/train.py`
+ * `weight_micro_batch_for_global_mean`, generalised): `token-mean` → masked tokens_k / tokens_total,
  * `sequence-mean` → n_k / N (= {@link microBatchWeight}) counting only datums with at least one masked token (a
  * backend's sequence mean leaves the others out, so counting them would make the gradient depend on how datums were
  * split), `token-sum` → 1. Pure.

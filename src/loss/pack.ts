@@ -32,7 +32,7 @@ interface OpenBatch {
  * (ties by index) and each goes into the first micro-batch where it still fits the token and datum limits,
  * else into a new one. Every datum appears in exactly one micro-batch; none is split or dropped — a datum
  * that alone exceeds `maxTokensPerBatch` gets a micro-batch of its own. Deterministic.
- * ReTool seed §8.4.7 `pack_micro_batches` (≤ 32 datums, ≤ 64k padded tokens).
+ * KMnO4-zx/agentic-rl-lab `05-retool/train.py` `pack_micro_batches` (≤ 32 datums, ≤ 64k padded tokens).
  *
  * @typeParam D - anything with a `modelInput` (its length is the datum's token count).
  * @param datums_D - the batch.
@@ -74,8 +74,8 @@ export function packMicroBatches<D extends Pick<Datum, 'modelInput'>>(
 
 /**
  * Weight of micro-batch k when a backend averages the loss over the datums of each request (PyTRIO):
- * `n_k / N`, so that `Σ_k (n_k/N)·mean(L_k) = mean(L_global)` (ReTool seed §8.4.7,
- * `weight_micro_batch_for_global_mean`). See {@link weightedMicroBatchMean}.
+ * `n_k / N`, so that `Σ_k (n_k/N)·mean(L_k) = mean(L_global)` (agentic-rl-lab `05-retool/train.py`,
+ * `weight_micro_batch_for_global_mean`). Used by `microBatchLossWeight` (`micro-batch-weight.ts`) for `sequence-mean`.
  * @param n_k - number of samples in micro-batch k (integer, 0 ≤ n_k ≤ N).
  * @param N - number of samples in the whole step (integer ≥ 1).
  * @throws ConfigError on out-of-range arguments.
@@ -88,40 +88,4 @@ export function microBatchWeight(n_k: number, N: number): number {
   }
   if (issues.length > 0) throw new ConfigError('microBatchWeight arguments', issues);
   return n_k / N;
-}
-
-/**
- * `Σ_k (n_k/N)·mean(L_k)` for per-sample losses grouped by micro-batch — equal (up to rounding) to the mean of
- * all samples, whatever the split; the identity that makes uneven micro-batches safe (ReTool seed §8.4.7).
- * Empty micro-batches contribute 0.
- * @param losses_K - per micro-batch, the per-sample losses `L_k`.
- * @returns the weighted sum; 0 when there are no samples.
- */
-export function weightedMicroBatchMean(losses_K: readonly (readonly number[])[]): number {
-  const N = losses_K.reduce((s, l) => s + l.length, 0);
-  if (N === 0) return 0;
-  return losses_K.reduce((acc, l) => {
-    if (l.length === 0) return acc;
-    const mean = l.reduce((s, x) => s + x, 0) / l.length;
-    return acc + microBatchWeight(l.length, N) * mean;
-  }, 0);
-}
-
-/**
- * Scales one micro-batch for a backend that averages over the datums of each request: multiplies
- * `advantages` (and `weights`, when present) by `n_k / N` with `n_k = datums_D.length`. Valid for `ppo` too:
- * clipping depends only on the ratio and the sign of `A`, and a positive factor keeps the sign (seed §8.4.7 note).
- * Do not use with Tinker, whose losses are summed, not averaged.
- * @param datums_D - one micro-batch.
- * @param totalSamples - N, the number of datums in the whole step.
- * @returns new datums; the inputs are not modified.
- * @throws ConfigError when `totalSamples < datums_D.length` or is not an integer ≥ 1.
- */
-export function weightMicroBatchForGlobalMean(datums_D: readonly Datum[], totalSamples: number): Datum[] {
-  const w = microBatchWeight(datums_D.length, totalSamples);
-  return datums_D.map((d) => ({
-    ...d,
-    advantages: d.advantages.map((a) => a * w),
-    ...(d.weights === undefined ? {} : { weights: d.weights.map((x) => x * w) }),
-  }));
 }

@@ -38,24 +38,6 @@ export function perTokenLoss(rawConfig: LossConfig, inputs: PerTokenLossInputs):
 }
 
 /**
- * Gradient of the summed per-token losses with respect to each `targetLogprob`, `∂(Σ_u ℓ_u)/∂lp_t` — for token-level
- * kinds just `∂ℓ_t/∂lp_t`. Backends run a loss as `cross_entropy` with `weights = −c·∂ℓ/∂lp` (Tinker's
- * `forward_backward_custom` recipe):
- * - `cross_entropy`: `−w`; `importance_sampling`: `−r·A`;
- * - `ppo`: `−r·A` where the unclipped branch is active, 0 where clipping is active (see {@link isClipped});
- * - `cispo`: `−clip(r, lo, hi)·A` (the clipped weight is a constant under stop-gradient);
- * - `gspo`: `−(s/n)·Σ_{u unclipped} A_u` on each masked token (n masked tokens).
- * @param coef - per-token coefficients `c_u` of the sum (the aggregation's). @default all 1
- * @returns per-token gradients, length T; 0 where `A = 0` / `w = 0`.
- * @throws DatumShapeError, ConfigError as {@link perTokenLoss}.
- */
-export function perTokenLossGrad(rawConfig: LossConfig, inputs: PerTokenLossInputs, coef?: readonly number[]): number[] {
-  const config = parseLossConfig(rawConfig);
-  const seq = lossSequence(config, inputs);
-  return lossDefinition(config).grad(config, seq, coef ?? new Array<number>(seq.targetLogprobs.length).fill(1));
-}
-
-/**
  * Whether clipping changed the update of one token with ratio `r` and advantage `a` (token-level kinds):
  * - `ppo`: `a > 0 ∧ r > clipHigh` or `a < 0 ∧ r < clipLow` (the clipped branch of the `min` is strictly smaller,
  *   so the token's gradient is 0);

@@ -17,7 +17,7 @@ export interface TrainingGroup<T extends DatumSource = DatumSource> {
 
 /** Options of {@link assembleTrainingData}. */
 export interface AssembleOptions {
-  /** Leave out degenerate groups and zero-advantage samples (ReTool seed §8.4.7). @default true */
+  /** Leave out degenerate groups and zero-advantage samples (KMnO4-zx/agentic-rl-lab `05-retool/train.py` `build_training_datums`). @default true */
   readonly skipDegenerateGroups?: boolean;
   /**
    * A trajectory whose next prompt does not extend the tokens before it (a chat template that rewrites history):

@@ -13,7 +13,7 @@ export type AdvantageNormalization = 'none' | 'std' | 'rloo';
 /** Options of `groupAdvantages`. */
 export interface AdvantageOptions {
   /**
-   * - `'none'`: `A_i = R_i − mean(R)` (GRPO centring as in tinker-cookbook and the ReTool seed).
+   * - `'none'`: `A_i = R_i − mean(R)` (GRPO centring as in tinker-cookbook and the ReTool recipe).
    * - `'std'`: `A_i = (R_i − mean(R)) / (std(R) + eps)`, population std (GRPO, DeepSeekMath).
    * - `'rloo'`: `A_i = R_i − mean(R_{−i})`, the leave-one-out baseline (RLOO, Ahmadian et al. 2024).
    * @default 'none'
@@ -84,7 +84,7 @@ export interface PackOptions {
   readonly maxDatumsPerBatch?: number;
   /**
    * `'padded'` (default): cost = datums × longest datum (what a dense `[B, T]` batch occupies; the
-   * ReTool seed's "padded tokens"). `'sum'`: cost = total positions (Tinker's packed wire format).
+   * "padded tokens" of KMnO4-zx/agentic-rl-lab `05-retool/train.py`). `'sum'`: cost = total positions (Tinker's packed wire format).
    * @default 'padded'
    */
   readonly budget?: TokenBudget;

@@ -77,7 +77,7 @@ async function fingerprint(dirs: readonly string[]): Promise<string> {
  * the page. Every response carries a strict Content-Security-Policy and `X-Content-Type-Options: nosniff`; every
  * value from the runs reaches the page as text. Live-update streams are capped per client and in total, and end
  * after `streamMaxLifetimeMs`.
- * @throws ConfigError for invalid options; Error when a run directory does not exist or has no `metrics.jsonl` yet (checked at start).
+ * @throws ConfigError for invalid options, or when a run directory does not exist or has no `metrics.jsonl` yet (checked at start).
  */
 export async function startDashboard(opts: DashboardOptions): Promise<Dashboard> {
   const parsed = optionsSchema.safeParse(opts);

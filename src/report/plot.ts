@@ -36,7 +36,7 @@ export interface PlotResult {
  * @param opts.outDir - where to write; default `<first run>/plots`.
  * @param opts.trajectories - sample trajectories shown in the report per run (last ones first). @default 6
  * @param opts.maxRecordBytes - longest run-file record read; longer ones are skipped and counted. @default 64 MiB
- * @throws Error when a run directory has no `metrics.jsonl`.
+ * @throws ConfigError for bad options, no run directory, or a run directory that is missing or has no `metrics.jsonl`.
  */
 export async function plotRuns(runDirs: readonly string[], opts: { outDir?: string; trajectories?: number; maxRecordBytes?: number } = {}): Promise<PlotResult> {
   checkOptions('plotRuns options', PLOT_OPTIONS, opts);

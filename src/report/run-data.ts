@@ -112,7 +112,7 @@ export class RunIndex {
   /**
    * Reads what changed since the last call.
    * @param final - also parse a last line without a newline (the run has finished writing).
-   * @throws Error when the directory does not exist or holds no `metrics.jsonl`.
+   * @throws ConfigError (path `runDir`) when the directory does not exist or holds no `metrics.jsonl`.
    */
   async refresh(final = false): Promise<void> {
     const s = await stat(this.dir).catch(() => undefined);
@@ -252,7 +252,7 @@ async function endsLineAt(path: string, end: number): Promise<boolean> {
  * Reads a finished (or live) run directory written by a Trainer with `logDir`: `metrics.jsonl`,
  * `trajectories.jsonl` (indexed, see {@link RunIndex}), `config.json`. Malformed records are skipped and counted
  * in `warnings`, never thrown.
- * @throws Error when `dir` is not a directory or holds no `metrics.jsonl`.
+ * @throws ConfigError (path `runDir`) when `dir` is not a directory or holds no `metrics.jsonl`.
  */
 export async function readRun(dir: string, opts: RunReadOptions = {}): Promise<RunData> {
   const index = new RunIndex(dir, opts);

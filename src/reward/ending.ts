@@ -1,6 +1,7 @@
 /**
  * The one rule every reward follows before it looks at an answer (DESIGN invariant: "a reward scores only an
- * answer the trajectory ended with validly"). ReTool seed §8.4.2: `answer` ends the trajectory and is scored,
+ * answer the trajectory ended with validly"). The ReTool recipe (KMnO4-zx/agentic-rl-lab `05-retool/rollout.py`):
+ * `answer` ends the trajectory and is scored,
  * `invalid` ends it and counts as wrong.
  */
 import { z } from '../util/zod.js';

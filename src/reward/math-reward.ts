@@ -2,7 +2,7 @@
  * The ReTool outcome reward: the last `\boxed{}` in the final `window` characters of the model's
  * response (joined with the boxes right before it when only separators part them: `\boxed{3} and \boxed{5}`
  * is the list `3, 5`, so a hedge `\boxed{3} or \boxed{5}` never scores as `5`), compared with the reference by math equivalence in a worker with a hard timeout;
- * `correct` / `wrong` (+1 / −1 by default). Seed §8.4.4 (`score_answer`).
+ * `correct` / `wrong` (+1 / −1 by default). The ReTool recipe's `score_answer` (KMnO4-zx/agentic-rl-lab `05-retool/reward.py`).
  */
 import { z } from '../util/zod.js';
 import { ConfigError } from '../errors/config-error.js';
@@ -15,6 +15,7 @@ import { mathEquivalentSync, type EquivalenceResult } from './math/equivalent.js
 import { MathCheckPool } from './math/pool.js';
 import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { sameOptionLetter } from './option-letter.js';
+import { unreachable } from '../errors/internal-error.js';
 
 /** Options of {@link mathReward}. */
 export interface MathRewardOptions extends EndingOptions {
@@ -106,7 +107,7 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
     }
     const letter = sameOptionLetter(example.answer, answer);
     if (letter !== null) return { reward: letter ? correct : wrong, correct: letter, validFormat: true, answer };
-    // Boxing marks both as LaTeX for the normaliser (`2,3` is a list there, not 2.3), as the seed's `parse(f"${x}$")`.
+    // Boxing marks both as LaTeX for the normaliser (`2,3` is a list there, not 2.3), as the recipe's `parse(f"${x}$")` (`05-retool/reward.py`).
     const result = await check(`\\boxed{${example.answer}}`, `\\boxed{${answer}}`);
     switch (result.status) {
       case 'ok':
@@ -121,7 +122,7 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
       case 'error':
         return { reward: wrong, correct: false, validFormat: true, answer, failure: 'timeout' };
       default:
-        return assertNever(result.status);
+        return unreachable(result.status, 'equivalence status');
     }
   };
 
@@ -131,8 +132,4 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
       if (ownsPool) pool = undefined;
     },
   });
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected equivalence status ${String(x)}`);
 }

@@ -15,6 +15,7 @@ import { END_TRAJECTORY_TIMEOUT_MS, linkedController, stepDeadlineMs, trajectory
 import { untilAborted } from '../util/until-aborted.js';
 import { parseWithEnv } from './parse-with-env.js';
 import { checkSampledSequence } from './check-sample.js';
+import { SamplerResponseError } from '../errors/sampler-errors.js';
 
 /** Mutable state of one branch while it is rolled out; frozen into a {@link Trajectory} at the end. */
 interface BranchState {
@@ -175,7 +176,7 @@ async function sampleTurn(ctx: RolloutContext, s: BranchState, prompt: readonly 
   s.stage = 'sample';
   const seed = ctx.sampling?.seed !== undefined ? deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length) : undefined;
   const [sampled] = await untilAborted(ctx.sampler.sample(prompt, samplingParams(ctx, { numSamples: 1, maxTokens, seed, signal })), signal);
-  if (!sampled) throw new Error('the sampler returned no sequence');
+  if (!sampled) throw new SamplerResponseError('sequences', null, 'the sampler returned no sequence');
   checkSampledSequence(sampled, { vocabSize: ctx.renderer.vocabSize, maxTokens });
   return sampled;
 }

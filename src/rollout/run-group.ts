@@ -16,6 +16,7 @@ import { checkSampledSequence } from './check-sample.js';
 import { isDrivenEnvironment, runDrivenGroup } from './driven-group.js';
 import { RolloutAdmission } from './admission.js';
 import { checkOptions, checkArgumentCount, strictKeys, objectValue, positiveInt } from '../util/check-options.js';
+import { SamplerResponseError } from '../errors/sampler-errors.js';
 
 /** The keys of {@link RolloutContext}; the four it cannot do without are checked for presence. */
 const ROLLOUT_CONTEXT = strictKeys(
@@ -62,7 +63,7 @@ export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'onPrefixMismatch'
  * (`DrivenEnvironment`, e.g. `agentEnvironment`) runs each branch itself instead (no shared fork).
  * @param group - the example, the group size G, the group's seed index and its id prefix ({@link RunGroupOptions}).
  * @returns trajectories in branch order (`groupIndex` 0..G−1).
- * @see ReTool seed §8.4.6 (first-turn fork, per-branch continuation).
+ * @see KMnO4-zx/agentic-rl-lab `05-retool/rollout.py` `advance_round` (first-turn fork, per-branch continuation).
  */
 export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Promise<Trajectory[]> {
   checkArgumentCount('runGroup', arguments.length, 2, 'runGroup(ctx, { example, groupSize, groupSeedIndex?, groupKey? })');
@@ -104,7 +105,7 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
       try {
         const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
         first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, { numSamples: indices.length, maxTokens, seed: forkSeed, signal: forkSignal })), forkSignal);
-        if (first.length !== indices.length) throw new Error(`the sampler returned ${first.length} sequences for ${indices.length}`);
+        if (first.length !== indices.length) throw new SamplerResponseError('sequences', null, `the sampler returned ${first.length} sequences for ${indices.length}`);
       } catch (e) {
         const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
         return indices.map((g) => emptyTrajectory(`${groupKey}/${g}`, example, g, messages, stop, stop === 'error' ? trajectoryError('sample', forkSignal.aborted ? forkSignal.reason : e) : undefined));

@@ -1,4 +1,5 @@
 import type { Sandbox } from '../types/exec-result.js';
+import { parseNumberFlag } from '../util/number-flag.js';
 
 /** One command-line flag an adapter reads (`agentrl sandbox-serve --<name> …`). */
 export interface SandboxAdapterFlag {
@@ -41,7 +42,7 @@ export interface SandboxAdapter<O = Record<string, unknown>> {
   readonly flags: Readonly<Record<string, SandboxAdapterFlag>>;
   /**
    * The adapter's options from flag values and the common options.
-   * @throws SandboxAdapterUsageError when a flag value is malformed (e.g. not a number).
+   * @throws UsageError when a flag value is malformed (e.g. not a number).
    */
   optionsFromFlags(values: SandboxAdapterFlagValues, common: SandboxAdapterCommonOptions): O;
   /**
@@ -53,16 +54,10 @@ export interface SandboxAdapter<O = Record<string, unknown>> {
   capacity(options: O): number;
 }
 
-/** A malformed command-line flag value for an adapter (the CLI answers it with its usage and exit code 2). */
-export class SandboxAdapterUsageError extends Error {
-  override readonly name = 'SandboxAdapterUsageError';
-}
-
-/** The number in flag `key`, or undefined when absent. @throws SandboxAdapterUsageError when it is not a number. */
+/**
+ * The number in flag `key`, or undefined when absent (the CLI's one number-flag parser, `parseNumberFlag`).
+ * @throws UsageError (`USAGE_INVALID`; the CLI answers it with its usage and exit code 2) when it is not a number.
+ */
 export function numberFlag(values: SandboxAdapterFlagValues, key: string): number | undefined {
-  const raw = values[key];
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(n)) throw new SandboxAdapterUsageError(`--${key} expects a number, got '${String(raw)}'`);
-  return n;
+  return parseNumberFlag(key, values[key]);
 }

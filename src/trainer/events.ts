@@ -59,7 +59,8 @@ export interface RolloutEndEvent {
 
 /**
  * `step`: emitted after the optimizer update, with every metric of the step. Metric names follow the
- * ReTool seed and tinker-cookbook: `reward/mean`, `reward/correct`, `reward/format`,
+ * the ReTool recipe (KMnO4-zx/agentic-rl-lab `05-retool/train.py` `rollout_metrics`) and tinker-cookbook:
+ * `reward/mean`, `reward/correct`, `reward/format`,
  * `rollout/valid_tool_call_rate`, `rollout/tool_calls`, `rollout/turns`, `rollout/trajectory_tokens`,
  * `rollout/degenerate_group_rate`, `sandbox/success_rate`, `sandbox/error_rate`, `sandbox/timeout_rate`,
  * `sandbox/latency_ms`, `optim/loss`, `optim/clip_frac`, `optim/kl_sample_train`, `optim/grad_norm`,

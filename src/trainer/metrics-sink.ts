@@ -54,7 +54,7 @@ export function jsonlSink(path: string): MetricsSink {
 }
 
 /**
- * One progress line per step on a terminal (overwritten in place on a TTY, appended otherwise):
+ * One progress line per step, each on a line of its own (appended, on a TTY too, so the history stays visible):
  * `step 3/20 ███░░ reward -0.250 correct 0.38 tool 0.91 valid 0.95 loss 0.012 | 4.1s`, and every `warning` on a line
  * of its own: `warning [degenerate_groups] step 3 (3/3): every group was degenerate …`.
  */

@@ -58,7 +58,8 @@ interface ScoredGroup extends ReadyGroup {
 }
 
 /**
- * The RL loop (ReTool seed §8.4.7): per step, take `questionsPerBatch` scored groups, compute group advantages, skip
+ * The RL loop (the ReTool recipe's, KMnO4-zx/agentic-rl-lab `05-retool/train.py`): per step, take `questionsPerBatch`
+ * scored groups, compute group advantages, skip
  * degenerate groups, build datums, run micro-batched `forwardBackward` and one `optimStep`, then sample later groups
  * from the new weights.
  *

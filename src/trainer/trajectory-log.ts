@@ -19,7 +19,8 @@ export interface TokenSegment {
 
 /**
  * One line of `logDir/trajectories.jsonl`. The per-token advantage is `advantage` on every mask-1 token
- * and 0 elsewhere (GRPO assigns one advantage per trajectory: DeepSeekMath §4.1.2; ReTool seed).
+ * and 0 elsewhere (GRPO assigns one advantage per trajectory: DeepSeekMath, arXiv 2402.03300, §4.1.2;
+ * KMnO4-zx/agentic-rl-lab `05-retool/train.py` `build_datum`).
  */
 export interface TrajectoryRecord {
   /** 1-based step number. */

@@ -26,7 +26,7 @@ export type InvalidReason =
   | 'truncated';
 
 /**
- * An assistant completion parsed into one of three paths (ReTool seed `parse_assistant`):
+ * An assistant completion parsed into one of three paths (the ReTool recipe's `parse_assistant`, KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`):
  * `tool` goes to the environment, `answer` ends the trajectory and is scored,
  * `invalid` ends the trajectory and is scored as wrong.
  * A `tool` action carries every call of the turn in `calls` (in order; one unless the environment allows parallel

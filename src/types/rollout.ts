@@ -3,7 +3,8 @@ import type { ParsedAction } from './action.js';
 import type { SamplingSettings } from './sampling.js';
 
 /**
- * Per-trajectory budgets (ReTool seed §8.4.2). All token counts are in tokens of the model's tokenizer.
+ * Per-trajectory budgets (the ReTool recipe's `RolloutConfig`, KMnO4-zx/agentic-rl-lab `05-retool/rollout.py`). All
+ * token counts are in tokens of the model's tokenizer.
  * A trajectory that would exceed one ends cleanly with the matching `TrajectoryStopReason`.
  */
 export interface RolloutBudgets {

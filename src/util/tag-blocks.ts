@@ -1,3 +1,5 @@
+import { invariant } from '../errors/internal-error.js';
+
 /**
  * Finding `open … close` blocks in model output in linear time.
  *
@@ -47,10 +49,10 @@ function finder(text: string, tag: string, ignoreCase: boolean): (from: number) 
  * cost: when an `open` has no `close` after it, no later one has either, so the search stops there (or, with
  * `unclosed: 'to-end'`, yields a block that runs to the end). Linear in `text.length`.
  * @example [...tagBlocks('a<b>1</b><b>2', '<b>', '</b>')].length === 1
- * @throws RangeError when `open` or `close` is empty.
+ * @throws InternalError when `open` or `close` is empty (callers pass fixed tags).
  */
 export function* tagBlocks(text: string, open: string, close: string, opts: TagBlockOptions = {}): Generator<TagBlock> {
-  if (open === '' || close === '') throw new RangeError('tagBlocks: empty tag');
+  invariant(open !== '' && close !== '', 'tagBlocks: empty tag');
   const findOpen = finder(text, open, opts.ignoreCase === true);
   const findClose = finder(text, close, opts.ignoreCase === true);
   let from = 0;

@@ -50,7 +50,7 @@ describe('loadRenderer from objects, with settings', () => {
     expect(r.renderText(msgs, { templateKwargs: { enable_thinking: true } }).endsWith('<|im_start|>assistant\n')).toBe(true);
   });
 
-  it("parses the seed's plain-code tool calls and strips the stop text", () => {
+  it("parses the ReTool recipe's plain-code tool calls and strips the stop text", () => {
     expect(r.toolCallFormat).toBe('code');
     expect(r.parseAssistant('Compute.\n<tool_call>\nprint(2**100 % 7)\n</tool_call><|im_end|>')).toMatchObject({
       kind: 'tool',

@@ -13,7 +13,7 @@ export function loadQwen3(settings: Omit<LoadRendererOptions, 'dir'> = {}): Prom
   return loadRenderer({ dir: QWEN3_DIR, ...settings } as LoadRendererOptions);
 }
 
-/** The code tool of the reference notes' 231-token example. */
+/** The code tool of the 231-token Qwen3 example (`renderer-qwen3.test.ts`). */
 export const CODE_TOOL: ToolDefinition = {
   type: 'function',
   function: {

@@ -93,6 +93,13 @@ describe('agentrl eval', () => {
     const f = capture();
     expect(await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, '--family', 'gpt5'], f.io)).toBe(2);
     expect(f.out.stderr).toContain("--family must be one of gpt_oss, kimi_k2, deepseek_v3, mistral, llama3, qwen3_coder, qwen3, got 'gpt5'");
+    // A bad number flag read after the plan (--tool-timeout-ms, --timeout-ms, --limit, --sandbox-workers) used to escape
+    // run() as an exception or exit 1; it is bad usage like every other flag.
+    for (const flag of ['--tool-timeout-ms', '--timeout-ms', '--limit', '--sandbox-workers']) {
+      const t = capture();
+      expect(await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, flag, '0'], t.io), flag).toBe(2);
+      expect(t.out.stderr).toContain(`${flag} expects an integer ≥ 1, got '0'`);
+    }
     const b = capture();
     expect(await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, '--limit', '1', '--env', 'retool-text', '--out', join(dir, 'x.jsonl')], b.io)).toBe(1);
     expect(b.out.stderr).toMatch(/SAMPLER_UNAVAILABLE|request failed|127\.0\.0\.1:9/);

@@ -15,6 +15,7 @@ describe('agentrl serve (CLI)', () => {
       [['serve', '--frobnicate'], /frobnicate/],
       [['serve', '--port', 'eighty'], /--port expects an integer/],
       [['serve', '--port', '70000'], /--port expects an integer/],
+      [['serve', '--port', ''], /--port expects an integer in \[0, 65535\], got ''/], // blank is not port 0
       [['serve', '--checkpoint', 'test/cli/no-such-checkpoint'], /checkpoint/],
       [['serve', '--host', '0.0.0.0'], /apiKey/],
       [['serve', '--session-timeout-s', '0'], /--session-timeout-s expects/],

@@ -160,7 +160,7 @@ describe("codeInterpreter({ session: 'trajectory' })", () => {
   });
 });
 
-describe('codeInterpreter.checkToolCall (the seed rule: non-blank code)', () => {
+describe('codeInterpreter.checkToolCall (the ReTool recipe rule: non-blank code)', () => {
   it('refuses blank or non-string code and accepts real code', async () => {
     const { codeInterpreter: make } = await import('agentrl');
     const { fakeSandbox: fake } = await import('agentrl/testing');

@@ -7,7 +7,7 @@ const reward = fc.double({ min: -10, max: 10, noNaN: true, noDefaultInfinity: tr
 
 describe('groupAdvantages', () => {
   it('centres the seed group [+1, −1, −1, −1] to [1.5, −0.5, −0.5, −0.5]', () => {
-    // Hazard: the worked example of seed §8.4.4 must hold exactly.
+    // Hazard: the worked example of the ReTool recipe (KMnO4-zx/agentic-rl-lab `05-retool/rollout.py` `assign_group_advantages`) must hold exactly.
     expect(groupAdvantages([1, -1, -1, -1])).toEqual([1.5, -0.5, -0.5, -0.5]);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { correctRollouts, klEstimate, klPenaltyInAdvantages, overlongPenalty, perTokenLossGrad, withKlLoss, perTokenLoss } from '../../src/loss/index.js';
+import { correctRollouts, klEstimate, klPenaltyInAdvantages, overlongPenalty, withKlLoss, perTokenLoss } from '../../src/loss/index.js';
+import { perTokenLossGrad } from './per-token-grad.js';
 import { scheduledLearningRate } from '../../src/trainer/lr-schedule.js';
 import type { Datum } from '../../src/types/datum.js';
 import { DatumShapeError } from '../../src/errors/index.js';

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
-import { describeLoss, lossConfigSchema, parseLossConfig } from '../../src/loss/index.js';
+import { lossConfigSchema, lossDefinition, parseLossConfig } from '../../src/loss/index.js';
+import type { LossConfig } from '../../src/types/index.js';
+
+const describeLoss = (c: LossConfig): string => lossDefinition(c).describe(c as never);
 
 function issues(input: unknown): string[] {
   try {
@@ -53,7 +56,7 @@ describe('lossConfigSchema / parseLossConfig', () => {
   });
 });
 
-describe('describeLoss', () => {
+describe('each kind\'s describe (LossDefinition.describe)', () => {
   it('describes every kind with defaults filled in', () => {
     expect(describeLoss({ kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 })).toBe('ppo clip [0.8, 1.28], token-mean');
     expect(describeLoss({ kind: 'importance_sampling', aggregation: 'token-sum' })).toBe('importance sampling, token-sum');

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DatumShapeError } from '../../src/errors/index.js';
-import { isClipped, perTokenLoss, perTokenLossGrad } from '../../src/loss/index.js';
+import { isClipped, perTokenLoss } from '../../src/loss/index.js';
+import { perTokenLossGrad } from './per-token-grad.js';
 import type { LossConfig } from '../../src/types/index.js';
 
 const ppo: LossConfig = { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DatumShapeError } from '../../src/errors/index.js';
-import { defineLoss, LOSSES, lossSequence, parseLossConfig, perTokenLoss, perTokenLossGrad, referenceLoss } from '../../src/loss/index.js';
+import { defineLoss, LOSSES, lossSequence, parseLossConfig, perTokenLoss, referenceLoss } from '../../src/loss/index.js';
+import { perTokenLossGrad } from './per-token-grad.js';
 import type { LossConfig, LossSequence } from '../../src/types/index.js';
 
 const GSPO: LossConfig = { kind: 'gspo', clipLow: 1 - 3e-4, clipHigh: 1 + 4e-4 };

@@ -80,7 +80,7 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
     expect(t!.turns[1]!.observation).toBeUndefined();
   });
 
-  it('off by default: the code interpreter keeps the seed rule (two calls are multiple_tool_calls)', async () => {
+  it('off by default: the code interpreter keeps the ReTool recipe rule (two calls are multiple_tool_calls)', async () => {
     const renderer = await localRenderer();
     const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '1\n' })), systemPrompt: null });
     const sampler = scriptedSampler({ renderer, script: () => `${toolCall('print(1)')}\n${toolCall('print(2)')}` });

@@ -2,7 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultAdaptersDir, loadSandboxAdapters, sandboxAdapter } from '../../src/sandbox/adapter-registry.js';
-import { numberFlag, SandboxAdapterUsageError } from '../../src/sandbox/adapter.js';
+import { numberFlag } from '../../src/sandbox/adapter.js';
+import { UsageError } from '../../src/errors/usage-error.js';
 import { registerBuiltinCommands, runCli } from '../../apps/cli/index.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox-adapters', import.meta.url));
@@ -58,9 +59,9 @@ describe('sandbox adapter registry', () => {
 
   it('refuses malformed numbers in flags', () => {
     for (const bad of ['x', '', ' ', '1e', 'NaN', 'Infinity']) {
-      expect(() => numberFlag({ workers: bad }, 'workers')).toThrow(SandboxAdapterUsageError);
+      expect(() => numberFlag({ workers: bad }, 'workers')).toThrow(UsageError);
     }
-    expect(() => numberFlag({ bind: ['1'] }, 'bind')).toThrow(SandboxAdapterUsageError);
+    expect(() => numberFlag({ bind: ['1'] }, 'bind')).toThrow(UsageError);
     expect(numberFlag({ workers: '2' }, 'workers')).toBe(2);
     expect(numberFlag({}, 'workers')).toBeUndefined();
   });

@@ -7,6 +7,7 @@ import { jwtExpiry, JWT_REFRESH_MARGIN_MS } from '../../src/backend/tinker/jwt.j
 import { LOCAL_MODEL_DIR } from '../helpers/local-renderer.js';
 import { TINY } from '../backend/helpers.js';
 import { call } from './raw-client.js';
+import { BackendAuthError, ConfigError } from '../../src/errors/index.js';
 
 const MODEL = { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! };
 const SECRET = 's'.repeat(40);
@@ -36,7 +37,7 @@ describe('AccessTokens: what verifies and what does not', () => {
     expect(tokens.verify(a.jwt)).toBe(0);
     t += 1000;
     expect(tokens.verify(a.jwt)).toBe(-1);
-    expect(() => tokens.issue('tml-c')).toThrow(RangeError);
+    expect(() => tokens.issue('tml-c')).toThrow(BackendAuthError);
   });
 
   it('refuses tampered, forged, re-algorithmed, foreign and malformed tokens', () => {
@@ -76,10 +77,11 @@ describe('AccessTokens: what verifies and what does not', () => {
   });
 
   it('refuses bad options', () => {
-    expect(() => new AccessTokens([], {})).toThrow(RangeError);
-    expect(() => new AccessTokens(['k'], { ttlS: 0 })).toThrow(RangeError);
-    expect(() => new AccessTokens(['k'], { ttlS: 1.5 })).toThrow(RangeError);
-    expect(() => new AccessTokens(['k'], { secret: 'short' })).toThrow(RangeError);
+    expect(() => new AccessTokens([], {})).toThrow(/at least one API key/);
+    expect(() => new AccessTokens([], {})).toThrow(ConfigError);
+    expect(() => new AccessTokens(['k'], { ttlS: 0 })).toThrow(ConfigError);
+    expect(() => new AccessTokens(['k'], { ttlS: 1.5 })).toThrow(/ttlS must be a positive integer/);
+    expect(() => new AccessTokens(['k'], { secret: 'short' })).toThrow(ConfigError);
   });
 });
 

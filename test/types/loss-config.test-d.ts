@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { describeLoss, lossConfigSchema, parseLossConfig } from '../../src/loss/index.js';
+import { lossConfigSchema, parseLossConfig } from '../../src/loss/index.js';
 import type { Aggregation, LossConfig } from '../../src/types/index.js';
 
 describe('LossConfig and lossConfigSchema stay in step', () => {
@@ -12,9 +12,8 @@ describe('LossConfig and lossConfigSchema stay in step', () => {
     expectTypeOf<z.input<typeof lossConfigSchema>>().toEqualTypeOf<LossConfig>();
   });
 
-  it('parseLossConfig returns LossConfig and describeLoss takes it', () => {
+  it('parseLossConfig returns LossConfig', () => {
     expectTypeOf(parseLossConfig).returns.toEqualTypeOf<LossConfig>();
-    expectTypeOf(describeLoss).parameter(0).toEqualTypeOf<LossConfig>();
   });
 
   it('narrows on kind', () => {

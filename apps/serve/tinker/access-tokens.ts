@@ -1,4 +1,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ConfigError } from 'agentrl/internal';
+import { BackendAuthError } from 'agentrl/internal';
+
+const optionError = (path: string, message: string): ConfigError => new ConfigError('AccessTokens options', [{ path, message }]);
 
 /** Options of {@link AccessTokens}. */
 export interface AccessTokenOptions {
@@ -37,13 +41,13 @@ export class AccessTokens {
 
   /**
    * @param keys the server's API keys, in the order the HTTP layer numbers them.
-   * @throws RangeError for no keys, a ttl that is not a positive integer, or a secret under 32 characters.
+   * @throws ConfigError for no keys, a ttl that is not a positive integer, or a secret under 32 characters.
    */
   constructor(keys: readonly string[], options: AccessTokenOptions = {}) {
-    if (keys.length === 0) throw new RangeError('access tokens need at least one API key to exchange');
+    if (keys.length === 0) throw optionError('keys', 'access tokens need at least one API key to exchange');
     const ttl = options.ttlS ?? 3600;
-    if (!Number.isInteger(ttl) || ttl <= 0) throw new RangeError(`token ttlS must be a positive integer, got ${ttl}`);
-    if (options.secret !== undefined && options.secret.length < 32) throw new RangeError('token secret must have at least 32 characters');
+    if (!Number.isInteger(ttl) || ttl <= 0) throw optionError('ttlS', `token ttlS must be a positive integer, got ${ttl}`);
+    if (options.secret !== undefined && options.secret.length < 32) throw optionError('secret', 'token secret must have at least 32 characters');
     this.ttlS = ttl;
     this.#secret = options.secret !== undefined ? Buffer.from(options.secret, 'utf8') : randomBytes(32);
     this.#now = options.now ?? Date.now;
@@ -52,11 +56,11 @@ export class AccessTokens {
 
   /**
    * A token for `key` (one of the server keys) and when it expires (ms since epoch).
-   * @throws RangeError when `key` is not one of them.
+   * @throws BackendAuthError (status 401) when `key` is not one of them.
    */
   issue(key: string): { jwt: string; expiresAt: number } {
     const tag = keyTag(key);
-    if (!this.#tags.has(tag)) throw new RangeError('not one of the server keys');
+    if (!this.#tags.has(tag)) throw new BackendAuthError('auth/token', 401, 'not one of the server keys');
     const iat = Math.floor(this.#now() / 1000);
     const exp = iat + this.ttlS;
     const payload = b64(JSON.stringify({ iss: ISSUER, sub: tag, iat, exp }));

@@ -16,8 +16,8 @@ export interface ClientConfigFacts {
 }
 
 /**
- * The flags the Tinker SDK reads at start, answered truthfully for this server (`reference/tinker-http.md`,
- * "Official SDK behaviour"):
+ * The flags the Tinker SDK reads at start, answered truthfully for this server (thinking-machines-lab/tinker
+ * `src/tinker/types/client_config_response.py`):
  * - `pjwt_auth_enabled` — true when the server has API keys and issues access tokens (`POST /api/v1/auth/token`,
  *   `{}` with the key → `{jwt}`); the key itself stays accepted on every call (SDKs before 0.18 never exchange);
  * - `proto_write_fwdbwd: true` — `forward_backward` takes `application/x-protobuf` bodies (and JSON);

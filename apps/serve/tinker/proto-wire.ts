@@ -1,5 +1,6 @@
 /**
- * The protobuf side of `agentrl serve` (`tinker_public.proto`, `reference/tinker-http.md` §1.9): a
+ * The protobuf side of `agentrl serve` (`tinker_public.proto`, as serialized in thinking-machines-lab/tinker
+ * `src/tinker/proto/tinker_public_pb2.py`): a
  * `ForwardBackwardRequest` body decoded into the JSON shapes of `wire.ts`, and `SampleResponse` /
  * `ForwardBackwardOutput` results encoded from them. Tensors are raw little-endian bytes: tokens int32, dense
  * tensors in their dtype, `BatchedTensor.offsets` int64 byte offsets (a leading 0, then one end per datum).

@@ -19,7 +19,7 @@ export type TinkerRouteOptions = ClientConfigFacts;
 export const TINKER_PREFIX = TINKER_API_PREFIX;
 
 /**
- * Registers the Tinker HTTP API (`reference/tinker-http.md` §1.3) on `app`, answered by `service`.
+ * Registers the Tinker HTTP API (the routes of thinking-machines-lab/tinker `src/tinker/resources/`) on `app`, answered by `service`.
  * Errors: a body that does not parse → 400 `{error, category: "user"}`; an unknown session, model or sampler → 404;
  * a reused `seq_id` with other content → 409; failures while a request runs → its future's `{error, category}`.
  * Another principal's session, model, future, checkpoint or sampler is answered exactly like an unknown one (404).

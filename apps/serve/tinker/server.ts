@@ -105,7 +105,8 @@ export interface ServeApp {
 /**
  * `agentrl serve` as a library call: the embedded engine (`localBackend`) behind the Tinker HTTP API
  * (`/api/v1/...`, JSON bodies and protobuf `forward_backward` bodies and results by content negotiation, the REST
- * surface of runs, checkpoints with archive download, samplers and sessions; `reference/tinker-http.md`), on the shared hardened HTTP layer. Each
+ * surface of runs, checkpoints with archive download, samplers and sessions, as thinking-machines-lab/tinker
+ * `src/tinker/resources/` calls them), on the shared hardened HTTP layer. Each
  * `create_model` is an independent copy of `checkpoint`; per-model requests run in `seq_id` order; sampling
  * runs beside training.
  * @example

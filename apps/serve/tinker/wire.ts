@@ -1,5 +1,6 @@
 /**
- * JSON shapes of the Tinker HTTP API as `agentrl serve` reads and writes them (`reference/tinker-http.md` §1.4),
+ * JSON shapes of the Tinker HTTP API as `agentrl serve` reads and writes them (the request and response types of
+ * thinking-machines-lab/tinker `src/tinker/types/`),
  * and their mapping onto agentrl's `Datum` and `SamplingParams` (losses and Adam: `backend/tinker/protocol/`).
  * Schemas are loose objects: Tinker clients send extra fields (`type`, `user_metadata`, …) that are ignored.
  */

@@ -1,5 +1,6 @@
 import type { NativeLossKind as LossKind } from '../../types/loss-config.js';
 import { np, lax, type JaxArray } from './jax.js';
+import { unreachable } from '../../errors/internal-error.js';
 
 /**
  * Per-token loss inside the engine (Tinker's built-in losses, `src/types/loss-config.ts`),
@@ -41,9 +42,7 @@ export function perTokenLossKernel(
       const w = lax.stopGradient(np.clip(ratio, lo, hi));
       return w.mul(lp).mul(adv).mul(-1);
     }
-    default: {
-      const never: never = kind;
-      throw new Error(`unknown loss kind ${String(never)}`);
-    }
+    default:
+      return unreachable(kind, 'loss kind');
   }
 }

@@ -1,6 +1,7 @@
 import { np, type JaxArray } from './jax.js';
 import type { ModelConfig } from './model-config.js';
 import { mulberry32, normalSampler } from './rng.js';
+import { CheckpointError } from '../../errors/backend-errors.js';
 
 /**
  * Model weights as a flat record keyed by tensor name (`wte`, `wpe`, `h.{l}.wq`, …, `lnf.g`).
@@ -57,7 +58,7 @@ export function toDevice(c: ModelConfig, host: ReadonlyMap<string, Float32Array>
   const p: Params = {};
   for (const [name, shape] of paramShapes(c)) {
     const buf = host.get(name);
-    if (!buf) throw new Error(`missing tensor ${name}`);
+    if (!buf) throw new CheckpointError(`missing tensor ${name}`);
     p[name] = np.array(buf).reshape(shape);
   }
   return p;

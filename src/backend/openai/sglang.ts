@@ -7,7 +7,8 @@ import { mapFinishReason } from './vllm.js';
  * `input_ids`, `sampling_params` (`max_new_tokens`, `temperature`, `top_p`, `top_k` (-1 = off), `stop_token_ids`,
  * `sampling_seed`, `skip_special_tokens: false`, and the neutral `min_p: 0`, `repetition_penalty: 1` so no model default
  * applies), and `return_logprob: true` for the sampled tokens' logprobs.
- * @see reference/tinker-http.md §4.3; SGLang `GenerateReqInput` / sampling-parameter docs.
+ * @see sgl-project/sglang `GenerateReqInput` (`python/sglang/srt/managers/io_struct.py`) and its sampling-parameter
+ * docs (`docs/basic_usage/sampling_params.md`).
  */
 export function sglangGenerateRequest(promptTokens: readonly number[], params: SamplingParams, stop: readonly number[], seed: number | undefined): Record<string, unknown> {
   return {

@@ -8,7 +8,7 @@ import { SamplerResponseError } from '../../errors/sampler-errors.js';
  * Every setting that shapes the distribution is sent explicitly (`top_k: -1` = off, `min_p: 0`, `repetition_penalty: 1`):
  * vLLM otherwise fills omitted ones from the model's `generation_config.json` (Qwen3: `top_k` 20, `top_p` 0.95), and the
  * tokens would come from a distribution the caller did not ask for. `seed` only when given. Special tokens are kept in the text.
- * @see reference/tinker-http.md §4.1 (vLLM `CompletionRequest`; SkyRL's forwarding client sends the same fields).
+ * @see vllm-project/vllm `vllm/entrypoints/openai/completion/protocol.py` (`CompletionRequest`; SkyRL's forwarding client sends the same fields).
  */
 export function vllmCompletionRequest(model: string, promptTokens: readonly number[], params: SamplingParams, stop: readonly number[]): Record<string, unknown> {
   return {

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import tar from 'tar-stream';
 import { BackendInputError, BackendRequestError, CheckpointError } from '../../errors/index.js';
+import { httpStatusKind } from '../../errors/http-status.js';
 import { jsonOf, TinkerHttp } from './http.js';
 import { resolveTinkerOptions, type TinkerBackendOptions } from './options.js';
 import { ENGINE_PROFILES, type EngineProfile } from './engines/profiles.js';
@@ -134,7 +135,7 @@ async function archiveUrl(http: TinkerHttp, options: TinkerRestOptions, runId: s
   const url = (jsonOf(a) as { url?: unknown } | undefined)?.url;
   if (a.status === 200 && typeof url === 'string') return url;
   const text = a.body.toString('utf8').slice(0, 300);
-  throw new BackendRequestError('checkpoint_archive', a.status >= 500 ? 'server' : 'unknown', `no archive URL for tinker://${runId}/${kind}/${name}: HTTP ${a.status} ${text}`, { status: a.status });
+  throw new BackendRequestError('checkpoint_archive', ['server', 'gateway'].includes(httpStatusKind(a.status)) ? 'server' : 'unknown', `no archive URL for tinker://${runId}/${kind}/${name}: HTTP ${a.status} ${text}`, { status: a.status });
 }
 
 /** A tar member name as a path inside `dir`, or undefined when it would leave `dir` (absolute, `..`). */

@@ -12,6 +12,7 @@ import { retry, retryAfterMs, type RetryPolicy } from '../../util/retry.js';
 import type { ResolvedTinkerOptions } from './options.js';
 import { readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
+import { httpStatusKind, isRetriedStatus } from '../../errors/http-status.js';
 import { AGENTRL_VERSION } from './version.js';
 import { tinkerPath } from './protocol/routes.js';
 
@@ -123,15 +124,15 @@ export function failureError(op: string, f: { message: string; category: Backend
 export function answerError(op: string, url: string, a: HttpAnswer): AgentRLError {
   const body = jsonOf(a);
   const text = detailOf(body) ?? requestFailure(body)?.message ?? (a.body.length > 0 ? a.body.toString('utf8').slice(0, 500) : `HTTP ${a.status}`);
-  if (a.status === 401 || a.status === 403) return new BackendAuthError(url, a.status, text);
+  const kind = httpStatusKind(a.status);
+  if (kind === 'auth') return new BackendAuthError(url, a.status, text);
   // 415: the body's media type is refused (content negotiation falls back on it), whatever the body says.
-  if (a.status === 415) return new BackendRequestError(op, 'unknown', text, { status: 415 });
   // 409: a seq_id reused with other content, or (saves) a checkpoint name that exists; callers tell them apart by op.
-  if (a.status === 409) return new BackendRequestError(op, 'unknown', text, { status: 409 });
+  if (kind === 'unsupported_media' || kind === 'conflict') return new BackendRequestError(op, 'unknown', text, { status: a.status });
   const failure = requestFailure(body);
   if (failure) return failureError(op, failure, a.status);
-  if (a.status === 422) return new BackendInputError(op, text);
-  return new BackendRequestError(op, a.status >= 500 ? 'server' : 'unknown', text, { status: a.status });
+  if (kind === 'unprocessable') return new BackendInputError(op, text);
+  return new BackendRequestError(op, kind === 'server' || kind === 'gateway' ? 'server' : 'unknown', text, { status: a.status });
 }
 
 /**
@@ -246,9 +247,10 @@ export class TinkerHttp {
     const attempt = async (): Promise<HttpAnswer> => {
       const a = await this.send(o.method ?? 'POST', path, body, { timeoutMs: this.#opts.timeouts.requestMs, ...o, idempotencyKey: key });
       if (a.status >= 200 && a.status < 300) return a;
-      const retryable = a.status === 408 || a.status === 429 || a.status === 402 || (a.status >= 500 && detailOf(jsonOf(a)) === undefined && requestFailure(jsonOf(a)) === undefined);
-      if (!retryable) throw answerError(op, url, a);
-      throw new RetryableAnswer(a.status, a.status === 429 || a.status === 402 ? retryAfterMs(a.headers) : undefined);
+      const kind = httpStatusKind(a.status);
+      const final5xx = (kind === 'server' || kind === 'gateway') && (detailOf(jsonOf(a)) !== undefined || requestFailure(jsonOf(a)) !== undefined);
+      if (!isRetriedStatus('tinker', a.status) || final5xx) throw answerError(op, url, a);
+      throw new RetryableAnswer(a.status, kind === 'rate_limited' || kind === 'payment' ? retryAfterMs(a.headers) : undefined);
     };
     try {
       return await retry(attempt, tinkerRetryPolicy(this.#opts.retry), this.#closing.signal);

@@ -26,6 +26,7 @@ import { checkpointName, chunkDatums, forwardBackwardBody } from './training-ops
 import { adamParamsToWire } from './protocol/adam.js';
 import { parseForwardBackwardJson, parseMetricsJson, parseModelId, stringField, type ForwardBackwardOutput, type WireDatum } from './wire.js';
 import { tinkerPath as apiPath } from './protocol/routes.js';
+import { InternalError } from '../../errors/internal-error.js';
 
 /** `get_info` of the model being trained. */
 export interface TinkerModelInfo {
@@ -257,7 +258,7 @@ class TinkerTrainingBackend implements TinkerBackend {
     /** A `409` on submit is this result (the SDK's rule for saves under an existing name), not an error. */
     onConflict?: (modelId: string) => T,
   ): Promise<T> {
-    let submit: () => Promise<string> = () => Promise.reject(new Error('not submitted'));
+    let submit: () => Promise<string> = () => Promise.reject(new InternalError('not submitted'));
     let conflicted: { modelId: string } | undefined;
     let sent = false;
     let usedSeq = 0;

@@ -16,7 +16,8 @@ interface Block {
 }
 
 /**
- * Finds the `<tool_call>` blocks of `text` the ReTool seed way, shared by the Hermes JSON and Qwen3-Coder XML forms.
+ * Finds the `<tool_call>` blocks of `text` the ReTool recipe's way (KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`),
+ * shared by the Hermes JSON and Qwen3-Coder XML forms.
  * `locate(open)` returns the block that starts at `open` (or `null` when its end cannot be found structurally; the first
  * `</tool_call>` then ends it). Returns the blocks and the index of the first opening tag, or an invalid reason.
  */
@@ -72,7 +73,7 @@ function locateJsonBlock(text: string, open: number): Block | null {
 
 /**
  * Qwen3 / Hermes: `<tool_call>\n{"name": …, "arguments": {…}}\n</tool_call>` blocks at the end of the turn, several
- * (separated by whitespace) with `parallelToolCalls`. The rules are the ReTool seed's, unchanged: the block end is the
+ * (separated by whitespace) with `parallelToolCalls`. The rules are the ReTool recipe's, unchanged: the block end is the
  * first `</tool_call>` after a complete JSON object (string-aware), a tag anywhere else (also inside `<think>`) is a
  * malformed turn. `content` keeps the `<think>` block: the Qwen3 template splits it off itself.
  */

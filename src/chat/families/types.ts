@@ -20,7 +20,10 @@ export const FAMILY_IDS: readonly FamilyId[] = ['gpt_oss', 'kimi_k2', 'deepseek_
 export interface FamilyParseOptions {
   /** Several calls in one turn are allowed (else a second call is `multiple_tool_calls`). */
   readonly parallelToolCalls: boolean;
-  /** Qwen3 only: `'code'` means a `<tool_call>` body is the Python code itself (ReTool seed style). */
+  /**
+   * Qwen3 only: `'code'` means a `<tool_call>` body is the Python code itself (the ReTool recipe's style,
+   * KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`).
+   */
   readonly format: 'json' | 'code';
   /** Tool that receives raw code (the `'code'` format, Llama's `<|python_tag|>` code, harmony's `python` recipient). */
   readonly codeToolName: string;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Example } from '../../types/example.js';
 import type { AgentRunArgs } from './agent-environment.js';
+import { AgentProgramError } from '../../errors/env-errors.js';
 
 /** How {@link subprocessAgent} starts the agent program. */
 export interface SubprocessAgentOptions {
@@ -117,7 +118,7 @@ export function subprocessAgent(options: SubprocessAgentOptions): (args: AgentRu
         child.stdin.end(`${example}\n`);
         child.on('error', (e) => {
           args.signal.removeEventListener('abort', onAbort);
-          reject(new Error(`the agent program ${JSON.stringify(program)} could not start: ${e.message}`, { cause: e }));
+          reject(new AgentProgramError(`the agent program ${JSON.stringify(program)} could not start: ${e.message}`, { cause: e }));
         });
         child.on('close', (code, sig) => {
           args.signal.removeEventListener('abort', onAbort);
@@ -125,7 +126,7 @@ export function subprocessAgent(options: SubprocessAgentOptions): (args: AgentRu
           if (code === 0) return resolve(out.text());
           const stderr = err.text().trim();
           const why = sig ? `was killed by ${sig}` : `exited with code ${code}`;
-          reject(new Error(`the agent program ${why}${stderr ? `; stderr (last ${STDERR_BYTES} bytes):\n${stderr}` : ' (no stderr)'}`));
+          reject(new AgentProgramError(`the agent program ${why}${stderr ? `; stderr (last ${STDERR_BYTES} bytes):\n${stderr}` : ' (no stderr)'}`));
         });
       });
       const written = await readTail(answerFile, STDOUT_BYTES);

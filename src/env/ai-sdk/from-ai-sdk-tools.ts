@@ -42,7 +42,7 @@ function convertSchema(name: string, schema: unknown): { json: JsonSchema; zod: 
   const s = schema as { jsonSchema?: unknown; validate?: (v: unknown) => { success: boolean; error?: { message?: string } } | PromiseLike<unknown> } | undefined;
   const json = s?.jsonSchema;
   if (typeof json !== 'object' || json === null || typeof (json as PromiseLike<unknown>).then === 'function') {
-    throw new Error(`fromAiSdkTools: tool '${name}' has an inputSchema that is neither a zod schema nor an AI SDK jsonSchema() with a plain JSON schema`);
+    throw new ConfigError('fromAiSdkTools tools', [{ path: `${name}.inputSchema`, message: `fromAiSdkTools: tool '${name}' has an inputSchema that is neither a zod schema nor an AI SDK jsonSchema() with a plain JSON schema` }]);
   }
   const zod = z.looseObject({}).superRefine((v, ctx) => {
     const r = s?.validate?.(v) as { success?: boolean; error?: { message?: string } } | undefined;
@@ -69,7 +69,7 @@ async function resultText(out: unknown): Promise<string> {
  * AI SDK's options: `toolCallId` (`<trajectory id>#<call index>`), `abortSignal` (the trajectory's signal),
  * `context` (AI SDK 7) and `experimental_context` (earlier versions): the trajectory's {@link ToolContext}; `messages: []`. A string result is the observation;
  * any other value is sent as JSON. A tool without `execute` answers `Error: … has no execute`.
- * @throws ConfigError when a key is not a valid tool name; Error when a schema cannot be converted.
+ * @throws ConfigError when a key is not a valid tool name, or a schema cannot be converted (path `<name>.inputSchema`).
  */
 export function fromAiSdkTools<E extends Example = Example>(tools: Readonly<Record<string, AiSdkToolLike>>): Tool<z.ZodObject, E>[] {
   return Object.entries(tools).map(([name, t]) => {

@@ -10,6 +10,7 @@ import type {
   SharedV4Warning,
 } from '@ai-sdk/provider';
 import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { SamplerHttpError, SamplerResponseError } from '../../errors/sampler-errors.js';
 
 const POLICY_MODEL_OPTIONS = strictKeys(['baseURL', 'apiKey', 'model']);
 
@@ -118,7 +119,8 @@ export function policyLanguageModel(opts: PolicyLanguageModelOptions): PolicyLan
     const json = (await res.json().catch(() => undefined)) as
       | { id?: string; choices?: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] }; finish_reason?: string }[]; usage?: { prompt_tokens: number; completion_tokens: number }; error?: { message?: string } }
       | undefined;
-    if (!res.ok || !json?.choices?.[0]) throw new Error(`policy endpoint answered ${res.status}: ${json?.error?.message ?? 'no choice'}`);
+    if (!res.ok) throw new SamplerHttpError(res.status, json?.error?.message ?? 'no choice', url);
+    if (!json?.choices?.[0]) throw new SamplerResponseError('choices[0]', null, `the policy endpoint answered ${res.status} without a choice`);
     const choice = json.choices[0];
     const content: LanguageModelV4Content[] = [];
     if (choice.message.content) content.push({ type: 'text', text: choice.message.content });

@@ -13,6 +13,7 @@ import { complete, judgeId, type Judge } from './judge-client.js';
 import { formatTrajectory, groupMessages, retryMessages, singleMessages } from './judge-prompt.js';
 import { finalAnswer, groupVerdictSchema, parseVerdict, singleVerdictSchema } from './judge-verdict.js';
 import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { InternalError } from '../../errors/internal-error.js';
 
 const JUDGE_REWARD_OPTIONS = strictKeys(['judge', 'rubric', 'mode', 'retries', 'timeoutMs', 'maxTokens', 'temperature', 'normalize', 'correctThreshold', 'format', 'cache']);
 
@@ -255,7 +256,8 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
       return out;
     } catch (e) {
       stats.failures += judged.length;
-      throw JudgeError.isInstance(e) ? e : new Error(`judge: ${e instanceof Error ? e.message : String(e)}`);
+      // judgement() throws only JudgeError; anything else is agentrl's own bug in the group bookkeeping.
+      throw JudgeError.isInstance(e) ? e : new InternalError(`judge: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
   };
   return { reward, groupReward, stats: () => ({ ...stats }) };

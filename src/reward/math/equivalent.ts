@@ -8,6 +8,7 @@ import { normalizeDetailed } from './normalize.js';
 import { bracketsBalanced, parseAnswerNode, type AnswerNode } from './structure.js';
 import { lacksDefiniteValue, type NumericPolicy } from './scalar.js';
 import { sameOptionLetter } from '../option-letter.js';
+import { unreachable } from '../../errors/internal-error.js';
 
 /** Options of the equivalence check. */
 export interface MathEquivalenceOptions {
@@ -133,10 +134,6 @@ function someValue(n: AnswerNode, test: (latex: string) => boolean): boolean {
     case 'matrix': return n.rows.some((row) => row.some(test));
     case 'union': return n.parts.some((x) => someValue(x, test));
     case 'seq': case 'set': case 'tuple': case 'ratio': return n.items.some((x) => someValue(x, test));
-    default: return assertNever(n);
+    default: return unreachable(n, 'answer node');
   }
-}
-
-function assertNever(x: never): never {
-  throw new Error(`unexpected answer node ${JSON.stringify(x)}`);
 }

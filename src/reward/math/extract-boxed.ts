@@ -2,7 +2,8 @@
  * `\boxed{…}` / `\fbox{…}` extraction by brace-depth counting.
  *
  * Two entry points with deliberately different policies:
- * - {@link extractLastBoxed}: the reward rule (seed §8.4.4 `extract_last_boxed`): the last box opener
+ * - {@link extractLastBoxed}: the reward rule (the ReTool recipe's `extract_last_boxed`, KMnO4-zx/agentic-rl-lab
+ *   `05-retool/reward.py`): the last box opener
  *   inside the final `window` characters; unclosed → `null`; never joins several boxes.
  * - {@link findBoxes} / {@link extractBoxedAnswer}: the general (math-verify style) extraction used by
  *   `extractAnswer`, which joins adjacent boxes into a list (`\boxed{2}, \boxed{3}` → `2,3`).
@@ -75,7 +76,7 @@ export interface ExtractBoxedOptions {
 
 /**
  * The reward's answer extraction: the content of the LAST `\boxed{` (or `\fbox{`) opener found in
- * `text.slice(-window)`, matched by brace depth. Semantics follow the seed's `extract_last_boxed`
+ * `text.slice(-window)`, matched by brace depth. Semantics follow the recipe's `extract_last_boxed`
  * (`rfind("\\boxed{")`): for `\boxed{\boxed{2}}` the last opener is the inner one, giving `2`;
  * an unclosed last box gives `null` (no fallback to an earlier box). A brace-less `\boxed 5` is
  * NOT an answer (the seed and verl require `\boxed{`; the case file expects no credit).

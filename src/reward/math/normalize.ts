@@ -1,6 +1,6 @@
 /**
  * LaTeX answer normaliser: a small, own port of the rules of latex2sympy2_extended's
- * `normalize_latex` (see reference/mathverify.md §1.2) plus fixes for compute-engine pitfalls
+ * `normalize_latex` (huggingface/latex2sympy2_extended `src/latex2sympy2_extended/math_normalization.py`) plus fixes for compute-engine pitfalls
  * (`1,000` → tuple, `\$5` → error, `30^\circ` → radians, `5\text{ cm}` → quantity).
  */
 import { findBoxes } from './extract-boxed.js';

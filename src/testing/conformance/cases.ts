@@ -60,7 +60,7 @@ const py = (name: string, check: ConformanceCase['check'], testTimeoutMs?: numbe
 });
 const js = (name: string, check: ConformanceCase['check']): ConformanceCase => ({ name, language: 'javascript', check });
 
-/** Every case. Python ones follow reference/sandboxes.md §7 (adversarial snippets) plus fresh-state checks. */
+/** Every case. Python ones are the adversarial snippets of docs/sandboxes.md (from public sandbox bug reports) plus fresh-state checks. */
 export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
   // --- basics -----------------------------------------------------------------------------
   py('basic-print', async ({ run }) => {

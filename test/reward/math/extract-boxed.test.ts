@@ -12,7 +12,7 @@ describe('extractLastBoxed (reward rule)', () => {
     expect(extractLastBoxed('first \\boxed{3}, but rechecking gives \\boxed{4}.')).toBe('4');
   });
 
-  it('lands on the inner box of a nested box, as the seed rfind does', () => {
+  it('lands on the inner box of a nested box, as the ReTool recipe rfind does (05-retool/reward.py)', () => {
     expect(extractLastBoxed('So \\boxed{\\boxed{2}}.')).toBe('2');
   });
 

@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { SamplingClient } from '../../types.js';
 import { AgentRLError } from '../../../errors/base.js';
 import { localBackend, type LocalBackendOptions } from '../local-backend.js';
+import { InternalError } from '../../../errors/internal-error.js';
 
 interface Call {
   readonly id: number;
@@ -71,7 +72,7 @@ async function run(c: Call): Promise<unknown> {
       samplers.delete(a[0]);
       return undefined;
     default:
-      throw new Error(`unknown op ${c.op}`);
+      throw new InternalError(`unknown op ${c.op}`);
   }
 }
 

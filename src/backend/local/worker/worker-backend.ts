@@ -14,7 +14,13 @@ import { localBackend, type LocalBackendOptions } from '../local-backend.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WireError } from './engine-host.js';
 
-/** An engine error of a code without its own class here, rebuilt from the worker (same `code`, same message). */
+/** Code of a failure of the worker thread itself (its module missing, a failed start, an exit): `docs/errors.md`. */
+const WORKER_FAILED = 'LOCAL_ENGINE_WORKER';
+
+/**
+ * An engine error of a code without its own class here, rebuilt from the worker (same `code`, same message); also the
+ * worker thread's own failure (code `LOCAL_ENGINE_WORKER`).
+ */
 class EngineWorkerError extends AgentRLError {
   readonly code: string;
   constructor(code: string, message: string) {
@@ -61,7 +67,7 @@ function hostTarget(): { module: string; tsxApi: string | undefined } {
     return { module: new URL('./engine-host.ts', here).href, tsxApi };
   }
   const built = ['./local-engine-worker.js', './engine-host.js'].map((c) => new URL(c, here).href).find((u) => existsSync(fileURLToPath(u)));
-  if (!built) throw new Error(`local engine worker module not found next to ${here}`);
+  if (!built) throw new EngineWorkerError(WORKER_FAILED, `local engine worker module not found next to ${here}`);
   return { module: built, tsxApi: undefined };
 }
 
@@ -111,7 +117,7 @@ class WorkerBackend implements TrainingBackend {
       w.unref();
       w.on('message', (m: { ready?: true; fatal?: string; id?: number; ok?: boolean; value?: unknown; error?: WireError }) => {
         if (m.ready) return resolve(w);
-        if (m.fatal !== undefined) return reject(new Error(`local engine worker failed to start: ${m.fatal}`));
+        if (m.fatal !== undefined) return reject(new EngineWorkerError(WORKER_FAILED, `local engine worker failed to start: ${m.fatal}`));
         const p = this.#pending.get(m.id!);
         if (!p) return;
         this.#pending.delete(m.id!);
@@ -125,7 +131,7 @@ class WorkerBackend implements TrainingBackend {
         this.#pending.clear();
       };
       w.on('error', fail);
-      w.on('exit', (code) => fail(new Error(`local engine worker exited (${code})`)));
+      w.on('exit', (code) => fail(new EngineWorkerError(WORKER_FAILED, `local engine worker exited (${code})`)));
     });
     return this.#worker;
   }

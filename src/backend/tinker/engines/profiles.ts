@@ -193,7 +193,7 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     sources: {
       normalisation: 'docs: losses ("the loss is a sum over tokens")',
       pollHold: 'not published: the SDK gives up on a poll after 45 s (src/tinker/lib/api_future_impl.py), so the service answers sooner; 30 s assumed',
-      seq: 'SDK 0.25: a refused seq_id leaves later ones waiting (reference/tinker-http.md "Official SDK behaviour")',
+      seq: 'SDK 0.25: a refused seq_id leaves later ones waiting (observed running the public thinking-machines-lab/tinker SDK 0.25.0)',
       wire: 'src/tinker/lib/api_future_impl.py (proto results), resources/training.py',
     },
     start: ["tinkerBackend({ engine: 'tinker', apiKey: process.env.TINKER_API_KEY, … }) (default base URL)"],

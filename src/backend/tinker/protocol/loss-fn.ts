@@ -13,7 +13,10 @@ export const LOSS_FN_CONFIG_KEYS: Readonly<Record<NativeLossKind, readonly strin
   cispo: ['clip_low_threshold', 'clip_high_threshold'],
 };
 
-/** Clip thresholds a server uses when `loss_fn_config` leaves them out: `ppo` {0.8, 1.2}, `cispo` {0, 4} (reference/tinker.md). */
+/**
+ * Clip thresholds a server uses when `loss_fn_config` leaves them out: `ppo` {0.8, 1.2}, `cispo` {0, 4} (tinker-cookbook
+ * `docs/losses.mdx` and `tutorials/202_loss_functions.py`).
+ */
 export const TINKER_CLIP_DEFAULTS = { ppo: [0.8, 1.2], cispo: [0, 4] } as const;
 
 /**

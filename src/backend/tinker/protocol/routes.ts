@@ -2,7 +2,8 @@
 export const TINKER_API_PREFIX = '/api/v1';
 
 /**
- * The Tinker HTTP routes agentrl's client calls and `agentrl serve` answers (`reference/tinker-http.md` §1.3), without
+ * The Tinker HTTP routes agentrl's client calls and `agentrl serve` answers (the routes of thinking-machines-lab/tinker
+ * `src/tinker/resources/`), without
  * the {@link TINKER_API_PREFIX}. `POST` unless noted.
  */
 export const TINKER_ROUTES = {

@@ -1,4 +1,5 @@
-// Issue 24 (correctness, round two): each kind with inputs of our own.
+// How rewards score three answer shapes: a reference with no definite value (dropped), a blank box (no answer), and
+// a multiple-choice letter (any form of the right letter).
 import { describe, expect, it } from 'vitest';
 import { mathReward } from '../../src/reward/math-reward.js';
 import { exactMatch } from '../../src/reward/exact-match.js';
@@ -17,7 +18,7 @@ const traj = (finalText: string, example = ex('12')): Trajectory => ({
 const math = mathReward({ inThread: true });
 const boxed = (s: string) => `\\boxed{${s}}`;
 
-describe('kind 1: a reference with no definite value drops the sample, never rewards', () => {
+describe('a reference with no definite value drops the sample, never rewards', () => {
   const valueless = [
     '\\frac{1}{0}', '\\frac{0}{0}', '\\frac{7}{3-3}', '1/(2-2)', '\\ln 0', '\\log_{2} 0', '\\log(0)', '\\tan\\frac{\\pi}{2}',
     '\\sec(\\pi/2)', '\\cot 0', '\\csc(0)', '\\frac{1}{\\sin 0}', '0^{-1}', '\\Gamma(0)', '\\Gamma(-3)', '0^0', '\\frac{\\pi}{0}',
@@ -67,7 +68,7 @@ describe('kind 1: a reference with no definite value drops the sample, never rew
   });
 });
 
-describe('kind 2: an empty or blank box is no answer (no format credit)', () => {
+describe('an empty or blank box is no answer (no format credit)', () => {
   const blanks = ['', ' ', '\\,', '\\;', '\\quad', '\\ ', '~', '{}', '\\text{}', '\\text{ }', '\\mathrm{}', '$ $', '\\hspace{1cm}', '{\\,}'];
 
   it('isBlankAnswer', () => {
@@ -105,7 +106,7 @@ describe('kind 2: an empty or blank box is no answer (no format credit)', () => 
   });
 });
 
-describe('kind 5: multiple-choice letters', () => {
+describe('multiple-choice letters', () => {
   const forms = ['B', '(B)', 'B)', 'B.', 'B:', '\\text{B}', '\\text{(B)}', '\\textbf{(B)}', '\\mathrm{B}', 'b', '(b)',
     'B) 12', '(B) 12', 'B. 12', 'B: 12', '\\text{(B) } 12', '\\textbf{(B)}\\ 12', '(B) $\\frac{1}{2}$', 'B) 3\\sqrt{2}', '(B) Paris'];
   const hedges = ['B or C', 'B and C', 'B, C', 'B/C', '(B) 12, (C) 15', 'B) 12 or C) 15', '(B) or (C)', 'B) 12 and C) 15'];

@@ -21,7 +21,7 @@ const check = (rows: readonly Row[]) => {
   expect(wrong).toEqual([]);
 };
 
-describe('issue 13 §2: \\mathrm{e}, \\mathrm{i}, \\mathrm{d} are constants or operators, not units', () => {
+describe('\\mathrm{e}, \\mathrm{i}, \\mathrm{d} are constants or operators, not units', () => {
   it('does not strip them as units (false positives)', () => {
     check([
       ['3', '3\\mathrm{e}', false],
@@ -63,7 +63,7 @@ describe('issue 13 §2: \\mathrm{e}, \\mathrm{i}, \\mathrm{d} are constants or o
   });
 });
 
-describe('issue 13 §2: kinds that were missed', () => {
+describe('answer forms: named tuples, lists, percents, matrices, ratios, text, unclosed boxes, degrees', () => {
   it('named tuples', () => {
     check([
       ['(4,-1)', '(x,y)=(4,-1)', true],
