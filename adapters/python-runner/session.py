@@ -1,5 +1,5 @@
 
-# ---- Sessions (appended to runtime.py by gen-runtime.mjs) ------------------------------------------
+# ---- Sessions (appended to zygote.py by gen-sources.mjs) ------------------------------------------
 # A session is a spare that, instead of one request, receives a "S" byte and then length-prefixed JSON
 # frames on its private socket: one per call, each answered with a frame once the code has run. Its
 # __main__, imports, threads and /tmp/work persist from call to call; everything else is as for a
@@ -156,7 +156,7 @@ def _session_main(sock, inp):
         c0 = _cpu_s()
         soft = min(hard, int(c0 + req["cpuS"]) + 1)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-        status = _exec_user(req["code"], main, _make_stdio(), "<sandbox>" if n == 1 else "<sandbox %d>" % n)
+        status = _exec_user(req["code"], main, _make_stdio(), _call_name(n))
         try:
             sock.sendall(_frame({"exit": status, "cpuS": _cpu_s() - c0}))
         except BaseException:

@@ -1,5 +1,4 @@
-# agentrl local sandbox runtime. Shipped as a string by python-runtime.ts (gen-runtime.mjs); this file
-# is the readable source (tests check the two are identical). argv[1] = JSON config. Modes:
+# Local sandbox runtime (after common.py; see its header). argv[1] = JSON config. Modes:
 #   "server": one per worker slot. Reads one JSON request per line on fd 0 and answers on fd 1; forks
 #             the zygotes (warm interpreters), which fork one isolated call process (a "spare") per call.
 #   "once":   spawn mode, one call in this fresh interpreter.
@@ -169,67 +168,6 @@ def _set_cpu_limit(cpu_s):
     soft = int(cpu_s + ru.ru_utime + ru.ru_stime) + 1
     resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
     return ru.ru_utime + ru.ru_stime
-
-
-def _make_stdio():
-    """Text streams on fds 0-2, whatever files those fds point to when they are used."""
-    return (
-        io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace"),
-        io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace"),
-        io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True),
-    )
-
-
-_STDIO = None  # made once in a zygote, unused (so still empty) in each call process forked from it
-
-
-def _exec_user(code, main=None, stdio=None, name="<sandbox>"):
-    """Runs model code in `main` (a fresh __main__ when None) and returns its exit status. A session
-    passes its own `main` and `stdio` (fresh text streams per call), and runs atexit only at its end."""
-    status = 0
-    inp, out, err = stdio or _STDIO or _make_stdio()
-    sys.stdout, sys.stderr = out, err
-    sys.__stdout__, sys.__stderr__ = out, err
-    sys.stdin = sys.__stdin__ = inp
-    sys.argv = ["<sandbox>"]
-    if main is None:
-        main = types.ModuleType("__main__")
-        main.__dict__["__builtins__"] = builtins
-    sys.modules["__main__"] = main
-    import linecache
-    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
-    try:
-        exec(compile(code, name, "exec"), main.__dict__)
-    except SystemExit as e:
-        if e.code is None:
-            status = 0
-        elif isinstance(e.code, int):
-            status = e.code & 0xFF
-        else:
-            try:
-                print(e.code, file=sys.stderr)
-            except BaseException:
-                pass
-            status = 1
-    except BaseException:
-        try:
-            etype, exc, tb = sys.exc_info()
-            traceback.print_exception(etype, exc, tb.tb_next if tb is not None else None)  # hide the runner frame
-        except BaseException:
-            pass
-        status = 1
-    if stdio is None:
-        try:
-            import atexit
-            atexit._run_exitfuncs()
-        except BaseException:
-            pass
-    for s in (sys.stdout, sys.stderr):
-        try:
-            s.flush()
-        except BaseException:
-            pass
-    return status
 
 
 def _close_except(keep):
