@@ -3,7 +3,8 @@
 #   local  (PYTHON_RUNTIME_SOURCE)   = common.py + zygote.py + session.py + zygote_main.py
 #   docker (CONTAINER_RUNNER_SOURCE) = common.py + container.py
 # This file is what both run for every call: the model code's process-level semantics (fresh __main__,
-# sys.argv, text streams, exit status, traceback, atexit, non-daemon threads, final flush).
+# sys.argv, text streams, exit status, traceback, atexit, non-daemon threads, final flush) and the
+# fresh random streams of a process forked from a warm parent.
 import os, sys, io, builtins, types, traceback
 
 
@@ -17,6 +18,18 @@ def _make_stdio():
 
 
 _STDIO = None  # made once in a zygote, unused (so still empty) in each call process forked from it
+
+
+def _reseed():
+    """Fresh random streams in a forked call process: without it every call forked from one warm
+    parent would replay the parent's `random` and `numpy.random` state (same "random" numbers each call)."""
+    for name in ("random", "numpy.random"):
+        mod = sys.modules.get(name)
+        if mod is not None:
+            try:
+                mod.seed()
+            except BaseException:
+                pass
 
 
 def _call_name(n):

@@ -95,6 +95,7 @@ def _child(req, stdin_fd, out_w, err_w, cwd):
         os.closerange(3, 4096)
         os.chdir(cwd)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        _reseed()
     except BaseException:
         os._exit(70)
     os._exit(_exec_user(req['code']))
@@ -119,6 +120,7 @@ def _session_child(sock, cwd):
         os.closerange(keep + 1, 4096)
         main = types.ModuleType('__main__')
         main.__dict__['__builtins__'] = builtins
+        _reseed()
     except BaseException:
         os._exit(70)
     n = 0

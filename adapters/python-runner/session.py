@@ -120,8 +120,7 @@ def _session_main(sock, inp):
             os.makedirs(work, exist_ok=True)
             os.chdir(work)
             _set_env(work)
-        if "random" in sys.modules:
-            sys.modules["random"].seed()
+        _reseed()
         # CPU: each call may use `cpuS` more (soft limit); the whole session at most `sessionCpuS`
         # (hard limit, which cannot be raised again once the capabilities are gone).
         hard = int(_cpu_s() + opened["sessionCpuS"]) + 1

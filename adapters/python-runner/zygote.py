@@ -276,8 +276,7 @@ def _spare(tag, hello_fd):
         mine.sendall(("1%.6f" % setup_cpu_s).encode())  # setup CPU is not the call's
         mine.close()
         os.closerange(3, CFG["openFiles"] + 64)
-        if "random" in sys.modules:
-            sys.modules["random"].seed()
+        _reseed()
     except BaseException as e:
         if announce == -2:
             os._exit(125)  # a session's own failures are reported by its loop

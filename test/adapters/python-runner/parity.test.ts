@@ -6,13 +6,15 @@ import { TEST_BINDS, TEST_IMAGE, probeDocker } from '../docker/docker-env.js';
 
 // The local and the Docker runner once each had their own copy of the code that runs a call; these are the
 // differences found between them, now one behaviour (common.py's _exec_user). Each case fails on the runner
-// that behaved otherwise: Docker for the first four, local for the threads and the failed flush.
+// that behaved otherwise: Docker for the first three and the session names, local for the threads and the failed
+// flush, both for numpy.random (Docker for random too).
 const docker = await probeDocker();
 const sandboxes: [string, () => Sandbox][] = [
-  ['local fork-server', () => localSandbox({ workers: 1, mode: 'fork-server', preload: ['math', 'numpy'] })],
+  // numpy.random preloaded: the parent's numpy random state is then what every forked call would replay.
+  ['local fork-server', () => localSandbox({ workers: 1, mode: 'fork-server', preload: ['math', 'random', 'numpy.random'] })],
   ['local spawn', () => localSandbox({ workers: 1, mode: 'spawn' })],
 ];
-if (docker.ok) sandboxes.push(['docker', () => dockerSandbox({ image: TEST_IMAGE, binds: TEST_BINDS, poolSize: 1, preload: ['math'] })]);
+if (docker.ok) sandboxes.push(['docker', () => dockerSandbox({ image: TEST_IMAGE, binds: TEST_BINDS, poolSize: 1, preload: ['math', 'random', 'numpy.random'] })]);
 else it.skip(`docker: ${docker.reason}`, () => undefined);
 
 describe.each(sandboxes)('%s runs model code as the shared runner does', (_name, make) => {
@@ -50,6 +52,16 @@ describe.each(sandboxes)('%s runs model code as the shared runner does', (_name,
     const r = await sb.run({ code: 'import os, sys\nsys.stdout.write("x")\nos.close(1)' });
     expect(r.status).toBe('error');
     expect(r.exitCode).toBe(120);
+  });
+
+  it('gives every call fresh random and numpy.random streams (Docker replayed its runner\'s; local reseeded only random)', async () => {
+    const code = 'import random, numpy.random\nprint(random.random(), numpy.random.rand())';
+    const [a, b] = [await sb.run({ code }), await sb.run({ code })];
+    expect(a.status).toBe('ok');
+    const [ra, na] = a.stdout.split(' ');
+    const [rb, nb] = b.stdout.split(' ');
+    expect(ra).not.toBe(rb);
+    expect(na).not.toBe(nb);
   });
 
   it('numbers session calls <sandbox N> in tracebacks (Docker showed <string>)', async () => {
