@@ -22,7 +22,8 @@ _STDIO = None  # made once in a zygote, unused (so still empty) in each call pro
 
 def _reseed():
     """Fresh random streams in a forked call process: without it every call forked from one warm
-    parent would replay the parent's `random` and `numpy.random` state (same "random" numbers each call)."""
+    parent would replay the parent's `numpy.random` state (same "random" numbers each call), and its
+    `random` state too where the fork skips CPython's at-fork hooks (zygote.py's _raw_fork)."""
     for name in ("random", "numpy.random"):
         mod = sys.modules.get(name)
         if mod is not None:

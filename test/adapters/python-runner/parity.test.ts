@@ -7,7 +7,7 @@ import { TEST_BINDS, TEST_IMAGE, probeDocker } from '../docker/docker-env.js';
 // The local and the Docker runner once each had their own copy of the code that runs a call; these are the
 // differences found between them, now one behaviour (common.py's _exec_user). Each case fails on the runner
 // that behaved otherwise: Docker for the first three and the session names, local for the threads and the failed
-// flush, both for numpy.random (Docker for random too).
+// flush, both for numpy.random (random itself was reseeded: by os.fork's at-fork hook in Docker, by hand locally).
 const docker = await probeDocker();
 const sandboxes: [string, () => Sandbox][] = [
   // numpy.random preloaded: the parent's numpy random state is then what every forked call would replay.
@@ -54,7 +54,7 @@ describe.each(sandboxes)('%s runs model code as the shared runner does', (_name,
     expect(r.exitCode).toBe(120);
   });
 
-  it('gives every call fresh random and numpy.random streams (Docker replayed its runner\'s; local reseeded only random)', async () => {
+  it("gives every call fresh random and numpy.random streams (both replayed the parent's numpy.random state)", async () => {
     const code = 'import random, numpy.random\nprint(random.random(), numpy.random.rand())';
     const [a, b] = [await sb.run({ code }), await sb.run({ code })];
     expect(a.status).toBe('ok');
