@@ -173,7 +173,7 @@ class _Session:
 
 def _await_frame(sp, deadline, watch_output, reader=None, session=None):
     """Waits for the session's next frame. Returns (kind, frame): kind is "frame", "exit" (the
-    process ended), "timeout", "flood" (an output file reached fileBytes), "bad" (a broken frame),
+    process ended), "timeout", "flood" (the output files together reached fileBytes), "bad" (a broken frame),
     "cancelled" (Node sent "cancel": the caller aborted) or "cpu" (the session's whole process tree
     passed sessionCpuS)."""
     poller = select.poll()
@@ -214,7 +214,7 @@ def _await_frame(sp, deadline, watch_output, reader=None, session=None):
             return "frame", got
         if sp.pidfd in ready:
             return "exit", None
-        if watch_output and max(os.fstat(sp.out).st_size, os.fstat(sp.err).st_size) >= CFG["fileBytes"]:
+        if watch_output and _flooded(sp):
             return "flood", None
 
 

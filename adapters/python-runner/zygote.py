@@ -342,6 +342,12 @@ def _zygote(tag, preload, ctl, hello_fd):
             os.write(hello_fd, b"E" + tag + repr(e).encode()[:2000])
 
 
+def _flooded(sp):
+    """True once stdout and stderr together hold `fileBytes`: the output flood that ends a call (the
+    Docker runner's rule too, there with the request's kill_after_bytes)."""
+    return os.fstat(sp.out).st_size + os.fstat(sp.err).st_size >= CFG["fileBytes"]
+
+
 def _head_tail(fd, cap):
     size = os.fstat(fd).st_size
     if size <= cap:
@@ -537,7 +543,7 @@ def _finish(req, sp, t0, reader):
             if ready:
                 reader.fill()
                 continue
-            if max(os.fstat(sp.out).st_size, os.fstat(sp.err).st_size) >= CFG["fileBytes"]:
+            if _flooded(sp):
                 flood = True
                 break
         if timed_out or flood or cancelled:

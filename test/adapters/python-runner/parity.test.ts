@@ -9,13 +9,15 @@ import { TEST_BINDS, TEST_IMAGE, probeDocker } from '../docker/docker-env.js';
 // that behaved otherwise: Docker for the first three and the session names, local for the threads and the failed
 // flush, both for numpy.random (random itself was reseeded: by os.fork's at-fork hook in Docker, by hand locally).
 const docker = await probeDocker();
-const sandboxes: [string, () => Sandbox][] = [
+// Each factory takes the output flood limit: local `maxFileBytes`, Docker `killAfterOutputBytes`.
+const sandboxes: [string, (floodBytes?: number) => Sandbox][] = [
   // numpy.random preloaded: the parent's numpy random state is then what every forked call would replay.
-  ['local fork-server', () => localSandbox({ workers: 1, mode: 'fork-server', preload: ['math', 'random', 'numpy.random'] })],
-  ['local spawn', () => localSandbox({ workers: 1, mode: 'spawn' })],
+  ['local fork-server', (f) => localSandbox({ workers: 1, mode: 'fork-server', preload: ['math', 'random', 'numpy.random'], ...(f ? { maxFileBytes: f } : {}) })],
+  ['local spawn', (f) => localSandbox({ workers: 1, mode: 'spawn', ...(f ? { maxFileBytes: f } : {}) })],
 ];
-if (docker.ok) sandboxes.push(['docker', () => dockerSandbox({ image: TEST_IMAGE, binds: TEST_BINDS, poolSize: 1, preload: ['math', 'random', 'numpy.random'] })]);
-else it.skip(`docker: ${docker.reason}`, () => undefined);
+if (docker.ok) {
+  sandboxes.push(['docker', (f) => dockerSandbox({ image: TEST_IMAGE, binds: TEST_BINDS, poolSize: 1, preload: ['math', 'random', 'numpy.random'], ...(f ? { killAfterOutputBytes: f } : {}) })]);
+} else it.skip(`docker: ${docker.reason}`, () => undefined);
 
 describe.each(sandboxes)('%s runs model code as the shared runner does', (_name, make) => {
   const sb = make();
@@ -62,6 +64,18 @@ describe.each(sandboxes)('%s runs model code as the shared runner does', (_name,
     const [rb, nb] = b.stdout.split(' ');
     expect(ra).not.toBe(rb);
     expect(na).not.toBe(nb);
+  });
+
+  it('ends a call as output_limit when stdout and stderr together reach the flood limit (local counted each stream alone)', async () => {
+    const small = make(64 * 1024);
+    try {
+      const r = await small.run({ code: 'import sys\nsys.stdout.write("o" * 40000)\nsys.stdout.flush()\nsys.stderr.write("e" * 40000)' });
+      expect(r.status).toBe('output_limit');
+      const fits = await small.run({ code: 'import sys\nsys.stdout.write("o" * 20000)\nsys.stderr.write("e" * 20000)' });
+      expect(fits.status).toBe('ok');
+    } finally {
+      await small.close();
+    }
   });
 
   it('numbers session calls <sandbox N> in tracebacks (Docker showed <string>)', async () => {
