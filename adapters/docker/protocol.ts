@@ -3,7 +3,7 @@ import { renderCapped, type CappedText } from '../../src/sandbox/output.js';
 import { looksLikeMemoryError } from '../../src/sandbox/result.js';
 
 /*
- * The in-container runner is `CONTAINER_RUNNER_SOURCE` (adapters/python-runner: common.py + container.py), the
+ * The in-container runner is `CONTAINER_RUNNER_SOURCE` (adapters/local/python: common.py + container.py), the
  * Python the local sandbox also runs model code with. It is started as
  * `python3 -I -c <source> <preload-json> <warmup-json>` so any image with a Python 3.8+ interpreter works.
  *

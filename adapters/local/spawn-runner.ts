@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { ExecResult, RunRequest } from '../../src/types/exec-result.js';
 import { classifyOutcome, readCappedFile, renderCapped, sandboxErrorResult } from '../../src/sandbox/index.js';
 import type { ResolvedLocalOptions } from './options.js';
-import { PYTHON_RUNTIME_SOURCE } from '../python-runner/sources.js';
+import { PYTHON_RUNTIME_SOURCE } from './python/sources.js';
 import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
 import { cpuSecondsFor, outputFlooded } from './fork-server.js';
 import { onAbort as watchAbort } from '../../src/util/on-abort.js';

@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { PYTHON_RUNTIME_SOURCE } from '../python-runner/sources.js';
+import { PYTHON_RUNTIME_SOURCE } from './python/sources.js';
 import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
 
 /** Wire reply of the server for one call (see python/runtime.py `_finish`). */

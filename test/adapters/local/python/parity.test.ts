@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../src/types/exec-result.js';
-import { localSandbox } from '../../../adapters/local/index.js';
-import { dockerSandbox } from '../../../adapters/docker/index.js';
-import { TEST_BINDS, TEST_IMAGE, probeDocker } from '../docker/docker-env.js';
+import type { Sandbox } from '../../../../src/types/exec-result.js';
+import { localSandbox } from '../../../../adapters/local/index.js';
+import { dockerSandbox } from '../../../../adapters/docker/index.js';
+import { TEST_BINDS, TEST_IMAGE, probeDocker } from '../../docker/docker-env.js';
 
 // The local and the Docker runner once each had their own copy of the code that runs a call; these are the
 // differences found between them, now one behaviour (common.py's _exec_user). Each case fails on the runner

@@ -2,6 +2,8 @@
 # Docker sandbox. gen-sources.mjs concatenates these files into sources.ts (tests check the two match):
 #   local  (PYTHON_RUNTIME_SOURCE)   = common.py + zygote.py + session.py + zygote_main.py
 #   docker (CONTAINER_RUNNER_SOURCE) = common.py + container.py
+# It lives in the local adapter's folder (the reference Python sandbox) and the Docker adapter imports the
+# generated source from here, as it imports local's DEFAULT_WARMUP: every adapters/ folder stays one adapter.
 # This file is what both run for every call: the model code's process-level semantics (fresh __main__,
 # sys.argv, text streams, exit status, traceback, atexit, non-daemon threads, final flush) and the
 # fresh random streams of a process forked from a warm parent.

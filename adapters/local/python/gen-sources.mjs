@@ -1,4 +1,4 @@
-// Regenerates sources.ts from the Python files of this folder: `node adapters/python-runner/gen-sources.mjs`.
+// Regenerates sources.ts from the Python files of this folder: `node adapters/local/python/gen-sources.mjs`.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 /** Each shipped runner: its export name, what it is, and its files in order (tests check sources.ts matches). */

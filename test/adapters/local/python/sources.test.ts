@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONTAINER_RUNNER_SOURCE, PYTHON_RUNTIME_SOURCE } from '../../../adapters/python-runner/sources.js';
-import { containerSpec } from '../../../adapters/docker/docker-sandbox.js';
-import { resolveDockerOptions } from '../../../adapters/docker/options.js';
+import { CONTAINER_RUNNER_SOURCE, PYTHON_RUNTIME_SOURCE } from '../../../../adapters/local/python/sources.js';
+import { containerSpec } from '../../../../adapters/docker/docker-sandbox.js';
+import { resolveDockerOptions } from '../../../../adapters/docker/options.js';
 
-const file = (f: string): string => readFileSync(new URL(`../../../adapters/python-runner/${f}`, import.meta.url), 'utf8');
+const file = (f: string): string => readFileSync(new URL(`../../../../adapters/local/python/${f}`, import.meta.url), 'utf8');
 const joined = (parts: readonly string[]): string => parts.map(file).join('\n');
 
 describe('one Python runner for the local and the Docker sandbox', () => {
-  it('ships the .py files of adapters/python-runner (regenerate with gen-sources.mjs)', () => {
+  it('ships the .py files of adapters/local/python (regenerate with gen-sources.mjs)', () => {
     expect(PYTHON_RUNTIME_SOURCE).toBe(joined(['common.py', 'zygote.py', 'session.py', 'zygote_main.py']));
     expect(CONTAINER_RUNNER_SOURCE).toBe(joined(['common.py', 'container.py']));
   });
