@@ -4,7 +4,7 @@ import type { ExecResult, RunRequest, Sandbox, SandboxSession, SessionOptions } 
 import { SandboxClosedError, SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 import { ContainerSlot, type SlotFailure } from './container-slot.js';
 import { replyToResult, type RunnerReply } from './protocol.js';
-import { RUNNER_SOURCE } from './runner-source.js';
+import { CONTAINER_RUNNER_SOURCE } from '../local/python/sources.js';
 import { DockerSession } from './docker-session.js';
 import { resolveDockerOptions, type DockerSandboxOptions, type ResolvedDockerOptions } from './options.js';
 import { onAbort as watchAbort } from '../../src/util/on-abort.js';
@@ -39,7 +39,7 @@ interface Waiter {
 export function containerSpec(o: ResolvedDockerOptions, poolId: string): ContainerCreateOptions {
   return {
     Image: o.image,
-    Cmd: [o.python, '-I', '-c', RUNNER_SOURCE, JSON.stringify(o.preload), JSON.stringify(o.warmup)],
+    Cmd: [o.python, '-I', '-c', CONTAINER_RUNNER_SOURCE, JSON.stringify(o.preload), JSON.stringify(o.warmup)],
     User: '65534:65534',
     WorkingDir: '/tmp',
     Env: Object.entries(o.env).map(([k, v]) => `${k}=${v}`),
@@ -78,7 +78,7 @@ export function containerSpec(o: ResolvedDockerOptions, poolId: string): Contain
  * Docker sandbox: a warm pool of `poolSize` hardened containers (no network, read-only root,
  * size-capped `/tmp` tmpfs, `Memory` = `MemorySwap`, `NanoCpus`, `PidsLimit`, uid 65534, all
  * capabilities dropped, `no-new-privileges`, an init process), each running one long-lived Python
- * runner that forks a fresh child per call (see `runner-source.ts`) — no `docker exec` per call.
+ * runner that forks a fresh child per call (see `protocol.ts` and adapters/local/python/container.py) — no `docker exec` per call.
  *
  * Calls queue for a free container. A call that ends in `timeout`, `memory` or `output_limit`, a
  * runner that dies, or a container past `recycleAfter` calls is killed and removed, and a

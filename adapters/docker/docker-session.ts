@@ -23,7 +23,7 @@ export interface DockerSessionDeps {
 /**
  * A session of the Docker sandbox: one warm container taken from the pool for the session's life
  * (its memory, CPU and pids limits are the session's as a whole), whose runner keeps a session
- * interpreter between calls (see runner-source.ts). A timeout, flood or memory kill retires the
+ * interpreter between calls (adapters/local/python/container.py). A timeout, flood or memory kill retires the
  * container (as for one-off calls) and the next call takes another: `sessionReset: true`. A crash
  * of the interpreter alone keeps the container; the runner starts a fresh interpreter. `close()`
  * kills and wipes the session and gives the container back to the pool.

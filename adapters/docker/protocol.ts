@@ -2,7 +2,35 @@ import type { ExecResult, ExecStatus } from '../../src/types/exec-result.js';
 import { renderCapped, type CappedText } from '../../src/sandbox/output.js';
 import { looksLikeMemoryError } from '../../src/sandbox/result.js';
 
-/** One request line sent to the in-container runner (see `runner-source.ts`). */
+/*
+ * The in-container runner is `CONTAINER_RUNNER_SOURCE` (adapters/local/python: common.py + container.py), the
+ * Python the local sandbox also runs model code with. It is started as
+ * `python3 -I -c <source> <preload-json> <warmup-json>` so any image with a Python 3.8+ interpreter works.
+ *
+ * Protocol over the container's attached stdio (JSON lines):
+ * - runner → host, once: `{"ready": true, "pid": n, "preloaded": [...], "failed": [...]}`
+ * - host → runner: `{"id", "code", "stdin", "timeout_ms", "max_output_bytes", "kill_after_bytes"}`
+ * - runner → host: `{"id", "status", "exit_code", "signal", "stdout", "stderr" (base64 of the first
+ *   `max_output_bytes / 2` bytes per stream), "stdout_tail", "stderr_tail" (base64 of the last bytes
+ *   beyond the head, at most the other half), "stdout_bytes", "stderr_bytes" (bytes seen), "wall_ms",
+ *   "cpu_ms"}`
+ *
+ * Per call the runner wipes `/tmp` and `/dev/shm`, forks a child (fresh `__main__`, new session,
+ * own pipes, per-call cwd `/tmp/work`), enforces the wall deadline itself, and after the child ends
+ * (or at the deadline / output flood) SIGKILLs every other process in the container with
+ * `kill(-1)` until none is left — so daemons, fork bombs and orphans never outlive the call.
+ * The runner marks itself non-dumpable so code running as the same uid cannot open its
+ * `/proc/<pid>/fd` to forge replies. Statuses: ok | error | timeout | memory | output_limit |
+ * sandbox_error (OOM is read from the container cgroup's `oom_kill` counter, v1 or v2).
+ *
+ * Sessions (`"session": true` on a request; the container then serves one session): the first call
+ * forks a session interpreter that keeps one `__main__` and cwd `/tmp/work` (not wiped) for every
+ * later call; each call hands it fresh stdin/stdout/stderr pipes. Its reply adds `session_fresh`
+ * (a new interpreter ran it) and `session_ended` (a timeout, flood or crash killed the session and
+ * everything in the container). `{"id", "op": "session_close"}` kills and wipes the session.
+ */
+
+/** One request line sent to the in-container runner (protocol above). */
 export interface RunnerRequest {
   readonly id: number;
   readonly code: string;

@@ -20,6 +20,14 @@ export function cpuSecondsFor(timeoutMs: number): number {
 
 const MIB = 1024 * 1024;
 
+/**
+ * Whether a call's output is a flood: stdout and stderr together (bytes) reached `maxFileBytes`. The one
+ * rule of both runners (the Docker runner counts both streams against `killAfterOutputBytes` too).
+ */
+export function outputFlooded(stdoutBytes: number, stderrBytes: number, maxFileBytes: number): boolean {
+  return stdoutBytes + stderrBytes >= maxFileBytes;
+}
+
 /** Decodes one captured stream of a reply. */
 export function replyText(part: [string, string, number]): CappedText {
   return renderCapped({ head: Buffer.from(part[0], 'base64'), tail: Buffer.from(part[1], 'base64'), totalBytes: part[2] });
@@ -29,7 +37,7 @@ export function replyText(part: [string, string, number]): CappedText {
 export function replyResult(reply: ZygoteReply, maxFileBytes: number): ExecResult {
   return classifyOutcome({
     timedOut: reply.timedOut,
-    outputLimited: reply.outputKilled || Math.max(reply.stdout[2], reply.stderr[2]) >= maxFileBytes,
+    outputLimited: reply.outputKilled || outputFlooded(reply.stdout[2], reply.stderr[2], maxFileBytes),
     exitCode: reply.exitCode,
     signal: signalName(reply.signal),
     stdout: replyText(reply.stdout),

@@ -59,7 +59,10 @@ export interface LocalSandboxOptions {
   readonly warmup?: string;
   /** Reader cap per stream (stdout, stderr), bytes; larger output keeps head + tail around a marker. @default 65536 */
   readonly maxOutputBytes?: number;
-  /** RLIMIT_FSIZE of the child (bounds every file it writes, stdout/stderr included), bytes. @default 16777216 */
+  /**
+   * RLIMIT_FSIZE of the child (bounds every file it writes, stdout/stderr included), bytes; a call whose
+   * stdout and stderr together reach it is killed as `output_limit`. @default 16777216
+   */
   readonly maxFileBytes?: number;
   /** Size of the per-call tmpfs (`/tmp`, the working dir), MiB (fork-server with isolation). @default 256 */
   readonly tmpfsMb?: number;

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import type { ExecResult, RunRequest } from '../../src/types/exec-result.js';
 import { classifyOutcome, readCappedFile, renderCapped, sandboxErrorResult } from '../../src/sandbox/index.js';
 import type { ResolvedLocalOptions } from './options.js';
-import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
+import { PYTHON_RUNTIME_SOURCE } from './python/sources.js';
 import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
-import { cpuSecondsFor } from './fork-server.js';
+import { cpuSecondsFor, outputFlooded } from './fork-server.js';
 import { onAbort as watchAbort } from '../../src/util/on-abort.js';
 
 /** How often the parent checks the output files for a flood, ms. */
@@ -22,7 +22,7 @@ function abortError(signal: AbortSignal): Error {
  * Reference path: a fresh `python -I` per call (inside a fresh bubblewrap sandbox when `bwrap`
  * is set), argv without a shell, new process group, code on fd 3, stdout/stderr to per-call temp
  * files read back with the byte cap, SIGKILL of the group (and so of the PID namespace) at the
- * deadline or when an output file reaches `maxFileBytes`.
+ * deadline or when its output files together reach `maxFileBytes`.
  */
 export async function runSpawned(
   opts: ResolvedLocalOptions,
@@ -91,7 +91,7 @@ export async function runSpawned(
       killGroup();
     }, timeoutMs);
     const poll = setInterval(() => {
-      if (Math.max(fstatSync(outFd).size, fstatSync(errFd).size) >= opts.maxFileBytes) {
+      if (outputFlooded(fstatSync(outFd).size, fstatSync(errFd).size, opts.maxFileBytes)) {
         flooded = true;
         killGroup();
       }
@@ -120,7 +120,7 @@ export async function runSpawned(
     }
     return classifyOutcome({
       timedOut,
-      outputLimited: flooded || Math.max(stdout.totalBytes, stderr.totalBytes) >= opts.maxFileBytes,
+      outputLimited: flooded || outputFlooded(stdout.totalBytes, stderr.totalBytes, opts.maxFileBytes),
       exitCode: exit.code,
       signal: exit.sig,
       stdout,

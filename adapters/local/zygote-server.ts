@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { PYTHON_RUNTIME_SOURCE } from './python-runtime.js';
+import { PYTHON_RUNTIME_SOURCE } from './python/sources.js';
 import { CHILD_ENV, bwrapArgs, sandboxRoots, type RunAs } from './isolation.js';
 import { SandboxUnavailableError } from '../../src/errors/sandbox-errors.js';
 import { InternalError } from '../../src/errors/internal-error.js';

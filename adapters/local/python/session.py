@@ -1,5 +1,5 @@
 
-# ---- Sessions (appended to runtime.py by gen-runtime.mjs) ------------------------------------------
+# ---- Sessions (appended to zygote.py by gen-sources.mjs) ------------------------------------------
 # A session is a spare that, instead of one request, receives a "S" byte and then length-prefixed JSON
 # frames on its private socket: one per call, each answered with a frame once the code has run. Its
 # __main__, imports, threads and /tmp/work persist from call to call; everything else is as for a
@@ -120,8 +120,7 @@ def _session_main(sock, inp):
             os.makedirs(work, exist_ok=True)
             os.chdir(work)
             _set_env(work)
-        if "random" in sys.modules:
-            sys.modules["random"].seed()
+        _reseed()
         # CPU: each call may use `cpuS` more (soft limit); the whole session at most `sessionCpuS`
         # (hard limit, which cannot be raised again once the capabilities are gone).
         hard = int(_cpu_s() + opened["sessionCpuS"]) + 1
@@ -156,7 +155,7 @@ def _session_main(sock, inp):
         c0 = _cpu_s()
         soft = min(hard, int(c0 + req["cpuS"]) + 1)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-        status = _exec_user(req["code"], main, _make_stdio(), "<sandbox>" if n == 1 else "<sandbox %d>" % n)
+        status = _exec_user(req["code"], main, _make_stdio(), _call_name(n))
         try:
             sock.sendall(_frame({"exit": status, "cpuS": _cpu_s() - c0}))
         except BaseException:
@@ -174,7 +173,7 @@ class _Session:
 
 def _await_frame(sp, deadline, watch_output, reader=None, session=None):
     """Waits for the session's next frame. Returns (kind, frame): kind is "frame", "exit" (the
-    process ended), "timeout", "flood" (an output file reached fileBytes), "bad" (a broken frame),
+    process ended), "timeout", "flood" (the output files together reached fileBytes), "bad" (a broken frame),
     "cancelled" (Node sent "cancel": the caller aborted) or "cpu" (the session's whole process tree
     passed sessionCpuS)."""
     poller = select.poll()
@@ -215,7 +214,7 @@ def _await_frame(sp, deadline, watch_output, reader=None, session=None):
             return "frame", got
         if sp.pidfd in ready:
             return "exit", None
-        if watch_output and max(os.fstat(sp.out).st_size, os.fstat(sp.err).st_size) >= CFG["fileBytes"]:
+        if watch_output and _flooded(sp):
             return "flood", None
 
 

@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors/index.js';
 import { resolveLocalOptions } from '../../../adapters/local/index.js';
-import { PYTHON_RUNTIME_SOURCE } from '../../../adapters/local/python-runtime.js';
 
 describe('resolveLocalOptions', () => {
   it('fills documented defaults', () => {
@@ -40,14 +38,5 @@ describe('resolveLocalOptions', () => {
       expect(paths).toContain('network');
       expect((e as ConfigError).message).toMatch(/timeout/);
     }
-  });
-});
-
-describe('python runtime', () => {
-  it('ships exactly python/runtime.py + session.py + main.py (regenerate with gen-runtime.mjs)', () => {
-    const src = ['runtime.py', 'session.py', 'main.py']
-      .map((f) => readFileSync(new URL(`../../../adapters/local/python/${f}`, import.meta.url), 'utf8'))
-      .join('');
-    expect(PYTHON_RUNTIME_SOURCE).toBe(src);
   });
 });

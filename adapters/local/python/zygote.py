@@ -1,5 +1,4 @@
-# agentrl local sandbox runtime. Shipped as a string by python-runtime.ts (gen-runtime.mjs); this file
-# is the readable source (tests check the two are identical). argv[1] = JSON config. Modes:
+# Local sandbox runtime (after common.py; see its header). argv[1] = JSON config. Modes:
 #   "server": one per worker slot. Reads one JSON request per line on fd 0 and answers on fd 1; forks
 #             the zygotes (warm interpreters), which fork one isolated call process (a "spare") per call.
 #   "once":   spawn mode, one call in this fresh interpreter.
@@ -171,67 +170,6 @@ def _set_cpu_limit(cpu_s):
     return ru.ru_utime + ru.ru_stime
 
 
-def _make_stdio():
-    """Text streams on fds 0-2, whatever files those fds point to when they are used."""
-    return (
-        io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="replace"),
-        io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="backslashreplace"),
-        io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True),
-    )
-
-
-_STDIO = None  # made once in a zygote, unused (so still empty) in each call process forked from it
-
-
-def _exec_user(code, main=None, stdio=None, name="<sandbox>"):
-    """Runs model code in `main` (a fresh __main__ when None) and returns its exit status. A session
-    passes its own `main` and `stdio` (fresh text streams per call), and runs atexit only at its end."""
-    status = 0
-    inp, out, err = stdio or _STDIO or _make_stdio()
-    sys.stdout, sys.stderr = out, err
-    sys.__stdout__, sys.__stderr__ = out, err
-    sys.stdin = sys.__stdin__ = inp
-    sys.argv = ["<sandbox>"]
-    if main is None:
-        main = types.ModuleType("__main__")
-        main.__dict__["__builtins__"] = builtins
-    sys.modules["__main__"] = main
-    import linecache
-    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
-    try:
-        exec(compile(code, name, "exec"), main.__dict__)
-    except SystemExit as e:
-        if e.code is None:
-            status = 0
-        elif isinstance(e.code, int):
-            status = e.code & 0xFF
-        else:
-            try:
-                print(e.code, file=sys.stderr)
-            except BaseException:
-                pass
-            status = 1
-    except BaseException:
-        try:
-            etype, exc, tb = sys.exc_info()
-            traceback.print_exception(etype, exc, tb.tb_next if tb is not None else None)  # hide the runner frame
-        except BaseException:
-            pass
-        status = 1
-    if stdio is None:
-        try:
-            import atexit
-            atexit._run_exitfuncs()
-        except BaseException:
-            pass
-    for s in (sys.stdout, sys.stderr):
-        try:
-            s.flush()
-        except BaseException:
-            pass
-    return status
-
-
 def _close_except(keep):
     low = 3
     for fd in sorted(keep):
@@ -338,8 +276,7 @@ def _spare(tag, hello_fd):
         mine.sendall(("1%.6f" % setup_cpu_s).encode())  # setup CPU is not the call's
         mine.close()
         os.closerange(3, CFG["openFiles"] + 64)
-        if "random" in sys.modules:
-            sys.modules["random"].seed()
+        _reseed()
     except BaseException as e:
         if announce == -2:
             os._exit(125)  # a session's own failures are reported by its loop
@@ -403,6 +340,12 @@ def _zygote(tag, preload, ctl, hello_fd):
                 _spare(tag, hello_fd)
         except BaseException as e:
             os.write(hello_fd, b"E" + tag + repr(e).encode()[:2000])
+
+
+def _flooded(sp):
+    """True once stdout and stderr together hold `fileBytes`: the output flood that ends a call (the
+    Docker runner's rule too, there with the request's kill_after_bytes)."""
+    return os.fstat(sp.out).st_size + os.fstat(sp.err).st_size >= CFG["fileBytes"]
 
 
 def _head_tail(fd, cap):
@@ -600,7 +543,7 @@ def _finish(req, sp, t0, reader):
             if ready:
                 reader.fill()
                 continue
-            if max(os.fstat(sp.out).st_size, os.fstat(sp.err).st_size) >= CFG["fileBytes"]:
+            if _flooded(sp):
                 flood = True
                 break
         if timed_out or flood or cancelled:

@@ -1,31 +1,13 @@
-/**
- * Source of the long-lived Python runner that lives inside each pooled container (PID 2 under the
- * container's init). It is started as `python3 -I -c <RUNNER_SOURCE> <preload-json> <warmup-json>` so any image
- * with a Python 3.8+ interpreter works; nothing has to be baked into the image.
- *
- * Protocol over the container's attached stdio (JSON lines):
- * - runner → host, once: `{"ready": true, "pid": n, "preloaded": [...], "failed": [...]}`
- * - host → runner: `{"id", "code", "stdin", "timeout_ms", "max_output_bytes", "kill_after_bytes"}`
- * - runner → host: `{"id", "status", "exit_code", "signal", "stdout", "stderr" (base64 of the first
- *   `max_output_bytes / 2` bytes per stream), "stdout_tail", "stderr_tail" (base64 of the last bytes
- *   beyond the head, at most the other half), "stdout_bytes", "stderr_bytes" (bytes seen), "wall_ms",
- *   "cpu_ms"}`
- *
- * Per call the runner wipes `/tmp` and `/dev/shm`, forks a child (fresh `__main__`, new session,
- * own pipes, per-call cwd `/tmp/work`), enforces the wall deadline itself, and after the child ends
- * (or at the deadline / output flood) SIGKILLs every other process in the container with
- * `kill(-1)` until none is left — so daemons, fork bombs and orphans never outlive the call.
- * The runner marks itself non-dumpable so code running as the same uid cannot open its
- * `/proc/<pid>/fd` to forge replies. Statuses: ok | error | timeout | memory | output_limit |
- * sandbox_error (OOM is read from the container cgroup's `oom_kill` counter, v1 or v2).
- *
- * Sessions (`"session": true` on a request; the container then serves one session): the first call
- * forks a session interpreter that keeps one `__main__` and cwd `/tmp/work` (not wiped) for every
- * later call; each call hands it fresh stdin/stdout/stderr pipes. Its reply adds `session_fresh`
- * (a new interpreter ran it) and `session_ended` (a timeout, flood or crash killed the session and
- * everything in the container). `{"id", "op": "session_close"}` kills and wipes the session.
- */
-export const RUNNER_SOURCE = String.raw`
+# Docker sandbox runner (after common.py; see its header): the long-lived process inside each pooled
+# container (PID 2 under the container's init), started as `python3 -I -c <source> <preload-json>
+# <warmup-json>` so any image with a Python 3.8+ interpreter works; nothing is baked into the image.
+# Its protocol (JSON lines on stdio) is described in adapters/docker/protocol.ts.
+#
+# Per call it wipes /tmp and /dev/shm, forks a child (fresh __main__, new session, own pipes, cwd
+# /tmp/work) that runs the code through common.py's _exec_user, enforces the wall deadline itself, and
+# after the child ends (or at the deadline / output flood) SIGKILLs every other process in the
+# container with kill(-1) until none is left. The container is the isolation boundary (no network,
+# read-only root, capabilities dropped, cgroup limits), so none of zygote.py's namespaces are needed.
 import os, sys, json, base64, select, signal, time, resource, builtins, traceback, io, types, errno, socket
 
 def _write_line(obj):
@@ -113,47 +95,10 @@ def _child(req, stdin_fd, out_w, err_w, cwd):
         os.closerange(3, 4096)
         os.chdir(cwd)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, 'r', closefd=False), encoding='utf-8')
-        sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, 'w', closefd=False)), encoding='utf-8')
-        sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, 'w', closefd=False)), encoding='utf-8', errors='backslashreplace', line_buffering=True)
-        sys.argv = ['-c']
-        main = types.ModuleType('__main__')
-        main.__dict__['__builtins__'] = builtins
-        sys.modules['__main__'] = main
+        _reseed()
     except BaseException:
         os._exit(70)
-    rc = 0
-    try:
-        exec(compile(req['code'], '<string>', 'exec'), main.__dict__)
-    except SystemExit as e:
-        c = e.code
-        if c is None:
-            rc = 0
-        elif isinstance(c, int):
-            rc = c & 0xff
-        else:
-            try: print(c, file=sys.stderr)
-            except BaseException: pass
-            rc = 1
-    except BaseException:
-        t, v, tb = sys.exc_info()
-        try: traceback.print_exception(t, v, tb.tb_next if tb is not None else None)
-        except BaseException: pass
-        rc = 1
-    try:
-        th = sys.modules.get('threading')
-        if th is not None: th._shutdown()
-    except BaseException:
-        pass
-    try:
-        import atexit
-        atexit._run_exitfuncs()
-    except BaseException:
-        pass
-    for s in (sys.stdout, sys.stderr):
-        try: s.flush()
-        except BaseException: rc = rc or 120
-    os._exit(rc)
+    os._exit(_exec_user(req['code']))
 
 _SESSION = None  # the live session interpreter of this container: {'pid', 'sock'}
 
@@ -173,12 +118,12 @@ def _session_child(sock, cwd):
         if null > 2: os.close(null)
         os.closerange(3, keep)
         os.closerange(keep + 1, 4096)
-        sys.argv = ['-c']
         main = types.ModuleType('__main__')
         main.__dict__['__builtins__'] = builtins
-        sys.modules['__main__'] = main
+        _reseed()
     except BaseException:
         os._exit(70)
+    n = 0
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(sock, 16, 4)
@@ -191,28 +136,10 @@ def _session_child(sock, cwd):
             os.close(fds[i])
         with os.fdopen(fds[3], 'rb') as f:
             req = json.loads(f.read())
-        sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, 'r', closefd=False), encoding='utf-8')
-        sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, 'w', closefd=False)), encoding='utf-8')
-        sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, 'w', closefd=False)), encoding='utf-8', errors='backslashreplace', line_buffering=True)
+        n += 1
         ru = resource.getrusage(resource.RUSAGE_SELF)
         c0 = ru.ru_utime + ru.ru_stime
-        rc = 0
-        try:
-            exec(compile(req['code'], '<string>', 'exec'), main.__dict__)
-        except SystemExit as e:
-            c = e.code
-            rc = 0 if c is None else (c & 0xff if isinstance(c, int) else 1)
-            if not isinstance(c, (int, type(None))):
-                try: print(c, file=sys.stderr)
-                except BaseException: pass
-        except BaseException:
-            t, v, tb = sys.exc_info()
-            try: traceback.print_exception(t, v, tb.tb_next if tb is not None else None)
-            except BaseException: pass
-            rc = 1
-        for st in (sys.stdout, sys.stderr):
-            try: st.flush()
-            except BaseException: rc = rc or 120
+        rc = _exec_user(req['code'], main, _make_stdio(), _call_name(n))
         null = os.open('/dev/null', os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
@@ -460,4 +387,3 @@ def main():
         _write_line(res)
 
 main()
-`;
