@@ -5,7 +5,7 @@
  * written by the Trainer to `/runs/<time>` in the page's IndexedDB, so a later visit lists and shows it.
  * Posts {@link WorkerMessage}s to the page.
  */
-import { TRAJECTORY_CSS, Trainer, codeInterpreter, currentStorage, exactMatch, indexedDbStorage, localBackend, mountFiles, useStorage, type Example } from 'agentrl/browser';
+import { TRAJECTORY_CSS, Trainer, codeInterpreter, currentStorage, exactMatch, indexedDbStorage, localBackend, mountFiles, useStorage, type Example, type RunStorage } from 'agentrl/browser';
 import { pyodideSandbox } from 'agentrl/adapters/pyodide';
 import type { PageMessage, WorkerMessage } from './protocol.js';
 import { MODEL, TOOL_TIMEOUT_MS, demoTrainerOptions, exampleOfRow } from './recipe.js';
@@ -16,10 +16,18 @@ const post = (m: WorkerMessage) => scope.postMessage(m);
 const here = (p: string) => new URL(p, scope.location.href);
 
 // Runs persist in IndexedDB; the bundled tokenizer and the checkpoint mounted from URLs stay in the memory storage.
-const storage = indexedDbStorage({ database: 'agentrl-demo', root: RUNS_DIR, base: currentStorage() }).then((s) => {
-  useStorage(s);
-  return s;
-});
+// Where the page has no IndexedDB (a private window may refuse it), runs are kept in memory, with a warning.
+const persistent = indexedDbStorage({ database: 'agentrl-demo', root: RUNS_DIR, base: currentStorage() }).then(
+  (s) => {
+    useStorage(s);
+    return s;
+  },
+  (err: unknown) => {
+    post({ kind: 'warning', text: `runs are kept in memory only (IndexedDB: ${err instanceof Error ? err.message : String(err)})` });
+    return undefined;
+  },
+);
+const storage: Promise<RunStorage> = persistent.then((s) => s ?? currentStorage());
 let trainer: Trainer | undefined;
 
 async function examples(path: string, limit: number): Promise<Example[]> {
@@ -70,7 +78,7 @@ async function train(steps: number, evalEvery: number): Promise<void> {
   try {
     post({ kind: 'status', text: 'training …' });
     const summary = await trainer.train();
-    await store.flush();
+    await (await persistent)?.flush();
     post({ kind: 'done', steps: summary.steps, stopped: summary.stopped, run });
   } finally {
     await sandbox.close();
@@ -84,7 +92,9 @@ async function load(name: string): Promise<void> {
   post({ kind: 'run', run: describeRun(store, name), ...readRunCurves(store, name), ...(trajectory ? { trajectory } : {}) });
 }
 
-const fail = (err: unknown) => post({ kind: 'error', message: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+function fail(err: unknown): void {
+  post({ kind: 'error', message: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+}
 
 storage.then((s) => post({ kind: 'ready', runs: listRuns(s), viewerCss: TRAJECTORY_CSS }), fail);
 
