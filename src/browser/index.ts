@@ -5,7 +5,9 @@
  * (`scripts/check-browser-bundle.mjs` bundles it for `platform: 'browser'` in CI and fails on any).
  *
  * Files: what the library writes (run logs with `logDir`, checkpoints, eval output) and reads (model files, a
- * checkpoint given by path) go to the page's {@link RunStorage}, in memory unless {@link useStorage} installs another.
+ * checkpoint given by path) go to the page's {@link RunStorage}, in memory unless {@link useStorage} installs another:
+ * {@link indexedDbStorage} keeps them in IndexedDB across page reloads. {@link trajectoryHtml} renders a
+ * `trajectories.jsonl` record as the dashboard does (tokens coloured by loss mask).
  * The embedded model's tokenizer files are pre-loaded at `/assets/local-model`, so `localBackend()` works with its
  * defaults; a checkpoint is handed over as data or URLs with {@link mountFiles} and then named by its path.
  *
@@ -50,6 +52,7 @@ export type {
 // platform
 export { memoryStorage, type RunStorage } from '../platform/storage.js';
 export { useStorage, currentStorage } from '../platform/fs.browser.js';
+export { indexedDbStorage, type PersistentStorage, type IndexedDbStorageOptions } from '../platform/indexeddb-storage.js';
 export { mountFiles, mountBundledAssets, type MountSource } from './bundled-assets.js';
 
 // env
@@ -85,6 +88,10 @@ export type { TrainerOptions } from '../trainer/config.js';
 export type * from '../trainer/events.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from '../trainer/cold-start.js';
 export type { MetricsSink } from '../trainer/metrics-sink.js';
+export type { TrajectoryRecord, TokenSegment } from '../trainer/trajectory-log.js';
+
+// report: the dashboard's trajectory view (pure HTML, every field escaped)
+export { trajectoryHtml, TRAJECTORY_CSS } from '../report/trajectory-html.js';
 
 // eval
 export { evaluate, type EvaluateOptions, type EvalResult, type EvalRecord } from '../eval/evaluate.js';

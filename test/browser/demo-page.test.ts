@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haveBrowser, launchBrowser } from '../helpers/browser.js';
+import { haveBrowser, launchBrowser, until } from '../helpers/browser.js';
 // @ts-expect-error -- a plain .mjs module without types
 import { serveDemo } from '../../examples/browser/serve.mjs';
 
@@ -66,6 +66,30 @@ describe.skipIf(!haveBrowser)('the browser demo trains the ReTool agent in the p
     expect(received.filter((m) => m.kind === 'eval').length).toBe(2);
     expect(await page.textContent('#step')).toBe('3');
     expect(Number.isFinite(Number(await page.textContent('#reward')))).toBe(true);
+    // The dashboard's viewer shows the step's best logged trajectory: trained (mask 1) and masked tokens.
+    expect(received.filter((m) => m.kind === 'trajectory').map((m) => (m as unknown as { step: number }).step)).toEqual([1, 2, 3]);
+    expect(await page.locator('#viewer article.trajectory .tokens .seg.trained').count()).toBeGreaterThan(0);
+    expect(await page.locator('#viewer article.trajectory .tokens .seg.masked').count()).toBeGreaterThan(0);
+
+    // The run is stored in IndexedDB: after a reload the page lists it and shows its curves, trajectory and checkpoint.
+    const done = received.find((m) => m.kind === 'done') as unknown as { run: string };
+    const evals = received.filter((m) => m.kind === 'eval') as unknown as { step: number; averageAtN: number }[];
+    await page.reload();
+    await until(page, "document.querySelectorAll('#runs option').length > 0");
+    expect(await page.evaluate<string[]>("[...document.querySelectorAll('#runs option')].map((o) => o.value)")).toEqual([done.run]);
+    expect(await page.textContent('#step')).toBe('0');
+    await page.click('#load');
+    await until(page, "document.getElementById('run-info').textContent.startsWith('stored run')");
+    expect(await page.textContent('#run-info')).toBe(`stored run ${done.run}: 3 steps, checkpoint step-00003`);
+    expect(await page.textContent('#step')).toBe('3');
+    expect(await page.textContent('#reward')).toBe(steps[2]!.metrics['reward/mean']!.toFixed(3));
+    const curves = await page.evaluate<{ rewards: [number, number][]; heldOut: [number, number][] }>('({ rewards: window.agentrlDemo.rewards, heldOut: window.agentrlDemo.heldOut })');
+    expect(curves.rewards).toEqual(steps.map((m) => [m.step, m.metrics['reward/mean']]));
+    expect(curves.heldOut).toEqual(evals.map((e) => [e.step, e.averageAtN]));
+    expect(await page.textContent('#traj-step')).toBe('3');
+    expect(await page.locator('#viewer article.trajectory .tokens .seg.trained').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: 'temp/browser-demo-stored-run.png', fullPage: true });
+    expect(errors).toEqual([]);
     console.log(`browser demo: step ms ${steps.map((m) => Math.round(m.stepMs)).join(', ')}; train s ${steps.map((m) => m.metrics['time/train_s']!.toFixed(2)).join(', ')}`);
   }, 480_000);
 
