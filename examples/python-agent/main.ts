@@ -8,7 +8,7 @@
  *    (same system prompt, same tool definition), half of which answer without reading (always wrong); held-out eval;
  * 3. RL through `agentEnvironment({ command: ['python3', 'agent.py'] })` (PPO 0.8 / 1.28), then held-out eval.
  *
- *   node --import tsx examples/python-agent/main.ts [--steps 20] [--group 8] [--questions 8] [--n 4] [--checkpoint DIR]
+ *   node --import tsx examples/python-agent/main.ts [--steps 20] [--lr 1e-3] [--group 8] [--questions 8] [--n 4] [--checkpoint DIR]
  *   node --import tsx examples/python-agent/main.ts --cold-start [--sft-steps 1000] [--guess-share 0.5] [--save DIR] …
  * (`PYTHON=/path/to/python3` picks the interpreter.)
  */
@@ -28,7 +28,7 @@ const { values } = parseArgs({
     steps: { type: 'string', default: '20' },
     group: { type: 'string', default: '8' },
     questions: { type: 'string', default: '8' },
-    lr: { type: 'string', default: '2e-4' },
+    lr: { type: 'string', default: '1e-3' },
     n: { type: 'string', default: '4' },
     seed: { type: 'string', default: '7' },
   },
