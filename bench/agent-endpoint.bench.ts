@@ -120,7 +120,7 @@ async function compare(label: string, sampler: SamplingClient, renderer: Rendere
     const rc = med(ratios.get(w)!, 'cpu');
     const cpuMs = (1 / med(e.get(w)!, 'cpu') - 1 / med(d, 'cpu')) * 1000;
     console.log(
-      `${`  ${name}`.padEnd(34)} endpoint ${fmt(med(e.get(w)!, 'wall'))} compl/s | ${fmt(med(e.get(w)!, 'cpu'))} compl/CPU-s | ratio wall ${rw.toFixed(3)}, CPU ${rc.toFixed(3)} | ${cpuMs >= 0 ? "+" : ""}${cpuMs.toFixed(2)} CPU-ms/completion`,
+      `${`  ${name}`.padEnd(34)} endpoint ${fmt(med(e.get(w)!, 'wall'))} compl/s | ${fmt(med(e.get(w)!, 'cpu'))} compl/CPU-s | ratio wall ${rw.toFixed(3)}, CPU ${rc.toFixed(3)} | ${cpuMs >= 0 ? '+' : ''}${cpuMs.toFixed(2)} CPU-ms/completion`,
     );
   }
 }
