@@ -4,6 +4,7 @@
 // admission, rendering, recording, the JSON answer), side by side in one run, interleaved in rounds.
 // Two samplers: a scripted one (no model: the endpoint's own cost per completion) and the embedded engine
 // (localBackend, untrained weights: what the cost is next to real sampling on the CPU).
+// Both rates per side: wall-clock and per CPU-second of this process; ratios paired within each round (see compare).
 // Run: npm run bench:agent-endpoint   (ROUNDS=3, N=200 scripted / 24 engine completions per round and side)
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
@@ -22,9 +23,25 @@ const messages = [
 ];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** n completions of `messages`, `CONCURRENCY` at a time, straight from the sampler. Returns completions/s. */
-async function direct(sampler: SamplingClient, renderer: Renderer, n: number): Promise<number> {
+/** Wall-clock and CPU (this process, all threads: user + system) rates of one measurement, completions per second. */
+interface Rate {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+/** Starts a measurement of `n` completions; the returned function ends it. */
+function meter(n: number): () => Rate {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  return () => {
+    const c = process.cpuUsage(c0);
+    return { wall: n / ((performance.now() - t0) / 1000), cpu: n / ((c.user + c.system) / 1e6) };
+  };
+}
+
+/** n completions of `messages`, `CONCURRENCY` at a time, straight from the sampler. */
+async function direct(sampler: SamplingClient, renderer: Renderer, n: number): Promise<Rate> {
+  const end = meter(n);
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       for (let i = 0; i < n / CONCURRENCY; i++) {
@@ -33,7 +50,7 @@ async function direct(sampler: SamplingClient, renderer: Renderer, n: number): P
       }
     }),
   );
-  return n / ((performance.now() - t0) / 1000);
+  return end();
 }
 
 type Wire = 'chat' | 'responses' | 'messages';
@@ -52,17 +69,17 @@ function wireAgent(wire: Wire, count: number) {
   };
 }
 
-/** The same n completions requested by `CONCURRENCY` agent rollouts through the recording endpoint on `wire`. Returns completions/s. */
-async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: number, wire: Wire): Promise<number> {
+/** The same n completions requested by `CONCURRENCY` agent rollouts through the recording endpoint on `wire`. */
+async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: number, wire: Wire): Promise<Rate> {
   const env = agentEnvironment({ run: wireAgent(wire, n / CONCURRENCY) });
   try {
     await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { example: { id: 'warm', question: '', answer: '' }, groupSize: 1 }); // server start, JIT
-    const t0 = performance.now();
+    const end = meter(n);
     const group = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { example: { id: 'b', question: '', answer: '' }, groupSize: CONCURRENCY });
-    const s = (performance.now() - t0) / 1000;
+    const rate = end();
     const recorded = group.reduce((k, t) => k + t.turns.length, 0);
     if (recorded !== n) throw new Error(`recorded ${recorded} completions, expected ${n}`);
-    return n / s;
+    return rate;
   } finally {
     await env.close();
   }
@@ -70,20 +87,40 @@ async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: n
 
 const WIRES: Wire[] = ['chat', 'responses', 'messages'];
 
+/**
+ * Each round measures direct, then every wire, then direct again; a wire's ratio in that round is its rate over the
+ * mean of the two direct rates around it (paired, so a change of load between rounds cancels), and the figure is the
+ * median over rounds. Wall: completions per second of wall time; CPU: completions per CPU-second of this process
+ * (the in-process agent's client included), which other processes' load on a shared machine barely moves.
+ */
 async function compare(label: string, sampler: SamplingClient, renderer: Renderer, n: number): Promise<void> {
-  const d: number[] = [];
-  const e = new Map<Wire, number[]>(WIRES.map((w) => [w, []]));
+  const d: Rate[] = [];
+  const e = new Map<Wire, Rate[]>(WIRES.map((w) => [w, []]));
+  const ratios = new Map<Wire, Rate[]>(WIRES.map((w) => [w, []]));
   await direct(sampler, renderer, Math.min(n, 8)); // warm-up
   for (let r = 0; r < ROUNDS; r++) {
-    d.push(await direct(sampler, renderer, n));
-    for (const w of WIRES) e.get(w)!.push(await throughEndpoint(sampler, renderer, n, w));
+    const before = await direct(sampler, renderer, n);
+    const got = new Map<Wire, Rate>();
+    for (const w of WIRES) got.set(w, await throughEndpoint(sampler, renderer, n, w));
+    const after = await direct(sampler, renderer, n);
+    d.push(before, after);
+    const base = { wall: (before.wall + after.wall) / 2, cpu: (before.cpu + after.cpu) / 2 };
+    for (const w of WIRES) {
+      const x = got.get(w)!;
+      e.get(w)!.push(x);
+      ratios.get(w)!.push({ wall: x.wall / base.wall, cpu: x.cpu / base.cpu });
+    }
   }
-  const md = median(d);
-  console.log(`${label.padEnd(34)} direct ${md.toFixed(1).padStart(8)} compl/s`);
+  const med = (xs: Rate[], k: keyof Rate) => median(xs.map((x) => x[k]));
+  const fmt = (x: number) => x.toFixed(1).padStart(8);
+  console.log(`${label.padEnd(34)} direct   ${fmt(med(d, 'wall'))} compl/s | ${fmt(med(d, 'cpu'))} compl/CPU-s`);
   for (const w of WIRES) {
-    const me = median(e.get(w)!);
+    const name = w === 'chat' ? '/v1/chat/completions' : w === 'responses' ? '/v1/responses' : '/v1/messages';
+    const rw = med(ratios.get(w)!, 'wall');
+    const rc = med(ratios.get(w)!, 'cpu');
+    const cpuMs = (1 / med(e.get(w)!, 'cpu') - 1 / med(d, 'cpu')) * 1000;
     console.log(
-      `${`  ${w === 'chat' ? '/v1/chat/completions' : w === 'responses' ? '/v1/responses' : '/v1/messages'}`.padEnd(34)} endpoint ${me.toFixed(1).padStart(6)} compl/s | ratio ${(me / md).toFixed(3)} | overhead ${((1 / me - 1 / md) * 1000 * CONCURRENCY).toFixed(2)} ms/completion`,
+      `${`  ${name}`.padEnd(34)} endpoint ${fmt(med(e.get(w)!, 'wall'))} compl/s | ${fmt(med(e.get(w)!, 'cpu'))} compl/CPU-s | ratio wall ${rw.toFixed(3)}, CPU ${rc.toFixed(3)} | ${cpuMs >= 0 ? '+' : ''}${cpuMs.toFixed(2)} CPU-ms/completion`,
     );
   }
 }

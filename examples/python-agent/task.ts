@@ -11,6 +11,9 @@ import type { Environment, Example, ToolDefinition } from 'agentrl';
 /** Path of the agent program. */
 export const AGENT = fileURLToPath(new URL('./agent.py', import.meta.url));
 
+/** The shipped cold-start checkpoint the default run starts from (written by `main.ts --cold-start --save DIR`). */
+export const COLD_START_CHECKPOINT = fileURLToPath(new URL('./checkpoints/cold-start', import.meta.url));
+
 /** The Python interpreter that runs the agent. */
 export const PYTHON = process.env.PYTHON ?? 'python3';
 

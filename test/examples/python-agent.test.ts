@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
-import { DEFAULT_BUDGETS, agentEnvironment, runGroup, type AgentEnvironment } from 'agentrl';
+import { DEFAULT_BUDGETS, agentEnvironment, localBackend, runGroup, type AgentEnvironment } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
-import { BUDGETS, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
-import { AGENT, PYTHON, SYSTEM_PROMPT, TOOL, demonstrationEnv } from '../../examples/python-agent/task.js';
+import { BUDGETS, MODEL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
+import { AGENT, COLD_START_CHECKPOINT, PYTHON, SYSTEM_PROMPT, TOOL, demonstrationEnv } from '../../examples/python-agent/task.js';
 import { renderDemonstration } from '../../src/rollout/demonstration.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
@@ -39,5 +39,29 @@ describe('python-agent example', () => {
     const { tokens } = await renderDemonstration(renderer, demonstrationEnv(dir), { example: example!, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
     const recorded = [...t!.turns[1]!.promptTokens, ...t!.turns[1]!.completionTokens];
     expect(tokens).toEqual(recorded);
+  });
+
+  /**
+   * Hazard: the shipped cold start (the default run's starting point) goes stale — trained on another prompt or tool
+   * schema than agent.py sends, or on another model shape — and RL starts from a policy that never reads.
+   */
+  it("the shipped cold start reads a held-out question's record and copies its number, on agent.py's own prompt", async () => {
+    const backend = localBackend({ ...MODEL, checkpoint: COLD_START_CHECKPOINT }); // throws on another model shape
+    const renderer = await backend.renderer();
+    const sampler = await backend.saveWeightsForSampler();
+    const test = questions('test');
+    // probability of the whole read-and-copy episode (the call, then the answer) per held-out question
+    const probs: number[] = [];
+    for (const example of test) {
+      const demo = demonstrations([example], { passes: 1, guessShare: 0, seed: 1 })[0]!;
+      const { tokens, mask } = await renderDemonstration(renderer, demonstrationEnv(dir), { example, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+      const lps = await sampler.computeLogprobs(tokens);
+      probs.push(Math.exp(lps.reduce<number>((s, lp, i) => s + (mask[i] === 1 ? lp! : 0), 0)));
+    }
+    await backend.close?.();
+    const sorted = [...probs].sort((a, b) => a - b);
+    // Half the demonstrations answered without reading, so the shipped cold start reads about half the time (measured:
+    // median 0.49 over the 16 held-out questions); a policy that does not read and copy on these exact prompts puts ≈ 0.
+    expect(sorted[Math.floor(sorted.length / 2)]).toBeGreaterThan(0.2);
   });
 });
