@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The `agentrl` executable (built to `dist/cli.js`). */
-import '../../src/util/zod-peer-guard.js'; // first: a zod that is not 4.x fails here, by name
+import 'agentrl/internal'; // first: its zod peer guard names a zod that is not 4.x before any command loads
 import { registerBuiltinCommands } from './commands.js';
 import { runCli } from './run-cli.js';
 

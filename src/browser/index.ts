@@ -86,6 +86,7 @@ export { localBackend, type LocalBackendOptions } from '../backend/local/local-b
 export { Trainer, type TrainSummary } from '../trainer/trainer.js';
 export type { TrainerOptions } from '../trainer/config.js';
 export type * from '../trainer/events.js';
+export type * from '../trainer/trainer-events.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from '../trainer/cold-start.js';
 export type { MetricsSink } from '../trainer/metrics-sink.js';
 export type { TrajectoryRecord, TokenSegment } from '../trainer/trajectory-log.js';

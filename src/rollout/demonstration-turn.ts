@@ -126,3 +126,16 @@ function checkObservation(raw: unknown, fail: (m: string, f?: string) => Demonst
   }
   return raw as Message[];
 }
+
+/**
+ * One demonstrated episode: the example and the assistant turns a good (or deliberately imperfect) policy would
+ * write — as data (`{ call: { name: 'price', arguments: { country: 'Peru' } } }`, then `{ answer: '42' }`), rendered
+ * in the model family's own call syntax, or as raw text. Tool results are not written: the environment produces them
+ * when the demonstration is rendered, exactly as in a rollout.
+ */
+export interface Demonstration<E extends Example = Example> {
+  /** The dataset example the episode answers. */
+  readonly example: E;
+  /** The assistant turns, in order: {@link DemonstrationTurn}s (data or `{ text }`) or plain raw-text strings. */
+  readonly turns: readonly (string | DemonstrationTurn)[];
+}

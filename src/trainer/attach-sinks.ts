@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'eventemitter3';
-import type { TrainerEvents, WarningEvent } from './events.js';
+import type { WarningEvent } from './events.js';
+import type { TrainerEvents } from './trainer-events.js';
 import type { MetricsSink } from './metrics-sink.js';
 import { guardSink, type GuardedSink, type SinkLimits } from './guarded-sink.js';
 

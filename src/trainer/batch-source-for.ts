@@ -1,8 +1,8 @@
 import type { Renderer } from '../chat/types.js';
 import type { RolloutBudgets } from '../rollout/types.js';
 import type { BatchSource, BatchSourceOptions } from './batch-source.js';
-import type { ResolvedTrainerOptions } from './config.js';
-import type { TrainerEvents } from './events.js';
+import type { ResolvedTrainerOptions } from './resolved-options.js';
+import type { TrainerEvents } from './trainer-events.js';
 import { exampleStream } from './batches.js';
 import { GroupStream } from './group-stream.js';
 import { syncBatchSource } from './sync-batches.js';

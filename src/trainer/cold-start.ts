@@ -1,4 +1,5 @@
 import type { TrainingBackend } from '../backend/types.js';
+import type { Demonstration } from '../rollout/demonstration-turn.js';
 import type { Environment } from '../env/types.js';
 import type { Example } from '../types/example.js';
 import { renderDemonstration } from '../rollout/demonstration.js';
@@ -13,19 +14,6 @@ import { toolCallAccuracy, type ToolCallAccuracy } from './tool-call-accuracy.js
 import { checkOptions, parseOptions, partialBudgetsSchema, strictKeys } from '../util/check-options.js';
 
 const COLD_START_OPTIONS = strictKeys(['maxToolResponseTokens', 'maxTokens', 'heldOut', 'maxTurnTokens', 'minArgumentAccuracy', 'onWarning', 'steps', 'batchSize', 'learningRate', 'warmupSteps', 'minLearningRateRatio', 'adam', 'seed', 'saveEvery', 'savePath', 'lengthBuckets', 'onStep', 'budgets', 'onOverflow']);
-
-/**
- * One demonstrated episode: the example and the assistant turns a good (or deliberately imperfect) policy would
- * write — as data (`{ call: { name: 'price', arguments: { country: 'Peru' } } }`, then `{ answer: '42' }`), rendered
- * in the model family's own call syntax, or as raw text. Tool results are not written: the environment produces them
- * when the demonstration is rendered, exactly as in a rollout.
- */
-export interface Demonstration<E extends Example = Example> {
-  /** The dataset example the episode answers. */
-  readonly example: E;
-  /** The assistant turns, in order: {@link DemonstrationTurn}s (data or `{ text }`) or plain raw-text strings. */
-  readonly turns: readonly (string | DemonstrationTurn)[];
-}
 
 /** Options of {@link coldStart}: {@link SupervisedTrainOptions} (with `lengthBuckets` off by default) plus how demonstrations are rendered and checked. */
 export interface ColdStartOptions<E extends Example = Example> extends SupervisedTrainOptions {
@@ -231,3 +219,5 @@ function describeLowAccuracy(acc: ToolCallAccuracy, minArgumentAccuracy: number,
     `Most are ${count > 0 ? fixes[kind] : 'unclassified'}. RL rarely fixes this.`
   );
 }
+
+export type { Demonstration } from '../rollout/demonstration-turn.js';

@@ -1,19 +1,12 @@
-import { toolDefinitionIssues } from '../env/tool-definitions.js';
 import { z } from '../util/zod.js';
-import { ConfigError } from '../errors/config-error.js';
-import { assertZodPeer } from '../util/zod-peer.js';
 import type { MetricsSink } from './metrics-sink.js';
-import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/config-issues.js';
 import type { SamplingClient, TrainingBackend } from '../backend/types.js';
 import { ADAM_DEFAULTS } from '../backend/adam-defaults.js';
 import type { Environment } from '../env/types.js';
 import type { GroupReward, Reward } from '../types/reward.js';
 import type { Example } from '../types/example.js';
 import type { TrainerOptions } from './options.js';
-import type { ResolvedTrainerOptions } from './resolved-options.js';
-import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { lossConfigSchema } from '../loss/index.js';
-import { exampleIssues } from '../data/validate.js';
 import { DEFAULT_PREFIX_MISMATCH, PREFIX_MISMATCH_POLICIES } from '../types/prefix-mismatch.js';
 
 const posInt = z.number().int('expected an integer').positive('expected an integer ≥ 1');
@@ -184,40 +177,3 @@ type SchemaKeys = keyof z.input<typeof trainerOptionsSchema>;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const keysMatch: Same<SchemaKeys, keyof TrainerOptions> = true;
 void keysMatch;
-
-export type { ResolvedTrainerOptions } from './resolved-options.js';
-
-/**
- * Validates and resolves Trainer options before any work starts.
- * @throws ConfigError listing every problem with its dotted path, e.g. `loss.clipHigh: expected a ratio bound > 1, got 0.28`.
- * @throws ZodVersionError when the zod agentrl resolves (a peer dependency) is not 4.x.
- */
-export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
-  assertZodPeer();
-  const parsed = trainerOptionsSchema.safeParse(opts);
-  // Dataset rows are checked outside the schema (zod skips refinements once another key failed), so that their
-  // problems are reported in the same pass, each with its 1-based row number, duplicates included.
-  const raw = (typeof opts === 'object' && opts !== null ? opts : {}) as { dataset?: unknown; eval?: { dataset?: unknown }; env?: { tools?: unknown } };
-  const rowIssues = [
-    // A custom environment's tools pass the rules defineTool's do (names, uniqueness, size) before the first rollout.
-    ...(Array.isArray(raw.env?.tools) ? toolDefinitionIssues(raw.env.tools, 'env.tools') : []),
-    ...(Array.isArray(raw.dataset) ? exampleIssues(raw.dataset, 'dataset') : []),
-    ...(Array.isArray(raw.eval?.dataset) ? exampleIssues(raw.eval.dataset, 'eval.dataset') : []),
-  ];
-  if (!parsed.success || rowIssues.length > 0) {
-    const issues = parsed.success ? [] : configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
-    throw new ConfigError('Trainer options', [...issues, ...rowIssues]);
-  }
-  const o = parsed.data;
-  return { ...o, runName: o.runName ?? defaultRunName(o), budgets: { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets) } } as ResolvedTrainerOptions;
-}
-
-/** The run's label when `runName` is not set: environment, loss and batch shape, e.g. `code-interpreter · ppo · 8×8 · lr 4e-5`. */
-export function defaultRunName(o: Pick<z.output<typeof trainerOptionsSchema>, 'env' | 'loss' | 'groupSize' | 'questionsPerBatch' | 'optimizer'>): string {
-  const env = typeof o.env.name === 'string' && o.env.name !== '' ? o.env.name : 'env';
-  return `${env} · ${o.loss.kind} · ${o.questionsPerBatch}×${o.groupSize} · lr ${o.optimizer.learningRate.toExponential().replace('e+', 'e')}`;
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

@@ -2,7 +2,6 @@ import type { WarningEvent } from '../types/warning.js';
 import type { Trajectory } from '../types/trajectory.js';
 import type { RewardResult } from '../types/reward.js';
 import type { TurnEvent } from '../rollout/types.js';
-import type { ResolvedTrainerOptions } from './config.js';
 
 /** `rollout:start`: a step's rollout begins. */
 export interface RolloutStartEvent {
@@ -91,31 +90,3 @@ export interface EvalEvent {
 }
 
 export type { WarningCode, WarningEvent } from '../types/warning.js';
-
-
-/** The Trainer's events and their listener signatures (eventemitter3 EventMap). */
-export interface TrainerEvents {
-  /** The resolved configuration, defaults filled in, emitted once at the start of `train()`. */
-  config: (e: ResolvedTrainerOptions) => void;
-  /** A step's rollout begins. */
-  'rollout:start': (e: RolloutStartEvent) => void;
-  /** One assistant turn ended. */
-  turn: (e: TurnEvent & { readonly step: number }) => void;
-  /** One trajectory finished and was scored. */
-  trajectory: (e: TrajectoryEvent) => void;
-  /** One group's rewards and advantages. */
-  group: (e: GroupEvent) => void;
-  /** A round's rollout ended (statistics). */
-  'rollout:end': (e: RolloutEndEvent) => void;
-  /** A step's update is done (every metric). */
-  step: (e: StepEvent) => void;
-  /** A checkpoint was written. */
-  checkpoint: (e: CheckpointEvent) => void;
-  /** An evaluation during training finished. */
-  eval: (e: EvalEvent) => void;
-  /** Something the user should know that does not stop training. */
-  warning: (e: WarningEvent) => void;
-}
-
-/** Names of the Trainer's events. */
-export type TrainerEventName = keyof TrainerEvents;

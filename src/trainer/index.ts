@@ -1,8 +1,10 @@
 export { Trainer, type TrainSummary } from './trainer.js';
-export { trainerOptionsSchema, resolveTrainerOptions, type TrainerOptions, type ResolvedTrainerOptions } from './config.js';
+export { trainerOptionsSchema, type TrainerOptions } from './config.js';
+export { resolveTrainerOptions, type ResolvedTrainerOptions } from './resolved-options.js';
 export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions, TrainerKlOptions } from './options.js';
 export { scheduledLearningRate, type LrSchedule } from './lr-schedule.js';
 export type * from './events.js';
+export type * from './trainer-events.js';
 export { rolloutMetrics, trajectoryTokens } from '../eval/rollout-metrics.js';
 export { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
 export { DEFAULT_SINK_LIMITS, type SinkLimits } from './guarded-sink.js';

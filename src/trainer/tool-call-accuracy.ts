@@ -1,7 +1,7 @@
 import type { TrainingBackend } from '../backend/types.js';
 import type { Environment } from '../env/types.js';
 import type { Example } from '../types/example.js';
-import type { Demonstration } from './cold-start.js';
+import type { Demonstration } from '../rollout/demonstration-turn.js';
 import { canonicalJson as canonical, renderDemonstration } from '../rollout/demonstration.js';
 import { checkDemonstration } from '../rollout/demonstration-turn.js';
 import { parseWithEnv } from '../rollout/parse-with-env.js';

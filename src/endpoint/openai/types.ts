@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { SamplingClient } from '../../backend/types.js';
 import type { Renderer } from '../../chat/types.js';
-import type { TurnHooks } from './chat-turn.js';
+import type { TurnHooks } from './turn-hooks.js';
 
 /** Options of the {@link openaiRoutes} plugin. */
 export interface OpenAIRoutesOptions {

@@ -3,7 +3,7 @@ import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Example } from '../../types/example.js';
-import type { AgentRunArgs } from './agent-environment.js';
+import type { AgentRunArgs } from './agent-run-args.js';
 import { AgentProgramError } from '../../errors/env-errors.js';
 
 /** How {@link subprocessAgent} starts the agent program. */
