@@ -131,7 +131,7 @@ const chatTemplate = [
   "{%- if (loop.first and content) or (not loop.first) %}{{- '\\n' }}{%- endif %}",
   "{%- if tool_call.function %}{%- set tool_call = tool_call.function %}{%- endif %}",
   "{{- '<tool_call>\\n{\"name\": \"' + tool_call.name + '\", \"arguments\": ' }}",
-  "{%- if tool_call.arguments is string %}{{- tool_call.arguments }}{%- else %}{{- tool_call.arguments | tojson }}{%- endif %}",
+  "{%- if tool_call.arguments is string %}{{- tool_call.arguments }}{%- else %}{{- tool_call.arguments | tojson(separators=(',', ':')) }}{%- endif %}",
   "{{- '}\\n</tool_call>' }}",
   "{%- endfor %}",
   "{%- endif %}",

@@ -33,7 +33,7 @@ import {
   type Trajectory,
 } from 'agentrl';
 import { mulberry32 } from 'agentrl/internal';
-import { COUNTRIES, TEA_RL, price, toolCallText } from './tea-price.js';
+import { COUNTRIES, TEA_RL, price } from './tea-price.js';
 
 /** The environment: one `price` tool, several calls per turn allowed. */
 export const compareEnv = toolEnvironment({
@@ -57,15 +57,13 @@ export function makeCompareDataset(n: number, seed: number): Example[] {
   });
 }
 
-/** Demonstrations: both lookups in one turn (two blocks), then the cheaper country; 1 in 4 guess at once. */
+/** Demonstrations: both lookups in one turn (`calls`: the template writes two blocks), then the cheaper country; 1 in 4 guess at once. */
 export function compareDemonstrations(examples: readonly Example[], seed: number): Demonstration[] {
   const r = mulberry32(seed);
   return examples.map((example) => {
-    const a = String(example.meta?.['a']);
-    const b = String(example.meta?.['b']);
-    const both = `${toolCallText('price', { country: a })}\n${toolCallText('price', { country: b })}`;
-    const turns = r() < 3 / 4 ? [both, example.answer] : [r() < 0.5 ? a : b];
-    return { example, turns };
+    const [a, b] = [String(example.meta?.['a']), String(example.meta?.['b'])];
+    const both = { calls: [{ name: 'price', arguments: { country: a } }, { name: 'price', arguments: { country: b } }] };
+    return { example, turns: r() < 3 / 4 ? [both, { answer: example.answer }] : [{ answer: r() < 0.5 ? a : b }] };
   });
 }
 

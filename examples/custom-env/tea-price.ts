@@ -72,24 +72,16 @@ export function makeDataset(n: number, seed: number): Example[] {
 }
 
 /**
- * The exact text the model must produce to call a tool with the embedded chat template (Qwen / Hermes style): a
- * `<tool_call>` block holding one JSON object `{"name", "arguments"}`, and nothing after it.
- */
-export const toolCallText = (name: string, args: Record<string, unknown>): string =>
-  `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
-
-/**
  * Cold-start demonstrations, imperfect on purpose so RL has something to fix: 2 in 3 call the tool and copy
- * its result; 1 in 3 guess a price at once (almost always wrong). The tool's reply is produced by the environment itself
- * when the demonstration is rendered.
+ * its result; 1 in 3 guess a price at once (almost always wrong). Turns are data: the model's chat template writes
+ * the call in its own syntax, and the tool's reply is produced by the environment when the demonstration is rendered.
  */
 export function demonstrations(examples: readonly Example[], seed: number): Demonstration[] {
   const r = mulberry32(seed);
-  return examples.map((example) => {
-    const country = String(example.meta?.['country']);
-    const turns = r() < 2 / 3 ? [toolCallText('price', { country }), example.answer] : [String(10 + Math.floor(r() * 90))];
-    return { example, turns };
-  });
+  return examples.map((example) => ({
+    example,
+    turns: r() < 2 / 3 ? [{ call: { name: 'price', arguments: { country: String(example.meta?.['country']) } } }, { answer: example.answer }] : [{ answer: String(10 + Math.floor(r() * 90)) }],
+  }));
 }
 
 /**

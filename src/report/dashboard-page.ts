@@ -30,7 +30,9 @@ header .live{font-size:12px;color:#8f8}
 main{padding:12px 16px}
 .warnings{background:#fff4e0;border:1px solid #e0b060;padding:6px 10px;font-size:13px;white-space:pre-line}
 .charts{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
-.charts img{background:#fff;border:1px solid #ddd;width:440px;max-width:100%;height:auto}
+.charts img{background:#fff;border:1px solid #ddd;width:440px;max-width:100%;height:auto;display:block}
+.charts .chart{position:relative}
+.charts .readout{position:absolute;top:4px;right:4px;background:rgba(255,255,255,.95);border:1px solid #999;padding:2px 6px;font-size:12px;pointer-events:none;white-space:pre}
 .viewer{display:flex;gap:12px;margin-top:16px}
 .viewer .list{min-width:300px;max-width:340px}
 .viewer .list button{display:block;width:100%;text-align:left;margin:2px 0;padding:4px 6px;border:1px solid #ccc;background:#fff;cursor:pointer;font-size:12px;overflow-wrap:anywhere}
@@ -59,10 +61,30 @@ async function json(url) { const r = await fetch(url, { credentials: 'same-origi
 function imagesLoaded() {
   return Promise.all([...$('charts').querySelectorAll('img')].map((i) => (i.complete ? Promise.resolve() : new Promise((res) => { i.onload = i.onerror = res; }))));
 }
+// Hover: the pointer's x in the SVG's own pixels picks the nearest step of /api/charts/NAME.json; the readout
+// shows that step and each series' value there.
+function hoverable(img, name) {
+  const readout = el('div', { class: 'readout', hidden: '' });
+  let steps;
+  const load = () => (steps = steps || json('/api/charts/' + encodeURIComponent(name) + '.json?v=' + version).then((r) => r.steps, () => []));
+  img.addEventListener('mouseenter', load);
+  img.addEventListener('mousemove', async (e) => {
+    const all = await load();
+    const box = img.getBoundingClientRect();
+    if (!all.length || !box.width || !img.naturalWidth) return;
+    const x = ((e.clientX - box.left) * img.naturalWidth) / box.width;
+    const at = all.reduce((a, b) => (Math.abs(b.x - x) < Math.abs(a.x - x) ? b : a));
+    readout.textContent = 'step ' + String(at.step) + at.values.map((v) => '\\n' + String(v.series).replace(/\\n/g, ' ') + ': ' + num(v.value, 4)).join('');
+    readout.dataset.step = String(at.step);
+    readout.hidden = false;
+  });
+  img.addEventListener('mouseleave', () => { readout.hidden = true; });
+  return el('div', { class: 'chart' }, img, readout);
+}
 async function refreshCharts() {
   const charts = await json('/api/charts');
-  const imgs = charts.map((c) => el('img', { alt: String(c.title), src: '/api/charts/' + encodeURIComponent(String(c.name)) + '.svg?v=' + version, dataset: { chart: String(c.name) } }));
-  $('charts').replaceChildren(...imgs);
+  const boxes = charts.map((c) => hoverable(el('img', { alt: String(c.title), src: '/api/charts/' + encodeURIComponent(String(c.name)) + '.svg?v=' + version, dataset: { chart: String(c.name) } }), String(c.name)));
+  $('charts').replaceChildren(...boxes);
   await imagesLoaded();
 }
 async function refreshRuns() {

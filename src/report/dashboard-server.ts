@@ -8,7 +8,7 @@ import { createHttpServer, type HttpServer } from '../http/index.js';
 import { chartSpec, chartsFor } from './charts.js';
 import { DASHBOARD_CSS, DASHBOARD_HTML, DASHBOARD_JS } from './dashboard-page.js';
 import { BrowserSessions, DASHBOARD_HEADERS, queryKey, StreamGate } from './dashboard-security.js';
-import { renderChartSvg } from './render.js';
+import { chartReadout, renderChartSvg } from './render.js';
 import { describeRunWarnings, readTrajectory, RunIndex, type RunData } from './run-data.js';
 import { trajectoryHtml } from './trajectory-html.js';
 
@@ -152,10 +152,13 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   );
   app.get('/api/charts', async () => chartsFor(snapshots).map((c) => ({ name: c.name, title: c.title, metrics: c.metrics })));
   app.get<{ Params: { name: string } }>('/api/charts/:name', async (req, reply) => {
-    const name = req.params.name.replace(/\.svg$/, '');
+    const json = req.params.name.endsWith('.json');
+    const name = req.params.name.replace(/\.(svg|json)$/, '');
     const all = snapshots;
     const chart = chartsFor(all).find((c) => c.name === name);
     if (!chart) return reply.code(404).send({ error: 'no such chart' });
+    // The hover readout: each step's x in the SVG and each series' value there (the page maps the pointer to a step).
+    if (json) return reply.header('cache-control', 'no-store').send({ steps: await chartReadout(chartSpec(all, chart)) });
     let svg = svgCache.get(name);
     if (!svg) svgCache.set(name, (svg = renderChartSvg(chartSpec(all, chart))));
     return reply.type('image/svg+xml').header('cache-control', 'no-store').send(await svg);

@@ -11,7 +11,7 @@ describe('custom-env example (tea-price): a new tool environment that learns', (
     expect(byQuestion.size).toBe(COUNTRIES.length);
     for (const answers of byQuestion.values()) expect(answers.size).toBeGreaterThan(5);
     // Two in three demonstrations call the tool (the rest guess), so RL has something to improve.
-    const withTool = demonstrations(days, 1).filter((d) => String(d.turns[0]).includes('<tool_call>')).length;
+    const withTool = demonstrations(days, 1).filter((d) => typeof d.turns[0] === 'object' && 'call' in d.turns[0]).length;
     expect(withTool / days.length).toBeGreaterThan(0.55);
     expect(withTool / days.length).toBeLessThan(0.8);
     expect(teaEnv.tools.map((t) => t.function.name)).toEqual(['price']);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { demonstrationDatum } from 'agentrl/internal';
+import { renderDemonstration } from '../../src/rollout/demonstration.js';
 import { compareDemonstrations, compareEnv, compareReward, formatHeldOut, makeCompareDataset, runTeaCompare, COMPARE_BUDGETS } from '../../examples/custom-env/tea-compare.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
@@ -16,10 +17,14 @@ describe('tea-compare example (parallel tool calls on the embedded backend): its
     expect(compareEnv.parallelToolCalls).toBe(true);
     const renderer = await localRenderer();
     const demo = compareDemonstrations(days, 1).find((x) => x.turns.length === 2)!;
-    const parsed = renderer.parseAssistant(String(demo.turns[0]), compareEnv.tools, { parallelToolCalls: true });
+    // The data turn renders as the two compact blocks a rollout parses as two calls (the text the example once wrote by hand).
+    const rendered = await renderDemonstration(renderer, compareEnv, demo, { maxToolResponseTokens: COMPARE_BUDGETS.maxToolResponseTokens });
+    const block = (c: unknown) => `<tool_call>\n{"name": "price", "arguments": {"country":"${String(c)}"}}\n</tool_call>`;
+    expect(rendered.texts[0]).toBe(`${block(demo.example.meta?.['a'])}\n${block(demo.example.meta?.['b'])}`);
+    const parsed = renderer.parseAssistant(rendered.texts[0]!, compareEnv.tools, { parallelToolCalls: true });
     expect(parsed.kind === 'tool' && parsed.calls.map((c) => c.function.arguments['country'])).toEqual([demo.example.meta?.['a'], demo.example.meta?.['b']]);
     // The demonstration renders through the environment: both tool responses follow the one call turn, then the answer.
-    const datum = await demonstrationDatum(renderer, compareEnv, { example: demo.example, turns: demo.turns.map((text) => ({ text: String(text) })) }, { maxToolResponseTokens: COMPARE_BUDGETS.maxToolResponseTokens });
+    const datum = await demonstrationDatum(renderer, compareEnv, demo, { maxToolResponseTokens: COMPARE_BUDGETS.maxToolResponseTokens });
     const text = renderer.decode([...datum.modelInput, datum.targetTokens.at(-1)!]);
     const prices = demo.example.meta?.['prices'] as Record<string, number>;
     const ra = text.indexOf(`<tool_response>\n${prices[String(demo.example.meta?.['a'])]}`);

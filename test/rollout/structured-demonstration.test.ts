@@ -70,6 +70,21 @@ describe('a demonstration written as data renders in each model family’s own c
   });
 });
 
+describe('the embedded model writes a data call in the compact form it is trained to copy', () => {
+  // The embedded template once serialised arguments with tojson's default separators ({"country": "Peru"}): one more
+  // token between the key and the value than the compact JSON the examples and the init template wrote before, and
+  // the tool-env template's held-out argument accuracy after 1000 cold-start steps fell from 100% to 53.1%.
+  it('{ call } renders to exactly the tokens of the compact raw text (arguments without spaces)', async () => {
+    const renderer = await localRenderer();
+    const args = { country: 'Peru', cups: 2 };
+    const data = await renderDemonstration(renderer, env, { example, turns: [{ call: { name: 'price', arguments: args } }, { answer: '40' }] }, { maxToolResponseTokens: 16 });
+    const raw = await renderDemonstration(renderer, env, { example, turns: [`<tool_call>\n{"name": "price", "arguments": ${JSON.stringify(args)}}\n</tool_call>`, '40'] }, { maxToolResponseTokens: 16 });
+    expect(data.texts[0]).toBe('<tool_call>\n{"name": "price", "arguments": {"country":"Peru","cups":2}}\n</tool_call>');
+    expect(data.tokens).toEqual(raw.tokens);
+    expect(data.mask).toEqual(raw.mask);
+  });
+});
+
 describe('a demonstration that does not fit the tools is a DemonstrationError naming the example, turn and field', () => {
   let renderer: Renderer;
   beforeAll(async () => {
