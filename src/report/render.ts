@@ -32,7 +32,8 @@ export async function chartReadout(spec: Readonly<Record<string, unknown>>): Pro
     await view.runAsync();
     const x = view.scale('x') as (v: number) => number;
     // The SVG renderer translates the root group by the padding plus the origin (the space autosize gave the axes).
-    const ox = view.origin()[0] + (view.padding().left ?? 0);
+    const pad = view.padding();
+    const ox = view.origin()[0] + (typeof pad === 'number' ? pad : (pad.left ?? 0));
     const rows = ((spec['data'] as { values?: unknown[] } | undefined)?.values ?? []) as { step: number; value: number; series: string }[];
     const bySteps = new Map<number, { series: string; value: number }[]>();
     for (const r of rows) bySteps.set(r.step, [...(bySteps.get(r.step) ?? []), { series: r.series, value: r.value }]);
