@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { loadRenderer } from '../../src/chat/index.js';
 
-const dir = new URL('../../assets/local-model', import.meta.url).pathname;
+const dir = new URL('../../assets/local-model/', import.meta.url).pathname;
 const tj = JSON.parse(readFileSync(dir + 'tokenizer.json', 'utf8'));
 const tc = JSON.parse(readFileSync(dir + 'tokenizer_config.json', 'utf8'));
 const tok = new Tokenizer(tj, tc);

@@ -42,7 +42,7 @@ describe('sql-agent example', () => {
   });
 
   it('the harder train/test sets used by the wiring tests share no question or canonical form either', async () => {
-    const dir = new URL('../../examples/sql-agent/data', import.meta.url).pathname;
+    const dir = new URL('../../examples/sql-agent/data/', import.meta.url).pathname;
     const train = await loadMathDataset(dir + 'train.jsonl');
     const test = await loadMathDataset(dir + 'test.jsonl');
     expect(test.length).toBeGreaterThan(50);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 
-const root = new URL('../..', import.meta.url).pathname;
+const root = new URL('../../', import.meta.url).pathname;
 
 describe('example scripts exit 2 on a usage error', () => {
   for (const script of ['examples/retool/main.ts', 'examples/custom-env/tea-price.ts', 'examples/custom-env/tea-compare.ts']) {

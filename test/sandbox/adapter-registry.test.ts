@@ -6,8 +6,8 @@ import { numberFlag } from '../../src/sandbox/adapter.js';
 import { UsageError } from '../../src/errors/usage-error.js';
 import { registerBuiltinCommands, runCli } from '../../apps/cli/index.js';
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox-adapters', import.meta.url));
-const ADAPTERS = fileURLToPath(new URL('../../adapters', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox-adapters/', import.meta.url));
+const ADAPTERS = fileURLToPath(new URL('../../adapters/', import.meta.url));
 
 function io() {
   const out: string[] = [];

@@ -8,7 +8,7 @@ import { mapFinishReason } from './vllm.js';
  * `sampling_seed`, `skip_special_tokens: false`, and the neutral `min_p: 0`, `repetition_penalty: 1` so no model default
  * applies), and `return_logprob: true` for the sampled tokens' logprobs.
  * @see sgl-project/sglang `GenerateReqInput` (`python/sglang/srt/managers/io_struct.py`) and its sampling-parameter
- * docs (`docs/basic_usage/sampling_params.md`).
+ * docs (sgl-project/sglang/docs/basic_usage/sampling_params.md).
  */
 export function sglangGenerateRequest(promptTokens: readonly number[], params: SamplingParams, stop: readonly number[], seed: number | undefined): Record<string, unknown> {
   return {
