@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureJax, np } from '../../src/backend/local/jax.js';
 import { entropyOfLogprobs } from '../../src/backend/local/model.js';
-import { trainOnDatums } from '../../src/trainer/train-step.js';
+import { trainOnDatums } from '../../src/trainer/train-on-datums.js';
 import type { LossConfig } from '../../src/types/loss-config.js';
 import type { Datum } from '../../src/types/datum.js';
 import { LOCAL_VOCAB, lcg, randomDatum, tinyBackend } from './helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FutureStore } from '../../apps/serve/tinker/futures.js';
+import { FutureStore } from '../../apps/serve/tinker/future-store.js';
 import { SeqQueue } from '../../apps/serve/tinker/seq-queue.js';
 
 describe('FutureStore', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batchIterator } from '../../src/trainer/batches.js';
+import { batchIterator } from '../../src/trainer/example-order.js';
 import type { Example } from '../../src/types/example.js';
 
 const data = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `e${i}`, question: 'q', answer: '1' }));

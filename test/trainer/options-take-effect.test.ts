@@ -5,13 +5,13 @@ import { mockBackend, scriptedSampler } from 'agentrl/testing';
 import { trainerOptionsSchema } from '../../src/trainer/config.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions } from '../../src/trainer/resolved-options.js';
 import { schemaKeyPaths } from '../../src/errors/config-issues.js';
-import { batchSourceFor } from '../../src/trainer/batch-source-for.js';
+import { batchSourceFor } from '../../src/trainer/choose-batch-source.js';
 import { DEFAULT_BUDGETS } from '../../src/rollout/types.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
 // What each mode's batch source is built with, captured instead of rolling anything out.
 const built = vi.hoisted(() => ({ last: undefined as { mode: string; options: Record<string, unknown> } | undefined }));
-vi.mock('../../src/trainer/sync-batches.js', () => ({
+vi.mock('../../src/trainer/sync-batch-source.js', () => ({
   syncBatchSource: (options: Record<string, unknown>) => ((built.last = { mode: 'sync', options }), {}),
 }));
 vi.mock('../../src/trainer/group-stream.js', () => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { microBatchLossWeight } from '../../src/trainer/train-step.js';
+import { microBatchLossWeight } from '../../src/trainer/train-on-datums.js';
 import { aggregateLoss } from '../../src/loss/aggregate.js';
 import type { Datum } from '../../src/types/datum.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TinkerHttp, TransportFault } from '../../src/backend/tinker/http.js';
-import { awaitFuture } from '../../src/backend/tinker/futures.js';
+import { awaitFuture } from '../../src/backend/tinker/future-polling.js';
 import { resolveTinkerOptions, type TinkerBackendOptions } from '../../src/backend/tinker/options.js';
 import { decodeForwardBackwardProto, decodeSampleProto, tinkerProto } from '../../src/backend/tinker/proto.js';
 import { openaiCompatibleSampler } from '../../src/backend/openai/openai-sampler.js';

@@ -5,9 +5,9 @@ import { perTokenLoss } from 'agentrl/internal';
 import type { Datum } from 'agentrl/internal';
 import type { LossConfig } from 'agentrl/internal';
 import { ServeRequestError } from './errors.js';
-import type { FutureBody } from './futures.js';
+import type { FutureBody } from './future-store.js';
 import type { ServeLimits } from './serve-limits.js';
-import * as w from './wire.js';
+import * as w from './request-schemas.js';
 
 /**
  * Refuses a `forward` / `forward_backward` input over the datum or token limits, or with a sequence longer than the

@@ -4,14 +4,14 @@ import type { TrainingBackend } from 'agentrl/internal';
 import { BackendInputError } from 'agentrl/internal';
 import type { ServeCaller } from './caller.js';
 import { errorBody, ServeRequestError } from './errors.js';
-import type { FutureBody, FutureStore } from './futures.js';
+import type { FutureBody, FutureStore } from './future-store.js';
 import type { LoadAccounting } from './load-accounting.js';
 import type { RunCatalog, SubmitRefusal } from './run-catalog.js';
 import type { SamplerRegistry } from './sampler-registry.js';
 import type { SeqQueue } from './seq-queue.js';
 import type { SessionRegistry } from './session-registry.js';
 import type { StateBooking } from './state-folder-bytes.js';
-import type * as w from './wire.js';
+import type * as w from './request-schemas.js';
 
 /** One model: its engine, its `seq_id` queue and what it holds. */
 export interface ModelState {

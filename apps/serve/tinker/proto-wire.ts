@@ -7,8 +7,8 @@
  */
 import { tinkerProto } from 'agentrl/internal';
 import { BackendInputError } from 'agentrl/internal';
-import type { FutureBody } from './futures.js';
-import type { TensorData, WireDatum } from './wire.js';
+import type { FutureBody } from './future-store.js';
+import type { TensorData, WireDatum } from './request-schemas.js';
 
 /** Media type of protobuf bodies. */
 export const PROTOBUF = 'application/x-protobuf';

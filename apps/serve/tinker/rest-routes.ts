@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { archiveSize, checkpointArchive, type CheckpointKind, type StoredCheckpoint } from './checkpoint-store.js';
+import { archiveSize, checkpointArchive, type CheckpointKind, type StoredCheckpoint } from './stored-checkpoints.js';
 import { ServeRequestError } from './errors.js';
 import type { ServeCaller } from './caller.js';
 import type { RunRecord, TinkerService } from './service.js';
-import { parseTinkerPath } from './wire.js';
+import { parseTinkerPath } from './request-schemas.js';
 
 /** How long a checkpoint archive URL stays valid, ms (the hosted service's 15 minutes). */
 export const ARCHIVE_URL_TTL_MS = 15 * 60_000;

@@ -4,7 +4,7 @@ import { AgentRLError } from 'agentrl/internal';
 import type { ServeCaller } from './caller.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import type { TinkerService } from './service.js';
-import * as w from './wire.js';
+import * as w from './request-schemas.js';
 import { clientConfig, clientDynamicConfig, type ClientConfigFacts } from './client-config.js';
 import { acceptsProtobuf, decodeForwardBackwardRequest, PROTOBUF, protoResult } from './proto-wire.js';
 import { registerTinkerRestRoutes } from './rest-routes.js';

@@ -5,12 +5,12 @@ import { join, sep } from 'node:path';
 import type { z } from 'zod';
 import { BackendInputError } from 'agentrl/internal';
 import { principalTag, type ServeCaller } from './caller.js';
-import { listStoredCheckpoints, removeStoredCheckpoint, type CheckpointKind, type StoredCheckpoint } from './checkpoint-store.js';
+import { listStoredCheckpoints, removeStoredCheckpoint, type CheckpointKind, type StoredCheckpoint } from './stored-checkpoints.js';
 import { ServeRequestError } from './errors.js';
-import type { FutureBody } from './futures.js';
+import type { FutureBody } from './future-store.js';
 import { writeCheckpointMetadata } from './checkpoint-metadata.js';
 import { dirBytes, type StateBooking } from './state-folder-bytes.js';
-import * as w from './wire.js';
+import * as w from './request-schemas.js';
 
 /**
  * A training run as the REST surface reports it; kept after its model is unloaded (its checkpoints stay). Listed only

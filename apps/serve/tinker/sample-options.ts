@@ -11,7 +11,7 @@
  *   `SampledSequence.sequence_id`. Neither that field's wire encoding nor the loss's formula is public.
  */
 import type { z } from 'zod';
-import type { sampleSchema } from './wire.js';
+import type { sampleSchema } from './request-schemas.js';
 import { ServeRequestError } from './errors.js';
 
 /**

@@ -2,7 +2,7 @@ import type { SamplingClient, TrainingBackend } from 'agentrl/internal';
 import type { ServeCaller } from './caller.js';
 import { ServeRequestError } from './errors.js';
 import { newId } from './session-registry.js';
-import * as w from './wire.js';
+import * as w from './request-schemas.js';
 
 /** A sampling session id or a named sampler path, and whom it belongs to. */
 export interface SamplerEntry {

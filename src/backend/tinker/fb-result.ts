@@ -4,7 +4,7 @@ import { BackendRequestError } from '../../errors/index.js';
 import { backendLossMetrics, perTokenLoss } from '../../loss/index.js';
 import type { ForwardBackwardResult } from '../types.js';
 import type { TinkerLossPlan } from './loss-mapping.js';
-import type { ForwardBackwardOutput } from './wire.js';
+import type { ForwardBackwardOutput } from './json-wire.js';
 
 /**
  * Joins the chunk results of one `forwardBackward` call into the result `localBackend` gives for the same call:

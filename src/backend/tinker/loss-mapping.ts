@@ -3,7 +3,7 @@ import type { LossConfig, NativeLossKind } from '../../types/loss-config.js';
 import { BackendInputError, ConfigError } from '../../errors/index.js';
 import { LOSSES, lossDefinition, parseLossConfig } from '../../loss/index.js';
 import { aggregationCoefficients, validateDatums } from '../local/batching.js';
-import type { WireDatum } from './wire.js';
+import type { WireDatum } from './json-wire.js';
 import { lossFnConfigOf } from './protocol/loss-fn.js';
 
 /** The protocol's built-in loss functions agentrl maps onto (`loss_fn`). */

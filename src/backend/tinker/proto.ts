@@ -1,7 +1,7 @@
 import protobuf from 'protobufjs';
 import { BackendRequestError } from '../../errors/index.js';
 import type { SampledSequence } from '../../types/sampling.js';
-import type { ForwardBackwardOutput, SampleOutput, WireDatum } from './wire.js';
+import type { ForwardBackwardOutput, SampleOutput, WireDatum } from './json-wire.js';
 
 /**
  * The messages of Tinker's `tinker_public.proto` this client uses (field numbers as reconstructed from the SDK's

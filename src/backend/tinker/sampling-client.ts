@@ -2,11 +2,11 @@ import { BackendInputError, BackendRequestError, ConfigError } from '../../error
 import type { EngineProfile } from './engines/profiles.js';
 import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
 import type { SamplingClient } from '../types.js';
-import { awaitFuture, requestIdOf } from './futures.js';
+import { awaitFuture, requestIdOf } from './future-polling.js';
 import type { TinkerHttp } from './http.js';
 import type { ResolvedTinkerOptions } from './options.js';
 import { decodeSampleProto } from './proto.js';
-import { modelInputJson, parseSampleJson, type SampleOutput } from './wire.js';
+import { modelInputJson, parseSampleJson, type SampleOutput } from './json-wire.js';
 import { tinkerPath } from './protocol/routes.js';
 
 /**

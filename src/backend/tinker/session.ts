@@ -3,7 +3,7 @@ import { jsonOf, type TinkerHttp } from './http.js';
 import { useJwtAuth } from './jwt.js';
 import type { ResolvedTinkerOptions } from './options.js';
 import { fetchServerConfig, TINKER_PROTOCOL_VERSION, type TinkerServerConfig } from './server-config.js';
-import { stringField } from './wire.js';
+import { stringField } from './json-wire.js';
 import { tinkerPath } from './protocol/routes.js';
 
 /**

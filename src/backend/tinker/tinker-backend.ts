@@ -8,7 +8,7 @@ import { detectEngine } from './engines/detect.js';
 import { resolveCheckpointPath, writeCheckpointPointer } from './checkpoint-pointer.js';
 import type { AdamParams, BackendOptionFacts, ForwardBackwardResult, OptimStepResult, OptionVerdict, SamplingClient, TrainingBackend } from '../types.js';
 import { mergeForwardBackward } from './fb-result.js';
-import { awaitFuture, requestIdOf, type FutureOp } from './futures.js';
+import { awaitFuture, requestIdOf, type FutureOp } from './future-polling.js';
 import { jsonOf, TinkerHttp, type HttpBody } from './http.js';
 import { checkLossSupported, isNativeLoss, planForwardBackward, type TinkerLossPlan } from './loss-mapping.js';
 import { lossDefinition } from '../../loss/registry.js';
@@ -24,7 +24,7 @@ import { TinkerSession } from './session.js';
 import type { TinkerServerConfig } from './server-config.js';
 import { checkpointName, chunkDatums, forwardBackwardBody } from './training-ops.js';
 import { adamParamsToWire } from './protocol/adam.js';
-import { parseForwardBackwardJson, parseMetricsJson, parseModelId, stringField, type ForwardBackwardOutput, type WireDatum } from './wire.js';
+import { parseForwardBackwardJson, parseMetricsJson, parseModelId, stringField, type ForwardBackwardOutput, type WireDatum } from './json-wire.js';
 import { tinkerPath as apiPath } from './protocol/routes.js';
 import { InternalError } from '../../errors/internal-error.js';
 

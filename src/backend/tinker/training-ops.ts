@@ -2,7 +2,7 @@ import type { HttpBody } from './http.js';
 import { PROTOBUF } from './http.js';
 import type { TinkerLossPlan } from './loss-mapping.js';
 import { encodeForwardBackwardRequest } from './proto.js';
-import { forwardBackwardInputJson, type WireDatum } from './wire.js';
+import { forwardBackwardInputJson, type WireDatum } from './json-wire.js';
 import { tinkerPath } from './protocol/routes.js';
 
 /** Estimated protobuf bytes of one datum: int32 tokens, tensors in their dtype, and a little framing per tensor. */

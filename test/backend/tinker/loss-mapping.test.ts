@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BackendInputError, ConfigError, referenceLoss, type Aggregation, type Datum, type LossConfig } from 'agentrl/internal';
 import { planForwardBackward } from '../../../src/backend/tinker/loss-mapping.js';
-import type { WireDatum } from '../../../src/backend/tinker/wire.js';
+import type { WireDatum } from '../../../src/backend/tinker/json-wire.js';
 
 /**
  * What a Tinker-protocol server computes for one request: the built-in per-token losses **summed** over every

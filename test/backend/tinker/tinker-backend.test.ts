@@ -197,7 +197,7 @@ describe('tinkerBackend over the JSON protocol', () => {
 
 describe('parseSampleJson', () => {
   it('refuses sampled sequences without logprobs and maps other stop reasons to stop', async () => {
-    const { parseSampleJson } = await import('../../../src/backend/tinker/wire.js');
+    const { parseSampleJson } = await import('../../../src/backend/tinker/json-wire.js');
     expect(() => parseSampleJson('sample', { sequences: [{ tokens: [1], logprobs: null, stop_reason: 'stop' }] })).toThrow(/no logprobs/);
     expect(parseSampleJson('sample', { sequences: [{ tokens: [1], logprobs: [-1], stop_reason: 'abort' }] }).sequences[0]!.stopReason).toBe('stop');
     expect(() => parseSampleJson('sample', { sequences: [{ tokens: [1, 2], logprobs: [-1], stop_reason: 'length' }] })).toThrow(/1 logprobs for 2 tokens/);

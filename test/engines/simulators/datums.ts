@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type * as w from '../../../apps/serve/tinker/wire.js';
+import type * as w from '../../../apps/serve/tinker/request-schemas.js';
 
 /** A `forward_backward_input` as agentrl serve's routes hand it to the service. */
 export type WireInput = z.infer<typeof w.forwardInputSchema>;

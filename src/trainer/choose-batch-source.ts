@@ -3,9 +3,9 @@ import type { RolloutBudgets } from '../rollout/types.js';
 import type { BatchSource, BatchSourceOptions } from './batch-source.js';
 import type { ResolvedTrainerOptions } from './resolved-options.js';
 import type { TrainerEvents } from './trainer-events.js';
-import { exampleStream } from './batches.js';
+import { exampleStream } from './example-order.js';
 import { GroupStream } from './group-stream.js';
-import { syncBatchSource } from './sync-batches.js';
+import { syncBatchSource } from './sync-batch-source.js';
 
 /**
  * The source of a run's groups for its mode: {@link GroupStream} (`rollout.streaming`, with `async.maxStaleness`) or

@@ -5,7 +5,7 @@ import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { scheduledLearningRate, type LrSchedule } from './lr-schedule.js';
-import { trainOnDatums } from './train-step.js';
+import { trainOnDatums } from './train-on-datums.js';
 import { ConfigError } from '../errors/index.js';
 
 /** The algorithm options of one step, resolved (`kl.reference` already a sampling client). */
