@@ -1,4 +1,4 @@
-import { access, readFile } from '../platform/fs.js';
+import { readFile } from '../platform/fs.js';
 import { join } from '../platform/path.js';
 import { TokenizerError } from '../errors/chat-errors.js';
 import { validateLoadOptions, type LoadRendererOptions } from './options.js';

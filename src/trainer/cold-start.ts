@@ -3,7 +3,7 @@ import type { Demonstration } from '../rollout/demonstration-turn.js';
 import type { Environment } from '../env/types.js';
 import type { Example } from '../types/example.js';
 import { renderDemonstration } from '../rollout/demonstration.js';
-import { checkDemonstration, type DemonstrationTurn } from '../rollout/demonstration-turn.js';
+import { checkDemonstration } from '../rollout/demonstration-turn.js';
 import { parseWithEnv } from '../rollout/parse-with-env.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { supervisedDatum } from '../loss/index.js';

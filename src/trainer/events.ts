@@ -1,7 +1,5 @@
-import type { WarningEvent } from '../types/warning.js';
 import type { Trajectory } from '../types/trajectory.js';
 import type { RewardResult } from '../types/reward.js';
-import type { TurnEvent } from '../rollout/types.js';
 
 /** `rollout:start`: a step's rollout begins. */
 export interface RolloutStartEvent {

@@ -20,7 +20,6 @@ import { isInformativeGroup, overlongPenalty, responseTokens } from '../loss/ind
 import type { Trajectory } from '../types/trajectory.js';
 import { attachSinks } from './attach-sinks.js';
 import { guardSink } from './guarded-sink.js';
-import { trainOnDatums } from './train-on-datums.js';
 import { describeConfig, startRunLog } from './trajectory-log.js';
 import { CheckpointStore, checkpointDirFor } from './checkpoint-store.js';
 import { findResumePoint, saveKlReference, truncateRunLogs } from './resume.js';

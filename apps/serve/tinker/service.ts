@@ -11,7 +11,7 @@ import type { AccessTokens } from './access-tokens.js';
 import { callerResolver, type ServeCaller } from './caller.js';
 import { errorBody, ServeRequestError } from './errors.js';
 import { checkSampleOptions } from './sample-options.js';
-import { FutureStore, type FutureBody, type FutureWait } from './future-store.js';
+import { FutureStore, type FutureWait } from './future-store.js';
 import { SeqQueue } from './seq-queue.js';
 import { resolveServeLimits, type ServeLimits } from './serve-limits.js';
 import type { CheckpointKind, StoredCheckpoint } from './stored-checkpoints.js';

@@ -1,5 +1,4 @@
 import { z } from '../../util/zod.js';
-import type { SamplingSettings } from '../../types/sampling.js';
 import type { Datum } from '../../types/datum.js';
 import type { LossConfig } from '../../types/loss-config.js';
 import { BackendInputError, ConfigError } from '../../errors/index.js';

@@ -14,7 +14,6 @@ import { readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
 import { httpStatusKind, isRetriedStatus } from '../../errors/http-status.js';
 import { AGENTRL_VERSION } from './version.js';
-import { tinkerPath } from './protocol/routes.js';
 
 /** `User-Agent` of every request: the hosted service's CDN challenges requests without one. */
 export const TINKER_USER_AGENT = `agentrl/${AGENTRL_VERSION}`;

@@ -1,9 +1,7 @@
-import type { ServerResponse } from 'node:http';
 import type { Renderer } from '../../chat/types.js';
-import type { Message, ToolDefinition } from '../../types/message.js';
 import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
 import { withoutStop } from './sampling.js';
-import { extractToolCalls, type ExtractedMessage } from './tool-calls.js';
+import { extractToolCalls } from './tool-calls.js';
 
 import type { ChoiceResult, TurnTicket } from './turn-hooks.js';
 

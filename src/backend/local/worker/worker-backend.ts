@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import type { SamplingSettings } from '../../../types/sampling.js';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
