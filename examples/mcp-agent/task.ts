@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from 'agentrl/internal';
-import type { Demonstration, Example, McpStdioServer } from 'agentrl';
+import type { Demonstration, DemonstrationCall, Example, McpStdioServer } from 'agentrl';
 
 export const DEPOTS = [
   'Peru', 'Chile', 'Ghana', 'Japan', 'Spain', 'France', 'Kenya', 'Nepal', 'Egypt', 'Iraq', 'Cuba', 'Mali', 'Oman', 'Qatar', 'Yemen', 'Gabon',
@@ -74,9 +74,9 @@ export const TOOL = 'read_text_file';
 /** Short on purpose: every token costs context on the tiny embedded model (the tool list and the call format come from the chat template). */
 export const SYSTEM_PROMPT = 'Read the record, then answer.';
 
-/** The tool call a good policy writes for `ex`, as the chat template renders one. */
-export function lookupCall(ex: Example): string {
-  return `<tool_call>\n{"name": "read_text_file", "arguments": {"path": ${JSON.stringify(`${String(ex.meta?.['depot'])}/${String(ex.meta?.['field'])}`)}}}\n</tool_call>`;
+/** The tool call a good policy makes for `ex`, as data (the chat template renders it in the family's call syntax). */
+export function lookupCall(ex: Example): DemonstrationCall {
+  return { name: TOOL, arguments: { path: `${String(ex.meta?.['depot'])}/${String(ex.meta?.['field'])}` } };
 }
 
 /**
@@ -96,8 +96,8 @@ export function demonstrations(examples: readonly Example[], opts: { passes: num
     for (const example of examples) {
       const shown = real ? example.answer : String(10 + Math.floor(r() * 90));
       const guess = String(10 + ((Number(shown) - 10 + 1 + Math.floor(r() * 89)) % 90));
-      const lookup = real ? lookupCall(example) : { text: lookupCall(example), observation: [{ role: 'tool' as const, name: TOOL, content: shown }] };
-      out.push({ example, turns: r() < opts.guessShare ? [`<answer>${guess}</answer>`] : [lookup, `<answer>${shown}</answer>`] });
+      const lookup = real ? { call: lookupCall(example) } : { call: lookupCall(example), observation: [{ role: 'tool' as const, name: TOOL, content: shown }] };
+      out.push({ example, turns: r() < opts.guessShare ? [{ answer: `<answer>${guess}</answer>` }] : [lookup, { answer: `<answer>${shown}</answer>` }] });
     }
   }
   return out;

@@ -15,8 +15,8 @@
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Trainer, agentEnvironment, coldStart, evalTable, evaluate, exactMatch, localBackend, type EvalResult, type TrainingBackend } from 'agentrl';
-import { BUDGETS, MODEL, demonstrations, questions, recordsServer } from '../mcp-agent/task.js';
-import { AGENT, COLD_START_CHECKPOINT, PYTHON, demonstrationEnv } from './task.js';
+import { BUDGETS, MODEL, questions, recordsServer } from '../mcp-agent/task.js';
+import { AGENT, COLD_START_CHECKPOINT, PYTHON, coldStartDemonstrations as demonstrations, demonstrationEnv } from './task.js';
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Environment, Example, ToolDefinition } from 'agentrl';
+import type { Demonstration, DemonstrationCall, Environment, Example, ToolDefinition } from 'agentrl';
+import { demonstrations } from '../mcp-agent/task.js';
 
 /** Path of the agent program. */
 export const AGENT = fileURLToPath(new URL('./agent.py', import.meta.url));
@@ -49,4 +50,21 @@ export function demonstrationEnv(dir: string): Environment {
       return { done: false, observation: [{ role: 'tool', name: 'read_text_file', content }] };
     },
   };
+}
+
+/** A call as the chat template wrote it before it wrote arguments compactly: `{"name": "…", "arguments": {"path": "…"}}`. */
+const spacedCallText = (c: DemonstrationCall): string =>
+  `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": {${Object.entries(c.arguments ?? {}).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}}\n</tool_call>`;
+
+/**
+ * The cold-start demonstrations the shipped `checkpoints/cold-start` was trained on: mcp-agent's, with the call as
+ * raw text in the spaced form the template wrote before it wrote arguments compactly (the shipped checkpoint puts
+ * ≈ 0 probability on the compact call). Use mcp-agent's structured `demonstrations` instead once the checkpoint is
+ * regenerated (`main.ts --cold-start --save`) and this README's table re-measured.
+ */
+export function coldStartDemonstrations(...args: Parameters<typeof demonstrations>): Demonstration[] {
+  return demonstrations(...args).map((d) => ({
+    ...d,
+    turns: d.turns.map((t) => (typeof t === 'object' && 'call' in t ? { text: spacedCallText(t.call), ...(t.observation ? { observation: t.observation } : {}) } : t)),
+  }));
 }

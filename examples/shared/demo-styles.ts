@@ -4,7 +4,7 @@
  * answering at once without the tool (25%), a mistake then a recovery (10%), a mistake left standing (5%), a
  * malformed tool call (10%).
  */
-import { demonstrationDatum, type Datum, type Environment, type Example, type Renderer } from 'agentrl';
+import { demonstrationDatum, type Datum, type DemonstrationTurn, type Environment, type Example, type Renderer } from 'agentrl';
 import { mulberry32 } from 'agentrl/internal';
 
 /** An example's five styles, in the order of the mix (right way, answer at once, recovery, mistake, malformed). */
@@ -33,8 +33,9 @@ export interface MixDemoOptions {
 
 /**
  * Demonstration datums for a tool agent whose observations come from the real environment (`env.step`): for each
- * pass and example, a style is drawn, `texts` gives the assistant turns (drawing further from `r` where the style
- * needs it), and the turns are rendered as a rollout renders them. Returns the datums, the count kept per style (in
+ * pass and example, a style is drawn, `turns` gives the assistant turns (drawing further from `r` where the style
+ * needs it) — as data (`{ call }`, `{ answer }`), or raw text where the style is a malformed call — and they are
+ * rendered by the model family's renderer as a rollout renders them. Returns the datums, the count kept per style (in
  * mix order), and how many were left out as longer than `maxTokens`.
  */
 export async function buildMixDemoDatums<S extends string>(
@@ -42,7 +43,7 @@ export async function buildMixDemoDatums<S extends string>(
   env: Environment,
   examples: readonly Example[],
   styleMix: StyleMix<S>,
-  texts: (ex: Example, style: S, r: () => number) => string[],
+  turns: (ex: Example, style: S, r: () => number) => DemonstrationTurn[],
   opts: MixDemoOptions,
 ): Promise<{ datums: Datum[]; styles: Record<S, number>; dropped: number }> {
   const r = mulberry32(opts.seed);
@@ -52,7 +53,7 @@ export async function buildMixDemoDatums<S extends string>(
   for (let e = 0; e < opts.epochs; e++) {
     for (const ex of examples) {
       const style = pickMixStyle(r, styleMix);
-      const d = await demonstrationDatum(renderer, env, { example: ex, turns: texts(ex, style, r).map((text) => ({ text })) }, { maxToolResponseTokens: opts.maxToolResponseTokens });
+      const d = await demonstrationDatum(renderer, env, { example: ex, turns: turns(ex, style, r) }, { maxToolResponseTokens: opts.maxToolResponseTokens });
       // A demonstration longer than the context would lose its final answer to truncation: leave it out.
       if (opts.maxTokens !== undefined && d.modelInput.length > opts.maxTokens) {
         dropped++;
@@ -74,9 +75,9 @@ export type MixDemoBuilder<S extends string> = (
 ) => Promise<{ datums: Datum[]; styles: Record<S, number>; dropped: number }>;
 
 /**
- * The `buildDemoDatums` of an example with styles `styleMix`: {@link buildMixDemoDatums} with the texts that
- * `textsFor(examples)` gives (where they depend on the whole set, e.g. a wrong answer drawn from the other examples).
+ * The `buildDemoDatums` of an example with styles `styleMix`: {@link buildMixDemoDatums} with the turns that
+ * `turnsFor(examples)` gives (where they depend on the whole set, e.g. a wrong answer drawn from the other examples).
  */
-export function mixDemoBuilder<S extends string>(styleMix: StyleMix<S>, textsFor: (examples: readonly Example[]) => (ex: Example, style: S, r: () => number) => string[]): MixDemoBuilder<S> {
-  return (renderer, env, examples, opts) => buildMixDemoDatums(renderer, env, examples, styleMix, textsFor(examples), opts);
+export function mixDemoBuilder<S extends string>(styleMix: StyleMix<S>, turnsFor: (examples: readonly Example[]) => (ex: Example, style: S, r: () => number) => DemonstrationTurn[]): MixDemoBuilder<S> {
+  return (renderer, env, examples, opts) => buildMixDemoDatums(renderer, env, examples, styleMix, turnsFor(examples), opts);
 }

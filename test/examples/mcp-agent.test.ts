@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
-import { DEFAULT_BUDGETS, coldStart, exactMatch, localBackend, mcpEnvironment, runGroup, tokenize, type DemonstrationTurn, type McpEnvironment } from 'agentrl';
+import { DEFAULT_BUDGETS, coldStart, exactMatch, localBackend, mcpEnvironment, runGroup, tokenize, type DemonstrationTurn, type Example, type McpEnvironment } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
 import { BUDGETS, DEPOTS, FIELDS, HELD_OUT_DEPOTS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
 import { localRenderer } from '../helpers/local-renderer.js';
@@ -27,6 +27,12 @@ async function recordsEnv() {
 }
 
 const toolResponse = (prompt: string) => /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/.exec(prompt)?.[1];
+
+/** The text a model of the renderer's family writes for the demonstrated call of `ex` (the demonstration's first turn, rendered). */
+async function callText(renderer: Awaited<ReturnType<typeof localRenderer>>, env: McpEnvironment, ex: Example): Promise<string> {
+  const demo = { example: ex, turns: [{ call: lookupCall(ex) }, { answer: `<answer>${ex.answer}</answer>` }] };
+  return (await renderDemonstration(renderer, env, demo, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens })).texts[0]!;
+}
 
 describe('mcp-agent example', () => {
   // Hazard: a held-out split that asks what training asked measures recall of training items, not the lookup skill.
@@ -56,7 +62,10 @@ describe('mcp-agent example', () => {
     const renderer = await localRenderer();
     expect(env.tools.map((t) => t.function.name)).toEqual([TOOL]);
     const test = questions('test');
-    const copier = scriptedSampler({ renderer, script: ({ prompt }) => (toolResponse(prompt) === undefined ? lookupCall(test.find((e) => prompt.includes(e.question))!) : `<answer>${toolResponse(prompt)!.trim()}</answer>`) });
+    const calls = new Map(await Promise.all(test.map(async (e) => [e.question, await callText(renderer, env, e)] as const)));
+    // the call as the template renders it: compact arguments, parsed back to the same path
+    expect(calls.get(test[0]!.question)).toBe(`<tool_call>\n{"name": "${TOOL}", "arguments": {"path":"${String(test[0]!.meta?.['depot'])}/${String(test[0]!.meta?.['field'])}"}}\n</tool_call>`);
+    const copier = scriptedSampler({ renderer, script: ({ prompt }) => (toolResponse(prompt) === undefined ? calls.get(test.find((e) => prompt.includes(e.question))!.question)! : `<answer>${toolResponse(prompt)!.trim()}</answer>`) });
     const reward = exactMatch();
     for (const ex of test.slice(0, 6)) {
       const [t] = await runGroup({ sampler: copier, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 1, maxTurns: 2 } }, { example: ex, groupSize: 1 });
@@ -77,7 +86,7 @@ describe('mcp-agent example', () => {
     const renderer = await localRenderer();
     const train = questions('train');
     const demos = demonstrations(train, { passes: 4, guessShare: 0.25, seed: 7, otherRecords: true });
-    const answerOf = (d: (typeof demos)[number]) => /<answer>(\d+)<\/answer>/.exec(String(d.turns.at(-1)))![1];
+    const answerOf = (d: (typeof demos)[number]) => /<answer>(\d+)<\/answer>/.exec((d.turns.at(-1) as { answer: string }).answer)![1];
     const lookups = demos.slice(train.length).filter((d) => d.turns.length === 2);
     const shown = lookups.map((d) => String((d.turns[0] as DemonstrationTurn).observation![0]!.content));
     expect(lookups.map(answerOf)).toEqual(shown);
@@ -89,12 +98,12 @@ describe('mcp-agent example', () => {
     for (const d of demos.slice(0, train.length).filter((x) => x.turns.length === 2)) expect(answerOf(d)).toBe(d.example.answer);
     // without otherRecords every pass shows the server's record
     for (const d of demonstrations(train, { passes: 3, guessShare: 0.25, seed: 7 }).filter((x) => x.turns.length === 2)) {
-      expect([typeof d.turns[0], answerOf(d)]).toEqual(['string', d.example.answer]);
+      expect(['observation' in (d.turns[0] as DemonstrationTurn), answerOf(d)]).toEqual([false, d.example.answer]);
     }
     // the fixed observation is rendered token for token like the real server's answer
     const ex = train[0]!;
-    const real = await renderDemonstration(renderer, env, { example: ex, turns: [{ text: lookupCall(ex) }, { text: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
-    const fixed = await renderDemonstration(renderer, env, { example: ex, turns: [{ text: lookupCall(ex), observation: [{ role: 'tool', name: TOOL, content: ex.answer }] }, { text: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
+    const real = await renderDemonstration(renderer, env, { example: ex, turns: [{ call: lookupCall(ex) }, { answer: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
+    const fixed = await renderDemonstration(renderer, env, { example: ex, turns: [{ call: lookupCall(ex), observation: [{ role: 'tool', name: TOOL, content: ex.answer }] }, { answer: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
     expect(fixed.tokens).toEqual(real.tokens);
   });
 
@@ -109,7 +118,7 @@ describe('mcp-agent example', () => {
       expect(demos.filter((d) => d.turns.length === 1).length).toBeGreaterThan(0);
       expect(demos.filter((d) => d.turns.length === 2).length).toBeGreaterThan(demos.length / 2);
       // a guess is never the stored number
-      for (const d of demos.filter((x) => x.turns.length === 1)) expect(d.turns[0]).not.toBe(`<answer>${d.example.answer}</answer>`);
+      for (const d of demos.filter((x) => x.turns.length === 1)) expect(d.turns[0]).not.toEqual({ answer: `<answer>${d.example.answer}</answer>` });
       const warnings: string[] = [];
       const r = await coldStart(backend, env, demos, {
         steps: 2, batchSize: 4, learningRate: 1e-3, seed: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTurnTokens: BUDGETS.maxTurnTokens, onWarning: (m) => warnings.push(m),

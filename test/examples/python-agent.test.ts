@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { DEFAULT_BUDGETS, agentEnvironment, localBackend, runGroup, type AgentEnvironment } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
-import { BUDGETS, MODEL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
-import { AGENT, COLD_START_CHECKPOINT, PYTHON, SYSTEM_PROMPT, TOOL, demonstrationEnv } from '../../examples/python-agent/task.js';
+import { BUDGETS, MODEL, questions, recordsServer } from '../../examples/mcp-agent/task.js';
+import { AGENT, COLD_START_CHECKPOINT, PYTHON, SYSTEM_PROMPT, TOOL, coldStartDemonstrations as demonstrations, demonstrationEnv } from '../../examples/python-agent/task.js';
 import { renderDemonstration } from '../../src/rollout/demonstration.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
@@ -21,11 +21,15 @@ describe('python-agent example', () => {
     expect(TOOL.function.name).toBe('read_text_file');
     const renderer = await localRenderer();
     const [example] = questions('test');
+    // the call as the cold start's demonstration writes it (rendered by the template from the call as data)
+    const demo = demonstrations([example!], { passes: 1, guessShare: 0, seed: 1 })[0]!;
+    const demoInput = { example: example!, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) };
+    const [call] = (await renderDemonstration(renderer, demonstrationEnv(dir), demoInput, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens })).texts;
     const sampler = scriptedSampler({
       renderer,
       script: ({ prompt }) => {
         const seen = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/.exec(prompt)?.[1];
-        return seen === undefined ? lookupCall(example!) : `<answer>${seen}</answer>`;
+        return seen === undefined ? call! : `<answer>${seen}</answer>`;
       },
     });
     const env = agentEnvironment({ command: [PYTHON, AGENT], env: { RECORDS_DIR: dir, MAX_TURN_TOKENS: String(BUDGETS.maxTurnTokens) } });
@@ -35,8 +39,7 @@ describe('python-agent example', () => {
     expect(t!.finalText).toBe(`<answer>${example!.answer}</answer>`);
     expect(t!.turns).toHaveLength(2);
     // the same episode as a cold-start demonstration renders to the same tokens the agent's requests produced
-    const demo = demonstrations([example!], { passes: 1, guessShare: 0, seed: 1 })[0]!;
-    const { tokens } = await renderDemonstration(renderer, demonstrationEnv(dir), { example: example!, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+    const { tokens } = await renderDemonstration(renderer, demonstrationEnv(dir), demoInput, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
     const recorded = [...t!.turns[1]!.promptTokens, ...t!.turns[1]!.completionTokens];
     expect(tokens).toEqual(recorded);
   });

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bm25Retriever, loadCorpus, loadMathDataset, localBackend, mulberry32 } from 'agentrl/internal';
 import { BUDGETS, MODEL, PATHS } from '../../examples/search-agent/config.js';
-import { buildDemoDatums, demoTexts, goodQuery, pickStyle } from '../../examples/search-agent/demos.js';
+import { buildDemoDatums, demoTurns, goodQuery, pickStyle } from '../../examples/search-agent/demos.js';
+import { renderDemonstration } from '../../src/rollout/demonstration.js';
 import { makeRetriever, searchEnv } from '../../examples/search-agent/env.js';
 import { runRl } from '../../examples/search-agent/train.js';
 
@@ -78,9 +79,17 @@ describe('search-agent example', () => {
     }
     const ex = examples[0]!;
     const one = await buildDemoDatums(renderer, env, [ex], { seed: 5, epochs: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
-    const texts = demoTexts(ex, 'search', 'x', () => 0);
-    expect(texts[1]).toBe(`<answer>${ex.answer}</answer>`);
+    expect(demoTurns(ex, 'search', 'x', () => 0)[1]).toEqual({ answer: `<answer>${ex.answer}</answer>` });
     expect(one.datums.length).toBe(1);
+    // the call, written as data, renders in the template's call syntax and parses back; the malformed style does not parse
+    const render = (style: 'search' | 'malformed') => renderDemonstration(renderer, env, { example: ex, turns: demoTurns(ex, style, 'x', () => 0) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+    const [call] = (await render('search')).texts;
+    expect(call).toBe(`<tool_call>\n{"name": "search", "arguments": {"query":${JSON.stringify(goodQuery(ex))}}}\n</tool_call>`);
+    const parsed = renderer.parseAssistant(call!, env.tools);
+    expect(parsed.kind === 'tool' ? parsed.call.function.arguments : parsed.kind).toEqual({ query: goodQuery(ex) });
+    const [malformed] = (await render('malformed')).texts;
+    expect(malformed).toBe(call!.replace('}}\n</tool_call>', '}\n</tool_call>'));
+    expect(renderer.parseAssistant(malformed!, env.tools).kind).toBe('invalid');
     await env.close?.();
     await backend.close();
   });

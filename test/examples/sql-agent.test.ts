@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Example } from 'agentrl/internal';
+import type { DemonstrationTurn, Example } from 'agentrl/internal';
 import { canonicalKeys, overlappingPairs } from '../../examples/shared/overlap.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { extractFinalSql, loadMathDataset, localBackend } from 'agentrl/internal';
 import { BUDGETS, MODEL, PATHS } from '../../examples/sql-agent/config.js';
-import { buildDemoDatums, demoTexts, wrongTable } from '../../examples/sql-agent/demos.js';
+import { buildDemoDatums, demoTurns, wrongTable } from '../../examples/sql-agent/demos.js';
+import { renderDemonstration } from '../../src/rollout/demonstration.js';
 import { loadDatabase, sqlEnv } from '../../examples/sql-agent/env.js';
 import { runRl } from '../../examples/sql-agent/train.js';
 
@@ -51,9 +52,29 @@ describe('sql-agent example', () => {
 
   it('a demonstrated final answer is read back by the reward as the intended SQL', async () => {
     const [ex] = await loadMathDataset(PATHS.test, { limit: 1 });
-    const texts = demoTexts(ex!, 'query', () => 0);
-    expect(extractFinalSql(texts[1]!)).toBe(ex!.answer);
-    expect(extractFinalSql(demoTexts(ex!, 'error-guess', () => 0)[1]!)).toBe(wrongTable(ex!.answer));
+    const answerOf = (t: DemonstrationTurn | undefined) => (t !== undefined && 'answer' in t ? t.answer : '');
+    expect(extractFinalSql(answerOf(demoTurns(ex!, 'query', () => 0)[1]))).toBe(ex!.answer);
+    expect(extractFinalSql(answerOf(demoTurns(ex!, 'error-guess', () => 0)[1]))).toBe(wrongTable(ex!.answer));
+  });
+
+  // Hazard: a call written as data that the template renders in a form the parser rejects (every demonstrated call
+  // would teach an invalid call), or a "malformed" style that parses as a valid call (nothing left for RL to fix).
+  it('demonstrated calls render in the template\'s call syntax and parse back; the malformed style does not parse', async () => {
+    const backend = localBackend({ ...MODEL });
+    const renderer = await backend.renderer();
+    const env = sqlEnv(loadDatabase());
+    const [ex] = await loadMathDataset(PATHS.train, { limit: 1 });
+    const render = (style: 'query' | 'malformed') => renderDemonstration(renderer, env, { example: ex!, turns: demoTurns(ex!, style, () => 0) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+    const [call] = (await render('query')).texts;
+    expect(call).toBe(`<tool_call>\n{"name": "execute_sql", "arguments": {"sql":${JSON.stringify(ex!.answer)}}}\n</tool_call>`);
+    const parsed = renderer.parseAssistant(call!, env.tools);
+    expect(parsed.kind === 'tool' ? parsed.call.function.arguments : parsed.kind).toEqual({ sql: ex!.answer });
+    const [malformed] = (await render('malformed')).texts;
+    // the same text as the rendered call, less its final closing brace
+    expect(malformed).toBe(call!.replace('}}\n</tool_call>', '}\n</tool_call>'));
+    expect(renderer.parseAssistant(malformed!, env.tools).kind).toBe('invalid');
+    await env.close?.();
+    await backend.close();
   });
 
   // Hazard: a demo rendered differently from a rollout (observation text, scaffolding) teaches a protocol RL never sees.
