@@ -17,6 +17,7 @@ const entries = {
   'agentrl-otel': 'dist/otel.d.ts',
   'agentrl-wandb': 'dist/wandb.d.ts',
   'agentrl-browser': 'dist/browser.d.ts',
+  'agentrl-serve': 'dist/serve.d.ts',
 };
 // One report per sandbox adapter the package exports (`./adapters/<name>`), so a new adapter needs no edit here.
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

@@ -4,14 +4,15 @@ import { ConfigError } from 'agentrl/internal';
 import { createHttpServer, type HttpLimits } from 'agentrl/internal';
 import { registerTinkerRoutes } from './routes.js';
 import { TinkerService } from './service.js';
+import type { ServeHost } from './serve-host.js';
 import { AccessTokens } from './access-tokens.js';
 import { serveLimitsSchema, type ServeLimits } from './serve-limits.js';
 
 /**
  * An extra surface mounted on the same server (e.g. the OpenAI-compatible `/v1`). It receives the Fastify
- * instance and the Tinker service (for its models and samplers) before the server listens.
+ * instance and the server's {@link ServeHost} (its model, limits and samplers) before the server listens.
  */
-export type ServePlugin = (app: FastifyInstance, service: TinkerService) => void | Promise<void>;
+export type ServePlugin = (app: FastifyInstance, service: ServeHost) => void | Promise<void>;
 
 /** Options of {@link createServeApp}. */
 export interface ServeAppOptions {
@@ -94,8 +95,8 @@ const optionsSchema = z.strictObject({
 export interface ServeApp {
   /** The Fastify instance (routes registered; add more before `listen`). */
   readonly app: FastifyInstance;
-  /** The Tinker state machine behind the routes. */
-  readonly service: TinkerService;
+  /** The served model, its limits, samplers and counters ({@link ServeHost}). */
+  readonly service: ServeHost;
   /** Registers the plugins and starts listening; resolves to the base URL, e.g. `http://127.0.0.1:8000`. */
   listen(): Promise<string>;
   /** Closes every model (pending polls answer at once), then stops the server. Idempotent. */

@@ -25,6 +25,7 @@ import * as w from './request-schemas.js';
 import type { ServeModelRef, ServeSessionRef, TinkerServiceOptions, TinkerServiceStats } from './service-options.js';
 import { checkForwardBatch, checkForwardTargets, convertForwardInput, forwardOutput } from './forward-inputs.js';
 import { adamParamsFromWire } from 'agentrl/internal';
+import type { ServeHost } from './serve-host.js';
 
 export type { RunRecord } from './run-catalog.js';
 export type { ServeModelRef, ServeSessionRef, TinkerServiceOptions, TinkerServiceStats } from './service-options.js';
@@ -35,7 +36,7 @@ export type { ServeModelRef, ServeSessionRef, TinkerServiceOptions, TinkerServic
  * maps HTTP onto it. Training requests of one model run one at a time in `seq_id` order; sampling runs
  * outside that queue. Every failure of a submitted request becomes a `{error, category}` result.
  */
-export class TinkerService {
+export class TinkerService implements ServeHost {
   readonly modelName: string;
   readonly contextTokens: number;
   readonly pollTimeoutMs: number;
