@@ -114,9 +114,9 @@ export interface TrainerOptions<E extends Example = Example> {
   /** Optimizer steps to run (counting the steps of a resumed run). @default 100 */
   readonly maxSteps?: number;
   /**
-   * Per-trajectory limits, in tokens and counts (see `RolloutBudgets`). Unset ones default within the backend's
-   * context: `maxTrajectoryTokens` min(8192, context), `maxTurnTokens` min(1024, that), `maxToolResponseTokens`
-   * min(512, context / 4); `maxToolCalls` 4, `maxTurns` 6.
+   * Per-trajectory limits, in tokens and counts (see `RolloutBudgets`). An unset one takes its default (each field's
+   * `@default`), fitted within the backend's context: `maxTrajectoryTokens` at most the context, `maxTurnTokens` at
+   * most that, `maxToolResponseTokens` at most a quarter of the context.
    */
   readonly budgets?: Partial<RolloutBudgets>;
   /** Sampling of rollouts (temperature, topP, topK). @default `{ temperature: 1, topP: 1 }` */
@@ -280,7 +280,7 @@ export type WithDefaults<
   D,
   Whole extends keyof T = { [K in keyof T & keyof D]-?: D[K] extends NonNullable<T[K]> ? K : never }[keyof T & keyof D],
   Filled extends keyof T = Exclude<keyof T & keyof D, Whole>,
-> = Omit<T, keyof D> & { readonly [K in Whole]-?: FilledIn<NonNullable<T[K]>, D[K & keyof D]> } & { readonly [K in Filled]?: FilledIn<NonNullable<T[K]>, D[K & keyof D]> };
+> = Omit<T, keyof D> & { readonly [K in Whole]-?: FilledIn<T[K], D[K & keyof D]> } & { readonly [K in Filled]?: FilledIn<T[K], D[K & keyof D]> };
 
-/** `T` with the fields `D` has a value for made required (arrays and scalars as they are). */
-export type FilledIn<T, D> = D extends readonly unknown[] ? T : D extends object ? Omit<T, keyof D> & Required<Pick<T, keyof D & keyof T>> : T;
+/** `T` (an option's type) with the fields `D` has a value for made required (arrays and scalars as they are). */
+export type FilledIn<T, D> = D extends readonly unknown[] ? T : D extends object ? Omit<NonNullable<T>, keyof D> & Required<Pick<NonNullable<T>, keyof D & keyof NonNullable<T>>> : T;
