@@ -55,7 +55,7 @@ export interface TrainerRolloutOptions {
    * Deadline of one `env.step` call in ms, for every environment (overrides the environment's own `stepTimeoutMs`):
    * a step still pending then — a tool that ignores its abort signal — ends its trajectory with `stopReason: 'error'`,
    * stage `timeout`, and the run goes on. `Infinity` for none.
-   * @default the environment's `stepTimeoutMs`, else 60 000 (`DEFAULT_STEP_TIMEOUT_MS`)
+   * @default the environment's `stepTimeoutMs`, else {@link DEFAULT_STEP_TIMEOUT_MS}
    */
   readonly stepTimeoutMs?: number;
   /** Groups rolled out at the same time, in both modes. @default unbounded (all groups of the step; streaming: as `async.maxStaleness` allows) */
@@ -222,8 +222,8 @@ export interface TrainerOptions<E extends Example = Example> {
   readonly sinks?: readonly MetricsSink[];
   /**
    * Bounds on every sink (the run's own `metrics.jsonl` and progress line too): a deadline per call
-   * (`callTimeoutMs`, 5 000), a bounded queue (`maxQueuedCalls`, 1 000; calls past it are dropped and counted), and a
-   * deadline for the end of the run (`closeTimeoutMs`, 35 000). A sink that throws, stalls or overflows is a
+   * (`callTimeoutMs`), a bounded queue (`maxQueuedCalls`; calls past it are dropped and counted), and a
+   * deadline for the end of the run (`closeTimeoutMs`). A sink that throws, stalls or overflows is a
    * `warning` (`sink_failed`, once per sink and kind), never the run's end. @default {@link DEFAULT_SINK_LIMITS}
    */
   readonly sinkLimits?: SinkLimits;
