@@ -106,7 +106,7 @@ export { exportCheckpoint, type ExportCheckpointOptions } from './backend/local/
 export { openaiCompatibleSampler, type OpenAICompatibleSampler, type OpenAICompatibleSamplerOptions, type SamplerFlavor } from './backend/index.js';
 
 // trainer
-export { Trainer, type TrainSummary, type TrainerOptions, type ResolvedTrainerOptions } from './trainer/index.js';
+export { Trainer, TRAINER_DEFAULTS, type TrainSummary, type TrainerOptions, type ResolvedTrainerOptions, type WithDefaults, type FilledIn } from './trainer/index.js';
 export type {
   TrainerEvents,
   TrainerEventName,

@@ -111,7 +111,7 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
   /** Validates `opts` (zod) and the backend's sampling support before any work. @throws ConfigError listing every invalid option with its dotted path. */
   constructor(opts: TrainerOptions<E>) {
     super();
-    this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
+    this.options = resolveTrainerOptions(opts);
     allowManyAbortListeners(this.#abort.signal); // every rollout and reward in flight listens to it
     const issues = [...samplingConsistencyIssues(this.options.backend, this.options.sampling), ...entropyBonusIssues(this.options.backend, this.options)];
     // The backend's engine checks every option it depends on: now when it knows its engine, else at train() start.
@@ -486,17 +486,3 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
 }
 
 const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);
-
-/**
- * Budgets the user did not set default within the backend's context: `maxTrajectoryTokens` and `maxTurnTokens`
- * to at most `backend.maxContextTokens`, `maxToolResponseTokens` to at most a quarter of it. Budgets the user set
- * are kept as given (one over the context is capped with a `budget_capped` warning at the start of `train()`).
- */
-function fitDefaultBudgets(o: ResolvedTrainerOptions, given: Partial<Record<keyof RolloutBudgets, unknown>>): ResolvedTrainerOptions {
-  const context = o.backend.maxContextTokens;
-  const b = { ...o.budgets };
-  if (given.maxTrajectoryTokens === undefined) b.maxTrajectoryTokens = Math.min(b.maxTrajectoryTokens, context);
-  if (given.maxTurnTokens === undefined) b.maxTurnTokens = Math.min(b.maxTurnTokens, b.maxTrajectoryTokens);
-  if (given.maxToolResponseTokens === undefined) b.maxToolResponseTokens = Math.min(b.maxToolResponseTokens, Math.max(1, Math.floor(context / 4)));
-  return { ...o, budgets: b };
-}
