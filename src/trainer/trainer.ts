@@ -6,6 +6,7 @@ import type { Renderer } from '../chat/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import { TrainerBusyError } from '../errors/trainer-errors.js';
 import type { RolloutBudgets } from '../rollout/index.js';
+import { minSurvivorsOf } from '../rollout/failure-strategy.js';
 import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
 import type { TrainerOptions } from './options.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions } from './resolved-options.js';
@@ -378,8 +379,7 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     const overlongPenalties_G = soft && raw.trajectories_G.map((t) => overlongPenalty(responseTokens(t), soft.maxResponseTokens ?? this.#maxTrajectoryTokens, soft.bufferTokens, soft.penalty));
     const g: ReadyGroup = overlongPenalties_G ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalties_G[i]! })) } : raw;
     g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! }));
-    const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? 1 : (o.rollout.failure.minSurvivors ?? 1);
-    const outcome = groupOutcome(g.rewards_G, { minSurvivors, normalize: o.advantage.normalize });
+    const outcome = groupOutcome(g.rewards_G, { minSurvivors: minSurvivorsOf(o.rollout.failure), normalize: o.advantage.normalize });
     const { advantages_G, degenerate, dropped } = outcome;
     this.emit('group', { step, exampleId: g.example.id, rewards: g.rewards_G.map((r) => r.reward), advantages: advantages_G, degenerate, dropped });
     return { ...g, outcome, ...(overlongPenalties_G ? { overlongPenalties_G } : {}) };
