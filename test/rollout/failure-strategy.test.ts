@@ -14,7 +14,7 @@ const traj = (stopReason: Trajectory['stopReason'], code?: string): Trajectory =
   stopReason,
   toolCalls: 0,
   finalText: '',
-  ...(stopReason === 'error' ? { error: { stage: 'env', message: 'boom', ...(code ? { code } : {}) } } : {}),
+  ...(stopReason === 'error' ? { error: { stage: 'env_step' as const, message: 'boom', ...(code ? { code } : {}) } } : {}),
 });
 
 describe('the failure strategy has one reader', () => {
