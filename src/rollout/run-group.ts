@@ -8,7 +8,7 @@ import { describeValue } from '../errors/config-issues.js';
 import type { RolloutContext, RunGroupOptions } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
-import { samplingParams } from './sampling-params.js';
+import { turnSamplingParams, turnTokenLimit } from '../types/turn-sampling.js';
 import { childSignal, trajectoryError, userAborted } from './abortable.js';
 import { untilAborted } from '../util/until-aborted.js';
 import { checkSampledSequence } from './check-sample.js';
@@ -83,9 +83,8 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
   } catch (e) {
     return wholeGroup(groupKey, example, groupSize, messages, 'error', trajectoryError('render', e));
   }
-  const room = ctx.budgets.maxTrajectoryTokens - promptTokens.length;
+  const { room, maxTokens } = turnTokenLimit(ctx.budgets, promptTokens.length);
   if (room < 1) return wholeGroup(groupKey, example, groupSize, messages, 'max_trajectory_tokens');
-  const maxTokens = Math.min(ctx.budgets.maxTurnTokens, room);
   const seed = deriveSeed(ctx.sampling?.seed, groupSeedIndex);
 
   /**
@@ -98,7 +97,7 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
     const forkSignal = indices.length === 1 ? children[0]!.signal : ctx.signal ?? new AbortController().signal;
     const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
     const sampled = (async () => {
-      const first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, { numSamples: indices.length, maxTokens, seed: forkSeed, signal: forkSignal })), forkSignal);
+      const first = await untilAborted(ctx.sampler.sample(promptTokens, turnSamplingParams(ctx.sampling, { numSamples: indices.length, maxTokens, stop: ctx.renderer.stopTokens, seed: forkSeed, signal: forkSignal })), forkSignal);
       if (first.length !== indices.length) throw new SamplerResponseError('sequences', null, `the sampler returned ${first.length} sequences for ${indices.length}`);
       return first;
     })();
