@@ -1,10 +1,9 @@
 import type { Datum } from '../types/datum.js';
 import type { Trajectory } from '../types/trajectory.js';
+import { TOKEN_BUDGET_STOPS } from '../reward/ending.js';
 
-const TRUNCATED: ReadonlySet<Trajectory['stopReason']> = new Set(['max_trajectory_tokens', 'max_turn_tokens']);
-
-/** Whether a trajectory ran into a token budget (DAPO's "overlong" samples). */
-export const isTruncated = (t: Pick<Trajectory, 'stopReason'>): boolean => TRUNCATED.has(t.stopReason);
+/** Whether a trajectory ran into a token budget ({@link TOKEN_BUDGET_STOPS}; DAPO's "overlong" samples). */
+export const isTruncated = (t: Pick<Trajectory, 'stopReason'>): boolean => TOKEN_BUDGET_STOPS.includes(t.stopReason);
 
 /**
  * DAPO's overlong filtering (`overlong: { filter: true }`; TRL `mask_truncated_completions`): the datums of truncated
