@@ -6,7 +6,7 @@ import type { ToolContext } from '../env/types.js';
 import type { RolloutContext } from './types.js';
 import type { ParsedAction } from '../types/action.js';
 import { deriveSeed } from './seed.js';
-import { samplingParams } from './sampling-params.js';
+import { turnSamplingParams, turnTokenLimit } from '../types/turn-sampling.js';
 import { boundObservation } from '../env/bound-observation.js';
 import { withCallIds } from '../env/parallel-calls.js';
 import { PromptPrefixError } from '../errors/data-errors.js';
@@ -175,7 +175,7 @@ function endTurn(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, outc
 async function sampleTurn(ctx: RolloutContext, s: BranchState, prompt: readonly number[], maxTokens: number, signal: AbortSignal): Promise<SampledSequence> {
   s.stage = 'sample';
   const seed = ctx.sampling?.seed !== undefined ? deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length) : undefined;
-  const [sampled] = await untilAborted(ctx.sampler.sample(prompt, samplingParams(ctx, { numSamples: 1, maxTokens, seed, signal })), signal);
+  const [sampled] = await untilAborted(ctx.sampler.sample(prompt, turnSamplingParams(ctx.sampling, { numSamples: 1, maxTokens, stop: ctx.renderer.stopTokens, seed, signal })), signal);
   if (!sampled) throw new SamplerResponseError('sequences', null, 'the sampler returned no sequence');
   checkSampledSequence(sampled, { vocabSize: ctx.renderer.vocabSize, maxTokens });
   return sampled;
@@ -216,7 +216,7 @@ async function advance(
   let prompt = init.promptTokens;
   let seq = init.first;
   // True when the current turn's maxTokens was cut to the room left in the trajectory budget.
-  let limitedByRoom = budgets.maxTrajectoryTokens - prompt.length < budgets.maxTurnTokens;
+  let limitedByRoom = turnTokenLimit(budgets, prompt.length).limitedByRoom;
   for (;;) {
     const turn = parseTurn(ctx, s, prompt, seq);
     const budgetStop = budgetStopReason(ctx, s, turn, limitedByRoom);
@@ -240,12 +240,12 @@ async function advance(
     s.stage = 'next_prompt';
     const next = nextPromptOrRerender(ctx, s.messages, turn.assistant, prompt, seq.tokens, bounded.observation);
     s.messages.push(turn.assistant, ...bounded.observation);
-    const room = budgets.maxTrajectoryTokens - next.length;
-    if (room < 1) return finish(s, 'max_trajectory_tokens');
+    const limit = turnTokenLimit(budgets, next.length);
+    if (limit.room < 1) return finish(s, 'max_trajectory_tokens');
     if (signal.aborted) throw signal.reason;
     prompt = next;
-    limitedByRoom = room < budgets.maxTurnTokens;
-    seq = await sampleTurn(ctx, s, prompt, Math.min(budgets.maxTurnTokens, room), signal);
+    limitedByRoom = limit.limitedByRoom;
+    seq = await sampleTurn(ctx, s, prompt, limit.maxTokens, signal);
   }
 }
 

@@ -7,6 +7,7 @@ import type { Example } from '../types/example.js';
 import { TRAINER_DEFAULTS as D, type TrainerOptions } from './options.js';
 import { lossConfigSchema } from '../loss/index.js';
 import { PREFIX_MISMATCH_POLICIES } from '../types/prefix-mismatch.js';
+import { minSurvivorsProblem } from '../rollout/failure-strategy.js';
 
 const posInt = z.number().int('expected an integer').positive('expected an integer ≥ 1');
 
@@ -142,10 +143,8 @@ export const trainerOptionsSchema = z
   .superRefine((o, ctx) => {
     if (o.checkpointEvery > 0 && !o.logDir) ctx.addIssue({ code: 'custom', path: ['checkpointEvery'], message: 'checkpoints need logDir' });
     if (o.resume === 'latest' && !o.logDir) ctx.addIssue({ code: 'custom', path: ['resume'], message: "'latest' resumes from logDir/checkpoints: set logDir" });
-    const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? undefined : o.rollout.failure.minSurvivors;
-    if (minSurvivors !== undefined && minSurvivors > o.groupSize) {
-      ctx.addIssue({ code: 'custom', path: ['rollout', 'failure', 'minSurvivors'], message: `${minSurvivors} exceeds groupSize ${o.groupSize}: every group would be dropped` });
-    }
+    const survivorsProblem = minSurvivorsProblem(o.rollout.failure, o.groupSize);
+    if (survivorsProblem) ctx.addIssue({ code: 'custom', path: ['rollout', 'failure', 'minSurvivors'], message: survivorsProblem });
     if (o.async.maxStaleness > 0 && !o.rollout.streaming) {
       ctx.addIssue({ code: 'custom', path: ['async', 'maxStaleness'], message: `maxStaleness ${o.async.maxStaleness} overlaps rollouts with learning, which needs rollout.streaming: true` });
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from 'agentrl';
 import { mockBackend, scriptedSampler } from 'agentrl/testing';
-import { minibatchSlices, trainBatch } from '../../src/trainer/step-algorithms.js';
+import { minibatchSlices, trainBatch } from '../../src/trainer/minibatch-updates.js';
 import type { Datum } from '../../src/types/datum.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 

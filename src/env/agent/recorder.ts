@@ -4,6 +4,7 @@ import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
 import type { TrajectoryError, TrajectoryStopReason, Turn } from '../../types/trajectory.js';
 import type { DrivenTrajectory, DrivenTrajectoryContext } from '../driven.js';
 import { untilAborted } from '../../util/until-aborted.js';
+import { turnSamplingParams, turnTokenLimit } from '../../types/turn-sampling.js';
 import { OpenAIApiError } from '../../endpoint/openai/api-error.js';
 import type { ChoiceResult, TurnHooks, TurnRequest, TurnTicket } from '../../endpoint/openai/chat-turn.js';
 import { assistantMessage, continues, messageKey, recordedAction } from './conversation.js';
@@ -224,20 +225,9 @@ export class RolloutRecorder {
    */
   async sampleFor(t: Ticket, prompt: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
     const { budgets, sampling } = this.#ctx;
-    const maxTokens = Math.min(params.maxTokens, budgets.maxTurnTokens, budgets.maxTrajectoryTokens - prompt.length);
-    const seed = this.#ctx.seedFor(t.ordinal);
+    const { maxTokens } = turnTokenLimit(budgets, prompt.length, params.maxTokens);
     const signal = AbortSignal.any([this.#signal, this.#closing.signal, ...(params.signal ? [params.signal] : [])]);
-    const call: SamplingParams = {
-      numSamples: t.n,
-      maxTokens,
-      temperature: sampling?.temperature ?? 1,
-      topP: sampling?.topP ?? 1,
-      ...(sampling?.topK !== undefined ? { topK: sampling.topK } : {}),
-      ...(params.stop ? { stop: params.stop } : {}),
-      ...(params.topLogprobs ? { topLogprobs: params.topLogprobs } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      signal,
-    };
+    const call = turnSamplingParams(sampling, { numSamples: t.n, maxTokens, stop: params.stop, topLogprobs: params.topLogprobs, seed: this.#ctx.seedFor(t.ordinal), signal });
     const seqs = await untilAborted(this.#ctx.sampler.sample(prompt, call), signal);
     if (t.state !== 'admitted') throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
     return seqs;
