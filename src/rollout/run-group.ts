@@ -3,7 +3,7 @@ import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
 import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
-import { RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
+import { type RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
 import { ConfigError } from '../errors/config-error.js';
 import { describeValue } from '../errors/config-issues.js';
 import type { RolloutContext, RunGroupOptions } from './types.js';
@@ -144,7 +144,7 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
     const failed = out.flatMap((t, g) => (t.stopReason === 'error' && !isFatal(ctx, t) ? [g] : []));
     if (failed.length === 0 || ctx.signal?.aborted) break;
     const again = await Promise.all(failed.map((g) => forkAndRun([g], attempt).then((ts) => ts[0]!)));
-    failed.forEach((g, i) => (out[g] = again[i]!));
+    failed.forEach((g, i) => { out[g] = again[i]!; });
   }
   return out;
 }

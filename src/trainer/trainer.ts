@@ -377,7 +377,7 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     const soft = ov !== undefined && 'bufferTokens' in ov ? ov : undefined;
     const overlongPenalties_G = soft && raw.trajectories_G.map((t) => overlongPenalty(responseTokens(t), soft.maxResponseTokens ?? this.#maxTrajectoryTokens, soft.bufferTokens, soft.penalty));
     const g: ReadyGroup = overlongPenalties_G ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalties_G[i]! })) } : raw;
-    g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! }));
+    g.trajectories_G.forEach((trajectory, i) => { this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! }); });
     const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? 1 : (o.rollout.failure.minSurvivors ?? 1);
     const outcome = groupOutcome(g.rewards_G, { minSurvivors, normalize: o.advantage.normalize });
     const { advantages_G, degenerate, dropped } = outcome;
