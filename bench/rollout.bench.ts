@@ -57,9 +57,20 @@ function meter() {
     last = now;
   };
   return {
-    enter: (n = 1) => (tick(), (inFlight += n)),
-    leave: (n = 1) => (tick(), (inFlight -= n)),
-    read: () => (tick(), { busyMs, occupancyMs }),
+    enter: (n = 1) => {
+      tick();
+      inFlight += n;
+      return inFlight;
+    },
+    leave: (n = 1) => {
+      tick();
+      inFlight -= n;
+      return inFlight;
+    },
+    read: () => {
+      tick();
+      return { busyMs, occupancyMs };
+    },
   };
 }
 
@@ -109,7 +120,7 @@ async function run(mode: Mode) {
     },
   };
   const sandbox = fakeSandbox(async () => {
-    await sleep(5 * Math.pow(100, rng()));
+    await sleep(5 * 100 ** rng());
     return { stdout: '1' };
   });
   // Each example asks for 0–3 tool calls; the reward is +1 for \boxed{1}.

@@ -24,7 +24,11 @@ export const RETOOL_MIX_JS: readonly Snippet[] = [
   { name: 'sympy', code: 'const roots = []; for (let x = -100; x <= 100; x++) if (x * x - 5 * x + 6 === 0) roots.push(x); console.log(roots)' },
   { name: 'numpy', code: 'const n = 8, a = Array.from({ length: n * n }, (_, i) => i); let t = 0; for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) t += a[i * n + k] * a[i * n + k]; console.log(t)' },
   { name: 'itertools', code: 'let c = 0; const p = (xs, acc) => { if (!xs.length) { if (acc[0] < acc[acc.length - 1]) c++; return; } xs.forEach((x, i) => p([...xs.slice(0, i), ...xs.slice(i + 1)], [...acc, x])); }; p([0,1,2,3,4,5], []); console.log(c)' },
-  { name: 'fractions', code: 'const g = (a, b) => b ? g(b, a % b) : a; let n = 0n, d = 1n; for (let k = 1n; k < 200n; k++) { const kd = k * (k + 1n); n = n * kd + d; d = d * kd; const q = g(n, d); n /= q; d /= q; } console.log(`${n}/${d}`)' },
+  {
+    name: 'fractions',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source run in the sandbox, with its own template literal
+    code: 'const g = (a, b) => b ? g(b, a % b) : a; let n = 0n, d = 1n; for (let k = 1n; k < 200n; k++) { const kd = k * (k + 1n); n = n * kd + d; d = d * kd; const q = g(n, d); n /= q; d /= q; } console.log(`${n}/${d}`)',
+  },
   { name: 'raises', code: 'function f(n) { if (n === 0) throw new RangeError("division by zero"); return 10 / n } console.log(f(0))' },
 ];
 

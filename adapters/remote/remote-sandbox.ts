@@ -212,7 +212,7 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
 
     async checkHealth(): Promise<number> {
       const oks = await Promise.all(endpoints.map((e) => e.ping(Math.max(1000, o.connectTimeoutMs))));
-      endpoints.forEach((e, i) => markHealth(e, oks[i] === true));
+      endpoints.forEach((e, i) => { markHealth(e, oks[i] === true); });
       return oks.filter(Boolean).length;
     },
 

@@ -171,7 +171,7 @@ function tokenizerConfig(firstAdded: number): object {
 /** Byte vocabulary plus every 2-digit string, with its merge. */
 function baseVocab(): { vocab: Record<string, number>; merges: [string, string][] } {
   const vocab: Record<string, number> = {};
-  byteChar.forEach((c, b) => (vocab[c] = b));
+  byteChar.forEach((c, b) => { vocab[c] = b; });
   const merges: [string, string][] = [];
   for (let n = 0; n < 100; n++) {
     const s = String(n).padStart(2, '0');
@@ -265,7 +265,7 @@ async function entityWords(): Promise<string[]> {
 /** The text of every SFT demonstration of the bundled examples, rendered with the byte-level bootstrap tokenizer. */
 async function demonstrationTexts(renderer: Renderer): Promise<string[]> {
   const texts: string[] = [];
-  const add = (ds: readonly Datum[]) => ds.forEach((d) => texts.push(renderer.decode([...d.modelInput, d.targetTokens.at(-1)!])));
+  const add = (ds: readonly Datum[]) => ds.forEach((d) => { texts.push(renderer.decode([...d.modelInput, d.targetTokens.at(-1)!])); });
 
   const retool = await import('../../examples/retool/demos.js');
   const retoolCfg = await import('../../examples/retool/config.js');
@@ -301,7 +301,7 @@ async function main(): Promise<void> {
   try {
     // Bootstrap: bytes only, so decoding a rendered demonstration gives back its exact text.
     const byteVocab: Record<string, number> = {};
-    byteChar.forEach((c, b) => (byteVocab[c] = b));
+    byteChar.forEach((c, b) => { byteVocab[c] = b; });
     writeFileSync(join(boot, 'tokenizer.json'), JSON.stringify(tokenizerJson(byteVocab, [])));
     writeFileSync(join(boot, 'tokenizer_config.json'), JSON.stringify(tokenizerConfig(256)));
     texts = await demonstrationTexts(await loadRenderer({ dir: boot }));

@@ -39,7 +39,7 @@ function draw(canvasId: string, points: readonly (readonly [number, number])[], 
   ctx.fillStyle = colour;
   ctx.lineWidth = 2;
   ctx.beginPath();
-  points.forEach(([s, v], i) => (i === 0 ? ctx.moveTo(x(s), y(v)) : ctx.lineTo(x(s), y(v))));
+  points.forEach(([s, v], i) => { if (i === 0) ctx.moveTo(x(s), y(v)); else ctx.lineTo(x(s), y(v)); });
   ctx.stroke();
   for (const [s, v] of points) { ctx.beginPath(); ctx.arc(x(s), y(v), 3, 0, 2 * Math.PI); ctx.fill(); }
   ctx.fillStyle = '#666';

@@ -146,7 +146,9 @@ export async function loadMathDataset(path: string, opts: { limit?: number; dedu
     const seen = new Set<string>();
     out = out.filter((e) => {
       const key = JSON.stringify([e.id, e.question, e.answer]);
-      return seen.has(key) ? false : (seen.add(key), true);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
     });
   }
   assertExamples(out, path);

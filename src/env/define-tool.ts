@@ -84,9 +84,9 @@ export function defineTool<S extends z.ZodObject, E extends Example = Example>(o
 export interface ToolEnvironmentOptions<E extends Example> {
   /** Stable id used in logs and metrics. */
   readonly name: string;
-  // A tool's argument type is checked where it is defined; here only its shape matters.
   /** The tools offered to the model (names must be unique). */
-  readonly tools: readonly Tool<any, E>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: a tool's argument type is checked where it is defined; here only its shape matters
+  readonly tools: readonly Tool<any, E>[];
   /** Messages that open one trajectory (system prompt + question). */
   initialMessages(example: E): Message[];
   /**

@@ -11,15 +11,17 @@ const MIX_OPTIONS = strictKeys(['seed', 'shuffle']);
 
 /** One environment of a mix: its data, its reward and how often it is drawn. */
 export interface MixEntry<E extends Example = Example> {
-  // An environment typed for a richer Example is accepted (as by the Trainer).
   /** The environment this entry's examples run in. */
-  readonly env: Environment<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: an environment typed for a richer Example is accepted (as by the Trainer)
+  readonly env: Environment<any>;
   /** This environment's examples (ids must be unique across the mix). */
   readonly dataset: readonly E[];
   /** Scores this environment's trajectories. */
-  readonly reward: Reward<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: as env, a reward typed for a richer Example
+  readonly reward: Reward<any>;
   /** Compares a group's members (see `GroupReward`), for this environment's groups only. */
-  readonly groupReward?: GroupReward<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: as reward
+  readonly groupReward?: GroupReward<any>;
   /** Relative weight (> 0): the share of groups drawn from this environment is `weight / Σ weights`. @default 1 */
   readonly weight?: number;
   /** Name in metrics (`env/<name>/reward/mean`) and example ids (`<name>/<id>`). @default `env.name` */
@@ -109,7 +111,10 @@ export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions =
 
   const seen = new Set<string>();
   const tools: ToolDefinition[] = [];
-  for (const e of entries) for (const t of e.env.tools) if (!seen.has(t.function.name)) (seen.add(t.function.name), tools.push(t));
+  for (const e of entries) for (const t of e.env.tools) if (!seen.has(t.function.name)) {
+    seen.add(t.function.name);
+    tools.push(t);
+  }
 
   const env: Environment = {
     name: `mix(${names.join(',')})`,

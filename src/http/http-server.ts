@@ -281,7 +281,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       done(Object.assign(new Error('Content-Type must be application/json'), { statusCode: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }));
       return;
     }
-    if ((body as string).length === 0) return done(null, undefined);
+    if ((body as string).length === 0) {
+      done(null, undefined);
+      return;
+    }
     defaultJson(req, body as string, done);
   };
   app.removeContentTypeParser('text/plain');

@@ -60,5 +60,5 @@ export function validateDatum(datum: Datum, index?: number): void {
  */
 export function validateDatums(datums: readonly Datum[]): void {
   if (datums.length === 0) throw new DatumShapeError('datums', 'empty batch');
-  datums.forEach((d, i) => validateDatum(d, i));
+  datums.forEach((d, i) => { validateDatum(d, i); });
 }

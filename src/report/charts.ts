@@ -143,7 +143,7 @@ function points(runs: readonly RunData[], chart: ChartDef): Point[] {
       const series = wrapLabel([runs.length > 1 ? labels[ri]! : '', chart.metrics.length > 1 ? metric : ''].filter(Boolean).join(' · ') || metric);
       // 12 significant digits: the debiased average of a constant series is that constant, not ±1e-16 of it
       // (which the chart would magnify into a bump on a degenerate axis).
-      rows.forEach((r, i) => out.push({ step: r.step, value: round12(values[i]!), smoothed: round12(sm[i]!), series }));
+      rows.forEach((r, i) => { out.push({ step: r.step, value: round12(values[i]!), smoothed: round12(sm[i]!), series }); });
     }
   }
   return out;

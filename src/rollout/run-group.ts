@@ -2,7 +2,7 @@ import { allowManyAbortListeners } from '../platform/host.js';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
-import { RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
+import { type RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
 import { ConfigError } from '../errors/config-error.js';
 import { describeValue } from '../errors/config-issues.js';
 import type { RolloutContext, RunGroupOptions } from './types.js';

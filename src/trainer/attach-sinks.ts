@@ -44,5 +44,5 @@ export function attachSinks(
     }
     return guarded;
   });
-  return { sinks, detach: () => offs.forEach((off) => off()) };
+  return { sinks, detach: () => offs.forEach((off) => { off(); }) };
 }

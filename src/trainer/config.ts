@@ -12,7 +12,7 @@ import { minSurvivorsProblem } from '../rollout/failure-strategy.js';
 const posInt = z.number().int('expected an integer').positive('expected an integer ≥ 1');
 
 const hasMethods =
-  <T>(what: string, methods: string[]) =>
+  <T>(_what: string, methods: string[]) =>
   (v: unknown): v is T =>
     typeof v === 'object' && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function');
 

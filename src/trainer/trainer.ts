@@ -379,7 +379,9 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     const soft = ov !== undefined && 'bufferTokens' in ov ? ov : undefined;
     const overlongPenalties_G = soft && raw.trajectories_G.map((t) => overlongPenalty(responseTokens(t), soft.maxResponseTokens ?? this.#maxTrajectoryTokens, soft.bufferTokens, soft.penalty));
     const g: ReadyGroup = overlongPenalties_G ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalties_G[i]! })) } : raw;
-    g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! }));
+    g.trajectories_G.forEach((trajectory, i) => {
+      this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! });
+    });
     const outcome = groupOutcome(g.rewards_G, { minSurvivors: minSurvivorsOf(o.rollout.failure), normalize: o.advantage.normalize });
     const { advantages_G, degenerate, dropped } = outcome;
     this.emit('group', { step, exampleId: g.example.id, rewards: g.rewards_G.map((r) => r.reward), advantages: advantages_G, degenerate, dropped });

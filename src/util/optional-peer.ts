@@ -13,7 +13,7 @@ export function isModuleNotFound(err: unknown, packageName: string): boolean {
   if (typeof message !== 'string') return false;
   // Node names the missing specifier in quotes at the start: "Cannot find package 'x' imported from …" / "Cannot find module 'x'".
   const named = /^Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1];
-  return named === packageName || (named !== undefined && named.startsWith(`${packageName}/`));
+  return named === packageName || named?.startsWith(`${packageName}/`) === true;
 }
 
 /**

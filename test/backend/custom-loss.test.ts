@@ -43,7 +43,7 @@ describe('custom-loss path on the embedded engine (forward, then weighted cross-
     const custom = await step(b, asCustom(cfg), 0.5);
     expect(custom.loss).toBeCloseTo(native.loss, 5);
     expect(Math.abs(custom.norm - native.norm)).toBeLessThanOrEqual(1e-4 * native.norm);
-    custom.after.forEach((x, t) => expect(x).toBeCloseTo(native.after[t]!, 4));
+    custom.after.forEach((x, t) => { expect(x).toBeCloseTo(native.after[t]!, 4); });
     await a.close();
     await b.close();
   });
@@ -96,7 +96,7 @@ describe('custom-loss path over HTTP: tinkerBackend → agentrl serve', () => {
     const custom = await step(b, asCustom(cfg), 1);
     expect(custom.loss).toBeCloseTo(native.loss, 4);
     expect(Math.abs(custom.norm - native.norm)).toBeLessThanOrEqual(1e-3 * native.norm);
-    custom.after.forEach((x, t) => expect(x).toBeCloseTo(native.after[t]!, 3));
+    custom.after.forEach((x, t) => { expect(x).toBeCloseTo(native.after[t]!, 3); });
     const gspo: LossConfig = { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1 };
     const r = await b.forwardBackward(datums, gspo);
     const ref = referenceLoss(datums, r.logprobs, gspo);

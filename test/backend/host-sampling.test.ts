@@ -58,7 +58,7 @@ describe('topLogprobs (issue 24 §7: the alternatives /v1 returns)', () => {
             .slice(0, k)
             .map((token) => ({ token, logprob: logSoftmaxAt(logits, t, token) }));
           expect(got.map((g) => g.token)).toEqual(want.map((w) => w.token));
-          got.forEach((g, i) => expect(g.logprob).toBeCloseTo(want[i]!.logprob, 5));
+          got.forEach((g, i) => { expect(g.logprob).toBeCloseTo(want[i]!.logprob, 5); });
         },
       ),
       { numRuns: 300 },

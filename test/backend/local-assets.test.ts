@@ -42,7 +42,7 @@ describe('bundled local-model tokenizer files', () => {
 
   it('encodes every special token as one id after the merged vocabulary', () => {
     // Hazard: control tokens split into bytes, so stop tokens never fire.
-    SPECIALS.forEach((s, i) => expect(tok.encode(s).ids).toEqual([VOCAB + i]));
+    SPECIALS.forEach((s, i) => { expect(tok.encode(s).ids).toEqual([VOCAB + i]); });
     expect(tc.eos_token).toBe('<|im_end|>');
     expect(tc.pad_token).toBe('<|endoftext|>');
   });

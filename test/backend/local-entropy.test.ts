@@ -23,7 +23,7 @@ describe('full-vocabulary entropy', () => {
     expect(got[0]).toBeCloseTo(Math.log(4), 5);
     expect(got[1]).toBeCloseTo(Math.log(2), 5);
     expect(got[2]).toBeCloseTo(1.2798542258336676, 5); // hand-computed −Σ p ln p of (0.1, 0.2, 0.3, 0.4)
-    rows.forEach((r, i) => expect(got[i]).toBeCloseTo(H(r), 5));
+    rows.forEach((r, i) => { expect(got[i]).toBeCloseTo(H(r), 5); });
   });
 
   describe('the engine reports it from the learner', () => {

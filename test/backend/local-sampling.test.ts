@@ -25,7 +25,7 @@ describe('local sampler', () => {
         [{ modelInput: all.slice(0, T), targetTokens: all.slice(1), logprobs: Array(T).fill(0), advantages: Array(T).fill(0), mask: Array(T).fill(1) }],
         { kind: 'cross_entropy' },
       );
-      s.tokens.forEach((_, i) => expect(Math.abs(fb.logprobs[0]![prompt.length - 1 + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4));
+      s.tokens.forEach((_, i) => { expect(Math.abs(fb.logprobs[0]![prompt.length - 1 + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4); });
     }
   });
 
@@ -39,7 +39,7 @@ describe('local sampler', () => {
     concurrent.forEach((seqs, i) => {
       seqs.forEach((s, j) => {
         expect(s.tokens).toEqual(sequential[i]![j]!.tokens);
-        s.logprobs.forEach((x, k) => expect(Math.abs(x - sequential[i]![j]!.logprobs[k]!)).toBeLessThan(1e-4));
+        s.logprobs.forEach((x, k) => { expect(Math.abs(x - sequential[i]![j]!.logprobs[k]!)).toBeLessThan(1e-4); });
       });
     });
   });
@@ -55,7 +55,7 @@ describe('local sampler', () => {
     for (const [p, seqs] of [[shortP, a!], [longP, b!]] as const) {
       for (const s of seqs) {
         const lp = await sampler.computeLogprobs([...p, ...s.tokens]);
-        s.tokens.forEach((_, i) => expect(Math.abs(lp[p.length + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4));
+        s.tokens.forEach((_, i) => { expect(Math.abs(lp[p.length + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4); });
       }
     }
     expect(a![0]!.tokens).toHaveLength(80);

@@ -28,7 +28,7 @@ describe('the browser build loads a checkpoint handed over as bytes', () => {
       const node = localBackend({ layers: 2, dModel: 128, heads: 4, contextTokens: 192, checkpoint: CKPT });
       const want = await (await node.saveWeightsForSampler()).sample(PROMPT, { numSamples: 2, maxTokens: 12, seed: 7 });
       expect(page.seqs.map((s) => s.tokens)).toEqual(want.map((s) => [...s.tokens]));
-      page.seqs.forEach((s, i) => s.logprobs.forEach((lp, j) => expect(lp).toBeCloseTo(want[i]!.logprobs![j]!, 5)));
+      page.seqs.forEach((s, i) => { s.logprobs.forEach((lp, j) => { expect(lp).toBeCloseTo(want[i]!.logprobs![j]!, 5); }); });
       expect(page.written).toEqual(expect.arrayContaining(['/runs/out/config.json', '/runs/out/model.safetensors']));
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -122,7 +122,7 @@ describe('agentrl init without --agentrl: a dependency that installs, or a refus
     ] as const) {
       const base = layout(files);
       const s = initSource(join(base, root), '0.1.0');
-      expect('refuse' in s && s.refuse).toMatch(/not published on the npm registry[\s\S]*npm pack\)\n  agentrl init DIR --agentrl file:.*agentrl-0\.1\.0\.tgz/);
+      expect('refuse' in s && s.refuse).toMatch(/not published on the npm registry[\s\S]*npm pack\)\n {2}agentrl init DIR --agentrl file:.*agentrl-0\.1\.0\.tgz/);
     }
   });
 });

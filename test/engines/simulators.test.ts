@@ -92,7 +92,7 @@ async function innerLogprobs(s: EngineSimulator, modelId: string): Promise<(numb
 
 const expectClose = (a: readonly (number | null)[], b: readonly (number | null)[]) => {
   expect(a.length).toBe(b.length);
-  a.forEach((x, i) => (x === null ? expect(b[i]).toBeNull() : expect(Math.abs(x - b[i]!)).toBeLessThanOrEqual(TOL * Math.max(1, Math.abs(b[i]!)))));
+  a.forEach((x, i) => { if (x === null) expect(b[i]).toBeNull(); else expect(Math.abs(x - b[i]!)).toBeLessThanOrEqual(TOL * Math.max(1, Math.abs(b[i]!))); });
 };
 
 describe('skyrl-jax simulator: raw behaviour', () => {

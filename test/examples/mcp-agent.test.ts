@@ -84,7 +84,7 @@ describe('mcp-agent example', () => {
     expect(lookups.filter((d, i) => shown[i] !== d.example.answer).length).toBeGreaterThan(lookups.length * 0.9);
     // per training question, the lookups' answers differ across passes: no single answer fits them
     const byQuestion = new Map<string, Set<string>>();
-    lookups.forEach((d, i) => byQuestion.set(d.example.id, (byQuestion.get(d.example.id) ?? new Set()).add(shown[i]!)));
+    lookups.forEach((d, i) => { byQuestion.set(d.example.id, (byQuestion.get(d.example.id) ?? new Set()).add(shown[i]!)); });
     expect([...byQuestion.values()].filter((v) => v.size > 1).length).toBeGreaterThan(train.length / 2);
     for (const d of demos.slice(0, train.length).filter((x) => x.turns.length === 2)) expect(answerOf(d)).toBe(d.example.answer);
     // without otherRecords every pass shows the server's record

@@ -55,7 +55,7 @@ export async function wandbServer(opts: { entity?: string; status?: number; upse
       const rows = new Map<number, Record<string, unknown>>();
       for (const r of requests) {
         const h = r.body.files?.['wandb-history.jsonl'];
-        h?.content.forEach((line, i) => rows.set(h.offset + i, JSON.parse(line) as Record<string, unknown>));
+        h?.content.forEach((line, i) => { rows.set(h.offset + i, JSON.parse(line) as Record<string, unknown>); });
       }
       return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
     },

@@ -69,7 +69,7 @@ describe('rollout correction', () => {
     expect(m.advantages).toEqual([1, 0, 0]);
     const s = correctRollouts([d], lp, { level: 'sequence', mode: 'truncate', cap: 2 });
     // Π ρ = 1.2·3·0.4 = 1.44 on every token.
-    s.datums_D[0]!.advantages.forEach((a) => expect(a).toBeCloseTo(1.44, 12));
+    s.datums_D[0]!.advantages.forEach((a) => { expect(a).toBeCloseTo(1.44, 12); });
     const sm = correctRollouts([d], [[Math.log(1.5), Math.log(1.5), Math.log(0.6)]], { level: 'sequence', mode: 'mask', cap: 2 });
     // Π ρ = 3·3·1.2 = 10.8 > 2: the whole sequence is masked.
     expect(sm.datums_D[0]!.mask).toEqual([0, 0, 0]);

@@ -166,7 +166,7 @@ describe('buildDatums', () => {
     expect(datums[1]!.modelInput).toEqual([7, 8, 9, 10, 11, 12]);
     expect(datums[1]!.mask).toEqual([0, 0, 1, 1, 0, 1]);
     expect(datums.flatMap((d) => masked(d, d.targetTokens))).toEqual([3, 4, 10, 11, 13]);
-    datums.forEach((d) => validateDatum(d));
+    datums.forEach((d) => { validateDatum(d); });
   });
 
   it("drops a mismatching trajectory by default ('drop'), names it, and keeps the others", () => {
@@ -229,7 +229,7 @@ describe('buildDatums', () => {
         const { datums } = buildDatums([s], [A], { onPrefixMismatch: 'split' });
         expect(datums.flatMap((d) => masked(d, d.targetTokens))).toEqual(completions(s));
         expect(datums.flatMap((d) => masked(d, d.logprobs))).toEqual(sampledLogprobs(s));
-        datums.forEach((d) => validateDatum(d));
+        datums.forEach((d) => { validateDatum(d); });
       }),
     );
   });

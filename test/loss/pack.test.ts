@@ -20,7 +20,7 @@ describe('packMicroBatches', () => {
           const seen = batches.flatMap((b) => [...b.indices]).sort((a, b) => a - b);
           expect(seen).toEqual(lengths.map((_, i) => i));
           for (const b of batches) {
-            b.indices.forEach((i, j) => expect(b.datums[j]).toBe(datums[i]));
+            b.indices.forEach((i, j) => { expect(b.datums[j]).toBe(datums[i]); });
             const lens = b.indices.map((i) => lengths[i]!);
             const cost = budget === 'padded' ? Math.max(...lens) * lens.length : lens.reduce((s, x) => s + x, 0);
             expect(b.tokens).toBe(cost);

@@ -83,7 +83,7 @@ describe('each kind: grad is the derivative of Σ c·ℓ (numerical check)', () 
       seqs.forEach((s, i) => {
         const g = LOSSES[cfg.kind].grad(cfg as never, lossSequence(cfg, s), coef[i]!);
         const n = numericGrad(cfg, s, coef[i]!);
-        g.forEach((x, t) => expect(x).toBeCloseTo(n[t]!, 5));
+        g.forEach((x, t) => { expect(x).toBeCloseTo(n[t]!, 5); });
       });
     });
   }
@@ -92,7 +92,7 @@ describe('each kind: grad is the derivative of Σ c·ℓ (numerical check)', () 
     const s = seqs[0]!;
     const g = perTokenLossGrad(cfg, s, coef[0]);
     const r = s.targetLogprobs.map((lp, t) => Math.exp(lp - s.samplingLogprobs[t]!));
-    g.forEach((x, t) => expect(x).toBeCloseTo(-Math.min(Math.max(r[t]!, 0.9), 1.1) * s.advantages[t]! * coef[0]![t]!, 12));
+    g.forEach((x, t) => { expect(x).toBeCloseTo(-Math.min(Math.max(r[t]!, 0.9), 1.1) * s.advantages[t]! * coef[0]![t]!, 12); });
   });
 });
 

@@ -90,7 +90,7 @@ describe('agentrl serve answers the official SDK, version by version', () => {
     expect(i64s(rec.fields.logprobs.offsets)).toEqual([0, 16]);
     // Both models start from the same weights: the protobuf result carries the JSON one's numbers (as float32).
     const lp = f32s(rec.fields.logprobs.data);
-    lp.forEach((x, i) => expect(x).toBeCloseTo(jsonResult.loss_fn_outputs[0].logprobs.data[i], 5));
+    lp.forEach((x, i) => { expect(x).toBeCloseTo(jsonResult.loss_fn_outputs[0].logprobs.data[i], 5); });
     expect(out.metrics['loss:sum']).toBeCloseTo(jsonResult.metrics['loss:sum'], 5);
   });
 
@@ -103,7 +103,7 @@ describe('agentrl serve answers the official SDK, version by version', () => {
     const viaProto = f32s(out.loss_fn_outputs[0].fields.logprobs.data);
     const fw = await call(base, 'forward', fx.FORWARD_JSON(modelId, 2));
     const viaJson = json(await poll(base, fw.body.request_id, fx.POLL_ACCEPT.json)).loss_fn_outputs[0].logprobs.data;
-    viaProto.forEach((x, i) => expect(x).toBeCloseTo(viaJson[i], 5));
+    viaProto.forEach((x, i) => { expect(x).toBeCloseTo(viaJson[i], 5); });
     // optim_step after forwards only: nothing accumulated, weights unchanged → same logprobs again.
     await submit(base, 'optim_step', { model_id: modelId, seq_id: 3, adam_params: { learning_rate: 0.1 }, type: 'optim_step' });
     const again = await raw(base, '/api/v1/forward_backward', { body: T.encode(T.fromObject(fx.FB_PROTO(modelId, 4, true))).finish(), contentType: 'application/x-protobuf' });
@@ -125,13 +125,13 @@ describe('agentrl serve answers the official SDK, version by version', () => {
       expect(msg.sequences).toHaveLength(2);
       msg.sequences.forEach((s: any, i: number) => {
         expect(i32s(s.tokens)).toEqual(asJson.sequences[i].tokens);
-        f32s(s.logprobs).forEach((x, t) => expect(x).toBeCloseTo(asJson.sequences[i].logprobs[t], 5));
+        f32s(s.logprobs).forEach((x, t) => { expect(x).toBeCloseTo(asJson.sequences[i].logprobs[t], 5); });
         expect(s.stop_reason ?? 0).toBe(asJson.sequences[i].stop_reason === 'length' ? 1 : 0);
       });
       const pl = f32s(msg.prompt_logprobs);
       expect(pl).toHaveLength(3);
       expect(Number.isNaN(pl[0])).toBe(true);
-      pl.slice(1).forEach((x, t) => expect(x).toBeCloseTo(asJson.prompt_logprobs[t + 1], 5));
+      pl.slice(1).forEach((x, t) => { expect(x).toBeCloseTo(asJson.prompt_logprobs[t + 1], 5); });
     }
   });
 

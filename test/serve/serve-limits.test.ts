@@ -58,7 +58,7 @@ describe('agentrl serve request limits (each refused before the engine allocates
     expect(long.status).toBe(400);
     const ok = await submit(base, 'asample', { sampling_session_id: id, num_samples: 8, prompt: prompt([1, 2]), sampling_params: { max_tokens: 5, seed: 1 } });
     expect(ok.sequences).toHaveLength(8);
-    ok.sequences.forEach((s: any) => expect(s.tokens.length).toBeLessThanOrEqual(5));
+    ok.sequences.forEach((s: any) => { expect(s.tokens.length).toBeLessThanOrEqual(5); });
   });
 
   it('n, max_tokens and prompts × n of /v1 completions and chat completions', async () => {
@@ -138,7 +138,7 @@ describe('agentrl serve request limits (each refused before the engine allocates
     const step = await submit(base, 'optim_step', { model_id: modelId, adam_params: { learning_rate: 1e-2 } });
     expect(step.metrics.grad_norm).toBeGreaterThan(0);
     const fw = await submit(base, 'forward', { model_id: modelId, forward_input: { data: [datum(16)], loss_fn: 'cross_entropy' } });
-    fw.loss_fn_outputs[0].logprobs.data.forEach((x: number) => expect(Number.isFinite(x)).toBe(true));
+    fw.loss_fn_outputs[0].logprobs.data.forEach((x: number) => { expect(Number.isFinite(x)).toBe(true); });
   });
 });
 

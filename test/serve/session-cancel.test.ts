@@ -32,7 +32,6 @@ async function normalRequestWorks(base: string): Promise<void> {
 }
 
 describe('agentrl serve drops the work of a session that is gone', () => {
-  {
     it('a sampling call in progress ends with the expiry as its error; another session goes on', async () => {
       const serve = createServeApp({ port: 0, model: MODEL, pollTimeoutMs: 100 });
       const base = await serve.listen();
@@ -59,7 +58,6 @@ describe('agentrl serve drops the work of a session that is gone', () => {
         await serve.close();
       }
     }, SLOW);
-  }
 
   it('unfinished requests of its models fail at once; one already running runs to its end', async () => {
     const serve = createServeApp({ port: 0, model: MODEL, pollTimeoutMs: 100 });

@@ -37,7 +37,7 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
       expect(fb.loss_fn_outputs).toHaveLength(2);
       fb.loss_fn_outputs.forEach((o: any, i: number) => {
         expect(o.logprobs.shape).toEqual([datums[i]!.modelInput.length]);
-        o.logprobs.data.forEach((x: number, t: number) => expect(x).toBeCloseTo(ref.logprobs[i]![t]!, 5));
+        o.logprobs.data.forEach((x: number, t: number) => { expect(x).toBeCloseTo(ref.logprobs[i]![t]!, 5); });
       });
       expect(fb.metrics['loss:sum']).toBeCloseTo(ref.metrics['loss']!, 5);
       const adam = { learning_rate: 1e-2, beta1: 0.9, beta2: 0.99, eps: 1e-8, weight_decay: 0, grad_clip_norm: 1 };
@@ -47,7 +47,7 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
       // After the update: same logprobs (forward, no gradient).
       const fw = await submit(base, 'forward', { model_id: modelId, seq_id: 3, forward_input: { data: [wireDatum(datums[0]!, 'cross_entropy')], loss_fn: 'cross_entropy' } });
       const after = await local.computeLogprobs([...datums[0]!.modelInput, datums[0]!.targetTokens.at(-1)!]);
-      fw.loss_fn_outputs[0].logprobs.data.forEach((x: number, t: number) => expect(x).toBeCloseTo(after[t + 1]!, 5));
+      fw.loss_fn_outputs[0].logprobs.data.forEach((x: number, t: number) => { expect(x).toBeCloseTo(after[t + 1]!, 5); });
       // cross_entropy: −Σ lp · weights, with weights = the datum's mask.
       const ce = -after.slice(1).reduce((a: number, lp, t) => a + lp! * datums[0]!.mask[t]!, 0);
       expect(fw.metrics['loss:sum']).toBeCloseTo(ce, 3);
@@ -152,9 +152,9 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
       expect(r.status, path).toBe(400);
     }
     // A malformed path is refused at once (400), before it is queued.
-    const escape = await call(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
-    expect(escape.status).toBe(400);
-    expect(escape.body).toMatchObject({ category: 'user' });
+    const traversal = await call(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
+    expect(traversal.status).toBe(400);
+    expect(traversal.body).toMatchObject({ category: 'user' });
   });
 
   it('reports lora_config in get_info and refuses unknown sessions and base models', async () => {

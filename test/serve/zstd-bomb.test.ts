@@ -79,7 +79,7 @@ describe('zstd bombs: refused (413) with bounded memory, whatever the frame head
     for (const declared of [1, 100, real - 1]) {
       const patched = Uint8Array.from(zx.ZSTD_L3);
       expect(patched[4]! >> 6).toBe(1); // 2-byte content size field, at byte 5 (single segment)
-      patched.set(le(declared - 256 < 0 ? 0 : declared - 256, 2), 5);
+      patched.set(le(Math.max(declared - 256, 0), 2), 5);
       const r = (() => {
         try {
           return decodeZstdBody(patched, LIMIT).length;

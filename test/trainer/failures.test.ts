@@ -41,7 +41,7 @@ const reward: Reward = (t) => {
   return { reward: ok ? 1 : -1, correct: ok, validFormat: true };
 };
 
-function trainer(renderer: Renderer, backend: ReturnType<typeof mockBackend>, over: Partial<TrainerOptions>): Trainer {
+function trainer(_renderer: Renderer, backend: ReturnType<typeof mockBackend>, over: Partial<TrainerOptions>): Trainer {
   return new Trainer({
     backend,
     env: codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null }),

@@ -96,7 +96,6 @@ function oldFindBoxes(text: string): { content: string; start: number; end: numb
         const next = text[i + 1];
         if (next === '{' || next === '}') {
           i++;
-          continue;
         }
       } else if (ch === '{') depth++;
       else if (ch === '}') {

@@ -139,7 +139,7 @@ export function decodeForwardBackwardRequest(body: Uint8Array): ProtoForwardBack
   };
 }
 
-const has = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
 
 /**
  * The loss config of a request: SDK ≥ 0.26 sends `loss_fn_config_v2` (tagged number-or-text values) and mirrors its

@@ -153,7 +153,7 @@ export class RunCatalog {
     const out: StoredCheckpoint[] = [];
     for (const c of await listStoredCheckpoints(root, run.id)) {
       const real = await realpath(c.dir).catch(() => undefined);
-      if (real !== undefined && real.startsWith(root + sep) && real === join(root, run.id, c.kind, c.name)) out.push(c);
+      if (real?.startsWith(root + sep) && real === join(root, run.id, c.kind, c.name)) out.push(c);
     }
     return out;
   }

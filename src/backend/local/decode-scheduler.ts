@@ -235,7 +235,7 @@ export class DecodeScheduler {
       this.#cache = this.#k.emptyCache(size, len);
     } else {
       const idx = new Int32Array(size);
-      keep.forEach((from, to) => (idx[to] = from));
+      keep.forEach((from, to) => { idx[to] = from; });
       this.#cache = this.#k.relayout(this.#cache, idx, len);
     }
     this.#len = len;

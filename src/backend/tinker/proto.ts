@@ -58,7 +58,7 @@ function int32Bytes(xs: readonly number[]): Uint8Array {
   if (LITTLE_ENDIAN) return asBuffer(new Uint8Array(Int32Array.from(xs).buffer));
   const b = new Uint8Array(xs.length * 4);
   const v = new DataView(b.buffer);
-  xs.forEach((x, i) => v.setInt32(i * 4, x, true));
+  xs.forEach((x, i) => { v.setInt32(i * 4, x, true); });
   return asBuffer(b);
 }
 
@@ -66,7 +66,7 @@ function float32Bytes(xs: readonly number[]): Uint8Array {
   if (LITTLE_ENDIAN) return asBuffer(new Uint8Array(Float32Array.from(xs).buffer));
   const b = new Uint8Array(xs.length * 4);
   const v = new DataView(b.buffer);
-  xs.forEach((x, i) => v.setFloat32(i * 4, x, true));
+  xs.forEach((x, i) => { v.setFloat32(i * 4, x, true); });
   return asBuffer(b);
 }
 
@@ -83,7 +83,7 @@ function int64Bytes(xs: readonly number[]): Uint8Array {
     return asBuffer(b);
   }
   const v = new DataView(b.buffer);
-  xs.forEach((x, i) => v.setBigInt64(i * 8, BigInt(x), true));
+  xs.forEach((x, i) => { v.setBigInt64(i * 8, BigInt(x), true); });
   return asBuffer(b);
 }
 
@@ -263,7 +263,7 @@ export function decodeSampleProto(bytes: Uint8Array): SampleOutput {
     }
     return { tokens, logprobs, stopReason: s.stop_reason === 1 ? 'length' : 'stop' };
   });
-  if (!Object.prototype.hasOwnProperty.call(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };
+  if (!Object.hasOwn(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };
   const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32, 'sample').map((x) => (Number.isNaN(x) ? null : x));
   return { sequences, promptLogprobs };
 }

@@ -119,9 +119,9 @@ function chatAnswer(ctx: RouteContext, b: ChatBody, modelName: string, prompt: r
       // final channel, calls withheld by a hook) the reply's content goes in one chunk.
       if (r.message.toolCalls.length > 0 || r.message.content !== r.text) {
         if (r.message.content) chunks.push({ ...head, choices: [{ index, delta: { content: r.message.content }, logprobs: logprobsOf(r.seq), finish_reason: null }] });
-        r.message.toolCalls.forEach((c, k) =>
-          chunks.push({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] }),
-        );
+        r.message.toolCalls.forEach((c, k) => {
+          chunks.push({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] });
+        });
       } else {
         // one chunk per sampled token: the text it adds (held back while it ends in an incomplete UTF-8 sequence)
         const shown = withoutStop(r.seq.tokens, stop);

@@ -84,7 +84,11 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
         const lps: (number | null)[] = b.echo ? [...promptLps!, ...seq.logprobs] : [...seq.logprobs];
         const tokens = ids.map(tokenString);
         let offset = 0;
-        const text_offset = tokens.map((s) => ((offset += s.length), offset - s.length));
+        const text_offset = tokens.map((s) => {
+          const at = offset;
+          offset += s.length;
+          return at;
+        });
         const alternatives = alternativesOf(seq, k, 'logprobs');
         // As vLLM: the sampled token's own entry, then the k most likely (a token among them is listed once).
         const top = (lp: number | null, i: number): Record<string, number> | null => {

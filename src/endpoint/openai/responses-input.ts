@@ -73,7 +73,7 @@ export function responsesInput(input: ResponsesBody['input']): Message[] {
       const content = text(m.content, `${param}.content`);
       if (m.role === 'assistant') {
         // a second assistant text after calls starts a new assistant message
-        if (open && open.calls.length) flush();
+        if (open?.calls.length) flush();
         open = open ? { content: open.content + content, calls: open.calls } : { content, calls: [] };
         return;
       }

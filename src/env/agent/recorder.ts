@@ -83,7 +83,10 @@ class Ticket implements TurnTicket {
   deliverOn(res: ServerResponse, onCommit?: () => void): void {
     if (this.state !== 'chosen') return;
     this.state = 'delivering';
-    if (res.destroyed || (res.closed && !res.writableFinished)) return this.release();
+    if (res.destroyed || (res.closed && !res.writableFinished)) {
+      this.release();
+      return;
+    }
     res.once('finish', () => (res.statusCode < 300 ? this.recorder.commit(this, onCommit) : this.release()));
     res.once('close', () => {
       if (!res.writableFinished) this.release();
@@ -241,7 +244,11 @@ export class RolloutRecorder {
     if (t.state !== 'admitted' || this.#closed) throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
     let toolCalls = this.#toolCalls;
     let turns = this.#calls.length;
-    for (const o of this.#live) if (o !== t && (o.state === 'chosen' || o.state === 'delivering')) ((toolCalls += o.toolCalls), (turns += o.chosen.length));
+    for (const o of this.#live) {
+      if (o === t || (o.state !== 'chosen' && o.state !== 'delivering')) continue;
+      toolCalls += o.toolCalls;
+      turns += o.chosen.length;
+    }
     let stop: TrajectoryStopReason | undefined;
     const sent = choices.map((c, i) => {
       const passed = this.#budgetPassedBy(c.message.toolCalls.length, toolCalls + t.toolCalls, turns + i);
@@ -271,7 +278,7 @@ export class RolloutRecorder {
     const closed = this.#closed;
     this.release(t);
     if (closed) return;
-    t.chosen.forEach(({ sampled, sent }, i) => this.#record(t.request, t.promptTokens, i === 0 ? t.parent : undefined, sampled, sent));
+    t.chosen.forEach(({ sampled, sent }, i) => { this.#record(t.request, t.promptTokens, i === 0 ? t.parent : undefined, sampled, sent); });
     if (t.stop) this.#stop ??= t.stop;
     onCommit?.();
   }

@@ -29,9 +29,11 @@ export interface PolicyLanguageModel {
   /** URL patterns the model downloads itself: none. */
   readonly supportedUrls: Record<string, RegExp[]>;
   /** `LanguageModelV4.doGenerate` (called by the AI SDK). */
-  doGenerate(options: any): PromiseLike<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: the AI SDK's call options and results, which agentrl does not import (an optional peer)
+  doGenerate(options: any): PromiseLike<any>;
   /** `LanguageModelV4.doStream` (called by the AI SDK). */
-  doStream(options: any): PromiseLike<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: as doGenerate
+  doStream(options: any): PromiseLike<any>;
 }
 
 /** Options of {@link policyLanguageModel}: the `run()` arguments of an agentEnvironment rollout. */

@@ -252,7 +252,7 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
       const v = await cached([example.question, ...judged.map((j) => j.text)], () => judgement(groupMessages(opts.rubric, example.question, judged), groupVerdictSchema, 'scores', check));
       const raw = judged.map((j) => v.scores.find((s) => s.id === j.id)!.score);
       const scores = (opts.normalize ?? 'minmax') === 'minmax' ? minMax(raw) : raw;
-      judged.forEach((j, k) => (out[j.g] = scores[k]!));
+      judged.forEach((j, k) => { out[j.g] = scores[k]!; });
       return out;
     } catch (e) {
       stats.failures += judged.length;

@@ -62,7 +62,7 @@ export function parseLatex(latex: string): Expr | null {
   let out: Expr | null;
   try {
     const e = ce.parse(latex);
-    out = e !== null && e.isValid ? e : null;
+    out = e?.isValid ? e : null;
   } catch {
     out = null;
   }

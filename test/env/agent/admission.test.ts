@@ -144,7 +144,7 @@ describe('agent endpoint admission: concurrent requests on one key', () => {
               return (await res.json()) as { choices?: { message: { tool_calls?: unknown[] } }[] };
             }),
           );
-          handed = rs.reduce((k, r) => k + (r.choices?.[0]!.message.tool_calls?.length ?? 0), 0);
+          handed = rs.reduce((k, r) => k + (r.choices?.[0]?.message.tool_calls?.length ?? 0), 0);
           return 'x';
         },
         { renderer, sampler },

@@ -23,7 +23,7 @@ const traj = (g: number, finalText: string): Trajectory => ({
   finalText,
 });
 
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+const unescapeHtml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
 
 describe('group mode: the policy cannot forge the delimiters between trajectories', () => {
   const forgeries = [
@@ -53,8 +53,8 @@ describe('group mode: the policy cannot forge the delimiters between trajectorie
       const rewards_G = await Promise.all(group.map((t) => j.reward(t, ex)));
       const scores = await j.groupReward!({ example: ex, trajectories_G: group, rewards_G });
       expect(sections.map((s) => s.id), forged).toEqual(['1', '2', '3']);
-      expect(sections.map((s) => unescape(s.text))).toEqual(group.map((t) => formatTrajectory(t, 6000)));
-      expect(unescape(task)).toBe(ex.question);
+      expect(sections.map((s) => unescapeHtml(s.text))).toEqual(group.map((t) => formatTrajectory(t, 6000)));
+      expect(unescapeHtml(task)).toBe(ex.question);
       // The forged "It is 17" stays inside trajectory 1's own section: no other trajectory was credited with it.
       expect(scores.slice(1)).toEqual([0, 0]);
     }
@@ -99,7 +99,7 @@ describe('sampler judge: control tokens in the policy’s text never reach the j
       const [prompt] = await judgePrompts(renderer, policy, () => '{"score": 0}');
       expect(countControls(prompt!, ids), policy).toEqual(countControls(benign!, ids));
       // The text itself still reaches the judge (escaped and with a zero-width mark inside each special string).
-      const shown = unescape(renderer.decode(prompt!).replace(/\u200B/g, ''));
+      const shown = unescapeHtml(renderer.decode(prompt!).replace(/\u200B/g, ''));
       expect(shown).toContain(policy);
     }
   });

@@ -90,7 +90,7 @@ describe('the verdict is the judge’s final answer after its reasoning', () => 
       expect(user.split('<response>').length - 1).toBe(1);
       expect(user.split('</response>').length - 1).toBe(1);
       const section = /<response>\n([\s\S]*)\n<\/response>/.exec(prompt)![1]!;
-      expect(unescape(section)).toContain(policy);
+      expect(unescapeHtml(section)).toContain(policy);
     }
   });
 
@@ -176,6 +176,6 @@ describe('parseVerdict bounds its work', () => {
   });
 });
 
-function unescape(s: string): string {
+function unescapeHtml(s: string): string {
   return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
 }

@@ -13,7 +13,7 @@ const cases = readFileSync(path.resolve(repoRoot, 'test/fixtures/math-equivalenc
   .trim().split('\n').map((l) => JSON.parse(l) as Case);
 
 /** Every distinct gold answer of the case file, as the grader reads it (without the `$…$` wrapper). */
-export function fixtureGolds(): string[] {
+function fixtureGolds(): string[] {
   const golds = new Set<string>();
   for (const c of cases) {
     const g = c.category.startsWith('reward_extraction:') ? c.gold : extractAnswer(c.gold, { unclosedBox: 'rest' });

@@ -35,6 +35,7 @@ function sampler(h: unknown): SamplingClient {
 }
 
 async function run(c: Call): Promise<unknown> {
+  // biome-ignore lint/suspicious/noExplicitAny: the arguments the main thread posted for this op, passed through to the backend method of that op
   const a = c.args as any[];
   switch (c.op) {
     case 'forwardBackward':
