@@ -7,10 +7,10 @@ import { dapoRowToExample } from './dapo.js';
 import { DATASET_PRESETS, presetRowToExample, type DatasetPreset } from './presets.js';
 import { ConfigError } from '../errors/index.js';
 import { exampleIssues } from './validate.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const LOAD_DATASET_OPTIONS = strictKeys(['map', 'limit', 'preset']);
-const LOAD_MATH_DATASET_OPTIONS = strictKeys(['limit', 'dedupe']);
+const LOAD_DATASET_OPTIONS = optionKeys<LoadDatasetOptions>({ map: true, limit: true, preset: true });
+const LOAD_MATH_DATASET_OPTIONS = optionKeys<NonNullable<Parameters<typeof loadMathDataset>[1]>>({ limit: true, dedupe: true });
 
 /**
  * Reads a JSONL file into an array of parsed rows. Blank lines are skipped.

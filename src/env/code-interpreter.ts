@@ -6,9 +6,9 @@ import type { Message, ToolCall, ToolDefinition } from '../types/message.js';
 import type { InvalidReason, ParsedAction } from '../types/action.js';
 import { truncateTail, utf8Bytes } from './truncate.js';
 import { DEFAULT_MAX_CONCURRENT_CALLS, runToolCalls } from './parallel-calls.js';
-import { checkOptions, strictKeys, objectValue } from '../util/check-options.js';
+import { checkOptions, optionKeys, objectValue } from '../util/check-options.js';
 
-const CODE_INTERPRETER_OPTIONS = strictKeys(['timeoutMs', 'systemPrompt', 'formatQuestion', 'session', 'parallelToolCalls', 'maxConcurrentCalls'], { sandbox: objectValue });
+const CODE_INTERPRETER_OPTIONS = optionKeys<CodeInterpreterOptions>({ timeoutMs: true, systemPrompt: true, formatQuestion: true, session: true, parallelToolCalls: true, maxConcurrentCalls: true, sandbox: objectValue });
 
 /**
  * The `code_interpreter` tool, as the ReTool recipe defines it (KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`): one

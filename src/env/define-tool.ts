@@ -10,10 +10,10 @@ import { toolDefinitionIssues, toolNameProblem } from './tool-definitions.js';
 import { ToolTimeoutError } from '../errors/env-errors.js';
 import { callWithDeadline } from './call-deadline.js';
 import { toolOutputObservation } from './tool-output.js';
-import { checkOptions, strictKeys, fnValue, anyValue } from '../util/check-options.js';
+import { checkOptions, optionKeys, fnValue, anyValue } from '../util/check-options.js';
 
-const DEFINE_TOOL_OPTIONS = strictKeys(['description', 'inputSchema', 'timeoutMs'], { name: z.string(), execute: fnValue });
-const TOOL_ENVIRONMENT_OPTIONS = strictKeys(['name', 'parallelToolCalls', 'maxConcurrentCalls', 'callTimeoutMs'], { tools: z.array(anyValue), initialMessages: fnValue });
+const DEFINE_TOOL_OPTIONS = optionKeys<DefineToolOptions<z.ZodObject, Example>>({ description: true, inputSchema: true, timeoutMs: true, name: z.string(), execute: fnValue });
+const TOOL_ENVIRONMENT_OPTIONS = optionKeys<ToolEnvironmentOptions<Example>>({ name: true, parallelToolCalls: true, maxConcurrentCalls: true, callTimeoutMs: true, tools: z.array(anyValue), initialMessages: fnValue });
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the

@@ -5,9 +5,9 @@ import { ConfigError, type ConfigIssue } from '../errors/config-error.js';
 import { mulberry32 } from '../util/rng.js';
 import type { Environment } from './types.js';
 import { toolDefinitionIssues } from './tool-definitions.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const MIX_OPTIONS = strictKeys(['seed', 'shuffle']);
+const MIX_OPTIONS = optionKeys<MixOptions>({ seed: true, shuffle: true });
 
 /** One environment of a mix: its data, its reward and how often it is drawn. */
 export interface MixEntry<E extends Example = Example> {

@@ -15,9 +15,9 @@ import { runRollouts } from '../rollout/index.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutFailureStrategy, type RolloutSampling } from '../rollout/types.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { scoreGroups } from '../reward/score-trajectories.js';
-import { checkOptions, parseOptions, strictKeys, objectValue, fnValue, anyValue } from '../util/check-options.js';
+import { checkOptions, parseOptions, optionKeys, objectValue, fnValue, anyValue } from '../util/check-options.js';
 
-const EVALUATE_OPTIONS = strictKeys(['backend', 'sampler', 'renderer', 'sampling', 'budgets', 'templateKwargs', 'outPath', 'concurrency', 'maxContextTokens', 'rewardTimeoutMs', 'trajectoryTimeoutMs', 'stepTimeoutMs', 'failure', 'signal', 'n'], { env: objectValue, reward: fnValue, examples: anyValue });
+const EVALUATE_OPTIONS = optionKeys<EvaluateOptions>({ backend: true, sampler: true, renderer: true, sampling: true, budgets: true, templateKwargs: true, outPath: true, concurrency: true, maxContextTokens: true, rewardTimeoutMs: true, trajectoryTimeoutMs: true, stepTimeoutMs: true, failure: true, signal: true, n: true, env: objectValue, reward: fnValue, examples: anyValue });
 
 /**
  * The sampling seed {@link evaluate} and the Trainer's in-training eval use when none is given: the same weights on

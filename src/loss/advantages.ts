@@ -1,8 +1,8 @@
 import { ConfigError, DatumShapeError } from '../errors/index.js';
 import type { AdvantageOptions } from './types.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const ADVANTAGE_OPTIONS = strictKeys(['normalize', 'eps']);
+const ADVANTAGE_OPTIONS = optionKeys<AdvantageOptions>({ normalize: true, eps: true });
 
 const DEFAULT_EPS = 1e-6;
 

@@ -8,9 +8,9 @@ import type {
   DatumTurn,
 } from './types.js';
 import { DEFAULT_PREFIX_MISMATCH, PREFIX_MISMATCH_POLICIES } from '../types/prefix-mismatch.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const BUILD_DATUMS_OPTIONS = strictKeys(['onPrefixMismatch', 'skipZeroAdvantage', 'maxTokens']);
+const BUILD_DATUMS_OPTIONS = optionKeys<BuildDatumsOptions>({ onPrefixMismatch: true, skipZeroAdvantage: true, maxTokens: true });
 
 /** Unshifted per-token sequence under construction (one entry per token of `full`). */
 interface Segment {

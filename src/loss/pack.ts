@@ -2,9 +2,9 @@ import { ConfigError } from '../errors/index.js';
 import type { ConfigIssue } from '../errors/index.js';
 import type { Datum } from '../types/datum.js';
 import type { MicroBatch, PackOptions } from './types.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const PACK_OPTIONS = strictKeys(['maxTokensPerBatch', 'maxDatumsPerBatch', 'budget']);
+const PACK_OPTIONS = optionKeys<PackOptions>({ maxTokensPerBatch: true, maxDatumsPerBatch: true, budget: true });
 
 function checkPackOptions(opts: PackOptions): void {
   const issues: ConfigIssue[] = [];

@@ -3,9 +3,9 @@ import { DEFAULT_PREFIX_MISMATCH, type PrefixMismatchPolicy } from '../types/pre
 import { buildDatums } from './datum.js';
 import type { GroupOutcome } from './group-outcome.js';
 import type { DatumSource } from './types.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const ASSEMBLE_OPTIONS = strictKeys(['skipDegenerateGroups', 'onPrefixMismatch']);
+const ASSEMBLE_OPTIONS = optionKeys<AssembleOptions>({ skipDegenerateGroups: true, onPrefixMismatch: true });
 
 /** One group as {@link assembleTrainingData} reads it: its trajectories and its {@link groupOutcome}. */
 export interface TrainingGroup<T extends DatumSource = DatumSource> {

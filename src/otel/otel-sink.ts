@@ -2,9 +2,9 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span, t
 import type { MetricsSink } from '../trainer/metrics-sink.js';
 import type { TrajectoryEvent } from '../trainer/events.js';
 import type { Turn } from '../types/trajectory.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const OTEL_SINK_OPTIONS = strictKeys(['tracer', 'stepSpans']);
+const OTEL_SINK_OPTIONS = optionKeys<OtelSinkOptions>({ tracer: true, stepSpans: true });
 
 /** Options of {@link otelSink}. */
 export interface OtelSinkOptions {

@@ -8,9 +8,9 @@ import { html, SafeHtml } from './html.js';
 import { describeRunWarnings, readRun, readTrajectory, type RunData } from './run-data.js';
 import { renderChartSvg, svgToPng } from './render.js';
 import { trajectoryHtml, TRAJECTORY_CSS } from './trajectory-html.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const PLOT_OPTIONS = strictKeys(['outDir', 'trajectories', 'maxRecordBytes']);
+const PLOT_OPTIONS = optionKeys<NonNullable<Parameters<typeof plotRuns>[1]>>({ outDir: true, trajectories: true, maxRecordBytes: true });
 
 /** Files written by {@link plotRuns}. */
 export interface PlotResult {

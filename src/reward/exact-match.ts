@@ -6,9 +6,9 @@ import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { tagBlocks } from '../util/tag-blocks.js';
 import { isBlankAnswer } from './math/extract-boxed.js';
 import { optionLetter, sameOptionLetter } from './option-letter.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const EXACT_MATCH_OPTIONS = strictKeys(['correct', 'wrong', 'scoreTruncated']);
+const EXACT_MATCH_OPTIONS = optionKeys<ExactMatchOptions>({ correct: true, wrong: true, scoreTruncated: true });
 
 /**
  * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols

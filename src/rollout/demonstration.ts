@@ -9,9 +9,9 @@ import { parseWithEnv } from './parse-with-env.js';
 import { assistantCompletion } from '../chat/assistant-completion.js';
 import { argumentIssue } from './argument-issue.js';
 import { checkDemonstration, type CheckedTurn, type DemonstrationTurn } from './demonstration-turn.js';
-import { checkOptions, checkArgumentCount, strictKeys, nonNegativeInt } from '../util/check-options.js';
+import { checkOptions, checkArgumentCount, optionKeys, nonNegativeInt } from '../util/check-options.js';
 
-const DEMONSTRATION_OPTIONS = strictKeys(['maxTokens'], { maxToolResponseTokens: nonNegativeInt });
+const DEMONSTRATION_OPTIONS = optionKeys<Parameters<typeof demonstrationDatum>[3]>({ maxTokens: true, maxToolResponseTokens: nonNegativeInt });
 
 /** One demonstrated episode as {@link demonstrationDatum} reads it: the example and its assistant turns, in order. */
 export interface DemonstrationInput<E extends Example = Example> {

@@ -15,15 +15,12 @@ import { checkSampledSequence } from './check-sample.js';
 import { isDrivenEnvironment, runDrivenGroup } from './driven-group.js';
 import { failsTheCall, settleBranch } from './failure-strategy.js';
 import { RolloutAdmission } from './admission.js';
-import { checkOptions, checkArgumentCount, strictKeys, objectValue, positiveInt } from '../util/check-options.js';
+import { checkOptions, checkArgumentCount, optionKeys, objectValue, positiveInt } from '../util/check-options.js';
 import { SamplerResponseError } from '../errors/sampler-errors.js';
 
 /** The keys of {@link RolloutContext}; the four it cannot do without are checked for presence. */
-const ROLLOUT_CONTEXT = strictKeys(
-  ['sampling', 'failure', 'onPrefixMismatch', 'trajectoryTimeoutMs', 'stepTimeoutMs', 'maxConcurrentGroups', 'maxConcurrentTrajectories', 'templateKwargs', 'signal', 'onTurn', 'onTrajectoryEnd'],
-  { sampler: objectValue, renderer: objectValue, env: objectValue, budgets: objectValue },
-);
-const RUN_GROUP_OPTIONS = strictKeys(['groupSeedIndex', 'groupKey'], { example: objectValue, groupSize: positiveInt });
+const ROLLOUT_CONTEXT = optionKeys<RolloutContext>({ sampling: true, failure: true, onPrefixMismatch: true, trajectoryTimeoutMs: true, stepTimeoutMs: true, maxConcurrentGroups: true, maxConcurrentTrajectories: true, templateKwargs: true, signal: true, onTurn: true, onTrajectoryEnd: true, sampler: objectValue, renderer: objectValue, env: objectValue, budgets: objectValue });
+const RUN_GROUP_OPTIONS = optionKeys<RunGroupOptions>({ groupSeedIndex: true, groupKey: true, example: objectValue, groupSize: positiveInt });
 
 /** Refuses a rollout context with an unknown key (`prefixMismatch` for `onPrefixMismatch`) or without its sampler, renderer, env or budgets. */
 function checkRolloutContext(fn: string, ctx: unknown): void {

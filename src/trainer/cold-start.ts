@@ -11,9 +11,9 @@ import { DemonstrationFitError } from '../errors/data-errors.js';
 import { z } from '../util/zod.js';
 import { trainSupervised, type SupervisedTrainOptions } from './supervised.js';
 import { toolCallAccuracy, type ToolCallAccuracy } from './tool-call-accuracy.js';
-import { checkOptions, parseOptions, partialBudgetsSchema, strictKeys } from '../util/check-options.js';
+import { checkOptions, parseOptions, partialBudgetsSchema, optionKeys } from '../util/check-options.js';
 
-const COLD_START_OPTIONS = strictKeys(['maxToolResponseTokens', 'maxTokens', 'heldOut', 'maxTurnTokens', 'minArgumentAccuracy', 'onWarning', 'steps', 'batchSize', 'learningRate', 'warmupSteps', 'minLearningRateRatio', 'adam', 'seed', 'saveEvery', 'savePath', 'lengthBuckets', 'onStep', 'budgets', 'onOverflow']);
+const COLD_START_OPTIONS = optionKeys<ColdStartOptions>({ maxToolResponseTokens: true, maxTokens: true, heldOut: true, maxTurnTokens: true, minArgumentAccuracy: true, onWarning: true, steps: true, batchSize: true, learningRate: true, warmupSteps: true, minLearningRateRatio: true, adam: true, seed: true, saveEvery: true, savePath: true, lengthBuckets: true, onStep: true, budgets: true, onOverflow: true });
 
 /** Options of {@link coldStart}: {@link SupervisedTrainOptions} (with `lengthBuckets` off by default) plus how demonstrations are rendered and checked. */
 export interface ColdStartOptions<E extends Example = Example> extends SupervisedTrainOptions {

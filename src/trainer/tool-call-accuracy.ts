@@ -5,9 +5,9 @@ import type { Demonstration } from '../rollout/demonstration-turn.js';
 import { canonicalJson as canonical, renderDemonstration } from '../rollout/demonstration.js';
 import { checkDemonstration } from '../rollout/demonstration-turn.js';
 import { parseWithEnv } from '../rollout/parse-with-env.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const TOOL_CALL_ACCURACY_OPTIONS = strictKeys(['maxToolResponseTokens', 'maxTurnTokens']);
+const TOOL_CALL_ACCURACY_OPTIONS = optionKeys<Parameters<typeof toolCallAccuracy>[3]>({ maxToolResponseTokens: true, maxTurnTokens: true });
 
 /** One demonstrated tool call the model did not reproduce (see {@link ToolCallAccuracy}). */
 export interface ToolCallMiss {

@@ -5,9 +5,9 @@ import { CheckpointError, ConfigError } from '../../errors/index.js';
 import { defaultModelDir } from './assets.js';
 import { readCheckpointConfig } from './checkpoint.js';
 import { decodeSafetensors } from './safetensors.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const EXPORT_OPTIONS = strictKeys(['format', 'tokenizerDir']);
+const EXPORT_OPTIONS = optionKeys<ExportCheckpointOptions>({ format: true, tokenizerDir: true });
 
 /** Options of {@link exportCheckpoint}. */
 export interface ExportCheckpointOptions {

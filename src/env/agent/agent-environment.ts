@@ -9,9 +9,9 @@ import { subprocessAgent } from './subprocess-agent.js';
 import type { AgentRunArgs } from './agent-run-args.js';
 
 export type { AgentRunArgs } from './agent-run-args.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const AGENT_ENV_OPTIONS = strictKeys(['run', 'command', 'env', 'cwd', 'name', 'model', 'timeoutMs']);
+const AGENT_ENV_OPTIONS = optionKeys<AgentEnvironmentOptions>({ run: true, command: true, env: true, cwd: true, name: true, model: true, timeoutMs: true });
 
 /** Options of {@link agentEnvironment}. */
 export interface AgentEnvironmentOptions<E extends Example = Example> {

@@ -9,10 +9,10 @@ import type {
   LanguageModelV4ToolResultPart,
   SharedV4Warning,
 } from '@ai-sdk/provider';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 import { SamplerHttpError, SamplerResponseError } from '../../errors/sampler-errors.js';
 
-const POLICY_MODEL_OPTIONS = strictKeys(['baseURL', 'apiKey', 'model']);
+const POLICY_MODEL_OPTIONS = optionKeys<PolicyLanguageModelOptions>({ baseURL: true, apiKey: true, model: true });
 
 /**
  * The AI SDK language model {@link policyLanguageModel} returns (an `@ai-sdk/provider` `LanguageModelV4`), typed here

@@ -8,9 +8,9 @@ import { connectMcp, describeServer, type McpConnection } from './connect.js';
 import { toolResultText } from './tool-result.js';
 import { toolDefinitionIssues } from '../tool-definitions.js';
 import type { McpEnvironmentOptions, McpToolCaller } from './types.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const MCP_ENV_OPTIONS = strictKeys(['server', 'name', 'initialMessages', 'connection', 'reset', 'tools', 'callTimeoutMs', 'connectTimeoutMs']);
+const MCP_ENV_OPTIONS = optionKeys<McpEnvironmentOptions>({ server: true, name: true, initialMessages: true, connection: true, reset: true, tools: true, callTimeoutMs: true, connectTimeoutMs: true });
 
 /** An {@link Environment} over an MCP server's tools; `close()` ends every connection and process it opened. */
 export interface McpEnvironment<E extends Example = Example> extends Environment<E> {

@@ -1,8 +1,8 @@
 import MiniSearch from 'minisearch';
 import type { CorpusDoc, Passage, Retriever } from './types.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const BM25_OPTIONS = strictKeys(['titleBoost', 'bm25']);
+const BM25_OPTIONS = optionKeys<Bm25RetrieverOptions>({ titleBoost: true, bm25: true });
 
 /** Options of {@link bm25Retriever}. */
 export interface Bm25RetrieverOptions {

@@ -5,9 +5,9 @@ import type { Passage, Retriever } from './types.js';
 import { retry } from '../../util/retry.js';
 import { discardBody, isRedirect, readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const HTTP_RETRIEVER_OPTIONS = strictKeys(['url', 'timeoutMs', 'maxResponseBytes', 'retries', 'retryDelayMs', 'dispatcher']);
+const HTTP_RETRIEVER_OPTIONS = optionKeys<HttpRetrieverOptions>({ url: true, timeoutMs: true, maxResponseBytes: true, retries: true, retryDelayMs: true, dispatcher: true });
 
 /** Options of {@link httpRetriever}. */
 export interface HttpRetrieverOptions {

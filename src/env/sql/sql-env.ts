@@ -9,9 +9,9 @@ import { formatTable } from './format-table.js';
 import { readSchema } from './native.js';
 import { sqlQueryPool, type SqlQueryPool, type SqlQueryPoolOptions } from './query-pool.js';
 import type { SqlQueryResult, SqlSource } from './types.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const SQL_AGENT_OPTIONS = strictKeys(['database', 'maxTurns', 'rowLimit', 'timeoutMs', 'workers', 'memoryLimitBytes', 'schema', 'systemPrompt', 'formatQuestion']);
+const SQL_AGENT_OPTIONS = optionKeys<SqlAgentOptions>({ database: true, maxTurns: true, rowLimit: true, timeoutMs: true, workers: true, memoryLimitBytes: true, schema: true, systemPrompt: true, formatQuestion: true });
 
 /** The `execute_sql` tool: one string argument, a single read-only SQLite statement. */
 export const EXECUTE_SQL_TOOL: ToolDefinition = {

@@ -12,10 +12,10 @@ import { JudgeError, type JudgeFailureReason } from '../../errors/judge-errors.j
 import { complete, judgeId, type Judge } from './judge-client.js';
 import { formatTrajectory, groupMessages, retryMessages, singleMessages } from './judge-prompt.js';
 import { finalAnswer, groupVerdictSchema, parseVerdict, singleVerdictSchema } from './judge-verdict.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 import { InternalError } from '../../errors/internal-error.js';
 
-const JUDGE_REWARD_OPTIONS = strictKeys(['judge', 'rubric', 'mode', 'retries', 'timeoutMs', 'maxTokens', 'temperature', 'normalize', 'correctThreshold', 'format', 'cache']);
+const JUDGE_REWARD_OPTIONS = optionKeys<JudgeRewardOptions>({ judge: true, rubric: true, mode: true, retries: true, timeoutMs: true, maxTokens: true, temperature: true, normalize: true, correctThreshold: true, format: true, cache: true });
 
 /** Options of {@link judgeReward}. */
 export interface JudgeRewardOptions<E extends Example = Example> {

@@ -19,10 +19,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MathWorkerError } from '../../errors/math-errors.js';
 import type { EquivalenceResult, MathEquivalenceOptions } from './equivalent.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const MATH_CHECK_POOL_OPTIONS = strictKeys(['size', 'timeoutMs', 'startupTimeoutMs']);
-const MATH_EQUIVALENT_OPTIONS = strictKeys(['timeoutMs', 'floatRounding', 'minSignificantDigits', 'relTol', 'samplePoints', 'maxAnswerChars', 'pool']);
+const MATH_CHECK_POOL_OPTIONS = optionKeys<MathCheckPoolOptions>({ size: true, timeoutMs: true, startupTimeoutMs: true });
+const MATH_EQUIVALENT_OPTIONS = optionKeys<MathCheckOptions & { readonly pool?: MathCheckPool }>({ timeoutMs: true, floatRounding: true, minSignificantDigits: true, relTol: true, samplePoints: true, maxAnswerChars: true, pool: true });
 
 /** Options of {@link MathCheckPool}. */
 export interface MathCheckPoolOptions {
