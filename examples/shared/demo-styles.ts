@@ -52,7 +52,12 @@ export async function buildMixDemoDatums<S extends string>(
   for (let e = 0; e < opts.epochs; e++) {
     for (const ex of examples) {
       const style = pickMixStyle(r, styleMix);
-      const d = await demonstrationDatum(renderer, env, { example: ex, turns: texts(ex, style, r).map((text) => ({ text })) }, { maxToolResponseTokens: opts.maxToolResponseTokens });
+      const d = await demonstrationDatum(
+        renderer,
+        env,
+        { example: ex, turns: texts(ex, style, r).map((text) => ({ text })) },
+        { maxToolResponseTokens: opts.maxToolResponseTokens },
+      );
       // A demonstration longer than the context would lose its final answer to truncation: leave it out.
       if (opts.maxTokens !== undefined && d.modelInput.length > opts.maxTokens) {
         dropped++;
@@ -77,6 +82,9 @@ export type MixDemoBuilder<S extends string> = (
  * The `buildDemoDatums` of an example with styles `styleMix`: {@link buildMixDemoDatums} with the texts that
  * `textsFor(examples)` gives (where they depend on the whole set, e.g. a wrong answer drawn from the other examples).
  */
-export function mixDemoBuilder<S extends string>(styleMix: StyleMix<S>, textsFor: (examples: readonly Example[]) => (ex: Example, style: S, r: () => number) => string[]): MixDemoBuilder<S> {
+export function mixDemoBuilder<S extends string>(
+  styleMix: StyleMix<S>,
+  textsFor: (examples: readonly Example[]) => (ex: Example, style: S, r: () => number) => string[],
+): MixDemoBuilder<S> {
   return (renderer, env, examples, opts) => buildMixDemoDatums(renderer, env, examples, styleMix, textsFor(examples), opts);
 }

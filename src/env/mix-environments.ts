@@ -61,14 +61,17 @@ const MAX_DRAWS = 1_000_000;
 
 function validate(entries: readonly MixEntry[]): string[] {
   const issues: ConfigIssue[] = [];
-  if (!Array.isArray(entries) || entries.length === 0) throw new ConfigError('mixEnvironments', [{ path: '', message: 'expected at least one { env, dataset, reward, weight }' }]);
+  if (!Array.isArray(entries) || entries.length === 0)
+    throw new ConfigError('mixEnvironments', [{ path: '', message: 'expected at least one { env, dataset, reward, weight }' }]);
   const names = entries.map((e, i) => e?.name ?? e?.env?.name ?? `#${i}`);
   entries.forEach((e, i) => {
-    if (typeof e?.env?.initialMessages !== 'function' || typeof e.env.step !== 'function') issues.push({ path: `${i}.env`, message: 'expected an Environment' });
+    if (typeof e?.env?.initialMessages !== 'function' || typeof e.env.step !== 'function')
+      issues.push({ path: `${i}.env`, message: 'expected an Environment' });
     else if (Array.isArray(e.env.tools)) issues.push(...toolDefinitionIssues(e.env.tools, `${i}.env.tools`));
     if (!Array.isArray(e?.dataset) || e.dataset.length === 0) issues.push({ path: `${i}.dataset`, message: 'expected at least one example' });
     if (typeof e?.reward !== 'function') issues.push({ path: `${i}.reward`, message: 'expected a reward function' });
-    if (e?.weight !== undefined && !(Number.isFinite(e.weight) && e.weight > 0)) issues.push({ path: `${i}.weight`, message: `expected a number > 0, got ${e.weight}` });
+    if (e?.weight !== undefined && !(Number.isFinite(e.weight) && e.weight > 0))
+      issues.push({ path: `${i}.weight`, message: `expected a number > 0, got ${e.weight}` });
     if (!/^[\w.-]+$/.test(names[i]!)) issues.push({ path: `${i}.name`, message: `'${names[i]}' cannot be a metric name (letters, digits, _ . -)` });
   });
   const dup = names.find((n, i) => names.indexOf(n) !== i);
@@ -103,7 +106,9 @@ export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions =
     const e = typeof name === 'string' ? byName.get(name) : undefined;
     if (!e) {
       const said = typeof name === 'string' ? `meta['${MIX_ENV_KEY}'] is '${name.slice(0, 80)}'` : `no meta['${MIX_ENV_KEY}']`;
-      throw new ConfigError('mixEnvironments', [{ path: `example '${String(ex.id).slice(0, 80)}'`, message: `is not from this mix (${said}; the mix has ${names.join(', ')})` }]);
+      throw new ConfigError('mixEnvironments', [
+        { path: `example '${String(ex.id).slice(0, 80)}'`, message: `is not from this mix (${said}; the mix has ${names.join(', ')})` },
+      ]);
     }
     return e;
   };
@@ -111,10 +116,12 @@ export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions =
 
   const seen = new Set<string>();
   const tools: ToolDefinition[] = [];
-  for (const e of entries) for (const t of e.env.tools) if (!seen.has(t.function.name)) {
-    seen.add(t.function.name);
-    tools.push(t);
-  }
+  for (const e of entries)
+    for (const t of e.env.tools)
+      if (!seen.has(t.function.name)) {
+        seen.add(t.function.name);
+        tools.push(t);
+      }
 
   const env: Environment = {
     name: `mix(${names.join(',')})`,

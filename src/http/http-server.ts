@@ -236,7 +236,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       const presented = presentedKey(req.headers) ?? options.keyFromRequest?.(req);
       let i = matchApiKey(presented, keyDigests);
       if (i < 0 && presented !== undefined && options.verifyToken) i = options.verifyToken(presented);
-      if (i < 0) return refuse(reply, { status: 401, code: 'UNAUTHORIZED', message: options.verifyToken ? 'missing or wrong API key, or an expired access token' : 'missing or wrong API key' });
+      if (i < 0)
+        return refuse(reply, {
+          status: 401,
+          code: 'UNAUTHORIZED',
+          message: options.verifyToken ? 'missing or wrong API key, or an expired access token' : 'missing or wrong API key',
+        });
       if (keyDigests.length > 1) client = `key#${i}`;
     }
     clientOf.set(req.raw, options.clientKey ? options.clientKey(req) : client);

@@ -28,9 +28,7 @@ export function groupAdvantages(rewards_G: readonly number[], opts: AdvantageOpt
   const normalize = opts.normalize ?? 'none';
   const eps = opts.eps ?? DEFAULT_EPS;
   if (normalize !== 'none' && normalize !== 'std' && normalize !== 'rloo') {
-    throw new ConfigError('advantage options', [
-      { path: 'normalize', message: `expected 'none' | 'std' | 'rloo', got ${JSON.stringify(normalize)}` },
-    ]);
+    throw new ConfigError('advantage options', [{ path: 'normalize', message: `expected 'none' | 'std' | 'rloo', got ${JSON.stringify(normalize)}` }]);
   }
   if (!(Number.isFinite(eps) && eps > 0)) {
     throw new ConfigError('advantage options', [{ path: 'eps', message: `expected a finite number > 0, got ${eps}` }]);

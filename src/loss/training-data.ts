@@ -57,7 +57,10 @@ export function assembleTrainingData<T extends DatumSource>(groups_P: readonly T
       advantages.push(g.outcome.advantages_G[i]!);
     });
   }
-  const built = buildDatums(trajectories, advantages, { skipZeroAdvantage: skipDegenerate, onPrefixMismatch: opts.onPrefixMismatch ?? DEFAULT_PREFIX_MISMATCH });
+  const built = buildDatums(trajectories, advantages, {
+    skipZeroAdvantage: skipDegenerate,
+    onPrefixMismatch: opts.onPrefixMismatch ?? DEFAULT_PREFIX_MISMATCH,
+  });
   return {
     datums_D: built.datums,
     sources_D: built.trajectoryIndex.map((i) => trajectories[i]!),

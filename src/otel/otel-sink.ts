@@ -76,7 +76,8 @@ export function otelSink(opts: OtelSinkOptions = {}): MetricsSink {
       t.rolloutStartMs.delete(step);
       if (!stepSpans) return;
       const attributes: Attributes = { 'agentrl.step': step };
-      for (const [name, v] of Object.entries(record)) if (name !== 'step' && (typeof v === 'number' || typeof v === 'string')) attributes[`agentrl.metric.${name}`] = v;
+      for (const [name, v] of Object.entries(record))
+        if (name !== 'step' && (typeof v === 'number' || typeof v === 'string')) attributes[`agentrl.metric.${name}`] = v;
       tracer.startSpan('agentrl.step', { kind: SpanKind.INTERNAL, startTime: startMs ?? Date.now(), attributes }).end();
     },
     close() {

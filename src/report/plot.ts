@@ -38,7 +38,10 @@ export interface PlotResult {
  * @param opts.maxRecordBytes - longest run-file record read; longer ones are skipped and counted. @default 64 MiB
  * @throws ConfigError for bad options, no run directory, or a run directory that is missing or has no `metrics.jsonl`.
  */
-export async function plotRuns(runDirs: readonly string[], opts: { outDir?: string; trajectories?: number; maxRecordBytes?: number } = {}): Promise<PlotResult> {
+export async function plotRuns(
+  runDirs: readonly string[],
+  opts: { outDir?: string; trajectories?: number; maxRecordBytes?: number } = {},
+): Promise<PlotResult> {
   checkOptions('plotRuns options', PLOT_OPTIONS, opts);
   if (runDirs.length === 0) throw new ConfigError('plotRuns options', [{ path: 'runDirs', message: 'give at least one run directory' }]);
   const runs = await Promise.all(runDirs.map((d) => readRun(d, opts.maxRecordBytes === undefined ? {} : { maxRecordBytes: opts.maxRecordBytes })));

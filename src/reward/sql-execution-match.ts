@@ -10,7 +10,18 @@ import type { SqlExecutor, SqlQueryResult, SqlSource } from '../env/sql/types.js
 import { answerOf, type EndingOptions } from './ending.js';
 import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const SQL_MATCH_OPTIONS = optionKeys<SqlExecutionMatchOptions>({ database: true, timeoutMs: true, maxRows: true, workers: true, correct: true, wrong: true, invalidFormat: true, mode: true, floatDecimals: true, scoreTruncated: true });
+const SQL_MATCH_OPTIONS = optionKeys<SqlExecutionMatchOptions>({
+  database: true,
+  timeoutMs: true,
+  maxRows: true,
+  workers: true,
+  correct: true,
+  wrong: true,
+  invalidFormat: true,
+  mode: true,
+  floatDecimals: true,
+  scoreTruncated: true,
+});
 
 /** Options of {@link sqlExecutionMatch}. */
 export interface SqlExecutionMatchOptions extends Omit<CompareOptions, 'orderMatters'>, EndingOptions {

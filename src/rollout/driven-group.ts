@@ -13,7 +13,14 @@ export function isDrivenEnvironment(env: Environment): env is DrivenEnvironment 
 }
 
 /** Runs one branch of a driven group under its own signal (rollout abort + `trajectoryTimeoutMs`); never rejects. */
-async function runDrivenBranch(ctx: RolloutContext, env: DrivenEnvironment, example: Example, g: number, id: string, seed: number | undefined): Promise<Trajectory> {
+async function runDrivenBranch(
+  ctx: RolloutContext,
+  env: DrivenEnvironment,
+  example: Example,
+  g: number,
+  id: string,
+  seed: number | undefined,
+): Promise<Trajectory> {
   const child = childSignal(ctx.signal, ctx.trajectoryTimeoutMs);
   const base = { id, example, groupIndex: g };
   try {
@@ -36,7 +43,10 @@ async function runDrivenBranch(ctx: RolloutContext, env: DrivenEnvironment, exam
     return { ...t, ...base };
   } catch (e) {
     const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
-    const error = stop === 'error' ? { ...trajectoryError(child.signal.aborted ? 'timeout' : 'agent', child.signal.aborted ? child.signal.reason : e), env: env.name } : undefined;
+    const error =
+      stop === 'error'
+        ? { ...trajectoryError(child.signal.aborted ? 'timeout' : 'agent', child.signal.aborted ? child.signal.reason : e), env: env.name }
+        : undefined;
     return { ...base, messages: [], turns: [], stopReason: stop, toolCalls: 0, finalText: '', ...(error ? { error } : {}) };
   } finally {
     child.dispose();

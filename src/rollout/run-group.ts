@@ -19,7 +19,23 @@ import { checkOptions, checkArgumentCount, optionKeys, objectValue, positiveInt 
 import { SamplerResponseError } from '../errors/sampler-errors.js';
 
 /** The keys of {@link RolloutContext}; the four it cannot do without are checked for presence. */
-const ROLLOUT_CONTEXT = optionKeys<RolloutContext>({ sampling: true, failure: true, onPrefixMismatch: true, trajectoryTimeoutMs: true, stepTimeoutMs: true, maxConcurrentGroups: true, maxConcurrentTrajectories: true, templateKwargs: true, signal: true, onTurn: true, onTrajectoryEnd: true, sampler: objectValue, renderer: objectValue, env: objectValue, budgets: objectValue });
+const ROLLOUT_CONTEXT = optionKeys<RolloutContext>({
+  sampling: true,
+  failure: true,
+  onPrefixMismatch: true,
+  trajectoryTimeoutMs: true,
+  stepTimeoutMs: true,
+  maxConcurrentGroups: true,
+  maxConcurrentTrajectories: true,
+  templateKwargs: true,
+  signal: true,
+  onTurn: true,
+  onTrajectoryEnd: true,
+  sampler: objectValue,
+  renderer: objectValue,
+  env: objectValue,
+  budgets: objectValue,
+});
 const RUN_GROUP_OPTIONS = optionKeys<RunGroupOptions>({ groupSeedIndex: true, groupKey: true, example: objectValue, groupSize: positiveInt });
 
 /** Refuses a rollout context with an unknown key (`prefixMismatch` for `onPrefixMismatch`) or without its sampler, renderer, env or budgets. */
@@ -28,12 +44,36 @@ function checkRolloutContext(fn: string, ctx: unknown): void {
 }
 
 /** A trajectory that ended before its first turn (error, abort or no room for a completion); it owns a copy of `messages`. */
-function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
-  return { id, example, groupIndex: g, messages: structuredClone(messages) as Message[], turns: [], stopReason: stop, toolCalls: 0, finalText: '', ...(error ? { error } : {}) };
+function emptyTrajectory(
+  id: string,
+  example: Example,
+  g: number,
+  messages: readonly Message[],
+  stop: Trajectory['stopReason'],
+  error?: TrajectoryError,
+): Trajectory {
+  return {
+    id,
+    example,
+    groupIndex: g,
+    messages: structuredClone(messages) as Message[],
+    turns: [],
+    stopReason: stop,
+    toolCalls: 0,
+    finalText: '',
+    ...(error ? { error } : {}),
+  };
 }
 
 /** Ends every branch of a group the same way (the failure happened before the fork). */
-function wholeGroup(key: string, example: Example, groupSize: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory[] {
+function wholeGroup(
+  key: string,
+  example: Example,
+  groupSize: number,
+  messages: readonly Message[],
+  stop: Trajectory['stopReason'],
+  error?: TrajectoryError,
+): Trajectory[] {
   return Array.from({ length: groupSize }, (_, g) => emptyTrajectory(`${key}/${g}`, example, g, messages, stop, error));
 }
 
@@ -91,11 +131,18 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
   const fork = (indices: readonly number[], attempt: number): Promise<Trajectory>[] => {
     const children = indices.map(() => childSignal(ctx.signal, ctx.trajectoryTimeoutMs));
     // One fork for the whole group on the first attempt (its signal ends when every branch's has).
-    const forkSignal = indices.length === 1 ? children[0]!.signal : ctx.signal ?? new AbortController().signal;
+    const forkSignal = indices.length === 1 ? children[0]!.signal : (ctx.signal ?? new AbortController().signal);
     const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
     const sampled = (async () => {
-      const first = await untilAborted(ctx.sampler.sample(promptTokens, turnSamplingParams(ctx.sampling, { numSamples: indices.length, maxTokens, stop: ctx.renderer.stopTokens, seed: forkSeed, signal: forkSignal })), forkSignal);
-      if (first.length !== indices.length) throw new SamplerResponseError('sequences', null, `the sampler returned ${first.length} sequences for ${indices.length}`);
+      const first = await untilAborted(
+        ctx.sampler.sample(
+          promptTokens,
+          turnSamplingParams(ctx.sampling, { numSamples: indices.length, maxTokens, stop: ctx.renderer.stopTokens, seed: forkSeed, signal: forkSignal }),
+        ),
+        forkSignal,
+      );
+      if (first.length !== indices.length)
+        throw new SamplerResponseError('sequences', null, `the sampler returned ${first.length} sequences for ${indices.length}`);
       return first;
     })();
     const branches = indices.map((g, i) =>
@@ -115,7 +162,14 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
         },
         (e: unknown) => {
           const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
-          return emptyTrajectory(`${groupKey}/${g}`, example, g, messages, stop, stop === 'error' ? trajectoryError('sample', forkSignal.aborted ? forkSignal.reason : e) : undefined);
+          return emptyTrajectory(
+            `${groupKey}/${g}`,
+            example,
+            g,
+            messages,
+            stop,
+            stop === 'error' ? trajectoryError('sample', forkSignal.aborted ? forkSignal.reason : e) : undefined,
+          );
         },
       ),
     );
@@ -147,8 +201,12 @@ export async function runRollouts(ctx: RolloutContext, examples: readonly Exampl
   checkArgumentCount('runRollouts', arguments.length, 4, 'runRollouts(ctx, examples, groupSize, seedOffset?)');
   checkRolloutContext('runRollouts', ctx);
   const sig = 'runRollouts(ctx, examples, groupSize, seedOffset?)';
-  if (!Array.isArray(examples)) throw new ConfigError('runRollouts arguments', [{ path: 'examples', message: `expected an array of examples — call ${sig}, got ${describeValue(examples)}` }]);
-  if (!Number.isInteger(groupSize) || groupSize < 1) throw new ConfigError('runRollouts arguments', [{ path: 'groupSize', message: `expected an integer ≥ 1 — call ${sig}, got ${describeValue(groupSize)}` }]);
+  if (!Array.isArray(examples))
+    throw new ConfigError('runRollouts arguments', [
+      { path: 'examples', message: `expected an array of examples — call ${sig}, got ${describeValue(examples)}` },
+    ]);
+  if (!Number.isInteger(groupSize) || groupSize < 1)
+    throw new ConfigError('runRollouts arguments', [{ path: 'groupSize', message: `expected an integer ≥ 1 — call ${sig}, got ${describeValue(groupSize)}` }]);
   const keys = groupKeys(examples);
   const stop = new AbortController();
   allowManyAbortListeners(stop.signal); // every trajectory of the call listens to it

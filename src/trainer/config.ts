@@ -56,13 +56,16 @@ export const trainerOptionsSchema = z
         eps: z.number().positive().default(D.optimizer.eps),
         weightDecay: z.number().min(0).default(D.optimizer.weightDecay),
         gradClipNorm: z.number().min(0).default(D.optimizer.gradClipNorm),
-        schedule: z.strictObject({ kind: z.enum(['constant', 'linear', 'cosine']), warmupSteps: z.number().int('expected an integer').min(0, 'expected an integer ≥ 0').optional() }).optional(),
+        schedule: z
+          .strictObject({
+            kind: z.enum(['constant', 'linear', 'cosine']),
+            warmupSteps: z.number().int('expected an integer').min(0, 'expected an integer ≥ 0').optional(),
+          })
+          .optional(),
       })
       .default(D.optimizer),
     advantage: z.strictObject({ normalize: z.enum(['none', 'std', 'rloo']).default(D.advantage.normalize) }).prefault({}),
-    microBatch: z
-      .strictObject({ maxTokens: posInt.default(D.microBatch.maxTokens), maxDatums: posInt.default(D.microBatch.maxDatums) })
-      .prefault({}),
+    microBatch: z.strictObject({ maxTokens: posInt.default(D.microBatch.maxTokens), maxDatums: posInt.default(D.microBatch.maxDatums) }).prefault({}),
     rollout: z
       .strictObject({
         failure: z
@@ -102,7 +105,11 @@ export const trainerOptionsSchema = z
     trajectoryLog: z.strictObject({ perStep: z.number().int().min(0).default(D.trajectoryLog.perStep) }).prefault({}),
     progress: z.union([z.boolean(), z.literal('auto')]).default(D.progress),
     sinks: z
-      .array(z.custom<MetricsSink>((v) => typeof v === 'object' && v !== null && typeof (v as { write?: unknown }).write === 'function', { message: 'expected a MetricsSink (an object with a write(record) method)' }))
+      .array(
+        z.custom<MetricsSink>((v) => typeof v === 'object' && v !== null && typeof (v as { write?: unknown }).write === 'function', {
+          message: 'expected a MetricsSink (an object with a write(record) method)',
+        }),
+      )
       .default(() => [...D.sinks]),
     sinkLimits: z
       .strictObject({
@@ -115,7 +122,12 @@ export const trainerOptionsSchema = z
     kl: z
       .strictObject({
         coef: z.number().min(0, 'expected a coefficient ≥ 0'),
-        reference: z.union([z.literal('base'), z.custom<SamplingClient>(hasMethods('reference', ['computeLogprobs']), { message: "expected 'base' or a SamplingClient" })]).default(D.kl.reference),
+        reference: z
+          .union([
+            z.literal('base'),
+            z.custom<SamplingClient>(hasMethods('reference', ['computeLogprobs']), { message: "expected 'base' or a SamplingClient" }),
+          ])
+          .default(D.kl.reference),
         estimator: z.enum(['k1', 'k2', 'k3']).default(D.kl.estimator),
         placement: z.enum(['advantage', 'loss']).default(D.kl.placement),
       })
@@ -125,12 +137,22 @@ export const trainerOptionsSchema = z
       .optional(),
     dynamicSampling: z.strictObject({ maxAttempts: posInt, metric: z.enum(['correct', 'reward']).default(D.dynamicSampling.metric) }).optional(),
     overlong: z
-      .union([
-        z.strictObject({ filter: z.literal(true) }),
-        z.strictObject({ bufferTokens: posInt, penalty: z.number().min(0, 'expected a penalty ≥ 0'), maxResponseTokens: posInt.optional(), filter: z.literal(false).optional() }),
-      ], { error: 'expected { bufferTokens, penalty } or { filter: true }' })
+      .union(
+        [
+          z.strictObject({ filter: z.literal(true) }),
+          z.strictObject({
+            bufferTokens: posInt,
+            penalty: z.number().min(0, 'expected a penalty ≥ 0'),
+            maxResponseTokens: posInt.optional(),
+            filter: z.literal(false).optional(),
+          }),
+        ],
+        { error: 'expected { bufferTokens, penalty } or { filter: true }' },
+      )
       .optional(),
-    updatesPerBatch: z.strictObject({ minibatches: posInt.default(D.updatesPerBatch.minibatches), epochs: posInt.default(D.updatesPerBatch.epochs) }).prefault({}),
+    updatesPerBatch: z
+      .strictObject({ minibatches: posInt.default(D.updatesPerBatch.minibatches), epochs: posInt.default(D.updatesPerBatch.epochs) })
+      .prefault({}),
     distill: z
       .strictObject({
         teacher: z.custom<SamplingClient>(hasMethods('teacher', ['computeLogprobs']), { message: 'expected a SamplingClient (computeLogprobs)' }),
@@ -146,20 +168,36 @@ export const trainerOptionsSchema = z
     const survivorsProblem = minSurvivorsProblem(o.rollout.failure, o.groupSize);
     if (survivorsProblem) ctx.addIssue({ code: 'custom', path: ['rollout', 'failure', 'minSurvivors'], message: survivorsProblem });
     if (o.async.maxStaleness > 0 && !o.rollout.streaming) {
-      ctx.addIssue({ code: 'custom', path: ['async', 'maxStaleness'], message: `maxStaleness ${o.async.maxStaleness} overlaps rollouts with learning, which needs rollout.streaming: true` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['async', 'maxStaleness'],
+        message: `maxStaleness ${o.async.maxStaleness} overlaps rollouts with learning, which needs rollout.streaming: true`,
+      });
     }
     const tempered = o.sampling.temperature !== 1 && o.sampling.temperature !== 0;
     for (const key of ['kl', 'distill'] as const) {
       if (o[key] !== undefined && tempered) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `reference/teacher logprobs come from computeLogprobs at temperature 1, but rollouts sample at temperature ${o.sampling.temperature}: the per-token KL would compare different distributions` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `reference/teacher logprobs come from computeLogprobs at temperature 1, but rollouts sample at temperature ${o.sampling.temperature}: the per-token KL would compare different distributions`,
+        });
       }
     }
     if (o.overlong !== undefined && 'bufferTokens' in o.overlong) {
       const { bufferTokens, maxResponseTokens } = o.overlong;
       if (maxResponseTokens !== undefined && bufferTokens >= maxResponseTokens) {
-        ctx.addIssue({ code: 'custom', path: ['overlong', 'bufferTokens'], message: `${bufferTokens} is not below overlong.maxResponseTokens ${maxResponseTokens}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['overlong', 'bufferTokens'],
+          message: `${bufferTokens} is not below overlong.maxResponseTokens ${maxResponseTokens}`,
+        });
       } else if (maxResponseTokens === undefined && o.budgets.maxTrajectoryTokens !== undefined && bufferTokens >= o.budgets.maxTrajectoryTokens) {
-        ctx.addIssue({ code: 'custom', path: ['overlong', 'bufferTokens'], message: `${bufferTokens} is not below budgets.maxTrajectoryTokens ${o.budgets.maxTrajectoryTokens} (the default overlong.maxResponseTokens)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['overlong', 'bufferTokens'],
+          message: `${bufferTokens} is not below budgets.maxTrajectoryTokens ${o.budgets.maxTrajectoryTokens} (the default overlong.maxResponseTokens)`,
+        });
       }
     }
     if (o.groupSize === 1) {

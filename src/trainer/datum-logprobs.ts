@@ -16,7 +16,12 @@ export async function clientLogprobs(client: Pick<SamplingClient, 'computeLogpro
  * The learner's logprobs of the datums under the current weights and the sampler's distribution, via a
  * `forwardBackward` with weight 0 (no gradient contribution; every backend has it). Costs one forward+backward.
  */
-export async function learnerLogprobs(backend: TrainingBackend, datums_D: readonly Datum[], sampling: SamplingSettings | undefined, maxDatums: number): Promise<number[][]> {
+export async function learnerLogprobs(
+  backend: TrainingBackend,
+  datums_D: readonly Datum[],
+  sampling: SamplingSettings | undefined,
+  maxDatums: number,
+): Promise<number[][]> {
   const out: number[][] = [];
   for (let i = 0; i < datums_D.length; i += maxDatums) {
     const chunk = datums_D.slice(i, i + maxDatums);

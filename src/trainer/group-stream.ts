@@ -218,7 +218,12 @@ export class GroupStream implements BatchSource {
         this.#fatal = rolloutFailedError(bad);
         this.#stop.abort(this.#fatal);
       }
-      const rewards_G = await scoreFinishedGroup({ reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), ...scoreOpts }, example, ts, scoring);
+      const rewards_G = await scoreFinishedGroup(
+        { reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), ...scoreOpts },
+        example,
+        ts,
+        scoring,
+      );
       if (this.#stop.signal.aborted) {
         if (o.signal.aborted) reportAborted(o, batchIndex + 1, [{ trajectories_G: ts, rewards_G }]);
         return;

@@ -16,7 +16,8 @@ import { ConfigError } from '../errors/index.js';
  * @throws ConfigError when `minibatches` is not an integer ≥ 1.
  */
 export function minibatchSlices<T>(datums_D: readonly T[], minibatches: number): T[][] {
-  if (!Number.isInteger(minibatches) || minibatches < 1) throw new ConfigError('minibatchSlices options', [{ path: 'minibatches', message: `expected an integer ≥ 1, got ${String(minibatches)}` }]);
+  if (!Number.isInteger(minibatches) || minibatches < 1)
+    throw new ConfigError('minibatchSlices options', [{ path: 'minibatches', message: `expected an integer ≥ 1, got ${String(minibatches)}` }]);
   const D = datums_D.length;
   if (D === 0) return [];
   if (D < minibatches) return Array.from({ length: minibatches }, (_, k) => [datums_D[Math.floor((k * D) / minibatches)]!]);

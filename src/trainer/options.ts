@@ -283,4 +283,8 @@ export type WithDefaults<
 > = Omit<T, keyof D> & { readonly [K in Whole]-?: FilledIn<T[K], D[K & keyof D]> } & { readonly [K in Filled]?: FilledIn<T[K], D[K & keyof D]> };
 
 /** `T` (an option's type) with the fields `D` has a value for made required (arrays and scalars as they are). */
-export type FilledIn<T, D> = D extends readonly unknown[] ? T : D extends object ? Omit<NonNullable<T>, keyof D> & Required<Pick<NonNullable<T>, keyof D & keyof NonNullable<T>>> : T;
+export type FilledIn<T, D> = D extends readonly unknown[]
+  ? T
+  : D extends object
+    ? Omit<NonNullable<T>, keyof D> & Required<Pick<NonNullable<T>, keyof D & keyof NonNullable<T>>>
+    : T;

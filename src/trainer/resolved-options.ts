@@ -49,7 +49,9 @@ export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
     ...(Array.isArray(raw.eval?.dataset) ? exampleIssues(raw.eval.dataset, 'eval.dataset') : []),
   ];
   if (!parsed.success || rowIssues.length > 0) {
-    const issues = parsed.success ? [] : configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
+    const issues = parsed.success
+      ? []
+      : configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
     throw new ConfigError('Trainer options', [...issues, ...rowIssues]);
   }
   const o = parsed.data;

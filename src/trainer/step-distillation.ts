@@ -14,7 +14,10 @@ export interface StepDistillation {
  * `−coef·(lp_student − lp_teacher)`, added to the advantages (tinker-cookbook `distillation`; Agarwal et al. 2024
  * "On-policy distillation of language models"). Metric `distill/reverse_kl_mean`.
  */
-export async function applyDistillation(datums_D: readonly Datum[], distill: StepDistillation): Promise<{ datums_D: Datum[]; metrics: Record<string, number> }> {
+export async function applyDistillation(
+  datums_D: readonly Datum[],
+  distill: StepDistillation,
+): Promise<{ datums_D: Datum[]; metrics: Record<string, number> }> {
   const teacher = await clientLogprobs(distill.teacher, datums_D);
   const r = klPenaltyInAdvantages(datums_D, teacher, distill.coef, 'k1');
   return { datums_D: r.datums_D, metrics: { 'distill/reverse_kl_mean': r.mean } };

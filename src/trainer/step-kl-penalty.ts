@@ -18,7 +18,11 @@ export interface StepKl {
  * advantages (`placement: 'advantage'`) or the reference logprobs on each datum and the loss wrapped with
  * {@link withKlLoss} (`'loss'`). Metrics `kl/reference_mean`, `kl/reference_max` either way.
  */
-export async function applyKlPenalty(datums_D: readonly Datum[], loss: LossConfig, kl: StepKl): Promise<{ datums_D: Datum[]; loss: LossConfig; metrics: Record<string, number> }> {
+export async function applyKlPenalty(
+  datums_D: readonly Datum[],
+  loss: LossConfig,
+  kl: StepKl,
+): Promise<{ datums_D: Datum[]; loss: LossConfig; metrics: Record<string, number> }> {
   const ref = await clientLogprobs(kl.reference, datums_D);
   const r = klPenaltyInAdvantages(datums_D, ref, kl.placement === 'advantage' ? kl.coef : 0, kl.estimator);
   const metrics = { 'kl/reference_mean': r.mean, 'kl/reference_max': r.max };

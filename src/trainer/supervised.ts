@@ -3,7 +3,19 @@ import type { Datum } from '../types/datum.js';
 import { mulberry32 } from '../util/rng.js';
 import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const SUPERVISED_OPTIONS = optionKeys<SupervisedTrainOptions>({ steps: true, batchSize: true, learningRate: true, warmupSteps: true, minLearningRateRatio: true, adam: true, seed: true, saveEvery: true, savePath: true, lengthBuckets: true, onStep: true });
+const SUPERVISED_OPTIONS = optionKeys<SupervisedTrainOptions>({
+  steps: true,
+  batchSize: true,
+  learningRate: true,
+  warmupSteps: true,
+  minLearningRateRatio: true,
+  adam: true,
+  seed: true,
+  saveEvery: true,
+  savePath: true,
+  lengthBuckets: true,
+  onStep: true,
+});
 
 /**
  * Splits datums into batches of similar length (less padding, fewer distinct batch shapes for a jit engine),

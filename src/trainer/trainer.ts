@@ -198,7 +198,10 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
           await o.backend.loadState(join(klReferenceDir, 'backend'), { optimizer: false });
           klBase = await o.backend.saveWeightsForSampler();
         } else {
-          this.emit('warning', { code: 'kl_reference_resumed', message: `checkpoint ${resumed.dir} does not record the base weights of kl.reference 'base' (written by an older version or a run without kl): the KL is to the resumed weights` });
+          this.emit('warning', {
+            code: 'kl_reference_resumed',
+            message: `checkpoint ${resumed.dir} does not record the base weights of kl.reference 'base' (written by an older version or a run without kl): the KL is to the resumed weights`,
+          });
         }
       }
       if (resumed) {
@@ -232,7 +235,15 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
         const before = await this.#evalIfDue(0, renderer, budgets);
         if (Object.keys(before).length > 0) for (const s of sinks) await s.write({ step: 0, ...before });
       }
-      source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e), onAborted: this.#emitAborted });
+      source = batchSourceFor(o, {
+        renderer,
+        budgets,
+        startAt,
+        weightsVersion: step,
+        signal: this.#abort.signal,
+        onTurn: (e) => this.emit('turn', e),
+        onAborted: this.#emitAborted,
+      });
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, source);
         if (metrics === undefined) break; // aborted: the step is not counted
@@ -271,17 +282,17 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     let result;
     try {
       result = await evaluate({
-      sampler: await o.backend.saveWeightsForSampler(),
-      renderer,
-      env: o.env,
-      reward: o.reward,
-      examples: e.dataset,
-      n: e.samples,
-      sampling: { ...o.sampling, seed: e.seed ?? DEFAULT_EVAL_SEED },
-      budgets,
-      concurrency: e.concurrency,
-      maxContextTokens: o.backend.maxContextTokens,
-      rewardTimeoutMs: o.rewardTimeoutMs,
+        sampler: await o.backend.saveWeightsForSampler(),
+        renderer,
+        env: o.env,
+        reward: o.reward,
+        examples: e.dataset,
+        n: e.samples,
+        sampling: { ...o.sampling, seed: e.seed ?? DEFAULT_EVAL_SEED },
+        budgets,
+        concurrency: e.concurrency,
+        maxContextTokens: o.backend.maxContextTokens,
+        rewardTimeoutMs: o.rewardTimeoutMs,
         signal: this.#abort.signal,
         ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),
       });
@@ -313,7 +324,12 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     if (drawn === undefined) return undefined;
     const { batch, scored } = drawn;
     this.#warnFailures(step, scored);
-    const warned = scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, droppedGroup: g.outcome.droppedGroup }));
+    const warned = scored.map((g) => ({
+      trajectories: g.trajectories_G,
+      rewards: g.rewards_G,
+      degenerate: g.outcome.degenerate,
+      droppedGroup: g.outcome.droppedGroup,
+    }));
     for (const w of this.#warnings?.check(step, warned) ?? []) this.emit('warning', w);
     const rollMetrics = this.#rolloutEnd(step, scored, batch);
     const tTrain = performance.now();
@@ -360,15 +376,32 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
       first ??= batch;
       attempts++;
       for (const g of batch.groups.map((x) => this.#scoreGroup(step, x))) {
-        const kept = o.dynamicSampling === undefined ? !g.outcome.degenerate && !g.outcome.droppedGroup : isInformativeGroup(g.rewards_G.map((r) => r.correct), g.outcome, o.dynamicSampling.metric);
+        const kept =
+          o.dynamicSampling === undefined
+            ? !g.outcome.degenerate && !g.outcome.droppedGroup
+            : isInformativeGroup(
+                g.rewards_G.map((r) => r.correct),
+                g.outcome,
+                o.dynamicSampling.metric,
+              );
         (kept ? informative : uninformative).push(g);
       }
       if (o.dynamicSampling === undefined) break;
     }
     const firstSize = first!.groups.length;
-    const scored = o.dynamicSampling === undefined ? [...informative, ...uninformative].sort((a, b) => a.seq - b.seq) : informative.slice(0, o.questionsPerBatch);
+    const scored =
+      o.dynamicSampling === undefined ? [...informative, ...uninformative].sort((a, b) => a.seq - b.seq) : informative.slice(0, o.questionsPerBatch);
     if (o.dynamicSampling !== undefined && scored.length < o.questionsPerBatch) scored.push(...uninformative.slice(0, o.questionsPerBatch - scored.length));
-    const metrics = o.dynamicSampling === undefined ? first!.metrics : { ...first!.metrics, 'rollout/attempts': attempts, 'rollout/refilled_groups': scored.filter((g) => !first!.groups.some((f) => f.seq === g.seq)).length, 'rollout/informative_groups': Math.min(informative.length, o.questionsPerBatch), 'rollout/first_batch_groups': firstSize };
+    const metrics =
+      o.dynamicSampling === undefined
+        ? first!.metrics
+        : {
+            ...first!.metrics,
+            'rollout/attempts': attempts,
+            'rollout/refilled_groups': scored.filter((g) => !first!.groups.some((f) => f.seq === g.seq)).length,
+            'rollout/informative_groups': Math.min(informative.length, o.questionsPerBatch),
+            'rollout/first_batch_groups': firstSize,
+          };
     return { batch: { groups: scored, metrics }, scored };
   }
 
@@ -377,8 +410,12 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     const o = this.options;
     const ov = o.overlong;
     const soft = ov !== undefined && 'bufferTokens' in ov ? ov : undefined;
-    const overlongPenalties_G = soft && raw.trajectories_G.map((t) => overlongPenalty(responseTokens(t), soft.maxResponseTokens ?? this.#maxTrajectoryTokens, soft.bufferTokens, soft.penalty));
-    const g: ReadyGroup = overlongPenalties_G ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalties_G[i]! })) } : raw;
+    const overlongPenalties_G =
+      soft &&
+      raw.trajectories_G.map((t) => overlongPenalty(responseTokens(t), soft.maxResponseTokens ?? this.#maxTrajectoryTokens, soft.bufferTokens, soft.penalty));
+    const g: ReadyGroup = overlongPenalties_G
+      ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalties_G[i]! })) }
+      : raw;
     g.trajectories_G.forEach((trajectory, i) => {
       this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! });
     });
@@ -416,7 +453,9 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
   #perEnvironment(scored: readonly ScoredGroup[]): Record<string, number> {
     const envFor = this.options.env.envFor?.bind(this.options.env);
     if (!envFor) return {};
-    return perEnvironmentMetrics(scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, env: envFor(g.example).name })));
+    return perEnvironmentMetrics(
+      scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, env: envFor(g.example).name })),
+    );
   }
 
   /** One `warning` per kind of failure of the step (failed rollouts, dropped samples, dropped groups). */
@@ -460,9 +499,14 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     const { dropped } = assembled;
     if (dropped.length > 0) {
       const first = dropped[0]!;
-      this.emit('warning', { step, code: 'prefix_mismatch', message: `${dropped.length} trajectory(ies) dropped: a prompt does not extend the tokens before it; first: ${first.source.id}: ${first.message}` });
+      this.emit('warning', {
+        step,
+        code: 'prefix_mismatch',
+        message: `${dropped.length} trajectory(ies) dropped: a prompt does not extend the tokens before it; first: ${first.source.id}: ${first.message}`,
+      });
     }
-    if (assembled.datums_D.length === 0) this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
+    if (assembled.datums_D.length === 0)
+      this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
     const prepared = await applyStepAlgorithms({
       backend: o.backend,
       datums_D: assembled.datums_D,

@@ -25,7 +25,11 @@ export interface TurnTokenLimit {
  * `min(asked, maxTurnTokens, maxTrajectoryTokens − promptTokens)`.
  * @param asked - the caller's own limit (an agent's `max_tokens`). @default Infinity
  */
-export function turnTokenLimit(budgets: Pick<RolloutBudgets, 'maxTurnTokens' | 'maxTrajectoryTokens'>, promptTokens: number, asked = Number.POSITIVE_INFINITY): TurnTokenLimit {
+export function turnTokenLimit(
+  budgets: Pick<RolloutBudgets, 'maxTurnTokens' | 'maxTrajectoryTokens'>,
+  promptTokens: number,
+  asked = Number.POSITIVE_INFINITY,
+): TurnTokenLimit {
   const room = budgets.maxTrajectoryTokens - promptTokens;
   return { maxTokens: Math.min(asked, budgets.maxTurnTokens, room), room, limitedByRoom: room < budgets.maxTurnTokens };
 }

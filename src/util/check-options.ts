@@ -30,10 +30,16 @@ export const nonNegativeInt = z.number().int('expected an integer').min(0, 'expe
 export function checkOptions(what: string, schema: z.ZodType, input: unknown, opts: { readonly optional?: boolean; readonly signature?: string } = {}): void {
   if (input === undefined && opts.optional === true) return;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ConfigError(what, [{ path: '', message: `expected an options object${opts.signature ? ` — call ${opts.signature}` : ''}, got ${describeValue(input)}` }]);
+    throw new ConfigError(what, [
+      { path: '', message: `expected an options object${opts.signature ? ` — call ${opts.signature}` : ''}, got ${describeValue(input)}` },
+    ]);
   }
   const r = schema.safeParse(input);
-  if (!r.success) throw new ConfigError(what, configIssuesFromZod(r.error.issues, input, (path) => schemaKeysAt(schema, path)));
+  if (!r.success)
+    throw new ConfigError(
+      what,
+      configIssuesFromZod(r.error.issues, input, (path) => schemaKeysAt(schema, path)),
+    );
 }
 
 /**
@@ -41,7 +47,8 @@ export function checkOptions(what: string, schema: z.ZodType, input: unknown, op
  * positional signature it no longer has (`runGroup(ctx, example, groupSize)` before `runGroup(ctx, { example, groupSize })`).
  */
 export function checkArgumentCount(what: string, count: number, max: number, signature: string): void {
-  if (count > max) throw new ConfigError(what, [{ path: '', message: `takes at most ${max} arguments, got ${count}: call ${signature} (positional arguments are not read)` }]);
+  if (count > max)
+    throw new ConfigError(what, [{ path: '', message: `takes at most ${max} arguments, got ${count}: call ${signature} (positional arguments are not read)` }]);
 }
 
 /** Every key of `T`, of each member when `T` is a union (`keyof` alone keeps only the keys all members share). */
@@ -88,7 +95,10 @@ export function optionKeys<T extends object = never>(keys: NoInfer<[T] extends [
 export function parseOptions<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new ConfigError(what, configIssuesFromZod(parsed.error.issues, value, (path) => schemaKeysAt(schema, path), schemaKeyPaths(schema)));
+  throw new ConfigError(
+    what,
+    configIssuesFromZod(parsed.error.issues, value, (path) => schemaKeysAt(schema, path), schemaKeyPaths(schema)),
+  );
 }
 
 const posInt = z.number().int().positive();

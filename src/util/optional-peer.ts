@@ -21,12 +21,7 @@ export function isModuleNotFound(err: unknown, packageName: string): boolean {
  * @throws MissingPeerDependencyError when it is not installed, naming `installCommand`; any other load failure as is.
  * @internal
  */
-export async function importOptionalPeer<T>(
-  packageName: string,
-  feature: string,
-  installCommand: string,
-  load: () => Promise<T>,
-): Promise<T> {
+export async function importOptionalPeer<T>(packageName: string, feature: string, installCommand: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (err) {

@@ -2,7 +2,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { DEFAULT_BUDGETS, coldStart, exactMatch, localBackend, mcpEnvironment, runGroup, tokenize, type DemonstrationTurn, type McpEnvironment } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
-import { BUDGETS, DEPOTS, FIELDS, HELD_OUT_DEPOTS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
+import {
+  BUDGETS,
+  DEPOTS,
+  FIELDS,
+  HELD_OUT_DEPOTS,
+  MODEL,
+  SYSTEM_PROMPT,
+  TOOL,
+  demonstrations,
+  lookupCall,
+  questions,
+  recordsServer,
+} from '../../examples/mcp-agent/task.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 import { renderDemonstration } from '../../src/rollout/demonstration.js';
 
@@ -20,7 +32,10 @@ async function recordsEnv() {
     server,
     connection: 'shared',
     tools: [TOOL],
-    initialMessages: (ex) => [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: ex.question }],
+    initialMessages: (ex) => [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: ex.question },
+    ],
   });
   envs.push(env);
   return env;
@@ -56,10 +71,17 @@ describe('mcp-agent example', () => {
     const renderer = await localRenderer();
     expect(env.tools.map((t) => t.function.name)).toEqual([TOOL]);
     const test = questions('test');
-    const copier = scriptedSampler({ renderer, script: ({ prompt }) => (toolResponse(prompt) === undefined ? lookupCall(test.find((e) => prompt.includes(e.question))!) : `<answer>${toolResponse(prompt)!.trim()}</answer>`) });
+    const copier = scriptedSampler({
+      renderer,
+      script: ({ prompt }) =>
+        toolResponse(prompt) === undefined ? lookupCall(test.find((e) => prompt.includes(e.question))!) : `<answer>${toolResponse(prompt)!.trim()}</answer>`,
+    });
     const reward = exactMatch();
     for (const ex of test.slice(0, 6)) {
-      const [t] = await runGroup({ sampler: copier, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 1, maxTurns: 2 } }, { example: ex, groupSize: 1 });
+      const [t] = await runGroup(
+        { sampler: copier, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 1, maxTurns: 2 } },
+        { example: ex, groupSize: 1 },
+      );
       expect(t!.stopReason).toBe('answer');
       expect((await reward(t!, ex)).reward).toBe(1);
     }
@@ -84,7 +106,9 @@ describe('mcp-agent example', () => {
     expect(lookups.filter((d, i) => shown[i] !== d.example.answer).length).toBeGreaterThan(lookups.length * 0.9);
     // per training question, the lookups' answers differ across passes: no single answer fits them
     const byQuestion = new Map<string, Set<string>>();
-    lookups.forEach((d, i) => { byQuestion.set(d.example.id, (byQuestion.get(d.example.id) ?? new Set()).add(shown[i]!)); });
+    lookups.forEach((d, i) => {
+      byQuestion.set(d.example.id, (byQuestion.get(d.example.id) ?? new Set()).add(shown[i]!));
+    });
     expect([...byQuestion.values()].filter((v) => v.size > 1).length).toBeGreaterThan(train.length / 2);
     for (const d of demos.slice(0, train.length).filter((x) => x.turns.length === 2)) expect(answerOf(d)).toBe(d.example.answer);
     // without otherRecords every pass shows the server's record
@@ -93,8 +117,21 @@ describe('mcp-agent example', () => {
     }
     // the fixed observation is rendered token for token like the real server's answer
     const ex = train[0]!;
-    const real = await renderDemonstration(renderer, env, { example: ex, turns: [{ text: lookupCall(ex) }, { text: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
-    const fixed = await renderDemonstration(renderer, env, { example: ex, turns: [{ text: lookupCall(ex), observation: [{ role: 'tool', name: TOOL, content: ex.answer }] }, { text: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
+    const real = await renderDemonstration(
+      renderer,
+      env,
+      { example: ex, turns: [{ text: lookupCall(ex) }, { text: `<answer>${ex.answer}</answer>` }] },
+      { maxToolResponseTokens: 16 },
+    );
+    const fixed = await renderDemonstration(
+      renderer,
+      env,
+      {
+        example: ex,
+        turns: [{ text: lookupCall(ex), observation: [{ role: 'tool', name: TOOL, content: ex.answer }] }, { text: `<answer>${ex.answer}</answer>` }],
+      },
+      { maxToolResponseTokens: 16 },
+    );
     expect(fixed.tokens).toEqual(real.tokens);
   });
 
@@ -112,7 +149,13 @@ describe('mcp-agent example', () => {
       for (const d of demos.filter((x) => x.turns.length === 1)) expect(d.turns[0]).not.toBe(`<answer>${d.example.answer}</answer>`);
       const warnings: string[] = [];
       const r = await coldStart(backend, env, demos, {
-        steps: 2, batchSize: 4, learningRate: 1e-3, seed: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTurnTokens: BUDGETS.maxTurnTokens, onWarning: (m) => warnings.push(m),
+        steps: 2,
+        batchSize: 4,
+        learningRate: 1e-3,
+        seed: 1,
+        maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
+        maxTurnTokens: BUDGETS.maxTurnTokens,
+        onWarning: (m) => warnings.push(m),
       });
       expect([r.skipped, r.longTurns, warnings]).toEqual([0, 0, []]);
       expect(r.datums).toBe(demos.length);

@@ -30,13 +30,21 @@ describe('python-agent example', () => {
     });
     const env = agentEnvironment({ command: [PYTHON, AGENT], env: { RECORDS_DIR: dir, MAX_TURN_TOKENS: String(BUDGETS.maxTurnTokens) } });
     envs.push(env);
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, ...BUDGETS, maxTrajectoryTokens: 4096 } }, { example: example!, groupSize: 1 });
+    const [t] = await runGroup(
+      { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, ...BUDGETS, maxTrajectoryTokens: 4096 } },
+      { example: example!, groupSize: 1 },
+    );
     expect(t!.error?.message).toBeUndefined();
     expect(t!.finalText).toBe(`<answer>${example!.answer}</answer>`);
     expect(t!.turns).toHaveLength(2);
     // the same episode as a cold-start demonstration renders to the same tokens the agent's requests produced
     const demo = demonstrations([example!], { passes: 1, guessShare: 0, seed: 1 })[0]!;
-    const { tokens } = await renderDemonstration(renderer, demonstrationEnv(dir), { example: example!, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+    const { tokens } = await renderDemonstration(
+      renderer,
+      demonstrationEnv(dir),
+      { example: example!, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) },
+      { maxToolResponseTokens: BUDGETS.maxToolResponseTokens },
+    );
     const recorded = [...t!.turns[1]!.promptTokens, ...t!.turns[1]!.completionTokens];
     expect(tokens).toEqual(recorded);
   });
@@ -54,7 +62,12 @@ describe('python-agent example', () => {
     const probs: number[] = [];
     for (const example of test) {
       const demo = demonstrations([example], { passes: 1, guessShare: 0, seed: 1 })[0]!;
-      const { tokens, mask } = await renderDemonstration(renderer, demonstrationEnv(dir), { example, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+      const { tokens, mask } = await renderDemonstration(
+        renderer,
+        demonstrationEnv(dir),
+        { example, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) },
+        { maxToolResponseTokens: BUDGETS.maxToolResponseTokens },
+      );
       const lps = await sampler.computeLogprobs(tokens);
       probs.push(Math.exp(lps.reduce<number>((s, lp, i) => s + (mask[i] === 1 ? lp! : 0), 0)));
     }

@@ -66,7 +66,12 @@ describe('search-agent example', () => {
     const renderer = await backend.renderer();
     const env = searchEnv(await makeRetriever());
     const examples = (await loadMathDataset(PATHS.train)).slice(0, 40);
-    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, { seed: 5, epochs: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTokens: MODEL.contextTokens });
+    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, {
+      seed: 5,
+      epochs: 1,
+      maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
+      maxTokens: MODEL.contextTokens,
+    });
     expect(datums.length + dropped).toBe(40);
     for (const d of datums) {
       expect(d.modelInput.length).toBeLessThanOrEqual(MODEL.contextTokens);

@@ -62,7 +62,12 @@ describe('sql-agent example', () => {
     const renderer = await backend.renderer();
     const env = sqlEnv(loadDatabase());
     const examples = (await loadMathDataset(PATHS.train)).slice(0, 40);
-    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, { seed: 5, epochs: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTokens: MODEL.contextTokens });
+    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, {
+      seed: 5,
+      epochs: 1,
+      maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
+      maxTokens: MODEL.contextTokens,
+    });
     expect(datums.length + dropped).toBe(40);
     let sawTable = false;
     for (const d of datums) {

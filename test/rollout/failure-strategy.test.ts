@@ -49,10 +49,14 @@ describe('the failure strategy has one reader', () => {
   it('settleBranch retries a failed branch up to maxRetries and reports only its final trajectory', async () => {
     const reported: Trajectory[] = [];
     const attempts: number[] = [];
-    const t = await settleBranch({ failure: { kind: 'retry', maxRetries: 2 }, onTrajectoryEnd: (x) => reported.push(x) }, Promise.resolve(traj('error')), async (a) => {
-      attempts.push(a);
-      return traj('error');
-    });
+    const t = await settleBranch(
+      { failure: { kind: 'retry', maxRetries: 2 }, onTrajectoryEnd: (x) => reported.push(x) },
+      Promise.resolve(traj('error')),
+      async (a) => {
+        attempts.push(a);
+        return traj('error');
+      },
+    );
     expect(attempts).toEqual([1, 2]);
     expect(t.stopReason).toBe('error');
     expect(reported).toEqual([t]);
@@ -64,10 +68,14 @@ describe('the failure strategy has one reader', () => {
     ac.abort();
     const reported: Trajectory[] = [];
     let reruns = 0;
-    const t = await settleBranch({ failure: { kind: 'retry', maxRetries: 2 }, signal: ac.signal, onTrajectoryEnd: (x) => reported.push(x) }, Promise.resolve(traj('error')), async () => {
-      reruns++;
-      return traj('answer');
-    });
+    const t = await settleBranch(
+      { failure: { kind: 'retry', maxRetries: 2 }, signal: ac.signal, onTrajectoryEnd: (x) => reported.push(x) },
+      Promise.resolve(traj('error')),
+      async () => {
+        reruns++;
+        return traj('answer');
+      },
+    );
     expect(t.stopReason).toBe('error');
     expect(reruns).toBe(0);
     expect(reported).toEqual([]);
@@ -95,7 +103,10 @@ describe('the failure strategy has one reader', () => {
     expect(reported.map((t) => t.stopReason).sort()).toEqual(['answer', 'error']);
     calls.clear();
     reported.length = 0;
-    const retried = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS, failure: { kind: 'retry', maxRetries: 1 }, onTrajectoryEnd: (t) => reported.push(t) }, { example, groupSize: 2 });
+    const retried = await runGroup(
+      { sampler, renderer, env, budgets: DEFAULT_BUDGETS, failure: { kind: 'retry', maxRetries: 1 }, onTrajectoryEnd: (t) => reported.push(t) },
+      { example, groupSize: 2 },
+    );
     expect(retried.map((t) => t.stopReason)).toEqual(['answer', 'answer']);
     expect(retried.map((t) => t.id)).toEqual(['q/0', 'q/1']);
     expect(calls.get(1)).toBe(2);

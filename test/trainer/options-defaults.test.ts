@@ -19,10 +19,21 @@ const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
  * whether the option is declared in options.ts (else in a type the Trainer shares, e.g. `LrSchedule`, `AdamParams`).
  */
 function documentedDefaults(paths: readonly string[]): Map<string, { texts: string[]; ownDeclaration: boolean }> {
-  const config = ts.getParsedCommandLineOfConfigFile(TSCONFIG, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    TSCONFIG,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   const program = ts.createProgram([OPTIONS_FILE], { ...config!.options, noEmit: true });
   const checker = program.getTypeChecker();
-  const decl = program.getSourceFile(OPTIONS_FILE)!.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'TrainerOptions');
+  const decl = program
+    .getSourceFile(OPTIONS_FILE)!
+    .statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === 'TrainerOptions');
   const root = checker.getTypeAtLocation(decl!.name);
   const out = new Map<string, { texts: string[]; ownDeclaration: boolean }>();
   for (const path of paths) {
@@ -33,7 +44,10 @@ function documentedDefaults(paths: readonly string[]): Map<string, { texts: stri
       type = symbol && checker.getTypeOfSymbol(symbol);
     }
     expect(symbol, `${path} is declared in TrainerOptions`).toBeDefined();
-    const texts = symbol!.getJsDocTags(checker).filter((t) => t.name === 'default').map((t) => ts.displayPartsToString(t.text).trim());
+    const texts = symbol!
+      .getJsDocTags(checker)
+      .filter((t) => t.name === 'default')
+      .map((t) => ts.displayPartsToString(t.text).trim());
     out.set(path, { texts, ownDeclaration: (symbol!.declarations ?? []).some((d) => d.getSourceFile().fileName === OPTIONS_FILE) });
   }
   return out;
@@ -52,7 +66,8 @@ function statedValue(text: string): { value: unknown } | undefined {
   return undefined;
 }
 
-const at = (o: unknown, path: string): unknown => path.split('.').reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined), o);
+const at = (o: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined), o);
 
 describe('the Trainer defaults are stated once (TRAINER_DEFAULTS)', () => {
   const paths = schemaKeyPaths(trainerOptionsSchema);
@@ -72,7 +87,12 @@ describe('the Trainer defaults are stated once (TRAINER_DEFAULTS)', () => {
   }, 120_000);
 
   // Options that are off unless given, given with their required fields only: their other fields take defaults.
-  const switchedOn = (o: TrainerOptions): TrainerOptions => ({ ...o, eval: { dataset: o.dataset, every: 1 }, kl: { coef: 0.1 }, dynamicSampling: { maxAttempts: 2 } });
+  const switchedOn = (o: TrainerOptions): TrainerOptions => ({
+    ...o,
+    eval: { dataset: o.dataset, every: 1 },
+    kl: { coef: 0.1 },
+    dynamicSampling: { maxAttempts: 2 },
+  });
 
   it('resolving fills in exactly TRAINER_DEFAULTS (and the derived runName), nothing else', () => {
     const input = switchedOn(given);
@@ -95,7 +115,12 @@ describe('the Trainer defaults are stated once (TRAINER_DEFAULTS)', () => {
       const key = path.slice(path.lastIndexOf('.') + 1);
       if (parent !== undefined && (docs.get(parent)?.texts ?? []).some((t) => at(statedValue(t)?.value, key) !== undefined)) return true;
       const children = paths.filter((p) => p.startsWith(`${path}.`) && !p.slice(path.length + 1).includes('.'));
-      return typeof value === 'object' && value !== null && children.length > 0 && children.every((c) => at(TRAINER_DEFAULTS, c) === undefined || isDocumented(c, at(TRAINER_DEFAULTS, c)));
+      return (
+        typeof value === 'object' &&
+        value !== null &&
+        children.length > 0 &&
+        children.every((c) => at(TRAINER_DEFAULTS, c) === undefined || isDocumented(c, at(TRAINER_DEFAULTS, c)))
+      );
     };
     for (const path of paths) {
       const value = at(TRAINER_DEFAULTS, path);

@@ -12,8 +12,20 @@ describe('a turn is sampled one way, in the engine and for driven agents', () =>
 
   it('sampling parameters: the rollout’s distribution, never the caller’s, with this call’s limit, stops and seed', () => {
     const signal = new AbortController().signal;
-    expect(turnSamplingParams(undefined, { numSamples: 2, maxTokens: 5, stop: [7], seed: undefined, signal })).toEqual({ numSamples: 2, maxTokens: 5, temperature: 1, topP: 1, stop: [7], signal });
-    expect(turnSamplingParams({ temperature: 0.7, topP: 0.9, topK: 20, seed: 1 }, { numSamples: 1, maxTokens: 5, stop: undefined, seed: 42, topLogprobs: 3, signal })).toEqual({
+    expect(turnSamplingParams(undefined, { numSamples: 2, maxTokens: 5, stop: [7], seed: undefined, signal })).toEqual({
+      numSamples: 2,
+      maxTokens: 5,
+      temperature: 1,
+      topP: 1,
+      stop: [7],
+      signal,
+    });
+    expect(
+      turnSamplingParams(
+        { temperature: 0.7, topP: 0.9, topK: 20, seed: 1 },
+        { numSamples: 1, maxTokens: 5, stop: undefined, seed: 42, topLogprobs: 3, signal },
+      ),
+    ).toEqual({
       numSamples: 1,
       maxTokens: 5,
       temperature: 0.7,

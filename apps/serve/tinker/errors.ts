@@ -20,11 +20,7 @@ export class ServeRequestError extends AgentRLError {
   /** The HTTP status answered (400, 404, 409, 429, 503, …). */
   readonly status: number;
   /** `status`: the HTTP status answered; `options.category` defaults to `'user'`. */
-  constructor(
-    status: number,
-    message: string,
-    options: { readonly category?: ErrorCategory; readonly retryAfterS?: number | undefined } & ErrorOptions = {},
-  ) {
+  constructor(status: number, message: string, options: { readonly category?: ErrorCategory; readonly retryAfterS?: number | undefined } & ErrorOptions = {}) {
     super(message, options);
     this.name = 'ServeRequestError';
     this.status = status;

@@ -64,5 +64,3 @@ export interface TinkerServiceStats {
   /** Checkpoint bytes this server holds (or has reserved) in the state folder. */
   readonly stateBytes: number;
 }
-
-

@@ -30,7 +30,8 @@ const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tok
  */
 export async function exportCheckpoint(from: string, to: string, options: ExportCheckpointOptions): Promise<string[]> {
   checkOptions('exportCheckpoint options', EXPORT_OPTIONS, options);
-  if (options.format !== 'safetensors') throw new ConfigError('exportCheckpoint options', [{ path: 'format', message: `'${String(options.format)}' is not supported; use 'safetensors'` }]);
+  if (options.format !== 'safetensors')
+    throw new ConfigError('exportCheckpoint options', [{ path: 'format', message: `'${String(options.format)}' is not supported; use 'safetensors'` }]);
   const cfg = readCheckpointConfig(from);
   const weights = await readFile(join(from, 'model.safetensors')).catch((e: unknown) => {
     throw new CheckpointError(`cannot read ${join(from, 'model.safetensors')}: ${String(e)}`, { cause: e });

@@ -26,7 +26,10 @@ interface RecordedCall {
 }
 
 /** How the agent's `run()` ended. */
-export type AgentOutcome = { readonly kind: 'returned'; readonly value: unknown } | { readonly kind: 'threw'; readonly error: unknown } | { readonly kind: 'timeout'; readonly timeoutMs: number };
+export type AgentOutcome =
+  | { readonly kind: 'returned'; readonly value: unknown }
+  | { readonly kind: 'threw'; readonly error: unknown }
+  | { readonly kind: 'timeout'; readonly timeoutMs: number };
 
 const budgetRefusal = (stop: TrajectoryStopReason, message: string) => new OpenAIApiError(400, message, { errorCode: stop });
 
@@ -148,14 +151,24 @@ export class RolloutRecorder {
     const left = b.maxTurns - this.#calls.length - this.#reserved;
     if (left <= 0) {
       if (this.#reserved === 0) this.#stop = 'max_turns';
-      throw budgetRefusal('max_turns', `this rollout allows ${b.maxTurns} model calls (maxTurns)${this.#reserved ? `, ${this.#reserved} of them in flight` : ''}`);
+      throw budgetRefusal(
+        'max_turns',
+        `this rollout allows ${b.maxTurns} model calls (maxTurns)${this.#reserved ? `, ${this.#reserved} of them in flight` : ''}`,
+      );
     }
-    if (turn.n > left) throw new OpenAIApiError(400, `n = ${turn.n} asks for ${turn.n} completions; this rollout has ${left} model calls left (maxTurns)`, { param: 'n', errorCode: 'max_turns' });
+    if (turn.n > left)
+      throw new OpenAIApiError(400, `n = ${turn.n} asks for ${turn.n} completions; this rollout has ${left} model calls left (maxTurns)`, {
+        param: 'n',
+        errorCode: 'max_turns',
+      });
     const bytes = requestTextBytes(turn.messages, turn.tools, turn.templateKwargs);
     const bound = b.maxTrajectoryTokens * maxTokenBytes(this.#ctx.renderer);
     if (bytes > bound) {
       this.#stop ??= 'max_trajectory_tokens';
-      throw budgetRefusal('max_trajectory_tokens', `the request has ${bytes} bytes of text, more than ${b.maxTrajectoryTokens} tokens can hold (maxTrajectoryTokens)`);
+      throw budgetRefusal(
+        'max_trajectory_tokens',
+        `the request has ${bytes} bytes of text, more than ${b.maxTrajectoryTokens} tokens can hold (maxTrajectoryTokens)`,
+      );
     }
     const keys = turn.messages.map(messageKey);
     const request = { messages: turn.messages, keys, tools: turn.tools, toolsKey: JSON.stringify(turn.tools), templateKwargs: turn.templateKwargs };
@@ -173,7 +186,10 @@ export class RolloutRecorder {
     if (prompt.length >= this.#ctx.budgets.maxTrajectoryTokens) {
       this.release(t);
       this.#stop ??= 'max_trajectory_tokens';
-      throw budgetRefusal('max_trajectory_tokens', `the prompt has ${prompt.length} tokens; this rollout allows ${this.#ctx.budgets.maxTrajectoryTokens} (maxTrajectoryTokens)`);
+      throw budgetRefusal(
+        'max_trajectory_tokens',
+        `the prompt has ${prompt.length} tokens; this rollout allows ${this.#ctx.budgets.maxTrajectoryTokens} (maxTrajectoryTokens)`,
+      );
     }
     t.promptTokens = prompt;
     return prompt;
@@ -201,7 +217,13 @@ export class RolloutRecorder {
     return best;
   }
 
-  #render(messages: readonly Message[], tools: readonly ToolDefinition[], parent: RecordedCall | undefined, toolsKey: string, kwargs: Readonly<Record<string, unknown>> | undefined): number[] {
+  #render(
+    messages: readonly Message[],
+    tools: readonly ToolDefinition[],
+    parent: RecordedCall | undefined,
+    toolsKey: string,
+    kwargs: Readonly<Record<string, unknown>> | undefined,
+  ): number[] {
     const { renderer } = this.#ctx;
     const templateKwargs = kwargs ?? this.#ctx.templateKwargs;
     const kw = templateKwargs ? { templateKwargs } : {};
@@ -230,7 +252,14 @@ export class RolloutRecorder {
     const { budgets, sampling } = this.#ctx;
     const { maxTokens } = turnTokenLimit(budgets, prompt.length, params.maxTokens);
     const signal = AbortSignal.any([this.#signal, this.#closing.signal, ...(params.signal ? [params.signal] : [])]);
-    const call = turnSamplingParams(sampling, { numSamples: t.n, maxTokens, stop: params.stop, topLogprobs: params.topLogprobs, seed: this.#ctx.seedFor(t.ordinal), signal });
+    const call = turnSamplingParams(sampling, {
+      numSamples: t.n,
+      maxTokens,
+      stop: params.stop,
+      topLogprobs: params.topLogprobs,
+      seed: this.#ctx.seedFor(t.ordinal),
+      signal,
+    });
     const seqs = await untilAborted(this.#ctx.sampler.sample(prompt, call), signal);
     if (t.state !== 'admitted') throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
     return seqs;
@@ -278,7 +307,9 @@ export class RolloutRecorder {
     const closed = this.#closed;
     this.release(t);
     if (closed) return;
-    t.chosen.forEach(({ sampled, sent }, i) => { this.#record(t.request, t.promptTokens, i === 0 ? t.parent : undefined, sampled, sent); });
+    t.chosen.forEach(({ sampled, sent }, i) => {
+      this.#record(t.request, t.promptTokens, i === 0 ? t.parent : undefined, sampled, sent);
+    });
     if (t.stop) this.#stop ??= t.stop;
     onCommit?.();
   }
@@ -365,14 +396,32 @@ export class RolloutRecorder {
       ...base,
       stopReason: 'error',
       finalText: '',
-      error: { stage, message, env: envName, ...(cause !== undefined ? { cause } : {}), ...(cause instanceof Error ? { code: (cause as { code?: string }).code ?? cause.name } : {}) },
+      error: {
+        stage,
+        message,
+        env: envName,
+        ...(cause !== undefined ? { cause } : {}),
+        ...(cause instanceof Error ? { code: (cause as { code?: string }).code ?? cause.name } : {}),
+      },
     });
-    if (this.#stop) return { ...base, stopReason: this.#stop, finalText: last?.assistant.content ?? '', ...(outcome.kind === 'returned' ? { agentOutput: outcome.value } : {}) };
+    if (this.#stop)
+      return {
+        ...base,
+        stopReason: this.#stop,
+        finalText: last?.assistant.content ?? '',
+        ...(outcome.kind === 'returned' ? { agentOutput: outcome.value } : {}),
+      };
     if (outcome.kind === 'timeout') return failed(`the agent did not finish within ${outcome.timeoutMs} ms`, 'timeout');
-    if (outcome.kind === 'threw') return failed(`the agent threw: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`, 'agent', outcome.error);
+    if (outcome.kind === 'threw')
+      return failed(`the agent threw: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`, 'agent', outcome.error);
     if (calls.length === 0) return failed('the agent returned without calling the model', 'agent');
     const v = outcome.value;
-    const answer = typeof v === 'string' ? v : typeof (v as { answer?: unknown } | null)?.answer === 'string' ? (v as { answer: string }).answer : (last?.assistant.content ?? '');
+    const answer =
+      typeof v === 'string'
+        ? v
+        : typeof (v as { answer?: unknown } | null)?.answer === 'string'
+          ? (v as { answer: string }).answer
+          : (last?.assistant.content ?? '');
     return { ...base, stopReason: 'answer', finalText: answer, agentOutput: v };
   }
 }

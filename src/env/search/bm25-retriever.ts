@@ -22,7 +22,9 @@ export interface Bm25RetrieverOptions {
 export function bm25Retriever(corpus: readonly CorpusDoc[], opts: Bm25RetrieverOptions = {}): Retriever {
   checkOptions('bm25Retriever options', BM25_OPTIONS, opts);
   const byId = new Map<string, { doc: CorpusDoc; index: number }>();
-  corpus.forEach((doc, index) => { byId.set(doc.id, { doc, index }); });
+  corpus.forEach((doc, index) => {
+    byId.set(doc.id, { doc, index });
+  });
   const index = new MiniSearch<CorpusDoc>({
     idField: 'id',
     fields: ['title', 'contents'],

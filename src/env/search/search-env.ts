@@ -9,7 +9,14 @@ import { formatPassages } from './format-passages.js';
 import type { Retriever } from './types.js';
 import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const SEARCH_OPTIONS = optionKeys<SearchEnvOptions>({ retriever: true, topK: true, maxCalls: true, maxQueryChars: true, systemPrompt: true, formatQuestion: true });
+const SEARCH_OPTIONS = optionKeys<SearchEnvOptions>({
+  retriever: true,
+  topK: true,
+  maxCalls: true,
+  maxQueryChars: true,
+  systemPrompt: true,
+  formatQuestion: true,
+});
 
 /** The `search` tool: one string argument, the query. */
 export const SEARCH_TOOL: ToolDefinition = {

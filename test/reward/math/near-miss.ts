@@ -69,7 +69,15 @@ const replaceAt = (s: string, at: number, len: number, by: string): string => s.
 /** Splits `(a, b)`, `[a, b)`, `\{a, b\}` or a bare `a, b` into its parts; null for a single item. */
 function listParts(s: string): { open: string; close: string; items: string[] } | null {
   const t = s.trim();
-  for (const [open, close] of [['\\{', '\\}'], ['\\left(', '\\right)'], ['\\left[', '\\right]'], ['(', ')'], ['[', ']'], ['(', ']'], ['[', ')']] as const) {
+  for (const [open, close] of [
+    ['\\{', '\\}'],
+    ['\\left(', '\\right)'],
+    ['\\left[', '\\right]'],
+    ['(', ')'],
+    ['[', ']'],
+    ['(', ']'],
+    ['[', ')'],
+  ] as const) {
     if (t.startsWith(open) && t.endsWith(close)) {
       const inner = t.slice(open.length, t.length - close.length);
       if (/[()[\]]/.test(inner.replace(/\\[a-zA-Z]+/g, '')) && open.length === 1) {
@@ -80,7 +88,10 @@ function listParts(s: string): { open: string; close: string; items: string[] } 
           const c = t[i];
           if (c === '(' || c === '[' || c === '{') d++;
           else if (c === ')' || c === ']' || c === '}') d--;
-          if (d === 0 && i > 0) { matched = false; break; }
+          if (d === 0 && i > 0) {
+            matched = false;
+            break;
+          }
         }
         if (!matched) continue;
       }
@@ -203,7 +214,15 @@ export function nearMisses(gold: string): NearMiss[] {
     const first = items[0] ?? '';
     const fv = scalarValue(first);
     const flipped = `-\\left(${first}\\right)`;
-    if (isScalar(first) && fv !== null && fv !== 0 && !items.slice(1).some((x) => { const xv = scalarValue(x); return xv !== null && Math.abs(xv + fv) < 1e-12; })) {
+    if (
+      isScalar(first) &&
+      fv !== null &&
+      fv !== 0 &&
+      !items.slice(1).some((x) => {
+        const xv = scalarValue(x);
+        return xv !== null && Math.abs(xv + fv) < 1e-12;
+      })
+    ) {
       add('item_sign_flip', `${open}${[flipped, ...items.slice(1)].join(', ')}${close}`);
     }
   }

@@ -80,7 +80,11 @@ async function run(c: Call): Promise<unknown> {
 port.on('message', (m: Call | { op: 'cancel'; target: number; reason?: WireError }) => {
   if (m.op === 'cancel') {
     const { target, reason } = m as { target: number; reason?: WireError };
-    const e = Object.assign(new Error(reason?.message ?? 'the sampling call was aborted'), { name: reason?.name ?? 'AbortError', wireCode: reason?.code, wireField: reason?.field });
+    const e = Object.assign(new Error(reason?.message ?? 'the sampling call was aborted'), {
+      name: reason?.name ?? 'AbortError',
+      wireCode: reason?.code,
+      wireField: reason?.field,
+    });
     aborts.get(target)?.abort(e);
     return;
   }
