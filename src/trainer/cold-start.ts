@@ -9,28 +9,18 @@ import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { supervisedDatum } from '../loss/index.js';
 import { DemonstrationFitError } from '../errors/data-errors.js';
 import { z } from '../util/zod.js';
-import { trainSupervised, type SupervisedTrainOptions } from './supervised.js';
+import { SUPERVISED_OPTION_KEYS, trainSupervised, type SupervisedTrainOptions } from './supervised.js';
 import { toolCallAccuracy, type ToolCallAccuracy } from './tool-call-accuracy.js';
 import { checkOptions, parseOptions, partialBudgetsSchema, optionKeys } from '../util/check-options.js';
 
 const COLD_START_OPTIONS = optionKeys<ColdStartOptions>({
+  ...SUPERVISED_OPTION_KEYS,
   maxToolResponseTokens: true,
   maxTokens: true,
   heldOut: true,
   maxTurnTokens: true,
   minArgumentAccuracy: true,
   onWarning: true,
-  steps: true,
-  batchSize: true,
-  learningRate: true,
-  warmupSteps: true,
-  minLearningRateRatio: true,
-  adam: true,
-  seed: true,
-  saveEvery: true,
-  savePath: true,
-  lengthBuckets: true,
-  onStep: true,
   budgets: true,
   onOverflow: true,
 });

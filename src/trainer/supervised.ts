@@ -1,9 +1,10 @@
 import type { AdamParams, TrainingBackend } from '../backend/types.js';
 import type { Datum } from '../types/datum.js';
 import { mulberry32 } from '../util/rng.js';
-import { checkOptions, optionKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys, type OptionKeys } from '../util/check-options.js';
 
-const SUPERVISED_OPTIONS = optionKeys<SupervisedTrainOptions>({
+/** The option keys of {@link trainSupervised} (also those of `coldStart`, whose options extend them). */
+export const SUPERVISED_OPTION_KEYS: OptionKeys<SupervisedTrainOptions> = {
   steps: true,
   batchSize: true,
   learningRate: true,
@@ -15,7 +16,8 @@ const SUPERVISED_OPTIONS = optionKeys<SupervisedTrainOptions>({
   savePath: true,
   lengthBuckets: true,
   onStep: true,
-});
+};
+const SUPERVISED_OPTIONS = optionKeys<SupervisedTrainOptions>(SUPERVISED_OPTION_KEYS);
 
 /**
  * Splits datums into batches of similar length (less padding, fewer distinct batch shapes for a jit engine),
