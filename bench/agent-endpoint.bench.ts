@@ -73,9 +73,15 @@ function wireAgent(wire: Wire, count: number) {
 async function throughEndpoint(sampler: SamplingClient, renderer: Renderer, n: number, wire: Wire): Promise<Rate> {
   const env = agentEnvironment({ run: wireAgent(wire, n / CONCURRENCY) });
   try {
-    await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { example: { id: 'warm', question: '', answer: '' }, groupSize: 1 }); // server start, JIT
+    await runGroup(
+      { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } },
+      { example: { id: 'warm', question: '', answer: '' }, groupSize: 1 },
+    ); // server start, JIT
     const end = meter(n);
-    const group = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } }, { example: { id: 'b', question: '', answer: '' }, groupSize: CONCURRENCY });
+    const group = await runGroup(
+      { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurns: 1e6 } },
+      { example: { id: 'b', question: '', answer: '' }, groupSize: CONCURRENCY },
+    );
     const rate = end();
     const recorded = group.reduce((k, t) => k + t.turns.length, 0);
     if (recorded !== n) throw new Error(`recorded ${recorded} completions, expected ${n}`);

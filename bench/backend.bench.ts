@@ -23,7 +23,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 function batch(seed: number): Datum[] {
   let s = seed;
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
   return Array.from({ length: DATUMS }, () => {
     const toks = Array.from({ length: T + 1 }, () => Math.floor(rnd() * 2000));
     const prompt = 64;
@@ -91,7 +91,9 @@ const remote = tinkerBackend({ baseUrl: url, baseModel: 'agentrl/local', rendere
 try {
   const data = batch(1);
   const pid = child.pid!;
-  console.log(`RL step: PPO forward_backward ${DATUMS} datums × ${T} tokens + Adam + save_weights_for_sampler; ${REPS} reps after 1 warm-up each, alternating; wire format ${WIRE}`);
+  console.log(
+    `RL step: PPO forward_backward ${DATUMS} datums × ${T} tokens + Adam + save_weights_for_sampler; ${REPS} reps after 1 warm-up each, alternating; wire format ${WIRE}`,
+  );
   await step(local, data, pid);
   await step(remote, data, pid);
   const l: { wall: number; cpu: number }[] = [];
@@ -99,20 +101,28 @@ try {
   for (let i = 0; i < REPS; i++) {
     l.push(await step(local, data, pid));
     r.push(await step(remote, data, pid));
-    console.log(`  rep ${i + 1}: in-process ${l.at(-1)!.wall.toFixed(0)} ms wall / ${l.at(-1)!.cpu.toFixed(0)} ms CPU, agentrl serve ${r.at(-1)!.wall.toFixed(0)} ms wall / ${r.at(-1)!.cpu.toFixed(0)} ms CPU (client + server)`);
+    console.log(
+      `  rep ${i + 1}: in-process ${l.at(-1)!.wall.toFixed(0)} ms wall / ${l.at(-1)!.cpu.toFixed(0)} ms CPU, agentrl serve ${r.at(-1)!.wall.toFixed(0)} ms wall / ${r.at(-1)!.cpu.toFixed(0)} ms CPU (client + server)`,
+    );
   }
   // Best of the reps (least disturbed by other load) is the headline; medians beside it.
   const best = (xs: { wall: number; cpu: number }[], k: 'wall' | 'cpu') => Math.min(...xs.map((x) => x[k]));
   const med = (xs: { wall: number; cpu: number }[], k: 'wall' | 'cpu') => median(xs.map((x) => x[k]));
   const row = (name: string, xs: { wall: number; cpu: number }[]) =>
-    console.log(`${name} best ${best(xs, 'wall').toFixed(0)} ms wall / ${best(xs, 'cpu').toFixed(0)} ms CPU; median ${med(xs, 'wall').toFixed(0)} / ${med(xs, 'cpu').toFixed(0)}`);
+    console.log(
+      `${name} best ${best(xs, 'wall').toFixed(0)} ms wall / ${best(xs, 'cpu').toFixed(0)} ms CPU; median ${med(xs, 'wall').toFixed(0)} / ${med(xs, 'cpu').toFixed(0)}`,
+    );
   row('in-process (localBackend):                 ', l);
   row('agentrl serve on loopback (tinkerBackend): ', r);
   const ratio = (k: 'wall' | 'cpu') => best(r, k) / best(l, k);
   const mratio = (k: 'wall' | 'cpu') => med(r, k) / med(l, k);
   const pct = (x: number) => `${x >= 1 ? '+' : ''}${((x - 1) * 100).toFixed(1)}%`;
-  console.log(`overhead ratio (best of ${REPS}):   wall ${ratio('wall').toFixed(3)} (${pct(ratio('wall'))}), CPU ${ratio('cpu').toFixed(3)} (${pct(ratio('cpu'))}, client + server); goal ≤ 5%`);
-  console.log(`overhead ratio (median of ${REPS}): wall ${mratio('wall').toFixed(3)} (${pct(mratio('wall'))}), CPU ${mratio('cpu').toFixed(3)} (${pct(mratio('cpu'))}, client + server); goal ≤ 5%`);
+  console.log(
+    `overhead ratio (best of ${REPS}):   wall ${ratio('wall').toFixed(3)} (${pct(ratio('wall'))}), CPU ${ratio('cpu').toFixed(3)} (${pct(ratio('cpu'))}, client + server); goal ≤ 5%`,
+  );
+  console.log(
+    `overhead ratio (median of ${REPS}): wall ${mratio('wall').toFixed(3)} (${pct(mratio('wall'))}), CPU ${mratio('cpu').toFixed(3)} (${pct(mratio('cpu'))}, client + server); goal ≤ 5%`,
+  );
 } finally {
   await remote.close();
   await local.close();

@@ -34,7 +34,11 @@ async function matmulPeak(): Promise<number> {
   await ensureJax();
   const f = jit((a: JaxArray, b: JaxArray) => np.matmul(a, b).sum());
   let best = 0;
-  for (const [M, K, N] of [[4096, 128, 512], [4096, 256, 1024], [2048, 1024, 256]] as const) {
+  for (const [M, K, N] of [
+    [4096, 128, 512],
+    [4096, 256, 1024],
+    [2048, 1024, 256],
+  ] as const) {
     const a = np.ones([M, K]);
     const b = np.ones([K, N]);
     const t = await time(async () => {
@@ -51,7 +55,7 @@ async function matmulPeak(): Promise<number> {
 
 function randomBatch(B: number, T: number, seed: number): Datum[] {
   let s = seed;
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
   return Array.from({ length: B }, () => {
     const toks = Array.from({ length: T + 1 }, () => Math.floor(rnd() * 256));
     return { modelInput: toks.slice(0, T), targetTokens: toks.slice(1), logprobs: Array(T).fill(-5.5), advantages: Array(T).fill(1), mask: Array(T).fill(1) };
@@ -76,7 +80,10 @@ async function benchModel(name: string, opts: LocalBackendOptions, peak: number,
     : undefined;
   const flops = trainFlopsPerToken(opts.layers!, opts.dModel!, T, 265) * B * T;
   const gflops = flops / (Math.min(sft.wallMs, sft.cpuMs) / 1000) / 1e9;
-  console.log(`${name}: train 16×256 (fwd+bwd+Adam)  SFT ${sft.wallMs.toFixed(0)} ms wall (${sft.cpuMs.toFixed(0)} ms CPU)` + (ppo ? `, PPO ${ppo.wallMs.toFixed(0)} ms wall (${ppo.cpuMs.toFixed(0)} ms CPU)` : ''));
+  console.log(
+    `${name}: train 16×256 (fwd+bwd+Adam)  SFT ${sft.wallMs.toFixed(0)} ms wall (${sft.cpuMs.toFixed(0)} ms CPU)` +
+      (ppo ? `, PPO ${ppo.wallMs.toFixed(0)} ms wall (${ppo.cpuMs.toFixed(0)} ms CPU)` : ''),
+  );
   console.log(`${name}: ${(flops / 1e9).toFixed(1)} GFLOP/step → ${gflops.toFixed(1)} GFLOP/s = ${((100 * gflops) / peak).toFixed(0)}% of matmul peak`);
 
   const sampler = await be.saveWeightsForSampler();
@@ -85,14 +92,20 @@ async function benchModel(name: string, opts: LocalBackendOptions, peak: number,
   const NEW = full ? 200 : 100;
   const params = { maxTokens: NEW, temperature: 1, stop: [] as number[] };
   const one = await time(() => sampler.sample(prompt, { ...params, numSamples: N, seed: 1 }), reps);
-  console.log(`${name}: sample 1 call × ${N} samples × ${NEW} tok: ${one.wallMs.toFixed(0)} ms → ${((N * NEW) / (one.wallMs / 1000)).toFixed(0)} tok/s wall (${((N * NEW) / (one.cpuMs / 1000)).toFixed(0)} tok/s CPU)`);
+  console.log(
+    `${name}: sample 1 call × ${N} samples × ${NEW} tok: ${one.wallMs.toFixed(0)} ms → ${((N * NEW) / (one.wallMs / 1000)).toFixed(0)} tok/s wall (${((N * NEW) / (one.cpuMs / 1000)).toFixed(0)} tok/s CPU)`,
+  );
   if (full) {
     const conc = await time(() => Promise.all(Array.from({ length: N }, (_, i) => sampler.sample(prompt, { ...params, seed: i }))), reps);
-    console.log(`${name}: sample ${N} concurrent calls × 1 sample (continuous batching): ${((N * NEW) / (conc.wallMs / 1000)).toFixed(0)} tok/s wall (${((N * NEW) / (conc.cpuMs / 1000)).toFixed(0)} tok/s CPU)`);
+    console.log(
+      `${name}: sample ${N} concurrent calls × 1 sample (continuous batching): ${((N * NEW) / (conc.wallMs / 1000)).toFixed(0)} tok/s wall (${((N * NEW) / (conc.cpuMs / 1000)).toFixed(0)} tok/s CPU)`,
+    );
     const seq = await time(async () => {
       for (let i = 0; i < 4; i++) await sampler.sample(prompt, { ...params, seed: i });
     }, 1);
-    console.log(`${name}: sample 4 sequential calls × 1 sample (no batching): ${((4 * NEW) / (seq.wallMs / 1000)).toFixed(0)} tok/s wall (${((4 * NEW) / (seq.cpuMs / 1000)).toFixed(0)} tok/s CPU)`);
+    console.log(
+      `${name}: sample 4 sequential calls × 1 sample (no batching): ${((4 * NEW) / (seq.wallMs / 1000)).toFixed(0)} tok/s wall (${((4 * NEW) / (seq.cpuMs / 1000)).toFixed(0)} tok/s CPU)`,
+    );
   }
   await be.close();
 }

@@ -12,14 +12,21 @@ import { extractLastBoxed } from '../src/reward/math/extract-boxed.js';
 import { mathEquivalentSync } from '../src/reward/math/equivalent.js';
 import { MathCheckPool } from '../src/reward/math/pool.js';
 
-interface Case { gold: string; pred: string; expected: boolean; category: string }
+interface Case {
+  gold: string;
+  pred: string;
+  expected: boolean;
+  category: string;
+}
 
 const WORKERS = Number(process.env.WORKERS ?? 2);
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS ?? 5000);
 const REPS = Number(process.env.REPS ?? 3);
 const repoRoot = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const cases = readFileSync(path.resolve(repoRoot, 'test/fixtures/math-equivalence.jsonl'), 'utf8')
-  .trim().split('\n').map((l) => JSON.parse(l) as Case);
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Case);
 
 /** Answer pairs as the reward / evaluator would see them (extraction is timed separately). */
 const pairs = cases.flatMap((c) => {
@@ -39,7 +46,11 @@ const fmt = (x: number): string => x.toFixed(2);
 // Extraction only.
 {
   const t0 = performance.now();
-  for (let r = 0; r < REPS; r++) for (const c of cases) { extractAnswer(c.pred); extractLastBoxed(c.pred); }
+  for (let r = 0; r < REPS; r++)
+    for (const c of cases) {
+      extractAnswer(c.pred);
+      extractLastBoxed(c.pred);
+    }
   const ms = performance.now() - t0;
   console.log(`extraction: ${fmt((REPS * cases.length) / (ms / 1000))} responses/s (${cases.length} cases × ${REPS})`);
 }
@@ -59,7 +70,9 @@ const fmt = (x: number): string => x.toFixed(2);
     }
   }
   const ms = performance.now() - t0;
-  console.log(`in-thread: ${fmt(lat.length / (ms / 1000))} checks/s, p50 ${fmt(pct(lat, 0.5))} ms, p99 ${fmt(pct(lat, 0.99))} ms, max ${fmt(Math.max(...lat))} ms (${pairs.length} pairs × ${REPS}; cold first pass ${fmt(warmMs)} ms)`);
+  console.log(
+    `in-thread: ${fmt(lat.length / (ms / 1000))} checks/s, p50 ${fmt(pct(lat, 0.5))} ms, p99 ${fmt(pct(lat, 0.99))} ms, max ${fmt(Math.max(...lat))} ms (${pairs.length} pairs × ${REPS}; cold first pass ${fmt(warmMs)} ms)`,
+  );
 }
 
 // Worker pool.
@@ -70,14 +83,18 @@ const pool = new MathCheckPool({ size: WORKERS, timeoutMs: TIMEOUT_MS });
   const lat: number[] = [];
   const t0 = performance.now();
   for (let r = 0; r < REPS; r++) {
-    await Promise.all(pairs.map(async (p) => {
-      const s = performance.now();
-      await pool.check(p.gold, p.pred);
-      lat.push(performance.now() - s);
-    }));
+    await Promise.all(
+      pairs.map(async (p) => {
+        const s = performance.now();
+        await pool.check(p.gold, p.pred);
+        lat.push(performance.now() - s);
+      }),
+    );
   }
   const ms = performance.now() - t0;
-  console.log(`pool(${WORKERS} workers): ${fmt(lat.length / (ms / 1000))} checks/s; latency incl. queueing p50 ${fmt(pct(lat, 0.5))} ms, p99 ${fmt(pct(lat, 0.99))} ms`);
+  console.log(
+    `pool(${WORKERS} workers): ${fmt(lat.length / (ms / 1000))} checks/s; latency incl. queueing p50 ${fmt(pct(lat, 0.5))} ms, p99 ${fmt(pct(lat, 0.99))} ms`,
+  );
   const serial: number[] = [];
   for (const p of pairs) {
     const s = performance.now();
@@ -102,7 +119,9 @@ const pool = new MathCheckPool({ size: WORKERS, timeoutMs: TIMEOUT_MS });
     await pool.check('1', '1'); // a warm worker is ready (a replacement boots after each kill)
     const s = performance.now();
     const r = await pool.check(g, p);
-    console.log(`pathological ${name}: ${r.status}${r.status === 'ok' ? ` (equal=${r.equal})` : ''} in ${fmt(performance.now() - s)} ms (timeout ${TIMEOUT_MS} ms)`);
+    console.log(
+      `pathological ${name}: ${r.status}${r.status === 'ok' ? ` (equal=${r.equal})` : ''} in ${fmt(performance.now() - s)} ms (timeout ${TIMEOUT_MS} ms)`,
+    );
   }
 }
 await pool.close();

@@ -16,7 +16,17 @@
  *   npm run bench:rollout       (env: STEPS=8 QUESTIONS=8 GROUP=8 CONCURRENCY=64 GEN_MS=150 GEN_SIGMA=1 FB_MS=60 OPTIM_MS=300 SEED=1)
  */
 import { fileURLToPath } from 'node:url';
-import { Trainer, codeInterpreter, loadRenderer, mulberry32, type Example, type Reward, type SamplingClient, type TrainerOptions, type TrainingBackend } from '../src/internal.js';
+import {
+  Trainer,
+  codeInterpreter,
+  loadRenderer,
+  mulberry32,
+  type Example,
+  type Reward,
+  type SamplingClient,
+  type TrainerOptions,
+  type TrainingBackend,
+} from '../src/internal.js';
 import { fakeSandbox, mockBackend, scriptedSampler } from '../src/testing/index.js';
 
 const env = (k: string, d: number) => Number(process.env[k] ?? d);
@@ -57,9 +67,20 @@ function meter() {
     last = now;
   };
   return {
-    enter: (n = 1) => (tick(), (inFlight += n)),
-    leave: (n = 1) => (tick(), (inFlight -= n)),
-    read: () => (tick(), { busyMs, occupancyMs }),
+    enter: (n = 1) => {
+      tick();
+      inFlight += n;
+      return inFlight;
+    },
+    leave: (n = 1) => {
+      tick();
+      inFlight -= n;
+      return inFlight;
+    },
+    read: () => {
+      tick();
+      return { busyMs, occupancyMs };
+    },
   };
 }
 
@@ -109,7 +130,7 @@ async function run(mode: Mode) {
     },
   };
   const sandbox = fakeSandbox(async () => {
-    await sleep(5 * Math.pow(100, rng()));
+    await sleep(5 * 100 ** rng());
     return { stdout: '1' };
   });
   // Each example asks for 0–3 tool calls; the reward is +1 for \boxed{1}.
@@ -164,7 +185,9 @@ console.log(
 const results = [];
 for (const m of modes) results.push(await run(m));
 const pct = (x: number) => `${(x * 100).toFixed(0)}%`.padStart(5);
-console.log(`${'mode'.padEnd(28)} ${'traj/s'.padStart(7)} ${'wall s'.padStart(7)} ${'sampler busy'.padStart(12)} ${'slot occ.'.padStart(9)} ${'learner busy'.padStart(12)} ${'staleness'.padStart(9)} ${'stale dropped'.padStart(13)}  ×sync`);
+console.log(
+  `${'mode'.padEnd(28)} ${'traj/s'.padStart(7)} ${'wall s'.padStart(7)} ${'sampler busy'.padStart(12)} ${'slot occ.'.padStart(9)} ${'learner busy'.padStart(12)} ${'staleness'.padStart(9)} ${'stale dropped'.padStart(13)}  ×sync`,
+);
 const sync = results[0]!.trajectoriesPerS;
 for (const r of results) {
   console.log(
@@ -172,4 +195,6 @@ for (const r of results) {
   );
 }
 const best = results[2]!;
-console.log(`goals: streaming + overlap ≥ 1.5× round-synchronous: ${(best.trajectoriesPerS / sync).toFixed(2)}× ${best.trajectoriesPerS / sync >= 1.5 ? 'met' : 'NOT met'}; sampler busy ≥ 90%: ${pct(best.samplerBusy).trim()} ${best.samplerBusy >= 0.9 ? 'met' : 'NOT met'}`);
+console.log(
+  `goals: streaming + overlap ≥ 1.5× round-synchronous: ${(best.trajectoriesPerS / sync).toFixed(2)}× ${best.trajectoriesPerS / sync >= 1.5 ? 'met' : 'NOT met'}; sampler busy ≥ 90%: ${pct(best.samplerBusy).trim()} ${best.samplerBusy >= 0.9 ? 'met' : 'NOT met'}`,
+);

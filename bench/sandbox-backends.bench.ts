@@ -22,9 +22,19 @@ import type { Sandbox } from '../src/types/exec-result.js';
 export const RETOOL_MIX_JS: readonly Snippet[] = [
   { name: 'arithmetic', code: 'const a = 3n ** 40n + 7n * 11n; console.log(a % 1000003n, (a / 97n) % 13n)' },
   { name: 'sympy', code: 'const roots = []; for (let x = -100; x <= 100; x++) if (x * x - 5 * x + 6 === 0) roots.push(x); console.log(roots)' },
-  { name: 'numpy', code: 'const n = 8, a = Array.from({ length: n * n }, (_, i) => i); let t = 0; for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) t += a[i * n + k] * a[i * n + k]; console.log(t)' },
-  { name: 'itertools', code: 'let c = 0; const p = (xs, acc) => { if (!xs.length) { if (acc[0] < acc[acc.length - 1]) c++; return; } xs.forEach((x, i) => p([...xs.slice(0, i), ...xs.slice(i + 1)], [...acc, x])); }; p([0,1,2,3,4,5], []); console.log(c)' },
-  { name: 'fractions', code: 'const g = (a, b) => b ? g(b, a % b) : a; let n = 0n, d = 1n; for (let k = 1n; k < 200n; k++) { const kd = k * (k + 1n); n = n * kd + d; d = d * kd; const q = g(n, d); n /= q; d /= q; } console.log(`${n}/${d}`)' },
+  {
+    name: 'numpy',
+    code: 'const n = 8, a = Array.from({ length: n * n }, (_, i) => i); let t = 0; for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) t += a[i * n + k] * a[i * n + k]; console.log(t)',
+  },
+  {
+    name: 'itertools',
+    code: 'let c = 0; const p = (xs, acc) => { if (!xs.length) { if (acc[0] < acc[acc.length - 1]) c++; return; } xs.forEach((x, i) => p([...xs.slice(0, i), ...xs.slice(i + 1)], [...acc, x])); }; p([0,1,2,3,4,5], []); console.log(c)',
+  },
+  {
+    name: 'fractions',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source run in the sandbox, with its own template literal
+    code: 'const g = (a, b) => b ? g(b, a % b) : a; let n = 0n, d = 1n; for (let k = 1n; k < 200n; k++) { const kd = k * (k + 1n); n = n * kd + d; d = d * kd; const q = g(n, d); n /= q; d /= q; } console.log(`${n}/${d}`)',
+  },
   { name: 'raises', code: 'function f(n) { if (n === 0) throw new RangeError("division by zero"); return 10 / n } console.log(f(0))' },
 ];
 
@@ -41,7 +51,18 @@ function print(rows: readonly BenchRow[]): void {
   const snippets = Object.keys(rows[0]?.perSnippetMedianMs ?? {});
   const pad = (s: string, n: number) => s.padEnd(n);
   const base = rows[0];
-  console.log([pad('sandbox', 30), pad('calls/s', 9), pad('p50 ms', 8), pad('p95 ms', 8), pad('×thr', 6), ...snippets.map((s) => pad(s, 11)), pad('timeout ms', 18), 'wrong'].join(' '));
+  console.log(
+    [
+      pad('sandbox', 30),
+      pad('calls/s', 9),
+      pad('p50 ms', 8),
+      pad('p95 ms', 8),
+      pad('×thr', 6),
+      ...snippets.map((s) => pad(s, 11)),
+      pad('timeout ms', 18),
+      'wrong',
+    ].join(' '),
+  );
   for (const r of rows) {
     console.log(
       [
@@ -69,7 +90,11 @@ async function main(): Promise<void> {
   const timeoutMs = 30_000;
   const toClose: Sandbox[] = [];
   const closers: (() => Promise<void>)[] = [];
-  console.log(`load average: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
+  console.log(
+    `load average: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} on ${availableParallelism()} CPUs`,
+  );
   console.log(`sandbox backends bench: rounds=${rounds} (${rounds * RETOOL_MIX.length} calls each) concurrency=${concurrency}`);
   try {
     const python: NamedSandbox[] = [];

@@ -96,17 +96,32 @@ export async function benchSandboxes(
     );
     const totalS = (performance.now() - t0) / 1000;
     const per: Record<string, number> = {};
-    for (const s of mix) per[s.name] = quantile(lat.filter((l) => l.snippet === s.name).map((l) => l.ms), 0.5);
+    for (const s of mix)
+      per[s.name] = quantile(
+        lat.filter((l) => l.snippet === s.name).map((l) => l.ms),
+        0.5,
+      );
     const tt = performance.now();
     const tr = await sandbox.run({ code: 'while True:\n    pass', timeoutMs: 1000 });
     rows.push({
       name,
       calls: jobs.length,
       callsPerSec: jobs.length / totalS,
-      p50Ms: quantile(lat.map((l) => l.ms), 0.5),
-      p95Ms: quantile(lat.map((l) => l.ms), 0.95),
+      p50Ms: quantile(
+        lat.map((l) => l.ms),
+        0.5,
+      ),
+      p95Ms: quantile(
+        lat.map((l) => l.ms),
+        0.95,
+      ),
       perSnippetMedianMs: per,
-      cpuMedianMs: lat.some((l) => l.r.cpuMs !== undefined) ? quantile(lat.map((l) => l.r.cpuMs ?? NaN).filter((x) => !Number.isNaN(x)), 0.5) : undefined,
+      cpuMedianMs: lat.some((l) => l.r.cpuMs !== undefined)
+        ? quantile(
+            lat.map((l) => l.r.cpuMs ?? NaN).filter((x) => !Number.isNaN(x)),
+            0.5,
+          )
+        : undefined,
       wrong: lat.filter((l) => l.r.status !== (l.snippet === 'raises' ? 'error' : 'ok')).length,
       timeoutReturnMs: performance.now() - tt,
       timeoutStatus: tr.status,
@@ -186,7 +201,11 @@ export async function processStartProbe(concurrency: number, n = 40): Promise<{ 
 }
 
 /** Per-snippet median latency with one call at a time and an idle gap before each (what a lone rollout sees), ms. */
-export async function unloadedLatency(sandbox: Sandbox, rounds: number, mix: readonly Snippet[] = RETOOL_MIX): Promise<{ p50: number; per: Record<string, number> }> {
+export async function unloadedLatency(
+  sandbox: Sandbox,
+  rounds: number,
+  mix: readonly Snippet[] = RETOOL_MIX,
+): Promise<{ p50: number; per: Record<string, number> }> {
   const all: number[] = [];
   const per: Record<string, number> = {};
   for (const s of mix) {
@@ -208,7 +227,17 @@ function printRows(rows: readonly BenchRow[], baseline: string): void {
   const snippets = Object.keys(rows[0]?.perSnippetMedianMs ?? {});
   const pad = (s: string, n: number) => s.padEnd(n);
   console.log(
-    [pad('sandbox', 24), pad('calls/s', 9), pad('p50 ms', 8), pad('p95 ms', 8), pad('×thr', 7), ...snippets.map((s) => pad(s, 11)), 'timeout ms', 'wrong', 'cpu ms p50'].join(' '),
+    [
+      pad('sandbox', 24),
+      pad('calls/s', 9),
+      pad('p50 ms', 8),
+      pad('p95 ms', 8),
+      pad('×thr', 7),
+      ...snippets.map((s) => pad(s, 11)),
+      'timeout ms',
+      'wrong',
+      'cpu ms p50',
+    ].join(' '),
   );
   for (const r of rows) {
     console.log(
@@ -253,7 +282,11 @@ async function main(): Promise<void> {
     (sandbox as { on?: (e: 'warning', f: (w: unknown) => void) => void }).on?.('warning', (w) => console.warn('warning:', w));
   }
   const isolation = list.map((l) => `${l.name}: ${(l.sandbox as { isolation?: string }).isolation ?? 'none'}`).join(', ');
-  console.log(`load average: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${availableParallelism()} CPUs`);
+  console.log(
+    `load average: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} on ${availableParallelism()} CPUs`,
+  );
   console.log(`sandbox bench: rounds=${rounds} (${rounds * RETOOL_MIX.length} calls each) concurrency=${concurrency} isolation: ${isolation}`);
   const sessionsOnly = process.argv.includes('--sessions-only');
   try {
@@ -298,7 +331,9 @@ async function mainMix(list: NamedSandbox[], o: { rounds: number; concurrency: n
       const u = await unloadedLatency(fork.sandbox, rounds);
       console.log(
         `local fork-server, one call at a time (40 ms idle before each): p50 ${u.p50.toFixed(1)} ms; ` +
-          Object.entries(u.per).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', '),
+          Object.entries(u.per)
+            .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+            .join(', '),
       );
     }
     if (jsonAt > 0) writeFileSync(process.argv[jsonAt + 1]!, JSON.stringify(rows, null, 2));

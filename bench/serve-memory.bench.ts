@@ -41,16 +41,36 @@ const fmt = (s: Sample) =>
   `step ${String(s.step).padStart(5)}  rss ${s.rssMiB.toFixed(1).padStart(7)} MiB  heap ${s.heapMiB.toFixed(1).padStart(6)} MiB  outside heap ${s.outsideHeapMiB.toFixed(1).padStart(7)} MiB  sampler versions held ${s.versions}`;
 
 async function main(): Promise<void> {
-  const serve = createServeApp({ port: 0, sessionTimeoutMs: 3_600_000, engineThread: ENGINE_THREAD, ...(TINY_MODEL ? { model: { layers: 1, dModel: 32, heads: 2, contextTokens: 128 } } : {}), ...(KEEP_ALL ? { serveLimits: { samplerVersionsPerModel: 2 ** 31 - 1 } } : {}) });
+  const serve = createServeApp({
+    port: 0,
+    sessionTimeoutMs: 3_600_000,
+    engineThread: ENGINE_THREAD,
+    ...(TINY_MODEL ? { model: { layers: 1, dModel: 32, heads: 2, contextTokens: 128 } } : {}),
+    ...(KEEP_ALL ? { serveLimits: { samplerVersionsPerModel: 2 ** 31 - 1 } } : {}),
+  });
   const url = await serve.listen();
   const renderer = await loadRenderer({ dir: defaultModelDir() });
-  const backend = tinkerBackend({ baseUrl: url, apiKey: 'tml-bench', baseModel: serve.service.modelName, renderer, maxContextTokens: serve.service.contextTokens });
+  const backend = tinkerBackend({
+    baseUrl: url,
+    apiKey: 'tml-bench',
+    baseModel: serve.service.modelName,
+    renderer,
+    maxContextTokens: serve.service.contextTokens,
+  });
   const prompt = renderer.renderPrompt([{ role: 'user', content: 'What is 12 * 7?' }]);
-  console.log(`bench:serve-memory — ${STEPS} steps of forward_backward (2 datums × 16 tokens) + optim_step + save_weights_for_sampler + ${GROUP} samples (max 8 tokens), ${TINY_MODEL ? 'tiny model' : 'default model'}; ${KEEP_ALL ? 'KEEP_ALL (every version kept: the old behaviour)' : `server keeps ${serve.service.limits.samplerVersionsPerModel} unnamed versions per model`}`);
+  console.log(
+    `bench:serve-memory — ${STEPS} steps of forward_backward (2 datums × 16 tokens) + optim_step + save_weights_for_sampler + ${GROUP} samples (max 8 tokens), ${TINY_MODEL ? 'tiny model' : 'default model'}; ${KEEP_ALL ? 'KEEP_ALL (every version kept: the old behaviour)' : `server keeps ${serve.service.limits.samplerVersionsPerModel} unnamed versions per model`}`,
+  );
   const datum = (i: number) => {
     const toks = Array.from({ length: 17 }, (_, t) => (i * 31 + t * 7) % 2000);
     const mask = toks.slice(1).map((_, t) => (t >= 4 ? 1 : 0));
-    return { modelInput: toks.slice(0, 16), targetTokens: toks.slice(1), logprobs: mask.map((m) => (m ? -7 : 0)), advantages: mask.map((m) => (m ? ((i % 3) - 1) * 0.5 : 0)), mask };
+    return {
+      modelInput: toks.slice(0, 16),
+      targetTokens: toks.slice(1),
+      logprobs: mask.map((m) => (m ? -7 : 0)),
+      advantages: mask.map((m) => (m ? ((i % 3) - 1) * 0.5 : 0)),
+      mask,
+    };
   };
   const step = async (i: number) => {
     await backend.forwardBackward([datum(i), datum(i + 1)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation: 'token-sum' });
@@ -70,7 +90,9 @@ async function main(): Promise<void> {
   }
   const per1k = (a: number, b: number) => (((b - a) / STEPS) * 1000).toFixed(1);
   console.log(`\n${STEPS} steps in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  console.log(`start → end: rss ${start.rssMiB.toFixed(1)} → ${last.rssMiB.toFixed(1)} MiB (${per1k(start.rssMiB, last.rssMiB)} MiB per 1,000 steps); outside heap ${start.outsideHeapMiB.toFixed(1)} → ${last.outsideHeapMiB.toFixed(1)} MiB (${per1k(start.outsideHeapMiB, last.outsideHeapMiB)} per 1,000); sampler versions ${start.versions} → ${last.versions}`);
+  console.log(
+    `start → end: rss ${start.rssMiB.toFixed(1)} → ${last.rssMiB.toFixed(1)} MiB (${per1k(start.rssMiB, last.rssMiB)} MiB per 1,000 steps); outside heap ${start.outsideHeapMiB.toFixed(1)} → ${last.outsideHeapMiB.toFixed(1)} MiB (${per1k(start.outsideHeapMiB, last.outsideHeapMiB)} per 1,000); sampler versions ${start.versions} → ${last.versions}`,
+  );
   await backend.close();
   await serve.close();
 }

@@ -27,8 +27,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function holdBodies(mode: 'layer' | 'naive'): Promise<{ base: number; peak: number; refused: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./server-abuse-child.ts', import.meta.url)), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve) => child.stdout.on('data', (d: Buffer) => /port (\d+)/.test(String(d)) && resolve(Number(/port (\d+)/.exec(String(d))![1]))));
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./server-abuse-child.ts', import.meta.url)), mode], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve) =>
+    child.stdout.on('data', (d: Buffer) => /port (\d+)/.test(String(d)) && resolve(Number(/port (\d+)/.exec(String(d))![1]))),
+  );
   await sleep(300);
   const base = rssMiB(child.pid!);
   let peak = base;
@@ -60,8 +64,12 @@ async function holdBodies(mode: 'layer' | 'naive'): Promise<{ base: number; peak
 console.log(`== ${N} connections, each declaring an 8 MiB body and sending ${part.length >> 20} MiB of it, then stalling`);
 const naive = await holdBodies('naive');
 const layer = await holdBodies('layer');
-console.log(`plain node:http   : RSS ${naive.base.toFixed(0)} → peak ${naive.peak.toFixed(0)} MiB (+${(naive.peak - naive.base).toFixed(0)}), 503s ${naive.refused}`);
-console.log(`shared HTTP layer : RSS ${layer.base.toFixed(0)} → peak ${layer.peak.toFixed(0)} MiB (+${(layer.peak - layer.base).toFixed(0)}), 503s ${layer.refused}`);
+console.log(
+  `plain node:http   : RSS ${naive.base.toFixed(0)} → peak ${naive.peak.toFixed(0)} MiB (+${(naive.peak - naive.base).toFixed(0)}), 503s ${naive.refused}`,
+);
+console.log(
+  `shared HTTP layer : RSS ${layer.base.toFixed(0)} → peak ${layer.peak.toFixed(0)} MiB (+${(layer.peak - layer.base).toFixed(0)}), 503s ${layer.refused}`,
+);
 console.log(`growth ratio plain/layer: ${((naive.peak - naive.base) / Math.max(1, layer.peak - layer.base)).toFixed(1)}×`);
 
 console.log('\n== retrieval server, 5,000 synthetic passages, bm25');
@@ -90,11 +98,17 @@ await sleep(5);
 const during = await post({ queries: [q(2)], topk: 3 });
 const full = await fullP;
 console.log(`256 queries (the maximum)       : HTTP ${full.status} in ${full.ms.toFixed(0)} ms`);
-console.log(`1 query during the 256          : HTTP ${during.status} in ${during.ms.toFixed(1)} ms (answered ${during.ms < full.ms ? 'before' : 'after'} the big one)`);
+console.log(
+  `1 query during the 256          : HTTP ${during.status} in ${during.ms.toFixed(1)} ms (answered ${during.ms < full.ms ? 'before' : 'after'} the big one)`,
+);
 await srv.close();
 const copies = Number(values.copies);
 const flood = Array.from({ length: copies }, () => 'the').join(' ');
-const plain = new MiniSearch<(typeof corpus)[number]>({ idField: 'id', fields: ['title', 'contents'], searchOptions: { boost: { title: 2 }, combineWith: 'OR' } });
+const plain = new MiniSearch<(typeof corpus)[number]>({
+  idField: 'id',
+  fields: ['title', 'contents'],
+  searchOptions: { boost: { title: 2 }, combineWith: 'OR' },
+});
 plain.addAll(corpus);
 let t0 = performance.now();
 plain.search(flood);
@@ -103,4 +117,6 @@ const r = bm25Retriever(corpus);
 t0 = performance.now();
 await r.search([flood], 3);
 const perTerm = performance.now() - t0;
-console.log(`${copies} × "the", one query         : per occurrence ${perOccurrence.toFixed(0)} ms, per distinct term ${perTerm.toFixed(1)} ms (${(perOccurrence / perTerm).toFixed(0)}× less)`);
+console.log(
+  `${copies} × "the", one query         : per occurrence ${perOccurrence.toFixed(0)} ms, per distinct term ${perTerm.toFixed(1)} ms (${(perOccurrence / perTerm).toFixed(0)}× less)`,
+);

@@ -84,8 +84,14 @@ export async function benchTrajectories(
     callsPerSec: lat.length / totalS,
     p50Ms: quantile(ms, 0.5),
     p95Ms: quantile(ms, 0.95),
-    lightP50Ms: quantile(lat.filter((l) => LIGHT_SNIPPETS.includes(l.snippet)).map((l) => l.ms), 0.5),
-    warmP50Ms: quantile(lat.filter((l) => l.index > 0).map((l) => l.ms), 0.5),
+    lightP50Ms: quantile(
+      lat.filter((l) => LIGHT_SNIPPETS.includes(l.snippet)).map((l) => l.ms),
+      0.5,
+    ),
+    warmP50Ms: quantile(
+      lat.filter((l) => l.index > 0).map((l) => l.ms),
+      0.5,
+    ),
     openCloseMs: openClose.length ? quantile(openClose, 0.5) : 0,
     wrong: lat.filter((l) => l.r.status !== (l.snippet === 'raises' ? 'error' : 'ok')).length,
     resets: lat.filter((l) => l.r.sessionReset === true).length,
@@ -97,7 +103,18 @@ export function printSessionRows(rows: readonly SessionBenchRow[], baseline: str
   const pad = (s: string, n: number) => s.padEnd(n);
   const base = rows.find((r) => r.name === baseline);
   console.log(
-    [pad('trajectories of 4 calls', 28), pad('calls/s', 9), pad('×thr', 7), pad('p50 ms', 8), pad('p95 ms', 8), pad('light p50', 10), pad('warm p50', 9), pad('open+close', 11), 'wrong', 'resets'].join(' '),
+    [
+      pad('trajectories of 4 calls', 28),
+      pad('calls/s', 9),
+      pad('×thr', 7),
+      pad('p50 ms', 8),
+      pad('p95 ms', 8),
+      pad('light p50', 10),
+      pad('warm p50', 9),
+      pad('open+close', 11),
+      'wrong',
+      'resets',
+    ].join(' '),
   );
   for (const r of rows) {
     console.log(

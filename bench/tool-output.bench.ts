@@ -22,7 +22,10 @@ function oldTruncateTail(text: string, maxTokens: number, count: (s: string) => 
   let best = text.length;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (count(TRUNCATION_MARKER + text.slice(mid)) <= maxTokens) { best = mid; hi = mid - 1; } else lo = mid + 1;
+    if (count(TRUNCATION_MARKER + text.slice(mid)) <= maxTokens) {
+      best = mid;
+      hi = mid - 1;
+    } else lo = mid + 1;
   }
   return TRUNCATION_MARKER + text.slice(best);
 }

@@ -17,11 +17,14 @@ const entries = {
   'agentrl-otel': 'dist/otel.d.ts',
   'agentrl-wandb': 'dist/wandb.d.ts',
   'agentrl-browser': 'dist/browser.d.ts',
+  'agentrl-serve': 'dist/serve.d.ts',
 };
 // One report per sandbox adapter the package exports (`./adapters/<name>`), so a new adapter needs no edit here.
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // An export that is a bare file (a Web Worker script such as `./adapters/pyodide/worker`) has no declarations to report.
-for (const key of Object.keys(pkg.exports).filter((k) => k.startsWith('./adapters/') && typeof pkg.exports[k] === 'object').sort()) {
+for (const key of Object.keys(pkg.exports)
+  .filter((k) => k.startsWith('./adapters/') && typeof pkg.exports[k] === 'object')
+  .sort()) {
   entries[`agentrl-adapters-${key.slice('./adapters/'.length)}`] = `dist/adapters/${key.slice('./adapters/'.length)}.d.ts`;
 }
 const base = ExtractorConfig.loadFile(join(root, 'api-extractor.json'));
@@ -29,7 +32,8 @@ let failed = false;
 const problems = [];
 let mainExports = new Set();
 /** The names a report declares as exports: `export declare class X`, `export interface X`, `export type X`, …. */
-const exportedNames = (report) => new Set([...report.matchAll(/^export (?:declare )?(?:abstract )?(?:class|interface|type|function|const|let|enum|namespace) (\w+)/gm)].map((m) => m[1]));
+const exportedNames = (report) =>
+  new Set([...report.matchAll(/^export (?:declare )?(?:abstract )?(?:class|interface|type|function|const|let|enum|namespace) (\w+)/gm)].map((m) => m[1]));
 for (const [name, dts] of Object.entries(entries)) {
   if (!existsSync(join(root, dts))) {
     console.error(`api-report: ${dts} missing — run \`npm run build\` first`);
@@ -53,7 +57,8 @@ for (const [name, dts] of Object.entries(entries)) {
     } else if (m.logLevel === 'warning' && !m.text.includes('TSDoc')) m.logLevel = 'none';
   };
   const result = Extractor.invoke(config, { localBuild: local, showVerboseMessages: false, messageCallback: onMessage });
-  if (name === 'agentrl') mainExports = exportedNames(readFileSync(local ? join(root, 'docs/api', 'agentrl.api.md') : join(root, 'temp/api', 'agentrl.api.md'), 'utf8'));
+  if (name === 'agentrl')
+    mainExports = exportedNames(readFileSync(local ? join(root, 'docs/api', 'agentrl.api.md') : join(root, 'temp/api', 'agentrl.api.md'), 'utf8'));
   if (result.apiReportChanged && !local) {
     console.error(`api-report: the public API of ${name} changed; run \`npm run build && npm run api:update\` and commit docs/api/${name}.api.md`);
     failed = true;
@@ -64,7 +69,9 @@ for (const [name, dts] of Object.entries(entries)) {
 }
 if (problems.length > 0) {
   for (const p of problems) console.error(`api-report: ${p}`);
-  console.error(`api-report: ${problems.length} name(s) undocumented or exposed without an export: document them (TSDoc) or export the type from its entry point`);
+  console.error(
+    `api-report: ${problems.length} name(s) undocumented or exposed without an export: document them (TSDoc) or export the type from its entry point`,
+  );
   failed = true;
 }
 if (failed) process.exit(1);

@@ -91,10 +91,19 @@ function chainTo(file) {
 const js = result.outputFiles.filter((f) => f.path.endsWith('.js'));
 const bytes = js.reduce((n, f) => n + f.contents.byteLength, 0);
 const gzipBytes = js.reduce((n, f) => n + gzipSync(f.contents).byteLength, 0);
-const report = { entry: rel(entry), bytes, gzipBytes, inputs: Object.keys(result.metafile.inputs).length, nodeImports: nodeImports.map((n) => ({ path: n.path, importer: rel(n.importer) })) };
+const report = {
+  entry: rel(entry),
+  bytes,
+  gzipBytes,
+  inputs: Object.keys(result.metafile.inputs).length,
+  nodeImports: nodeImports.map((n) => ({ path: n.path, importer: rel(n.importer) })),
+};
 
 if (asJson) console.log(JSON.stringify(report));
-else console.log(`browser bundle: ${report.entry} → ${(bytes / 1024).toFixed(0)} KiB minified, ${(gzipBytes / 1024).toFixed(0)} KiB gzip, ${report.inputs} input files`);
+else
+  console.log(
+    `browser bundle: ${report.entry} → ${(bytes / 1024).toFixed(0)} KiB minified, ${(gzipBytes / 1024).toFixed(0)} KiB gzip, ${report.inputs} input files`,
+  );
 if (nodeImports.length > 0) {
   console.error(`browser bundle: ${nodeImports.length} Node built-in import(s) in the import graph:`);
   for (const n of nodeImports) console.error(`  ${n.path}  ←  ${chainTo(n.importer).join('  ←  ')}`);

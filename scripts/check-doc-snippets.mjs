@@ -41,7 +41,15 @@ for (const md of mdFiles) {
 }
 writeFileSync(
   join(outDir, 'tsconfig.json'),
-  JSON.stringify({ extends: relative(outDir, join(root, 'tsconfig.json')), compilerOptions: { noEmit: true, noUnusedLocals: false, baseUrl: relative(outDir, root) || '.' }, include: files }, null, 2),
+  JSON.stringify(
+    {
+      extends: relative(outDir, join(root, 'tsconfig.json')),
+      compilerOptions: { noEmit: true, noUnusedLocals: false, noUnusedParameters: false, baseUrl: relative(outDir, root) || '.' },
+      include: files,
+    },
+    null,
+    2,
+  ),
 );
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(outDir, 'tsconfig.json')], { encoding: 'utf8' });
 let out = (tsc.stdout ?? '') + (tsc.stderr ?? '');

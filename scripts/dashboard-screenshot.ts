@@ -14,12 +14,22 @@ if (!out || runDirs.length === 0) {
 const dash = await startDashboard({ runDirs, port: 0 });
 const browser = await chromium.launch({
   executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1500 } });
   await page.goto(dash.url);
-  await page.waitForFunction("[...document.querySelectorAll('#charts img')].length > 0 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)");
+  await page.waitForFunction(
+    "[...document.querySelectorAll('#charts img')].length > 0 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)",
+  );
   await page.waitForSelector('#list button');
   const withTool = page.locator('#list button', { hasText: /[1-9] tool call/ }).first();
   await ((await withTool.count()) > 0 ? withTool : page.locator('#list button').first()).click();

@@ -13,13 +13,32 @@
  */
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, Trainer, evalTable, evaluate, loadMathDataset, localBackend, mathReward, tinkerBackend, type EvalResult, type SamplingClient, type TrainerOptions, type TrainingBackend } from 'agentrl';
+import {
+  ConfigError,
+  Trainer,
+  evalTable,
+  evaluate,
+  loadMathDataset,
+  localBackend,
+  mathReward,
+  tinkerBackend,
+  type EvalResult,
+  type SamplingClient,
+  type TrainerOptions,
+  type TrainingBackend,
+} from 'agentrl';
 import { BUDGETS, MODEL, PATHS, SAMPLING } from '../examples/retool/config.js';
 import { toolEnv } from '../examples/retool/env.js';
 import { SIMULATED_ENGINES, startEngine, type SimEngine } from '../test/engines/simulators/index.js';
 
 const { values } = parseArgs({
-  options: { steps: { type: 'string', default: '3' }, problems: { type: 'string', default: '8' }, n: { type: 'string', default: '2' }, engines: { type: 'string' }, workaround: { type: 'boolean', default: false } },
+  options: {
+    steps: { type: 'string', default: '3' },
+    problems: { type: 'string', default: '8' },
+    n: { type: 'string', default: '2' },
+    engines: { type: 'string' },
+    workaround: { type: 'boolean', default: false },
+  },
 });
 const STEPS = Number(values.steps);
 const engines = (values.engines?.split(',') ?? [...SIMULATED_ENGINES]) as SimEngine[];
@@ -32,11 +51,14 @@ type Outcome = { kind: 'trained'; gradNorms: number[]; table: EvalResult } | { k
 const SCHEDULE = { kind: 'cosine', warmupSteps: 1 } as const;
 /** Adam settings: one for every engine, or (`--workaround`) ones the engine applies. */
 function optimizerFor(engine: SimEngine | 'in process'): NonNullable<TrainerOptions['optimizer']> {
-  if (values.workaround && engine === 'skyrl-jax') return { learningRate: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClipNorm: 0, schedule: SCHEDULE };
+  if (values.workaround && engine === 'skyrl-jax')
+    return { learningRate: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClipNorm: 0, schedule: SCHEDULE };
   return { learningRate: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClipNorm: 1, schedule: SCHEDULE };
 }
 /** `--workaround`: the KL reference, a frozen sampler of the cold-start weights in this process. */
-const reference: SamplingClient | undefined = values.workaround ? await localBackend({ ...MODEL, checkpoint: PATHS.sftCheckpoint }).saveWeightsForSampler() : undefined;
+const reference: SamplingClient | undefined = values.workaround
+  ? await localBackend({ ...MODEL, checkpoint: PATHS.sftCheckpoint }).saveWeightsForSampler()
+  : undefined;
 
 /** Trains and evaluates `backend`; `gradNormsOf` reads the gradient norm of every optimizer step afterwards. */
 async function run(backend: TrainingBackend, gradNormsOf: () => number[], optimizer: NonNullable<TrainerOptions['optimizer']>): Promise<Outcome> {
@@ -65,7 +87,16 @@ async function run(backend: TrainingBackend, gradNormsOf: () => number[], optimi
     trainer.on('rollout:start', () => (rollouts += 1));
     await trainer.train();
     const examples = await loadMathDataset(PATHS.dev, { limit: Number(values.problems) });
-    const table = await evaluate({ sampler: await backend.saveWeightsForSampler(), renderer: await backend.renderer(), env, reward, examples, n: Number(values.n), budgets: BUDGETS, sampling: { ...SAMPLING, seed: 1 } });
+    const table = await evaluate({
+      sampler: await backend.saveWeightsForSampler(),
+      renderer: await backend.renderer(),
+      env,
+      reward,
+      examples,
+      n: Number(values.n),
+      budgets: BUDGETS,
+      sampling: { ...SAMPLING, seed: 1 },
+    });
     await new Promise((r) => setTimeout(r, 200));
     return { kind: 'trained', gradNorms: gradNormsOf(), table };
   } catch (e) {
@@ -96,7 +127,9 @@ function inProcessRun(optimizer: NonNullable<TrainerOptions['optimizer']>): Prom
     };
     const r = await run(backend, () => norms, optimizer);
     if (r.kind !== 'trained') throw new Error(`the embedded engine refused: ${r.message}`);
-    console.log(`in process, gradClipNorm ${optimizer.gradClipNorm} (${((Date.now() - t0) / 1000).toFixed(0)} s): grad norms ${r.gradNorms.map((x) => x.toFixed(6)).join(', ')}`);
+    console.log(
+      `in process, gradClipNorm ${optimizer.gradClipNorm} (${((Date.now() - t0) / 1000).toFixed(0)} s): grad norms ${r.gradNorms.map((x) => x.toFixed(6)).join(', ')}`,
+    );
     rows.push([`in process (clip ${optimizer.gradClipNorm})`, r.table]);
     return r;
   })();
@@ -114,7 +147,15 @@ for (const engine of engines) {
     const before = sim.record.gradNorms.length;
     const optimizer = optimizerFor(engine);
     const r = await run(
-      tinkerBackend({ engine, baseUrl: sim.url, baseModel: 'agentrl/local', renderer: RENDERER, maxContextTokens: MODEL.contextTokens, retry: { tryAgainDelayMs: 0 }, onWarning: () => undefined }),
+      tinkerBackend({
+        engine,
+        baseUrl: sim.url,
+        baseModel: 'agentrl/local',
+        renderer: RENDERER,
+        maxContextTokens: MODEL.contextTokens,
+        retry: { tryAgainDelayMs: 0 },
+        onWarning: () => undefined,
+      }),
       () => sim.record.gradNorms.slice(before),
       optimizer,
     );
@@ -128,7 +169,9 @@ for (const engine of engines) {
     const worst = Math.max(...r.gradNorms.map((g, i) => Math.abs(g - local.gradNorms[i]!) / Math.max(1, local.gradNorms[i]!)));
     const same = r.gradNorms.length === local.gradNorms.length && worst <= 1e-5 && TABLE_KEYS.every((k) => r.table.metrics[k] === local.table.metrics[k]);
     failed ||= !same;
-    console.log(`${engine} (${s} s): grad norms ${r.gradNorms.map((x) => x.toFixed(6)).join(', ')} (max rel. diff ${worst.toExponential(1)}) — ${same ? 'same update and held-out table' : 'DIFFERENT'}`);
+    console.log(
+      `${engine} (${s} s): grad norms ${r.gradNorms.map((x) => x.toFixed(6)).join(', ')} (max rel. diff ${worst.toExponential(1)}) — ${same ? 'same update and held-out table' : 'DIFFERENT'}`,
+    );
   } finally {
     await sim.close();
   }

@@ -209,7 +209,15 @@ export function dockerSandbox(options: DockerSandboxOptions): DockerSandbox {
       return { status: 'memory', exitCode: null, signal: 'SIGKILL', stdout: '', stderr: 'container killed: out of memory', truncated: false, wallMs };
     }
     const detail = f.kind === 'died' ? f.detail : '';
-    return { status: 'sandbox_error', exitCode: null, signal: null, stdout: '', stderr: `sandbox runner died${detail ? `: ${detail}` : ''}`, truncated: false, wallMs };
+    return {
+      status: 'sandbox_error',
+      exitCode: null,
+      signal: null,
+      stdout: '',
+      stderr: `sandbox runner died${detail ? `: ${detail}` : ''}`,
+      truncated: false,
+      wallMs,
+    };
   }
 
   const sandbox: DockerSandbox = {

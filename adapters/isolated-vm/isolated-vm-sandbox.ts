@@ -101,10 +101,7 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
       ivmPath = p;
       return p;
     } catch (cause) {
-      throw new SandboxUnavailableError(
-        'isolated-vm is not installed or not built (run `npm rebuild isolated-vm`; it needs python3, make and g++)',
-        { cause },
-      );
+      throw new SandboxUnavailableError('isolated-vm is not installed or not built (run `npm rebuild isolated-vm`; it needs python3, make and g++)', { cause });
     }
   }
 
@@ -157,7 +154,15 @@ export function isolatedVmSandbox(options: IsolatedVmSandboxOptions = {}): Isola
 
   function failure(f: IvmFailure, timeoutMs: number, wallMs: number): ExecResult {
     if (f.kind === 'backstop') {
-      return { status: 'timeout', exitCode: null, signal: 'SIGKILL', stdout: '', stderr: `worker killed: no reply within ${timeoutMs} ms`, truncated: false, wallMs };
+      return {
+        status: 'timeout',
+        exitCode: null,
+        signal: 'SIGKILL',
+        stdout: '',
+        stderr: `worker killed: no reply within ${timeoutMs} ms`,
+        truncated: false,
+        wallMs,
+      };
     }
     return { status: 'memory', exitCode: null, signal: null, stdout: '', stderr: `isolated-vm worker died: ${f.detail}`, truncated: false, wallMs };
   }

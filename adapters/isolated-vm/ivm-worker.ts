@@ -42,8 +42,7 @@ export type IvmFailure = { readonly kind: 'died'; readonly detail: string } | { 
 
 /** Converts the child's wire result into an {@link ExecResult} (shared head/tail rendering). */
 export function wireToResult(w: WireResult): ExecResult {
-  const render = (s: WireStream) =>
-    renderCapped({ head: Buffer.from(s.head, 'base64'), tail: Buffer.from(s.tail, 'base64'), totalBytes: s.total });
+  const render = (s: WireStream) => renderCapped({ head: Buffer.from(s.head, 'base64'), tail: Buffer.from(s.tail, 'base64'), totalBytes: s.total });
   const out = render(w.stdout);
   const err = render(w.stderr);
   return {

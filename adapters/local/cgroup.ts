@@ -103,7 +103,9 @@ function makeGroup(kind: MemoryCgroups['kind'], group: string): MemoryCgroups {
     removeAll() {
       let entries: string[] = [];
       try {
-        entries = readdirSync(group, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+        entries = readdirSync(group, { withFileTypes: true })
+          .filter((d) => d.isDirectory())
+          .map((d) => d.name);
       } catch {
         return true;
       }

@@ -241,13 +241,15 @@ export class ForkServerPool {
           ...(workdir === undefined ? {} : { workdir }),
         }).then(resolve, (e: Error) => resolve(e));
         if (signal?.aborted) onAbort?.();
-      }).finally(() => {
-        clearTimeout(backstop);
-        unwatch();
-      }).catch((e: unknown) => {
-        anomaly = 'abort';
-        throw e;
-      });
+      })
+        .finally(() => {
+          clearTimeout(backstop);
+          unwatch();
+        })
+        .catch((e: unknown) => {
+          anomaly = 'abort';
+          throw e;
+        });
       const wallMs = performance.now() - started;
       if (aborted) {
         if (reply === 'backstop' || reply instanceof Error || reply.fatal !== undefined) anomaly = 'abort';

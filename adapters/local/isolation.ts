@@ -77,11 +77,15 @@ export function sandboxRoots(python: string): string[] {
   } catch {
     /* probe will report a missing python */
   }
-  const r = spawnSync(python, ['-I', '-c', 'import json, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix] + sys.path))'], {
-    encoding: 'utf8',
-    timeout: 20_000,
-    env: {},
-  });
+  const r = spawnSync(
+    python,
+    ['-I', '-c', 'import json, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix] + sys.path))'],
+    {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: {},
+    },
+  );
   if (r.status === 0) {
     try {
       for (const p of JSON.parse(r.stdout) as unknown[]) if (typeof p === 'string' && p.startsWith('/') && existsSync(p)) extra.push(realpathSync(p));
@@ -121,7 +125,8 @@ export function bwrapArgs(flavour: BwrapFlavour, hide: readonly string[], roots:
     } catch {
       continue;
     }
-    if (link !== undefined) a.push('--symlink', link, r); // merged /usr: /bin -> usr/bin
+    if (link !== undefined)
+      a.push('--symlink', link, r); // merged /usr: /bin -> usr/bin
     else a.push('--ro-bind', r, r);
   }
   a.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
@@ -158,13 +163,17 @@ export type ProbeResult = { ok: true; bwrap: string; runAs?: RunAs; rootReason?:
 const probeCache = new Map<string, ProbeResult>();
 
 function tryBwrap(bwrap: string, python: string, hide: readonly string[], runAs: RunAs | undefined): string | undefined {
-  const r = spawnSync(bwrap, [...bwrapArgs('zygote', hide, sandboxRoots(python)), python, '-I', '-c', 'import os; os.unshare if hasattr(os, "unshare") else None'], {
-    env: {},
-    timeout: 20_000,
-    encoding: 'utf8',
-    cwd: '/',
-    ...(runAs ?? {}),
-  });
+  const r = spawnSync(
+    bwrap,
+    [...bwrapArgs('zygote', hide, sandboxRoots(python)), python, '-I', '-c', 'import os; os.unshare if hasattr(os, "unshare") else None'],
+    {
+      env: {},
+      timeout: 20_000,
+      encoding: 'utf8',
+      cwd: '/',
+      ...(runAs ?? {}),
+    },
+  );
   return r.status === 0 ? undefined : `bwrap failed (${r.status ?? r.signal}): ${(r.stderr ?? String(r.error)).trim().slice(0, 300)}`;
 }
 

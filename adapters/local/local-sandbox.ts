@@ -87,8 +87,7 @@ class LocalSandboxImpl extends EventEmitter<LocalSandboxEvents> implements Local
             message: `the trainer runs as root and the sandbox could not run as uid ${SANDBOX_HOST_ID.uid} (${probe.rootReason}); model code keeps root's file permissions (root-only files, Unix sockets are still blocked by seccomp) and no process-count limit`,
           });
         }
-      }
-      else if (o.isolation === 'bwrap') {
+      } else if (o.isolation === 'bwrap') {
         throw new ConfigError('localSandbox options', [{ path: 'isolation', message: `'bwrap' requested but unusable: ${probe.reason}` }]);
       } else {
         warn({ code: 'ISOLATION_UNAVAILABLE', message: `${probe.reason}. Running WITHOUT isolation; off: ${PROTECTIONS_OFF_WITHOUT_BWRAP}` });

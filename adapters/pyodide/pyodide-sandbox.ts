@@ -59,13 +59,20 @@ export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
     ...(Number.isInteger(workers) && workers >= 1 ? [] : [{ path: 'workers', message: `expected an integer ≥ 1, got ${workers}` }]),
     ...(Number.isFinite(timeoutMs) && timeoutMs > 0 ? [] : [{ path: 'timeoutMs', message: `expected a number > 0, got ${timeoutMs}` }]),
     ...(Number.isInteger(maxOutputBytes) && maxOutputBytes >= 1 ? [] : [{ path: 'maxOutputBytes', message: `expected an integer ≥ 1, got ${maxOutputBytes}` }]),
-    ...(Number.isInteger(killAfterOutputBytes) && killAfterOutputBytes >= maxOutputBytes ? [] : [{ path: 'killAfterOutputBytes', message: `expected an integer ≥ maxOutputBytes, got ${killAfterOutputBytes}` }]),
-    ...(Number.isInteger(recycleAfterCalls) && recycleAfterCalls >= 1 ? [] : [{ path: 'recycleAfterCalls', message: `expected an integer ≥ 1, got ${recycleAfterCalls}` }]),
+    ...(Number.isInteger(killAfterOutputBytes) && killAfterOutputBytes >= maxOutputBytes
+      ? []
+      : [{ path: 'killAfterOutputBytes', message: `expected an integer ≥ maxOutputBytes, got ${killAfterOutputBytes}` }]),
+    ...(Number.isInteger(recycleAfterCalls) && recycleAfterCalls >= 1
+      ? []
+      : [{ path: 'recycleAfterCalls', message: `expected an integer ≥ 1, got ${recycleAfterCalls}` }]),
   ];
   if (issues.length > 0) throw new ConfigError('pyodideSandbox options', issues);
   const indexURL = String(options.indexURL).endsWith('/') ? String(options.indexURL) : `${String(options.indexURL)}/`;
 
-  if (WorkerCtor === undefined) throw new ConfigError('pyodideSandbox options', [{ path: 'workerUrl', message: 'this platform has no Web Worker (pyodideSandbox runs in a browser page)' }]);
+  if (WorkerCtor === undefined)
+    throw new ConfigError('pyodideSandbox options', [
+      { path: 'workerUrl', message: 'this platform has no Web Worker (pyodideSandbox runs in a browser page)' },
+    ]);
   const start = (): Slot => {
     const worker = new WorkerCtor(options.workerUrl, { type: 'module' });
     const ready = new Promise<void>((resolve, reject) => {
@@ -77,7 +84,9 @@ export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
         if (e.data.kind === 'ready') resolve();
         else reject(new SandboxUnavailableError(`Pyodide failed to start: ${e.data.message}`));
       });
-      worker.addEventListener('error', (e: { message?: string }) => reject(new SandboxUnavailableError(`Pyodide worker failed: ${e.message ?? 'error'}`)), { once: true });
+      worker.addEventListener('error', (e: { message?: string }) => reject(new SandboxUnavailableError(`Pyodide worker failed: ${e.message ?? 'error'}`)), {
+        once: true,
+      });
     });
     ready.catch(() => undefined);
     worker.postMessage({ kind: 'init', indexURL, maxOutputBytes, killAfterOutputBytes });
@@ -89,11 +98,12 @@ export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
   let closed = false;
   let nextId = 1;
 
-  const acquire = () => new Promise<Slot>((resolve) => {
-    const s = idle.pop();
-    if (s) resolve(s);
-    else waiting.push(resolve);
-  });
+  const acquire = () =>
+    new Promise<Slot>((resolve) => {
+      const s = idle.pop();
+      if (s) resolve(s);
+      else waiting.push(resolve);
+    });
   const release = (s: Slot, replace: boolean) => {
     let slot = s;
     if (replace || s.calls >= recycleAfterCalls) {
@@ -142,13 +152,19 @@ export function pyodideSandbox(options: PyodideSandboxOptions): Sandbox {
         const onMessage = (e: { data: WorkerReply }) => {
           const m = e.data;
           if (m.kind === 'result' && m.id === id) {
-            finish({ status: m.exitCode === 0 ? 'ok' : 'error', exitCode: m.exitCode, stdout: m.stdout, stderr: m.stderr, truncated: m.truncated, wallMs: wallMs() }, false);
+            finish(
+              { status: m.exitCode === 0 ? 'ok' : 'error', exitCode: m.exitCode, stdout: m.stdout, stderr: m.stderr, truncated: m.truncated, wallMs: wallMs() },
+              false,
+            );
           } else if (m.kind === 'output-limit' && m.id === id) {
             finish({ status: 'output_limit', exitCode: null, stdout: m.stdout, stderr: m.stderr, truncated: true, wallMs: wallMs() }, true);
           }
         };
         const onAbort = () => finish(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'), true);
-        const timer = setTimeout(() => finish({ status: 'timeout', exitCode: null, stdout: '', stderr: `timed out after ${limitMs} ms`, truncated: false, wallMs: wallMs() }, true), limitMs);
+        const timer = setTimeout(
+          () => finish({ status: 'timeout', exitCode: null, stdout: '', stderr: `timed out after ${limitMs} ms`, truncated: false, wallMs: wallMs() }, true),
+          limitMs,
+        );
         slot.worker.addEventListener('message', onMessage);
         signal?.addEventListener('abort', onAbort, { once: true });
         slot.worker.postMessage({ kind: 'run', id, code: req.code, stdin: req.stdin ?? '' });

@@ -18,7 +18,10 @@ interface PyodideLike {
 }
 
 /** The worker's global scope (typed here: the package compiles without the webworker library). */
-const scope = globalThis as unknown as { postMessage(m: unknown): void; onmessage: ((e: { data: InitMessage | RunMessage }) => void) | null } & Record<string, unknown>;
+const scope = globalThis as unknown as { postMessage(m: unknown): void; onmessage: ((e: { data: InitMessage | RunMessage }) => void) | null } & Record<
+  string,
+  unknown
+>;
 const post = (m: WorkerReply) => scope.postMessage(m);
 
 let py: PyodideLike | undefined;
@@ -98,7 +101,18 @@ def _agentrl_run(code):
 `;
 
 function cutNetwork(): void {
-  for (const name of ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'importScripts', 'Worker', 'SharedWorker', 'WebTransport', 'indexedDB', 'caches']) {
+  for (const name of [
+    'fetch',
+    'XMLHttpRequest',
+    'WebSocket',
+    'EventSource',
+    'importScripts',
+    'Worker',
+    'SharedWorker',
+    'WebTransport',
+    'indexedDB',
+    'caches',
+  ]) {
     try {
       Object.defineProperty(scope, name, { value: undefined, configurable: false, writable: false });
     } catch {

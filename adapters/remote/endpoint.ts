@@ -31,8 +31,7 @@ export class Endpoint {
     this.#origin = u.origin;
     this.#auth = opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {};
     this.#pool =
-      opts.dispatcher ??
-      new Pool(u.origin, { connections: opts.connections, pipelining: 1, connectTimeout: opts.connectTimeoutMs, keepAliveTimeout: 10_000 });
+      opts.dispatcher ?? new Pool(u.origin, { connections: opts.connections, pipelining: 1, connectTimeout: opts.connectTimeoutMs, keepAliveTimeout: 10_000 });
   }
 
   /**
@@ -104,5 +103,10 @@ export class Endpoint {
 
 function isTimeoutError(e: unknown): boolean {
   const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || (e instanceof DOMException && e.name === 'TimeoutError');
+  return (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    (e instanceof DOMException && e.name === 'TimeoutError')
+  );
 }

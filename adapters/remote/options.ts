@@ -107,9 +107,7 @@ const schema = z.strictObject({
  */
 export function resolveRemoteOptions(opts: RemoteSandboxOptions): ResolvedRemoteOptions {
   const parsed = schema.safeParse(opts);
-  const issues = parsed.success
-    ? []
-    : parsed.error.issues.map((i) => ({ path: ['remote', ...i.path.map(String)].join('.'), message: i.message }));
+  const issues = parsed.success ? [] : parsed.error.issues.map((i) => ({ path: ['remote', ...i.path.map(String)].join('.'), message: i.message }));
   if ((opts.url === undefined) === (opts.urls === undefined)) {
     issues.push({ path: 'remote.url', message: 'give exactly one of `url` and `urls`' });
   }

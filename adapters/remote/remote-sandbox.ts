@@ -170,8 +170,7 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
     if (out?.kind === 'transport' && out.timedOut) {
       throw new SandboxTimeoutError(attemptTimeoutMs, { cause: out.error });
     }
-    const detail =
-      out?.kind === 'transport' ? describe(out.error) : out ? `HTTP ${out.status}: ${out.body.slice(0, 300)}` : 'no attempt made';
+    const detail = out?.kind === 'transport' ? describe(out.error) : out ? `HTTP ${out.status}: ${out.body.slice(0, 300)}` : 'no attempt made';
     throw new SandboxUnavailableError(`remote sandbox unavailable (${last.ep?.url ?? '?'}): ${detail}`, {
       cause: out?.kind === 'transport' ? out.error : undefined,
     });
@@ -212,7 +211,9 @@ export function remoteSandbox(options: RemoteSandboxOptions): RemoteSandbox {
 
     async checkHealth(): Promise<number> {
       const oks = await Promise.all(endpoints.map((e) => e.ping(Math.max(1000, o.connectTimeoutMs))));
-      endpoints.forEach((e, i) => markHealth(e, oks[i] === true));
+      endpoints.forEach((e, i) => {
+        markHealth(e, oks[i] === true);
+      });
       return oks.filter(Boolean).length;
     },
 

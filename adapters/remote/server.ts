@@ -104,11 +104,12 @@ export function clampRunTimeoutMs(runTimeoutS: number | undefined, minMs: number
 export function createSandboxServer(sandbox: Sandbox, options: SandboxServerOptions = {}): SandboxServer {
   const checked = optionsSchema.safeParse(options);
   if (!checked.success) {
-    throw new ConfigError('sandbox server options', checked.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
+    throw new ConfigError(
+      'sandbox server options',
+      checked.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    );
   }
-  const languages = new Set(
-    options.languages ?? (sandbox.name.includes('isolated-vm') ? ['nodejs', 'javascript', 'js'] : ['python', 'python3']),
-  );
+  const languages = new Set(options.languages ?? (sandbox.name.includes('isolated-vm') ? ['nodejs', 'javascript', 'js'] : ['python', 'python3']));
   const maxInFlight = options.maxInFlight ?? 1024;
   const maxTimeoutMs = options.maxTimeoutMs ?? 300_000;
   const minTimeoutMs = Math.min(options.minTimeoutMs ?? 100, maxTimeoutMs);

@@ -85,8 +85,7 @@ const EXEC_STATUSES: ReadonlySet<string> = new Set(['ok', 'error', 'timeout', 'm
  * `SandboxError`/`Error`. The exact result rides along in `run_result.agentrl`.
  */
 export function execResultToResponse(r: ExecResult): RunCodeResponse {
-  const runStatus: CommandRunResult['status'] =
-    r.status === 'timeout' ? 'TimeLimitExceeded' : r.status === 'sandbox_error' ? 'Error' : 'Finished';
+  const runStatus: CommandRunResult['status'] = r.status === 'timeout' ? 'TimeLimitExceeded' : r.status === 'sandbox_error' ? 'Error' : 'Finished';
   const status: RunCodeResponse['status'] = r.status === 'ok' ? 'Success' : r.status === 'sandbox_error' ? 'SandboxError' : 'Failed';
   return {
     status,
@@ -128,8 +127,7 @@ function validExtension(x: unknown): x is AgentRLExtension {
  */
 export function responseToExecResult(resp: RunCodeResponse, roundTripMs: number): ExecResult {
   const run = resp.run_result;
-  const wallOf = (c: CommandRunResult | null): number =>
-    c && typeof c.execution_time === 'number' ? c.execution_time * 1000 : roundTripMs;
+  const wallOf = (c: CommandRunResult | null): number => (c && typeof c.execution_time === 'number' ? c.execution_time * 1000 : roundTripMs);
   const ext = run?.agentrl;
   if (run && validExtension(ext)) {
     return {

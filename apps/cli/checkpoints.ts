@@ -19,7 +19,10 @@ const USAGE = `Usage: agentrl checkpoints <list|download|export> [options]
 --base-url defaults to TINKER_BASE_URL, --api-key to TINKER_API_KEY.`;
 
 function rest(values: { 'base-url'?: string | undefined; 'api-key'?: string | undefined }): TinkerRestOptions {
-  return { ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}), ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}) };
+  return {
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
+  };
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
@@ -51,14 +54,19 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
         if (positionals.length !== 2) throw new UsageError('download needs <tinker-path> <dir>');
         const maxBytes = parseNumberFlag('max-bytes', values['max-bytes'], { integer: true, above: 0 });
         const r = await downloadCheckpoint(positionals[0]!, positionals[1]!, { ...rest(values), ...(maxBytes !== undefined ? { maxBytes } : {}) });
-        io.stdout(`downloaded ${positionals[0]} → ${r.dir}: ${r.files.join(', ')} (${r.bytes} bytes, sha256 ${r.sha256}${r.verified ? ', server checksum verified' : ''})\n`);
+        io.stdout(
+          `downloaded ${positionals[0]} → ${r.dir}: ${r.files.join(', ')} (${r.bytes} bytes, sha256 ${r.sha256}${r.verified ? ', server checksum verified' : ''})\n`,
+        );
         return 0;
       }
       case 'export': {
         if (positionals.length !== 2) throw new UsageError('export needs <checkpoint-dir> <out-dir>');
         const format = values.format ?? 'safetensors';
         if (format !== 'safetensors') throw new UsageError(`--format '${format}' is not supported; use safetensors`);
-        const files = await exportCheckpoint(positionals[0]!, positionals[1]!, { format, ...(values['tokenizer-dir'] !== undefined ? { tokenizerDir: values['tokenizer-dir'] } : {}) });
+        const files = await exportCheckpoint(positionals[0]!, positionals[1]!, {
+          format,
+          ...(values['tokenizer-dir'] !== undefined ? { tokenizerDir: values['tokenizer-dir'] } : {}),
+        });
         io.stdout(`exported ${positionals[0]} → ${positionals[1]}: ${files.join(', ')}\n`);
         return 0;
       }

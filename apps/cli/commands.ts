@@ -9,5 +9,6 @@ import { checkpointsCommand } from './checkpoints.js';
 
 /** Registers the built-in commands once (idempotent). Add new built-ins here. */
 export function registerBuiltinCommands(): void {
-  for (const cmd of [sandboxServeCommand, serveCommand, checkpointsCommand, evalCommand, plotCommand, dashboardCommand, initCommand]) if (!getCommand(cmd.name)) registerCommand(cmd);
+  for (const cmd of [sandboxServeCommand, serveCommand, checkpointsCommand, evalCommand, plotCommand, dashboardCommand, initCommand])
+    if (!getCommand(cmd.name)) registerCommand(cmd);
 }

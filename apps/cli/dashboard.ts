@@ -26,7 +26,19 @@ Prints "listening on <url>" when ready; Ctrl-C stops it.`;
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: { port: { type: 'string' }, host: { type: 'string' }, 'api-key': { type: 'string' }, screenshot: { type: 'string' }, width: { type: 'string' }, height: { type: 'string' } } });
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'api-key': { type: 'string' },
+        screenshot: { type: 'string' },
+        width: { type: 'string' },
+        height: { type: 'string' },
+      },
+    });
   } catch (e) {
     io.stderr(`agentrl dashboard: ${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
@@ -52,7 +64,12 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   let dash;
   try {
-    dash = await startDashboard({ runDirs: positionals, port, ...(values.host ? { host: values.host } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) });
+    dash = await startDashboard({
+      runDirs: positionals,
+      port,
+      ...(values.host ? { host: values.host } : {}),
+      ...(values['api-key'] ? { apiKey: values['api-key'] } : {}),
+    });
   } catch (e) {
     io.stderr(`agentrl dashboard: ${(e as Error).message}\n`);
     return 1;

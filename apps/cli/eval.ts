@@ -124,7 +124,8 @@ interface EvalPlan {
 
 function plan(v: Values): EvalPlan {
   const envs = (str(v, 'env') ?? 'retool').split(',').map((e) => e.trim());
-  for (const e of envs) if (e !== 'retool' && e !== 'retool-text') throw new UsageError(`--env must be retool, retool-text or both (comma-separated), got '${e}'`);
+  for (const e of envs)
+    if (e !== 'retool' && e !== 'retool-text') throw new UsageError(`--env must be retool, retool-text or both (comma-separated), got '${e}'`);
   if (new Set(envs).size !== envs.length) throw new UsageError(`--env names an environment twice: '${str(v, 'env')}'`);
   const flavor = str(v, 'flavor') ?? 'vllm';
   if (flavor !== 'vllm' && flavor !== 'sglang') throw new UsageError(`--flavor must be vllm or sglang, got '${flavor}'`);
@@ -136,7 +137,8 @@ function plan(v: Values): EvalPlan {
     } catch {
       templateKwargs = undefined;
     }
-    if (typeof templateKwargs !== 'object' || templateKwargs === null || Array.isArray(templateKwargs)) throw new UsageError(`--template-kwargs expects a JSON object, got '${tk}'`);
+    if (typeof templateKwargs !== 'object' || templateKwargs === null || Array.isArray(templateKwargs))
+      throw new UsageError(`--template-kwargs expects a JSON object, got '${tk}'`);
   }
   const budget = (key: string, fallback: number) => num(v, key, { int: true, min: 1 }) ?? fallback;
   const topK = num(v, 'top-k', { int: true, min: 0 });
@@ -200,7 +202,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     for (const key of ['sampler', 'tokenizer', 'data']) required(values, key);
     if (str(values, 'flavor') !== 'sglang') required(values, 'model');
     const family = str(values, 'family');
-    if (family !== undefined && !(FAMILY_IDS as readonly string[]).includes(family)) throw new UsageError(`--family must be one of ${FAMILY_IDS.join(', ')}, got '${family}'`);
+    if (family !== undefined && !(FAMILY_IDS as readonly string[]).includes(family))
+      throw new UsageError(`--family must be one of ${FAMILY_IDS.join(', ')}, got '${family}'`);
     p = plan(values);
     toolTimeoutMs = num(values, 'tool-timeout-ms', { int: true, min: 1 }) ?? 10_000;
     timeoutMs = num(values, 'timeout-ms', { int: true, min: 1 });
@@ -226,7 +229,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     });
     const [renderer, examples] = await Promise.all([sampler.renderer(), loadMathDataset(str(values, 'data')!, limit !== undefined ? { limit } : {})]);
     if (p.envs.includes('retool')) sandbox = await makeSandbox(values, sandboxWorkers, toolTimeoutMs);
-    io.stderr(`agentrl eval: ${examples.length} problems × ${p.n} candidates from ${sampler.baseUrl} (${str(values, 'model') ?? sampler.flavor}), env ${p.envs.join(', ')}\n`);
+    io.stderr(
+      `agentrl eval: ${examples.length} problems × ${p.n} candidates from ${sampler.baseUrl} (${str(values, 'model') ?? sampler.flavor}), env ${p.envs.join(', ')}\n`,
+    );
     const table = evalTable({ labelWidth: 22, toolColumn: 'tools' });
     const rows: string[] = [];
     const outs: string[] = [];

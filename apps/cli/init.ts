@@ -111,14 +111,21 @@ function templateDependencies(template: string): Record<string, string> {
  * @throws ConfigError when `dir` exists and is not empty (path `dir`), or the template is unknown (path `template`).
  */
 export async function scaffold(opts: { dir: string; template: string; agentrlSpec: string; name: string }): Promise<string[]> {
-  if (!(INIT_TEMPLATES as readonly string[]).includes(opts.template)) throw new ConfigError('agentrl init options', [{ path: 'template', message: `unknown template '${opts.template}' (templates: ${INIT_TEMPLATES.join(', ')})` }]);
-  if (existsSync(opts.dir) && (await readdir(opts.dir)).length > 0) throw new ConfigError('agentrl init options', [{ path: 'dir', message: `${opts.dir} is not empty; give a new or empty folder` }]);
+  if (!(INIT_TEMPLATES as readonly string[]).includes(opts.template))
+    throw new ConfigError('agentrl init options', [
+      { path: 'template', message: `unknown template '${opts.template}' (templates: ${INIT_TEMPLATES.join(', ')})` },
+    ]);
+  if (existsSync(opts.dir) && (await readdir(opts.dir)).length > 0)
+    throw new ConfigError('agentrl init options', [{ path: 'dir', message: `${opts.dir} is not empty; give a new or empty folder` }]);
   await mkdir(opts.dir, { recursive: true });
   await cp(join(templatesDir(), opts.template), opts.dir, { recursive: true });
   await rename(join(opts.dir, 'gitignore'), join(opts.dir, '.gitignore')); // npm pack drops files named .gitignore
   const readme = join(opts.dir, 'README.md');
   // A function replacer: the name is inserted as written (a string replacement would expand `$&`, `$'`, `` $` ``, `$$`).
-  await writeFile(readme, readFileSync(readme, 'utf8').replaceAll('__NAME__', () => opts.name));
+  await writeFile(
+    readme,
+    readFileSync(readme, 'utf8').replaceAll('__NAME__', () => opts.name),
+  );
   const pkg = {
     name: opts.name,
     version: '0.1.0',
@@ -148,7 +155,12 @@ export async function scaffold(opts: { dir: string; template: string; agentrlSpe
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: { template: { type: 'string', default: 'tool-env' }, agentrl: { type: 'string' }, name: { type: 'string' } } });
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: { template: { type: 'string', default: 'tool-env' }, agentrl: { type: 'string' }, name: { type: 'string' } },
+    });
   } catch (e) {
     io.stderr(`agentrl init: ${(e as Error).message}\n\n${USAGE}\n`);
     return 2;
@@ -160,7 +172,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const template = values.template ?? 'tool-env';
   if (template === 'retool') {
-    io.stderr(`agentrl init: there is no retool template: ReTool's cold start from scratch takes 1500 SFT steps (23 min on one core) before RL, and its checkpoint ships only in the agentrl repository; there, run \`npm run retool\` (examples/retool/README.md)\n\n${USAGE}\n`);
+    io.stderr(
+      `agentrl init: there is no retool template: ReTool's cold start from scratch takes 1500 SFT steps (23 min on one core) before RL, and its checkpoint ships only in the agentrl repository; there, run \`npm run retool\` (examples/retool/README.md)\n\n${USAGE}\n`,
+    );
     return 2;
   }
   if (!(INIT_TEMPLATES as readonly string[]).includes(template)) {
@@ -168,7 +182,12 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     return 2;
   }
   const dir = resolve(positionals[0] ?? '.');
-  const name = values.name ?? basename(dir).toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+/, '');
+  const name =
+    values.name ??
+    basename(dir)
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[._-]+/, '');
   let agentrlSpec = values.agentrl;
   let from = '';
   if (agentrlSpec === undefined) {
@@ -182,7 +201,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   try {
     const files = await scaffold({ dir, template, agentrlSpec, name: name || 'agentrl-project' });
-    io.stdout(`agentrl init: wrote ${files.length} files to ${dir} (template ${template})${from}:\n${files.map((f) => `  ${f}`).join('\n')}\n\nNext:\n  cd ${positionals[0] ?? '.'} && npm install && npm start\n`);
+    io.stdout(
+      `agentrl init: wrote ${files.length} files to ${dir} (template ${template})${from}:\n${files.map((f) => `  ${f}`).join('\n')}\n\nNext:\n  cd ${positionals[0] ?? '.'} && npm install && npm start\n`,
+    );
     return 0;
   } catch (e) {
     io.stderr(`agentrl init: ${(e as Error).message}\n`);
@@ -191,4 +212,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 /** `agentrl init`: scaffolds a project that trains a tool environment on the embedded model. */
-export const initCommand: CliCommand = { name: 'init', summary: 'scaffold a project: typed tool environment, cold start → RL → held-out table', usage: USAGE, run };
+export const initCommand: CliCommand = {
+  name: 'init',
+  summary: 'scaffold a project: typed tool environment, cold start → RL → held-out table',
+  usage: USAGE,
+  run,
+};

@@ -136,7 +136,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
     if ((tokenTtlMs !== undefined || values['no-tokens']) && keys.length === 0) throw new UsageError('--token-ttl-s and --no-tokens need --api-key');
     if (tokenTtlMs !== undefined && values['no-tokens']) throw new UsageError('--token-ttl-s and --no-tokens exclude each other');
     const engineThread = values['engine-thread'];
-    if (engineThread !== undefined && engineThread !== 'worker' && engineThread !== 'main') throw new UsageError(`--engine-thread expects worker or main, got '${engineThread}'`);
+    if (engineThread !== undefined && engineThread !== 'worker' && engineThread !== 'main')
+      throw new UsageError(`--engine-thread expects worker or main, got '${engineThread}'`);
     const port = parseNumberFlag('port', values.port, { integer: true, min: 0, max: 65535 });
     const sessionTimeoutS = parseNumberFlag('session-timeout-s', values['session-timeout-s'], { min: 1, max: 86_400, expects: 'seconds in [1, 86400]' });
     serve = createServeApp({

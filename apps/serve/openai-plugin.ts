@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { TinkerService } from './tinker/service.js';
+import type { ServeHost } from './tinker/serve-host.js';
 import { openaiRoutes } from 'agentrl/internal';
 
 /**
@@ -14,7 +14,7 @@ import { openaiRoutes } from 'agentrl/internal';
  * const serve = createServeApp({ checkpoint: 'examples/retool/checkpoints/sft', plugins: [openaiServePlugin] });
  * const url = await serve.listen();   // OpenAI base URL: `${url}/v1`
  */
-export async function openaiServePlugin(app: FastifyInstance, service: TinkerService): Promise<void> {
+export async function openaiServePlugin(app: FastifyInstance, service: ServeHost): Promise<void> {
   await app.register(openaiRoutes, {
     modelName: service.modelName,
     renderer: await service.renderer(),

@@ -101,47 +101,47 @@ function tokenizerJson(vocab: Record<string, number>, merges: [string, string][]
 // Descriptions and the call-format preamble are left out: every token costs a position in every training
 // sequence, and the embedded model learns the protocol from SFT, not from prose.
 const chatTemplate = [
-  "{%- if tools %}",
+  '{%- if tools %}',
   "{{- '<|im_start|>system\\n' }}",
   "{%- if messages[0].role == 'system' %}{{- messages[0].content + '\\n\\n' }}{%- endif %}",
   "{{- 'Tools:' }}",
-  "{%- for tool in tools %}",
-  "{%- if tool.function %}{%- set tool = tool.function %}{%- endif %}",
+  '{%- for tool in tools %}',
+  '{%- if tool.function %}{%- set tool = tool.function %}{%- endif %}',
   "{{- '\\n' + tool.name + '(' }}",
-  "{%- if tool.parameters and tool.parameters.properties %}",
-  "{%- for pname, pspec in tool.parameters.properties | items %}",
+  '{%- if tool.parameters and tool.parameters.properties %}',
+  '{%- for pname, pspec in tool.parameters.properties | items %}',
   "{%- if not loop.first %}{{- ', ' }}{%- endif %}",
   "{{- pname }}{%- if pspec.type %}{{- ': ' + pspec.type }}{%- endif %}",
-  "{%- endfor %}",
-  "{%- endif %}",
+  '{%- endfor %}',
+  '{%- endif %}',
   "{{- ')' }}",
-  "{%- endfor %}",
+  '{%- endfor %}',
   "{{- '<|im_end|>\\n' }}",
-  "{%- else %}",
+  '{%- else %}',
   "{%- if messages[0].role == 'system' %}{{- '<|im_start|>system\\n' + messages[0].content + '<|im_end|>\\n' }}{%- endif %}",
-  "{%- endif %}",
-  "{%- for message in messages %}",
+  '{%- endif %}',
+  '{%- for message in messages %}',
   "{%- if (message.role == 'user') or (message.role == 'system' and not loop.first) %}",
   "{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}",
   "{%- elif message.role == 'assistant' %}",
   "{%- set content = message.content if message.content else '' %}",
   "{{- '<|im_start|>assistant\\n' + content }}",
-  "{%- if message.tool_calls %}",
-  "{%- for tool_call in message.tool_calls %}",
+  '{%- if message.tool_calls %}',
+  '{%- for tool_call in message.tool_calls %}',
   "{%- if (loop.first and content) or (not loop.first) %}{{- '\\n' }}{%- endif %}",
-  "{%- if tool_call.function %}{%- set tool_call = tool_call.function %}{%- endif %}",
-  "{{- '<tool_call>\\n{\"name\": \"' + tool_call.name + '\", \"arguments\": ' }}",
+  '{%- if tool_call.function %}{%- set tool_call = tool_call.function %}{%- endif %}',
+  '{{- \'<tool_call>\\n{"name": "\' + tool_call.name + \'", "arguments": \' }}',
   "{%- if tool_call.arguments is string %}{{- tool_call.arguments }}{%- else %}{{- tool_call.arguments | tojson(separators=(',', ':')) }}{%- endif %}",
   "{{- '}\\n</tool_call>' }}",
-  "{%- endfor %}",
-  "{%- endif %}",
+  '{%- endfor %}',
+  '{%- endif %}',
   "{{- '<|im_end|>\\n' }}",
   "{%- elif message.role == 'tool' %}",
   "{%- if loop.first or (messages[loop.index0 - 1].role != 'tool') %}{{- '<|im_start|>user' }}{%- endif %}",
   "{{- '\\n<tool_response>\\n' + message.content + '\\n</tool_response>' }}",
   "{%- if loop.last or (messages[loop.index0 + 1].role != 'tool') %}{{- '<|im_end|>\\n' }}{%- endif %}",
-  "{%- endif %}",
-  "{%- endfor %}",
+  '{%- endif %}',
+  '{%- endfor %}',
   "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}",
 ].join('\n');
 
@@ -171,7 +171,9 @@ function tokenizerConfig(firstAdded: number): object {
 /** Byte vocabulary plus every 2-digit string, with its merge. */
 function baseVocab(): { vocab: Record<string, number>; merges: [string, string][] } {
   const vocab: Record<string, number> = {};
-  byteChar.forEach((c, b) => (vocab[c] = b));
+  byteChar.forEach((c, b) => {
+    vocab[c] = b;
+  });
   const merges: [string, string][] = [];
   for (let n = 0; n < 100; n++) {
     const s = String(n).padStart(2, '0');
@@ -265,7 +267,10 @@ async function entityWords(): Promise<string[]> {
 /** The text of every SFT demonstration of the bundled examples, rendered with the byte-level bootstrap tokenizer. */
 async function demonstrationTexts(renderer: Renderer): Promise<string[]> {
   const texts: string[] = [];
-  const add = (ds: readonly Datum[]) => ds.forEach((d) => texts.push(renderer.decode([...d.modelInput, d.targetTokens.at(-1)!])));
+  const add = (ds: readonly Datum[]) =>
+    ds.forEach((d) => {
+      texts.push(renderer.decode([...d.modelInput, d.targetTokens.at(-1)!]));
+    });
 
   const retool = await import('../../examples/retool/demos.js');
   const retoolCfg = await import('../../examples/retool/config.js');
@@ -275,7 +280,10 @@ async function demonstrationTexts(renderer: Renderer): Promise<string[]> {
   const searchEnv = await import('../../examples/search-agent/env.js');
   const searchCfg = await import('../../examples/search-agent/config.js');
   const senv = searchEnv.searchEnv(await searchEnv.makeRetriever());
-  add((await search.buildDemoDatums(renderer, senv, await loadMathDataset(searchCfg.PATHS.train), { seed: 7, epochs: 4, maxToolResponseTokens: 1_000_000 })).datums);
+  add(
+    (await search.buildDemoDatums(renderer, senv, await loadMathDataset(searchCfg.PATHS.train), { seed: 7, epochs: 4, maxToolResponseTokens: 1_000_000 }))
+      .datums,
+  );
   await senv.close?.();
   // Every passage the retriever can return (entity names of all countries, not only the training questions').
   for (const line of readFileSync(searchCfg.PATHS.corpus, 'utf8').split('\n')) {
@@ -301,7 +309,9 @@ async function main(): Promise<void> {
   try {
     // Bootstrap: bytes only, so decoding a rendered demonstration gives back its exact text.
     const byteVocab: Record<string, number> = {};
-    byteChar.forEach((c, b) => (byteVocab[c] = b));
+    byteChar.forEach((c, b) => {
+      byteVocab[c] = b;
+    });
     writeFileSync(join(boot, 'tokenizer.json'), JSON.stringify(tokenizerJson(byteVocab, [])));
     writeFileSync(join(boot, 'tokenizer_config.json'), JSON.stringify(tokenizerConfig(256)));
     texts = await demonstrationTexts(await loadRenderer({ dir: boot }));
@@ -319,7 +329,9 @@ async function main(): Promise<void> {
   const firstAdded = Object.keys(base.vocab).length;
   writeFileSync(join(here, 'tokenizer.json'), JSON.stringify(tokenizerJson(base.vocab, base.merges), null, 1) + '\n');
   writeFileSync(join(here, 'tokenizer_config.json'), JSON.stringify(tokenizerConfig(firstAdded), null, 2) + '\n');
-  console.log(`${texts.length} demonstrations, ${words.size} distinct pre-tokens → vocab ${firstAdded + SPECIALS.length} (${base.merges.length} merges, ${whole} of them for whole entity words)`);
+  console.log(
+    `${texts.length} demonstrations, ${words.size} distinct pre-tokens → vocab ${firstAdded + SPECIALS.length} (${base.merges.length} merges, ${whole} of them for whole entity words)`,
+  );
 }
 
 await main();

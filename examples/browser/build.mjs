@@ -34,14 +34,16 @@ copyFileSync(join(here, 'index.html'), join(out, 'index.html'));
 
 const pyodide = join(root, 'node_modules/pyodide');
 mkdirSync(join(out, 'pyodide'));
-for (const f of ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json']) copyFileSync(join(pyodide, f), join(out, 'pyodide', f));
+for (const f of ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'])
+  copyFileSync(join(pyodide, f), join(out, 'pyodide', f));
 
 const ckpt = join(root, 'examples/retool/checkpoints/sft');
 mkdirSync(join(out, 'ckpt'));
 for (const f of ['config.json', 'model.safetensors', 'optimizer.safetensors']) copyFileSync(join(ckpt, f), join(out, 'ckpt', f));
 
 const data = join(root, 'examples/retool/data');
-if (!existsSync(join(data, 'train.jsonl'))) execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/retool/prepare-data.ts')], { cwd: root, stdio: 'inherit' });
+if (!existsSync(join(data, 'train.jsonl')))
+  execFileSync(process.execPath, ['--import', 'tsx', join(root, 'examples/retool/prepare-data.ts')], { cwd: root, stdio: 'inherit' });
 mkdirSync(join(out, 'data'));
 for (const f of ['train.jsonl', 'dev.jsonl']) copyFileSync(join(data, f), join(out, 'data', f));
 console.log(`demo built in ${out}`);

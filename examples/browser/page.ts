@@ -6,9 +6,36 @@
  */
 import type { PageMessage, StoredRun, TrajectoryView, WorkerMessage } from './protocol.js';
 
-interface El { textContent: string | null; disabled?: boolean; value?: string; innerHTML?: string; content?: unknown; hidden?: boolean; append(...n: unknown[]): void; addEventListener(t: string, f: () => void): void; replaceChildren(...n: unknown[]): void; getContext?(k: '2d'): Ctx | null; width?: number; height?: number }
-interface Ctx { clearRect(x: number, y: number, w: number, h: number): void; beginPath(): void; moveTo(x: number, y: number): void; lineTo(x: number, y: number): void; stroke(): void; fillText(t: string, x: number, y: number): void; strokeStyle: string; fillStyle: string; lineWidth: number; font: string; arc(x: number, y: number, r: number, a: number, b: number): void; fill(): void }
-const doc = (globalThis as unknown as { document: { getElementById(id: string): El; createElement(t: string): El & { className: string }; head: El } }).document;
+interface El {
+  textContent: string | null;
+  disabled?: boolean;
+  value?: string;
+  innerHTML?: string;
+  content?: unknown;
+  hidden?: boolean;
+  append(...n: unknown[]): void;
+  addEventListener(t: string, f: () => void): void;
+  replaceChildren(...n: unknown[]): void;
+  getContext?(k: '2d'): Ctx | null;
+  width?: number;
+  height?: number;
+}
+interface Ctx {
+  clearRect(x: number, y: number, w: number, h: number): void;
+  beginPath(): void;
+  moveTo(x: number, y: number): void;
+  lineTo(x: number, y: number): void;
+  stroke(): void;
+  fillText(t: string, x: number, y: number): void;
+  strokeStyle: string;
+  fillStyle: string;
+  lineWidth: number;
+  font: string;
+  arc(x: number, y: number, r: number, a: number, b: number): void;
+  fill(): void;
+}
+const doc = (globalThis as unknown as { document: { getElementById(id: string): El; createElement(t: string): El & { className: string }; head: El } })
+  .document;
 const $ = (id: string) => doc.getElementById(id);
 
 const rewards: (readonly [number, number])[] = [];
@@ -28,7 +55,10 @@ function draw(canvasId: string, points: readonly (readonly [number, number])[], 
   ctx.fillStyle = '#666';
   for (const v of [lo, (lo + hi) / 2, hi]) {
     const y = h - 20 - ((v - lo) / (hi - lo)) * (h - 30);
-    ctx.beginPath(); ctx.moveTo(30, y); ctx.lineTo(w - 5, y); ctx.stroke();
+    ctx.beginPath();
+    ctx.moveTo(30, y);
+    ctx.lineTo(w - 5, y);
+    ctx.stroke();
     ctx.fillText(v.toFixed(1), 2, y + 4);
   }
   if (points.length === 0) return;
@@ -39,9 +69,16 @@ function draw(canvasId: string, points: readonly (readonly [number, number])[], 
   ctx.fillStyle = colour;
   ctx.lineWidth = 2;
   ctx.beginPath();
-  points.forEach(([s, v], i) => (i === 0 ? ctx.moveTo(x(s), y(v)) : ctx.lineTo(x(s), y(v))));
+  points.forEach(([s, v], i) => {
+    if (i === 0) ctx.moveTo(x(s), y(v));
+    else ctx.lineTo(x(s), y(v));
+  });
   ctx.stroke();
-  for (const [s, v] of points) { ctx.beginPath(); ctx.arc(x(s), y(v), 3, 0, 2 * Math.PI); ctx.fill(); }
+  for (const [s, v] of points) {
+    ctx.beginPath();
+    ctx.arc(x(s), y(v), 3, 0, 2 * Math.PI);
+    ctx.fill();
+  }
   ctx.fillStyle = '#666';
   ctx.fillText(`step ${maxX}`, w - 50, h - 4);
 }
@@ -52,10 +89,11 @@ const redraw = () => {
 };
 redraw();
 
-const worker = new (globalThis as unknown as { Worker: new (u: URL, o: { type: 'module' }) => { postMessage(m: PageMessage): void; onmessage: ((e: { data: WorkerMessage }) => void) | null } }).Worker(
-  new URL('./train-worker.js', import.meta.url),
-  { type: 'module' },
-);
+const worker = new (
+  globalThis as unknown as {
+    Worker: new (u: URL, o: { type: 'module' }) => { postMessage(m: PageMessage): void; onmessage: ((e: { data: WorkerMessage }) => void) | null };
+  }
+).Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
 const params = new URLSearchParams((globalThis as unknown as { location: { search: string } }).location.search);
 const steps = Number(params.get('steps') ?? 40);
 const evalEvery = Number(params.get('evalEvery') ?? 5);
@@ -70,12 +108,14 @@ function showTrajectory(v: TrajectoryView): void {
 }
 
 function showRuns(runs: readonly StoredRun[]): void {
-  $('runs').replaceChildren(...runs.map((r) => {
-    const o = doc.createElement('option');
-    o.value = r.name;
-    o.textContent = `${r.name} · ${r.steps} steps · ${r.checkpoints.length > 0 ? r.checkpoints.join(', ') : 'no checkpoint'}`;
-    return o;
-  }));
+  $('runs').replaceChildren(
+    ...runs.map((r) => {
+      const o = doc.createElement('option');
+      o.value = r.name;
+      o.textContent = `${r.name} · ${r.steps} steps · ${r.checkpoints.length > 0 ? r.checkpoints.join(', ') : 'no checkpoint'}`;
+      return o;
+    }),
+  );
   $('load').disabled = runs.length === 0;
   $('stored').hidden = runs.length === 0;
 }
@@ -91,7 +131,9 @@ worker.onmessage = (e) => {
       showRuns(m.runs);
       break;
     }
-    case 'status': $('status').textContent = m.text; break;
+    case 'status':
+      $('status').textContent = m.text;
+      break;
     case 'step': {
       const r = m.metrics['reward/mean'] ?? NaN;
       rewards.push([m.step, r]);
@@ -106,7 +148,9 @@ worker.onmessage = (e) => {
       $('heldout').textContent = m.averageAtN.toFixed(3);
       redraw();
       break;
-    case 'trajectory': showTrajectory(m); break;
+    case 'trajectory':
+      showTrajectory(m);
+      break;
     case 'run': {
       rewards.splice(0, rewards.length, ...m.rewards);
       heldOut.splice(0, heldOut.length, ...m.heldOut);
@@ -116,18 +160,24 @@ worker.onmessage = (e) => {
       const held = m.heldOut[m.heldOut.length - 1];
       $('heldout').textContent = held === undefined ? '–' : held[1].toFixed(3);
       $('steptime').textContent = '–';
-      $('run-info').textContent = `stored run ${m.run.name}: ${m.run.steps} steps, ${m.run.checkpoints.length > 0 ? `checkpoint ${m.run.checkpoints.join(', ')}` : 'no checkpoint'}`;
+      $('run-info').textContent =
+        `stored run ${m.run.name}: ${m.run.steps} steps, ${m.run.checkpoints.length > 0 ? `checkpoint ${m.run.checkpoints.join(', ')}` : 'no checkpoint'}`;
       if (m.trajectory) showTrajectory(m.trajectory);
       redraw();
       break;
     }
-    case 'warning': console.warn(m.text); break;
+    case 'warning':
+      console.warn(m.text);
+      break;
     case 'done':
       $('status').textContent = `${m.stopped ? 'stopped' : 'finished'} after ${m.steps} steps`;
       $('run-info').textContent = `stored in this browser as run ${m.run}`;
-      $('start').disabled = true; $('stop').disabled = true;
+      $('start').disabled = true;
+      $('stop').disabled = true;
       break;
-    case 'error': $('status').textContent = `error: ${m.message}`; break;
+    case 'error':
+      $('status').textContent = `error: ${m.message}`;
+      break;
   }
 };
 

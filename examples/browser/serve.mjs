@@ -7,9 +7,20 @@ import { dirname, extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), 'dist');
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.map': 'application/json', '.json': 'application/json', '.jsonl': 'text/plain; charset=utf-8', '.wasm': 'application/wasm', '.zip': 'application/zip', '.safetensors': 'application/octet-stream' };
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.map': 'application/json',
+  '.json': 'application/json',
+  '.jsonl': 'text/plain; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.zip': 'application/zip',
+  '.safetensors': 'application/octet-stream',
+};
 // The page and its workers may load code and data from this origin only; wasm compilation is allowed, nothing else.
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Starts the server; resolves with its URL. */
 export function serveDemo(port = 8731) {
@@ -25,7 +36,11 @@ export function serveDemo(port = 8731) {
       res.writeHead(404).end();
     }
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(() => r())) })));
+  return new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(() => r())) }),
+    ),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -14,19 +14,27 @@ const text = new TextDecoder();
 function jsonLines<T>(storage: RunStorage, path: string): T[] {
   const data = storage.read(path);
   if (data === undefined) return [];
-  return text.decode(data).split('\n').filter((l) => l.trim() !== '').flatMap((l) => {
-    try {
-      return [JSON.parse(l) as T];
-    } catch {
-      return []; // a line cut short by a reload mid-write
-    }
-  });
+  return text
+    .decode(data)
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as T];
+      } catch {
+        return []; // a line cut short by a reload mid-write
+      }
+    });
 }
 
 /** The runs in the storage, newest first (names are ISO times). */
 export function listRuns(storage: RunStorage): StoredRun[] {
   if (!storage.isDir(RUNS_DIR)) return [];
-  return storage.list(RUNS_DIR).filter((e) => e.dir).map((e) => describeRun(storage, e.name)).reverse();
+  return storage
+    .list(RUNS_DIR)
+    .filter((e) => e.dir)
+    .map((e) => describeRun(storage, e.name))
+    .reverse();
 }
 
 /** One stored run's step count and checkpoints. */
@@ -34,7 +42,12 @@ export function describeRun(storage: RunStorage, name: string): StoredRun {
   const dir = `${RUNS_DIR}/${name}`;
   const steps = jsonLines<{ step: number; 'reward/mean'?: number }>(storage, `${dir}/metrics.jsonl`).filter((r) => typeof r['reward/mean'] === 'number').length;
   const ckpt = `${dir}/checkpoints`;
-  const checkpoints = storage.isDir(ckpt) ? storage.list(ckpt).filter((e) => e.dir && /^step-\d+$/.test(e.name)).map((e) => e.name) : [];
+  const checkpoints = storage.isDir(ckpt)
+    ? storage
+        .list(ckpt)
+        .filter((e) => e.dir && /^step-\d+$/.test(e.name))
+        .map((e) => e.name)
+    : [];
   return { name, steps, checkpoints };
 }
 

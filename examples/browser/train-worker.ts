@@ -5,13 +5,29 @@
  * written by the Trainer to `/runs/<time>` in the page's IndexedDB, so a later visit lists and shows it.
  * Posts {@link WorkerMessage}s to the page.
  */
-import { TRAJECTORY_CSS, Trainer, codeInterpreter, currentStorage, exactMatch, indexedDbStorage, localBackend, mountFiles, useStorage, type Example, type RunStorage } from 'agentrl/browser';
+import {
+  TRAJECTORY_CSS,
+  Trainer,
+  codeInterpreter,
+  currentStorage,
+  exactMatch,
+  indexedDbStorage,
+  localBackend,
+  mountFiles,
+  useStorage,
+  type Example,
+  type RunStorage,
+} from 'agentrl/browser';
 import { pyodideSandbox } from 'agentrl/adapters/pyodide';
 import type { PageMessage, WorkerMessage } from './protocol.js';
 import { MODEL, TOOL_TIMEOUT_MS, demoTrainerOptions, exampleOfRow } from './recipe.js';
 import { RUNS_DIR, describeRun, listRuns, readRunCurves, trajectoryView } from './stored-runs.js';
 
-const scope = globalThis as unknown as { postMessage(m: WorkerMessage): void; onmessage: ((e: { data: PageMessage }) => void) | null; location: { href: string } };
+const scope = globalThis as unknown as {
+  postMessage(m: WorkerMessage): void;
+  onmessage: ((e: { data: PageMessage }) => void) | null;
+  location: { href: string };
+};
 const post = (m: WorkerMessage) => scope.postMessage(m);
 const here = (p: string) => new URL(p, scope.location.href);
 
@@ -33,7 +49,11 @@ let trainer: Trainer | undefined;
 async function examples(path: string, limit: number): Promise<Example[]> {
   const res = await fetch(here(path));
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-  return (await res.text()).split('\n').filter((l) => l.trim() !== '').slice(0, limit).map(exampleOfRow);
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(0, limit)
+    .map(exampleOfRow);
 }
 
 async function train(steps: number, evalEvery: number): Promise<void> {
@@ -73,7 +93,9 @@ async function train(steps: number, evalEvery: number): Promise<void> {
     const view = trajectoryView(store, run, e.step);
     if (view !== undefined) post({ kind: 'trajectory', ...view });
   });
-  trainer.on('eval', (e) => post({ kind: 'eval', step: e.step, averageAtN: e.metrics['eval/average_at_n'] ?? NaN, passAtN: e.metrics['eval/pass_at_n'] ?? NaN }));
+  trainer.on('eval', (e) =>
+    post({ kind: 'eval', step: e.step, averageAtN: e.metrics['eval/average_at_n'] ?? NaN, passAtN: e.metrics['eval/pass_at_n'] ?? NaN }),
+  );
   trainer.on('warning', (w) => post({ kind: 'warning', text: `[${w.code}] ${w.message}` }));
   try {
     post({ kind: 'status', text: 'training …' });

@@ -62,7 +62,12 @@ export function compareDemonstrations(examples: readonly Example[], seed: number
   const r = mulberry32(seed);
   return examples.map((example) => {
     const [a, b] = [String(example.meta?.['a']), String(example.meta?.['b'])];
-    const both = { calls: [{ name: 'price', arguments: { country: a } }, { name: 'price', arguments: { country: b } }] };
+    const both = {
+      calls: [
+        { name: 'price', arguments: { country: a } },
+        { name: 'price', arguments: { country: b } },
+      ],
+    };
     return { example, turns: r() < 3 / 4 ? [both, { answer: example.answer }] : [{ answer: r() < 0.5 ? a : b }] };
   });
 }
@@ -132,7 +137,10 @@ export function formatHeldOut(rows: readonly HeldOutRow[]): string {
   return [
     '| phase | rollouts | two-call turn | both countries asked | calls per tool turn | accuracy | reward |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.phase} | ${r.rollouts} | ${pct(r.twoCallRate)} | ${pct(r.rightPairRate)} | ${r.callsPerToolTurn.toFixed(2)} | ${pct(r.accuracy)} | ${r.reward.toFixed(3)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.phase} | ${r.rollouts} | ${pct(r.twoCallRate)} | ${pct(r.rightPairRate)} | ${r.callsPerToolTurn.toFixed(2)} | ${pct(r.accuracy)} | ${r.reward.toFixed(3)} |`,
+    ),
   ].join('\n');
 }
 
@@ -219,7 +227,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const defaults: Record<(typeof names)[number], string> = { 'sft-steps': '600', 'rl-steps': '10', 'eval-days': '32', 'eval-samples': '2', seed: '1' };
   let values: Record<string, string | undefined>;
   try {
-    ({ values } = parseArgs({ options: Object.fromEntries(names.map((k) => [k, { type: 'string', default: defaults[k] }])) as Record<string, { type: 'string'; default: string }> }));
+    ({ values } = parseArgs({
+      options: Object.fromEntries(names.map((k) => [k, { type: 'string', default: defaults[k] }])) as Record<string, { type: 'string'; default: string }>,
+    }));
   } catch (e) {
     console.error(`${(e as Error).message}\n${usage}`);
     process.exit(2); // usage error
@@ -238,5 +248,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     evalSamples: Number(values['eval-samples']),
     seed: Number(values.seed),
   });
-  console.log(`\n${formatHeldOut(r.heldOut)}\n\nheld-out days ${values['eval-days']} × ${values['eval-samples']} samples (temperature 1), ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `\n${formatHeldOut(r.heldOut)}\n\nheld-out days ${values['eval-days']} × ${values['eval-samples']} samples (temperature 1), ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
 }

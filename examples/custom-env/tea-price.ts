@@ -80,7 +80,10 @@ export function demonstrations(examples: readonly Example[], seed: number): Demo
   const r = mulberry32(seed);
   return examples.map((example) => ({
     example,
-    turns: r() < 2 / 3 ? [{ call: { name: 'price', arguments: { country: String(example.meta?.['country']) } } }, { answer: example.answer }] : [{ answer: String(10 + Math.floor(r() * 90)) }],
+    turns:
+      r() < 2 / 3
+        ? [{ call: { name: 'price', arguments: { country: String(example.meta?.['country']) } } }, { answer: example.answer }]
+        : [{ answer: String(10 + Math.floor(r() * 90)) }],
   }));
 }
 
@@ -203,7 +206,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const usage = 'Usage: node --import tsx examples/custom-env/tea-price.ts [--sft-steps 150] [--rl-steps 12] [--seed 1]';
   let values: Record<string, string | undefined>;
   try {
-    ({ values } = parseArgs({ options: { 'sft-steps': { type: 'string', default: '150' }, 'rl-steps': { type: 'string', default: '12' }, seed: { type: 'string', default: '1' } } }));
+    ({ values } = parseArgs({
+      options: { 'sft-steps': { type: 'string', default: '150' }, 'rl-steps': { type: 'string', default: '12' }, seed: { type: 'string', default: '1' } },
+    }));
   } catch (e) {
     console.error(`${(e as Error).message}\n${usage}`);
     process.exit(2); // usage error

@@ -8,12 +8,18 @@ import { BUDGETS, MODEL, SAMPLING } from '../retool/config.js';
  */
 export async function weaken(backend: TrainingBackend, steps: number, learningRate = 1e-3): Promise<void> {
   let s = 12345;
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
   const len = Math.min(64, backend.maxContextTokens - 1);
   for (let k = 0; k < steps; k++) {
     const datums = Array.from({ length: 8 }, () => {
       const toks = Array.from({ length: len + 1 }, () => 3 + Math.floor(rnd() * 250));
-      return { modelInput: toks.slice(0, len), targetTokens: toks.slice(1), logprobs: toks.slice(1).map(() => 0), advantages: toks.slice(1).map(() => 0), mask: toks.slice(1).map(() => 1) };
+      return {
+        modelInput: toks.slice(0, len),
+        targetTokens: toks.slice(1),
+        logprobs: toks.slice(1).map(() => 0),
+        advantages: toks.slice(1).map(() => 0),
+        mask: toks.slice(1).map(() => 1),
+      };
     });
     await backend.forwardBackward(datums, { kind: 'cross_entropy' });
     await backend.optimStep({ learningRate });

@@ -48,7 +48,11 @@ const trainer = new Trainer(
   }),
 );
 const t0 = performance.now();
-trainer.on('step', (e) => console.log(`step ${e.step}: distill/reverse_kl_mean ${e.metrics['distill/reverse_kl_mean']?.toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`));
+trainer.on('step', (e) =>
+  console.log(
+    `step ${e.step}: distill/reverse_kl_mean ${e.metrics['distill/reverse_kl_mean']?.toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`,
+  ),
+);
 await trainer.train();
 await env.close?.();
 const after = await runEval(student, evalOpts);
@@ -57,6 +61,8 @@ console.log(EVAL_TABLE.row('teacher (SFT)', teacherEval.tool));
 console.log(EVAL_TABLE.row('student, weakened', before.tool));
 console.log(EVAL_TABLE.row('student, distilled', after.tool));
 const avg = (r: typeof before) => (r.tool.metrics['eval/average_at_n'] ?? 0) * 100;
-console.log(`\nheld-out Average@${evalOpts.n} gap to the teacher: ${(avg(teacherEval) - avg(before)).toFixed(1)} pts before, ${(avg(teacherEval) - avg(after)).toFixed(1)} pts after distillation`);
+console.log(
+  `\nheld-out Average@${evalOpts.n} gap to the teacher: ${(avg(teacherEval) - avg(before)).toFixed(1)} pts before, ${(avg(teacherEval) - avg(after)).toFixed(1)} pts after distillation`,
+);
 await student.close();
 await teacherBackend.close();

@@ -14,7 +14,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { Trainer, agentEnvironment, exactMatch, localBackend, type AgentRunArgs } from 'agentrl';
 import { BUDGETS, MODEL, SYSTEM_PROMPT, TOOL, questions, recordsServer } from './task.js';
 
-const { values } = parseArgs({ options: { steps: { type: 'string', default: '3' }, group: { type: 'string', default: '4' }, questions: { type: 'string', default: '4' }, checkpoint: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '3' },
+    group: { type: 'string', default: '4' },
+    questions: { type: 'string', default: '4' },
+    checkpoint: { type: 'string' },
+  },
+});
 
 // The agent's own MCP connection (one for the run) to the filesystem server on the records folder.
 const { dir, ...server } = recordsServer();
@@ -22,12 +29,18 @@ const mcp = new Client({ name: 'mcp-agent', version: '1.0.0' });
 await mcp.connect(new StdioClientTransport({ command: server.command, args: [...(server.args ?? [])], stderr: 'ignore' }));
 const tools = (await mcp.listTools()).tools
   .filter((t) => t.name === TOOL)
-  .map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema as Record<string, unknown> } }));
+  .map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema as Record<string, unknown> },
+  }));
 
 /** An existing agent: chat completions with tools, tool calls executed on the MCP server, until it answers. */
 async function agent({ baseURL, apiKey, model, example, signal }: AgentRunArgs): Promise<string> {
   const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
-  const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: example.question }];
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: example.question },
+  ];
   for (let step = 0; step < 2; step++) {
     const reply = (await client.chat.completions.create({ model, messages, tools, max_tokens: BUDGETS.maxTurnTokens }, { signal })).choices[0]!.message;
     messages.push(reply);
@@ -64,7 +77,11 @@ try {
     progress: false,
   });
   trainer.on('warning', (w) => console.warn(`warning ${w.code}: ${w.message}`));
-  trainer.on('step', (e) => console.log(`step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  turns ${e.metrics['rollout/turns']!.toFixed(2)}  errors ${e.metrics['rollout/error_rate']!.toFixed(2)}`));
+  trainer.on('step', (e) =>
+    console.log(
+      `step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  turns ${e.metrics['rollout/turns']!.toFixed(2)}  errors ${e.metrics['rollout/error_rate']!.toFixed(2)}`,
+    ),
+  );
   await trainer.train();
 } finally {
   await env.close();

@@ -40,7 +40,10 @@ const env = await mcpEnvironment({
   server,
   connection: 'shared',
   tools: [TOOL],
-  initialMessages: (ex) => [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: ex.question }],
+  initialMessages: (ex) => [
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: ex.question },
+  ],
 });
 const backend: TrainingBackend = values.checkpoint ? localBackend({ checkpoint: values.checkpoint }) : localBackend({ ...MODEL, seed });
 const reward = exactMatch();
@@ -48,7 +51,16 @@ const train = questions('train');
 const test = questions('test');
 type Row = { average: number; pass: number; toolUse: number; validCalls: number };
 const heldOut = async (): Promise<Row> => {
-  const r = await evaluate({ sampler: await backend.saveWeightsForSampler(), renderer: await backend.renderer(), env, reward, examples: test, n, budgets, sampling: { temperature: 1, topP: 1 } });
+  const r = await evaluate({
+    sampler: await backend.saveWeightsForSampler(),
+    renderer: await backend.renderer(),
+    env,
+    reward,
+    examples: test,
+    n,
+    budgets,
+    sampling: { temperature: 1, topP: 1 },
+  });
   const m = r.metrics;
   return { average: m['eval/average_at_n']!, pass: m['eval/pass_at_n']!, toolUse: m['eval/tool_use_rate']!, validCalls: m['eval/valid_tool_call_rate']! };
 };
@@ -63,8 +75,16 @@ try {
     // the second stage) but the training answers are simply remembered; with other
     // numbers in the records from the start the path copy had not formed after 1500 steps (0%).
     const stages = [
-      { steps: Math.round(sftSteps / 2), demos: demonstrations(train, { passes: 4, guessShare: 0.25, seed, otherRecords: false }), what: "the server's records" },
-      { steps: sftSteps - Math.round(sftSteps / 2), demos: demonstrations(train, { passes: 8, guessShare: 0.25, seed, otherRecords: true }), what: 'records showing other numbers' },
+      {
+        steps: Math.round(sftSteps / 2),
+        demos: demonstrations(train, { passes: 4, guessShare: 0.25, seed, otherRecords: false }),
+        what: "the server's records",
+      },
+      {
+        steps: sftSteps - Math.round(sftSteps / 2),
+        demos: demonstrations(train, { passes: 8, guessShare: 0.25, seed, otherRecords: true }),
+        what: 'records showing other numbers',
+      },
     ];
     const heldOutDemos = demonstrations(test, { passes: 1, guessShare: 0, seed, otherRecords: false });
     let cs: Awaited<ReturnType<typeof coldStart>> | undefined;
@@ -106,7 +126,9 @@ try {
     progress: false,
   });
   trainer.on('step', (e) =>
-    log(`rl step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  tool use ${e.metrics['rollout/tool_use_rate']!.toFixed(2)}  valid calls ${e.metrics['rollout/valid_tool_call_rate']!.toFixed(2)}`),
+    log(
+      `rl step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  tool use ${e.metrics['rollout/tool_use_rate']!.toFixed(2)}  valid calls ${e.metrics['rollout/valid_tool_call_rate']!.toFixed(2)}`,
+    ),
   );
   await trainer.train();
   rows.push(['cold start + RL', await heldOut()]);

@@ -19,7 +19,22 @@ import { mulberry32 } from 'agentrl/internal';
 import type { Demonstration, DemonstrationCall, Example, McpStdioServer } from 'agentrl';
 
 export const DEPOTS = [
-  'Peru', 'Chile', 'Ghana', 'Japan', 'Spain', 'France', 'Kenya', 'Nepal', 'Egypt', 'Iraq', 'Cuba', 'Mali', 'Oman', 'Qatar', 'Yemen', 'Gabon',
+  'Peru',
+  'Chile',
+  'Ghana',
+  'Japan',
+  'Spain',
+  'France',
+  'Kenya',
+  'Nepal',
+  'Egypt',
+  'Iraq',
+  'Cuba',
+  'Mali',
+  'Oman',
+  'Qatar',
+  'Yemen',
+  'Gabon',
 ] as const;
 export const FIELDS = ['code', 'total', 'count'] as const;
 export type Field = (typeof FIELDS)[number];
@@ -40,7 +55,12 @@ export function questions(split: 'train' | 'test'): Example[] {
   return DEPOTS.flatMap((depot, i) =>
     FIELDS.map((field, k) => ({ depot, field, heldOut: i < HELD_OUT_DEPOTS && k === i % FIELDS.length }))
       .filter((q) => q.heldOut === (split === 'test'))
-      .map(({ depot, field }) => ({ id: `${depot}-${field}`, question: `What is the ${field} of ${depot}?`, answer: values.get(depot)![field], meta: { depot, field } })),
+      .map(({ depot, field }) => ({
+        id: `${depot}-${field}`,
+        question: `What is the ${field} of ${depot}?`,
+        answer: values.get(depot)![field],
+        meta: { depot, field },
+      })),
   );
 }
 
@@ -56,7 +76,11 @@ export function recordsServer(): McpStdioServer & { readonly dir: string } {
     mkdirSync(join(dir, depot));
     for (const f of FIELDS) writeFileSync(join(dir, depot, f), v[f]);
   }
-  return { dir, command: process.execPath, args: [fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url)), dir] };
+  return {
+    dir,
+    command: process.execPath,
+    args: [fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url)), dir],
+  };
 }
 
 /** Model shape of the embedded transformer (a demonstration is ≈ 140 tokens). */
@@ -88,7 +112,10 @@ export function lookupCall(ex: Example): DemonstrationCall {
  * returned is then the only rule that fits every demonstration; remembering a training question's answer does not,
  * and a held-out answer is never a target.
  */
-export function demonstrations(examples: readonly Example[], opts: { passes: number; guessShare: number; seed: number; otherRecords?: boolean }): Demonstration[] {
+export function demonstrations(
+  examples: readonly Example[],
+  opts: { passes: number; guessShare: number; seed: number; otherRecords?: boolean },
+): Demonstration[] {
   const r = mulberry32(opts.seed);
   const out: Demonstration[] = [];
   for (let p = 0; p < opts.passes; p++) {

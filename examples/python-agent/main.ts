@@ -52,7 +52,16 @@ const reward = exactMatch();
 const train = questions('train');
 const test = questions('test');
 const heldOut = async (b: TrainingBackend): Promise<EvalResult> =>
-  evaluate({ sampler: await b.saveWeightsForSampler(), renderer: await b.renderer(), env: agent, reward, examples: test, n, budgets, sampling: { temperature: 1, topP: 1 } });
+  evaluate({
+    sampler: await b.saveWeightsForSampler(),
+    renderer: await b.renderer(),
+    env: agent,
+    reward,
+    examples: test,
+    n,
+    budgets,
+    sampling: { temperature: 1, topP: 1 },
+  });
 const rows: [string, EvalResult][] = [];
 try {
   log(`${train.length} training questions, ${test.length} held-out (depot, field) pairs; agent: ${PYTHON} ${AGENT}`);
@@ -106,7 +115,9 @@ try {
   });
   trainer.on('warning', (w) => console.warn(`warning ${w.code}: ${w.message}`));
   trainer.on('step', (e) =>
-    log(`rl step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  tool use ${(e.metrics['rollout/tool_use_rate'] ?? 0).toFixed(2)}  errors ${(e.metrics['rollout/error_rate'] ?? 0).toFixed(2)}`),
+    log(
+      `rl step ${e.step}  reward/mean ${e.metrics['reward/mean']!.toFixed(3)}  tool use ${(e.metrics['rollout/tool_use_rate'] ?? 0).toFixed(2)}  errors ${(e.metrics['rollout/error_rate'] ?? 0).toFixed(2)}`,
+    ),
   );
   await trainer.train();
   rows.push(['cold start + RL', await heldOut(backend)]);
@@ -114,7 +125,8 @@ try {
   const pct = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(1)}%`;
   console.log(`\nheld-out (${test.length} (depot, field) pairs never asked in training, ${n} samples each, temperature 1, through agent.py):`);
   console.log(`${table.header(n)}  tooluse  errors`);
-  for (const [name, r] of rows) console.log(`${table.row(name, r)}  ${pct(r.metrics['eval/tool_use_rate']).padStart(7)}  ${pct(r.metrics['eval/error_rate']).padStart(6)}`);
+  for (const [name, r] of rows)
+    console.log(`${table.row(name, r)}  ${pct(r.metrics['eval/tool_use_rate']).padStart(7)}  ${pct(r.metrics['eval/error_rate']).padStart(6)}`);
   log('done');
 } finally {
   await agent.close();

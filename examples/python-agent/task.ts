@@ -54,7 +54,9 @@ export function demonstrationEnv(dir: string): Environment {
 
 /** A call as the chat template wrote it before it wrote arguments compactly: `{"name": "…", "arguments": {"path": "…"}}`. */
 const spacedCallText = (c: DemonstrationCall): string =>
-  `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": {${Object.entries(c.arguments ?? {}).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}}\n</tool_call>`;
+  `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": {${Object.entries(c.arguments ?? {})
+    .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+    .join(', ')}}}\n</tool_call>`;
 
 /**
  * The cold-start demonstrations the shipped `checkpoints/cold-start` was trained on: mcp-agent's, with the call as
@@ -65,6 +67,8 @@ const spacedCallText = (c: DemonstrationCall): string =>
 export function coldStartDemonstrations(...args: Parameters<typeof demonstrations>): Demonstration[] {
   return demonstrations(...args).map((d) => ({
     ...d,
-    turns: d.turns.map((t) => (typeof t === 'object' && 'call' in t ? { text: spacedCallText(t.call), ...(t.observation ? { observation: t.observation } : {}) } : t)),
+    turns: d.turns.map((t) =>
+      typeof t === 'object' && 'call' in t ? { text: spacedCallText(t.call), ...(t.observation ? { observation: t.observation } : {}) } : t,
+    ),
   }));
 }

@@ -74,7 +74,14 @@ export async function buildDemoDatums(
       ...(t.observation !== undefined ? { observation: [{ role: 'tool' as const, name: 'code_interpreter', content: t.observation }] } : {}),
     }));
     // The demonstrations carry their own interpreter output, so the sandbox-less env is never stepped.
-    datums.push(await demonstrationDatum(renderer, env, { example: ex, turns }, { maxToolResponseTokens: Number.MAX_SAFE_INTEGER, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) }));
+    datums.push(
+      await demonstrationDatum(
+        renderer,
+        env,
+        { example: ex, turns },
+        { maxToolResponseTokens: Number.MAX_SAFE_INTEGER, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) },
+      ),
+    );
   }
   return { datums, styles };
 }

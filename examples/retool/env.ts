@@ -26,4 +26,3 @@ export function textOnlyEnv(): Environment {
     step: async (action) => ({ done: true, reason: action.kind === 'answer' ? 'answer' : 'invalid' }),
   };
 }
-

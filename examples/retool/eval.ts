@@ -17,11 +17,11 @@ export interface EvalRun {
 }
 
 /** Evaluates the backend's current weights in tool mode (and text-only mode unless `toolOnly`). */
-export async function runEval(
-  backend: TrainingBackend,
-  opts: HeldOutOptions & { readonly toolOnly?: boolean; readonly session?: boolean },
-): Promise<EvalRun> {
-  const modes = [{ env: toolEnv(4, { session: opts.session ?? false }), file: 'tool.jsonl' }, ...(opts.toolOnly ? [] : [{ env: textOnlyEnv(), file: 'text-only.jsonl' }])];
+export async function runEval(backend: TrainingBackend, opts: HeldOutOptions & { readonly toolOnly?: boolean; readonly session?: boolean }): Promise<EvalRun> {
+  const modes = [
+    { env: toolEnv(4, { session: opts.session ?? false }), file: 'tool.jsonl' },
+    ...(opts.toolOnly ? [] : [{ env: textOnlyEnv(), file: 'text-only.jsonl' }]),
+  ];
   const [tool, text] = await evaluateHeldOut(backend, { testPath: PATHS.dev, budgets: BUDGETS, sampling: SAMPLING, reward: mathReward() }, opts, modes);
   return text ? { tool: tool!, text } : { tool: tool! };
 }
@@ -36,7 +36,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     makeBackend: (checkpoint) => localBackend({ ...MODEL, checkpoint }),
     run: async (backend, opts, v) => {
       const r = await runEval(backend, { ...opts, session: v['session'] === true });
-      return r.text ? [['tool mode', r.tool], ['text-only mode', r.text]] : [['tool mode', r.tool]];
+      return r.text
+        ? [
+            ['tool mode', r.tool],
+            ['text-only mode', r.text],
+          ]
+        : [['tool mode', r.tool]];
     },
     table: EVAL_TABLE,
   });

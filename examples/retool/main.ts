@@ -51,31 +51,45 @@ if (!existsSync(PATHS.train)) {
 }
 requireCheckpoint(PATHS.sftCheckpoint, 'retool:sft');
 const runDir = newRunDir(PATHS.runs);
-const backend = exampleBackend({ local: { ...MODEL, checkpoint: PATHS.sftCheckpoint }, contextTokens: MODEL.contextTokens, remote: values.backend, baseModel: values['base-model'] });
-if (values.backend !== undefined) console.log(`backend: tinkerBackend → ${values.backend} (the server's model; start it with --checkpoint ${PATHS.sftCheckpoint})`);
+const backend = exampleBackend({
+  local: { ...MODEL, checkpoint: PATHS.sftCheckpoint },
+  contextTokens: MODEL.contextTokens,
+  remote: values.backend,
+  baseModel: values['base-model'],
+});
+if (values.backend !== undefined)
+  console.log(`backend: tinkerBackend → ${values.backend} (the server's model; start it with --checkpoint ${PATHS.sftCheckpoint})`);
 const evalOpts = { n, problems: Number(values.problems), seed: 1234, session: values.session! };
 
 console.log(`[${elapsed()}] evaluating the SFT checkpoint on ${evalOpts.problems} held-out problems × ${n} samples …`);
 const before = await runEval(backend, { ...evalOpts, outDir: join(runDir, 'eval-sft') });
-console.log(`[${elapsed()}] RL: ${values.steps} steps × ${values.questions} questions × group ${values.group}, PPO clip [0.8, 1.28] (log: ${runDir}/metrics.jsonl)`);
-await runRl(backend, {
-  ...rlRunOptions(values, runDir),
-  rollout: values.rollout === 'sync' ? 'sync' : 'streaming',
-  maxStaleness: Number(values['max-staleness']),
-  ...(values.algorithms
-    ? {
-        algorithms: {
-          kl: { coef: 0.02, reference: 'base', estimator: 'k3', placement: 'advantage' },
-          rolloutCorrection: { level: 'token', mode: 'truncate', cap: 2 },
-          dynamicSampling: { maxAttempts: 3 },
-          overlong: { bufferTokens: 48, penalty: 0.5 },
-          schedule: { kind: 'cosine', warmupSteps: 2 },
-        },
-      }
-    : {}),
-  // A held-out curve during training: 16 dev problems × 2 samples every `--eval-every` steps (0: off).
-  ...(Number(values['eval-every']) > 0 ? { eval: { dataset: await loadMathDataset(PATHS.dev, { limit: 16 }), every: Number(values['eval-every']), samples: 2 } } : {}),
-}, { session: values.session! });
+console.log(
+  `[${elapsed()}] RL: ${values.steps} steps × ${values.questions} questions × group ${values.group}, PPO clip [0.8, 1.28] (log: ${runDir}/metrics.jsonl)`,
+);
+await runRl(
+  backend,
+  {
+    ...rlRunOptions(values, runDir),
+    rollout: values.rollout === 'sync' ? 'sync' : 'streaming',
+    maxStaleness: Number(values['max-staleness']),
+    ...(values.algorithms
+      ? {
+          algorithms: {
+            kl: { coef: 0.02, reference: 'base', estimator: 'k3', placement: 'advantage' },
+            rolloutCorrection: { level: 'token', mode: 'truncate', cap: 2 },
+            dynamicSampling: { maxAttempts: 3 },
+            overlong: { bufferTokens: 48, penalty: 0.5 },
+            schedule: { kind: 'cosine', warmupSteps: 2 },
+          },
+        }
+      : {}),
+    // A held-out curve during training: 16 dev problems × 2 samples every `--eval-every` steps (0: off).
+    ...(Number(values['eval-every']) > 0
+      ? { eval: { dataset: await loadMathDataset(PATHS.dev, { limit: 16 }), every: Number(values['eval-every']), samples: 2 } }
+      : {}),
+  },
+  { session: values.session! },
+);
 await backend.saveState(join(runDir, 'final'));
 console.log(`[${elapsed()}] evaluating the RL policy …`);
 const after = await runEval(backend, { ...evalOpts, outDir: join(runDir, 'eval-rl') });

@@ -57,7 +57,8 @@ export async function prepareData(opts: { input?: string; out: string; dev: numb
     : generateDapoRows(opts.count + 8 * opts.dev, opts.seed);
   const { train, dev, skipped, overlapping } = prepareRows(rows, opts.dev, opts.input ? {} : { trainCount: opts.count - opts.dev });
   await mkdir(opts.out, { recursive: true });
-  const write = (name: string, xs: Example[]) => writeFile(join(opts.out, name), xs.map((x) => JSON.stringify({ id: x.id, question: x.question, answer: x.answer, ...x.meta })).join('\n') + '\n');
+  const write = (name: string, xs: Example[]) =>
+    writeFile(join(opts.out, name), xs.map((x) => JSON.stringify({ id: x.id, question: x.question, answer: x.answer, ...x.meta })).join('\n') + '\n');
   await write('train.jsonl', train);
   await write('dev.jsonl', dev);
   return { train: train.length, dev: dev.length, skipped, overlapping };

@@ -22,10 +22,13 @@ const int = (r: () => number, lo: number, hi: number) => lo + Math.floor(r() * (
  * paired), so a 2-layer model can learn to copy them from a cold start in minutes, while the product
  * (3–4 digits) is beyond its mental arithmetic.
  */
-const mul = (text: (a: number, b: number) => string, aLo: number, aHi: number, bLo: number, bHi: number): Gen => (r) => {
-  const a = int(r, aLo, aHi), b = int(r, bLo, bHi);
-  return { question: text(a, b), expression: `${a}*${b}`, answer: String(a * b) };
-};
+const mul =
+  (text: (a: number, b: number) => string, aLo: number, aHi: number, bLo: number, bHi: number): Gen =>
+  (r) => {
+    const a = int(r, aLo, aHi),
+      b = int(r, bLo, bHi);
+    return { question: text(a, b), expression: `${a}*${b}`, answer: String(a * b) };
+  };
 
 const TEMPLATES: Gen[] = [
   mul((a, b) => `What is ${a} times ${b}?`, 12, 99, 12, 99),

@@ -19,7 +19,14 @@ export type { RlOptions };
 
 /** Runs RL on `backend` (already holding the SFT weights); progress bar on by default. */
 export async function runRl(backend: TrainingBackend, opts: RlOptions, envOpts: { session?: boolean } = {}): Promise<TrainSummary> {
-  const task = { env: toolEnv(4, envOpts), reward: mathReward(), trainPath: PATHS.train, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens };
+  const task = {
+    env: toolEnv(4, envOpts),
+    reward: mathReward(),
+    trainPath: PATHS.train,
+    budgets: BUDGETS,
+    sampling: SAMPLING,
+    contextTokens: MODEL.contextTokens,
+  };
   return trainOnSplit(backend, task, { ...opts, progress: opts.progress ?? true });
 }
 
@@ -29,6 +36,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     defaults: { steps: '40', lr: '3e-4' },
     flags: { session: flag(), rollout: str('streaming'), 'max-staleness': str('0') },
     makeBackend: (checkpoint) => localBackend({ ...MODEL, checkpoint }),
-    run: (backend, opts, v) => runRl(backend, { ...opts, rollout: v['rollout'] === 'sync' ? 'sync' : 'streaming', maxStaleness: Number(v['max-staleness']) }, { session: v['session'] === true }),
+    run: (backend, opts, v) =>
+      runRl(
+        backend,
+        { ...opts, rollout: v['rollout'] === 'sync' ? 'sync' : 'streaming', maxStaleness: Number(v['max-staleness']) },
+        { session: v['session'] === true },
+      ),
   });
 }

@@ -21,7 +21,9 @@ export interface EvalOptions extends HeldOutOptions {
 /** Evaluates the backend's current weights on the held-out questions. */
 export async function runEval(backend: TrainingBackend, opts: EvalOptions): Promise<EvalResult> {
   const env = searchEnv(await makeRetriever(opts.retrieverUrl));
-  const [result] = await evaluateHeldOut(backend, { testPath: PATHS.test, budgets: BUDGETS, sampling: SAMPLING, reward: searchReward() }, opts, [{ env, file: 'search.jsonl' }]);
+  const [result] = await evaluateHeldOut(backend, { testPath: PATHS.test, budgets: BUDGETS, sampling: SAMPLING, reward: searchReward() }, opts, [
+    { env, file: 'search.jsonl' },
+  ]);
   return result!;
 }
 
@@ -33,7 +35,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     paths: PATHS,
     flags: { retriever: optional() },
     makeBackend: (checkpoint) => makeBackend({ checkpoint }),
-    run: async (backend, opts, v) => [['search agent', await runEval(backend, { ...opts, ...(v['retriever'] ? { retrieverUrl: v['retriever'] as string } : {}) })]],
+    run: async (backend, opts, v) => [
+      ['search agent', await runEval(backend, { ...opts, ...(v['retriever'] ? { retrieverUrl: v['retriever'] as string } : {}) })],
+    ],
     table: EVAL_TABLE,
   });
 }

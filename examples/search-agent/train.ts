@@ -23,7 +23,11 @@ export interface SearchRlOptions extends RlOptions {
 /** Runs RL on `backend` (already holding the starting weights) and returns the trainer's summary. */
 export async function runRl(backend: TrainingBackend, opts: SearchRlOptions): Promise<TrainSummary> {
   const env = searchEnv(await makeRetriever(opts.retrieverUrl));
-  return trainOnSplit(backend, { env, reward: searchReward(), trainPath: PATHS.train, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, opts);
+  return trainOnSplit(
+    backend,
+    { env, reward: searchReward(), trainPath: PATHS.train, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens },
+    opts,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -22,7 +22,10 @@ export interface AgentJob<X extends object> {
   readonly extraOptions?: readonly string[];
   readonly extra?: (values: Readonly<Record<string, string | undefined>>) => X;
   makeBackend(choice: { readonly checkpoint: string }): TrainingBackend;
-  runEval(backend: TrainingBackend, opts: { readonly n: number; readonly problems: number; readonly seed: number; readonly outDir: string } & X): Promise<EvalResult>;
+  runEval(
+    backend: TrainingBackend,
+    opts: { readonly n: number; readonly problems: number; readonly seed: number; readonly outDir: string } & X,
+  ): Promise<EvalResult>;
   runRl(backend: TrainingBackend, opts: RlOptions & X): Promise<TrainSummary>;
   /** The before/after table. */
   readonly table: EvalTable;
@@ -53,7 +56,9 @@ export async function runAgentJob<X extends object>(job: AgentJob<X>): Promise<v
   console.log(`[${elapsed()}] evaluating the SFT checkpoint on ${evalOpts.problems} held-out questions × ${n} samples …`);
   const before = await job.runEval(backend, { ...evalOpts, outDir: join(runDir, 'eval-sft') });
   console.log(job.table.row('SFT', before));
-  console.log(`[${elapsed()}] RL: ${v['steps']} steps × ${v['questions']} questions × group ${v['group']}, PPO clip [0.8, 1.28], lr ${v['lr']} (log: ${runDir}/metrics.jsonl)`);
+  console.log(
+    `[${elapsed()}] RL: ${v['steps']} steps × ${v['questions']} questions × group ${v['group']}, PPO clip [0.8, 1.28], lr ${v['lr']} (log: ${runDir}/metrics.jsonl)`,
+  );
   const summary = await job.runRl(backend, {
     ...rlRunOptions(v, runDir),
     ...extra,

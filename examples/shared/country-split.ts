@@ -23,10 +23,18 @@ export function shuffle<T>(items: readonly T[], random: () => number): T[] {
  * characters are shuffled with `seed`: the first `count` countries are training, the next `count` held out (no
  * country, and so no (field, country) pair, is in both). Rows keep their order within a country.
  */
-export function splitByCountry<R extends { readonly country: string }>(rows: readonly R[], fields: number, count: number, seed: number): { countries: number; train: R[]; test: R[] } {
+export function splitByCountry<R extends { readonly country: string }>(
+  rows: readonly R[],
+  fields: number,
+  count: number,
+  seed: number,
+): { countries: number; train: R[]; test: R[] } {
   const byCountry = new Map<string, R[]>();
   for (const r of rows) byCountry.set(r.country, [...(byCountry.get(r.country) ?? []), r]);
-  const order = shuffle([...byCountry].filter(([name, rs]) => rs.length === fields && name.length <= 12), rng(seed));
+  const order = shuffle(
+    [...byCountry].filter(([name, rs]) => rs.length === fields && name.length <= 12),
+    rng(seed),
+  );
   const picked = order.slice(0, count);
   return { countries: picked.length, train: picked.flatMap(([, rs]) => rs), test: order.slice(count, 2 * count).flatMap(([, rs]) => rs) };
 }

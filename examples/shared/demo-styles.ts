@@ -78,6 +78,9 @@ export type MixDemoBuilder<S extends string> = (
  * The `buildDemoDatums` of an example with styles `styleMix`: {@link buildMixDemoDatums} with the turns that
  * `turnsFor(examples)` gives (where they depend on the whole set, e.g. a wrong answer drawn from the other examples).
  */
-export function mixDemoBuilder<S extends string>(styleMix: StyleMix<S>, turnsFor: (examples: readonly Example[]) => (ex: Example, style: S, r: () => number) => DemonstrationTurn[]): MixDemoBuilder<S> {
+export function mixDemoBuilder<S extends string>(
+  styleMix: StyleMix<S>,
+  turnsFor: (examples: readonly Example[]) => (ex: Example, style: S, r: () => number) => DemonstrationTurn[],
+): MixDemoBuilder<S> {
   return (renderer, env, examples, opts) => buildMixDemoDatums(renderer, env, examples, styleMix, turnsFor(examples), opts);
 }

@@ -8,7 +8,12 @@
  * Example-specific keys (e.g. the `(fact, country)` a lookup asks about) are added by the caller.
  */
 export function canonicalKeys(question: string): string[] {
-  const text = 'text:' + question.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const text =
+    'text:' +
+    question
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
   const nums = (question.match(/\d+(?:\.\d+)?/g) ?? []).map((n) => String(Number(n))).sort();
   return nums.length >= 2 ? [text, 'nums:' + nums.join(',')] : [text];
 }
@@ -23,7 +28,9 @@ export function overlappingPairs(
   for (const e of train) for (const k of keys(e)) if (!byKey.has(k)) byKey.set(k, e.id);
   const out: [string, string][] = [];
   for (const e of evalSet) {
-    const hit = keys(e).map((k) => byKey.get(k)).find((x) => x !== undefined);
+    const hit = keys(e)
+      .map((k) => byKey.get(k))
+      .find((x) => x !== undefined);
     if (hit !== undefined) out.push([e.id, hit]);
   }
   return out;

@@ -48,6 +48,8 @@ export async function runRlCli(cli: RlCli): Promise<void> {
     v,
   );
   await backend.saveState(`${logDir}/final`);
-  console.log(`trained ${summary.steps} steps in ${summary.wallS.toFixed(0)}s; reward/mean per step: ${summary.rewardHistory.map((r) => r.toFixed(2)).join(' ')}`);
+  console.log(
+    `trained ${summary.steps} steps in ${summary.wallS.toFixed(0)}s; reward/mean per step: ${summary.rewardHistory.map((r) => r.toFixed(2)).join(' ')}`,
+  );
   await backend.close();
 }

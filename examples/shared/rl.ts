@@ -4,7 +4,18 @@
  * Each example supplies its environment, reward, dataset, budgets and sampling.
  */
 import { fileURLToPath } from 'node:url';
-import { Trainer, loadMathDataset, localBackend, tinkerBackend, type Environment, type LocalBackendOptions, type Reward, type TrainerOptions, type TrainingBackend, type TrainSummary } from 'agentrl';
+import {
+  Trainer,
+  loadMathDataset,
+  localBackend,
+  tinkerBackend,
+  type Environment,
+  type LocalBackendOptions,
+  type Reward,
+  type TrainerOptions,
+  type TrainingBackend,
+  type TrainSummary,
+} from 'agentrl';
 
 /** The embedded model's tokenizer and chat template (what `agentrl serve` models use). */
 const LOCAL_MODEL_DIR = fileURLToPath(new URL('../../assets/local-model', import.meta.url));
@@ -58,7 +69,9 @@ export interface RlOptions {
   /** Progress bar on a terminal. @default false */
   readonly progress?: boolean;
   /** Further Trainer options (KL, rollout correction, dynamic sampling, overlong, schedule…), spread over the recipe's. */
-  readonly algorithms?: Partial<Pick<TrainerOptions, 'kl' | 'rolloutCorrection' | 'dynamicSampling' | 'overlong' | 'updatesPerBatch' | 'distill' | 'loss'>> & { readonly schedule?: NonNullable<TrainerOptions['optimizer']>['schedule'] };
+  readonly algorithms?: Partial<Pick<TrainerOptions, 'kl' | 'rolloutCorrection' | 'dynamicSampling' | 'overlong' | 'updatesPerBatch' | 'distill' | 'loss'>> & {
+    readonly schedule?: NonNullable<TrainerOptions['optimizer']>['schedule'];
+  };
   /** More places the run's record goes (e.g. `wandbSink` from `--wandb <project>`), beside metrics.jsonl. */
   readonly sinks?: TrainerOptions['sinks'];
   /** Called after each step with its number and metrics (`reward/mean`, `rollout/tool_calls`, …). */
@@ -116,7 +129,8 @@ export async function trainWithRecipe(backend: TrainingBackend, task: RlTask, op
   process.once('SIGTERM', stop);
   try {
     const summary = await trainer.train();
-    if (summary.stopped && summary.lastCheckpoint) console.log(`stopped after step ${summary.steps}; resume with --log-dir ${opts.logDir} --resume ${opts.logDir}`);
+    if (summary.stopped && summary.lastCheckpoint)
+      console.log(`stopped after step ${summary.steps}; resume with --log-dir ${opts.logDir} --resume ${opts.logDir}`);
     return summary;
   } finally {
     process.off('SIGINT', stop);

@@ -56,7 +56,12 @@ export interface AgentSft {
   makeBackend(choice: { readonly checkpoint: string } | { readonly seed: number }): TrainingBackend;
   /** The environment the demonstrations are rendered through (closed once they are built). */
   makeEnv(): Promise<Environment>;
-  buildDemoDatums(renderer: Renderer, env: Environment, examples: readonly Example[], opts: MixDemoOptions): Promise<{ datums: Datum[]; styles: object; dropped: number }>;
+  buildDemoDatums(
+    renderer: Renderer,
+    env: Environment,
+    examples: readonly Example[],
+    opts: MixDemoOptions,
+  ): Promise<{ datums: Datum[]; styles: object; dropped: number }>;
 }
 
 /**

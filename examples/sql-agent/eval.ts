@@ -17,7 +17,9 @@ export type EvalOptions = HeldOutOptions;
 /** Evaluates the backend's current weights on the held-out questions. */
 export async function runEval(backend: TrainingBackend, opts: EvalOptions): Promise<EvalResult> {
   const database = loadDatabase();
-  const [result] = await evaluateHeldOut(backend, { testPath: PATHS.test, budgets: BUDGETS, sampling: SAMPLING, reward: sqlReward(database) }, opts, [{ env: sqlEnv(database), file: 'sql.jsonl' }]);
+  const [result] = await evaluateHeldOut(backend, { testPath: PATHS.test, budgets: BUDGETS, sampling: SAMPLING, reward: sqlReward(database) }, opts, [
+    { env: sqlEnv(database), file: 'sql.jsonl' },
+  ]);
   return result!;
 }
 

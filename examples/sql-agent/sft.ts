@@ -20,7 +20,10 @@ export interface SftOptions extends DemoSftOptions {
 
 /** Runs cold-start SFT (from fresh weights, or from `opts.init`) and saves the result to `opts.out` (`saveState`). */
 export async function runSft(opts: SftOptions): Promise<void> {
-  await runAgentSft({ paths: PATHS, budgets: BUDGETS, model: MODEL, makeBackend, makeEnv: async () => sqlEnv(loadDatabase()), buildDemoDatums }, { ...opts, epochs: opts.epochs ?? 2 });
+  await runAgentSft(
+    { paths: PATHS, budgets: BUDGETS, model: MODEL, makeBackend, makeEnv: async () => sqlEnv(loadDatabase()), buildDemoDatums },
+    { ...opts, epochs: opts.epochs ?? 2 },
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

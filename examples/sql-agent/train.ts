@@ -18,7 +18,11 @@ export type { RlOptions };
 /** Runs RL on `backend` (already holding the starting weights) and returns the trainer's summary. */
 export async function runRl(backend: TrainingBackend, opts: RlOptions): Promise<TrainSummary> {
   const database = loadDatabase();
-  return trainOnSplit(backend, { env: sqlEnv(database), reward: sqlReward(database), trainPath: PATHS.train, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens }, opts);
+  return trainOnSplit(
+    backend,
+    { env: sqlEnv(database), reward: sqlReward(database), trainPath: PATHS.train, budgets: BUDGETS, sampling: SAMPLING, contextTokens: MODEL.contextTokens },
+    opts,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -19,7 +19,8 @@ export function checkBackendDatums(datums: readonly Datum[], limits: { readonly 
       if (d.weights === undefined) validateDatum(d);
       else {
         validateDatum({ ...d, weights: undefined });
-        if (d.weights.length !== d.modelInput.length) throw new DatumShapeError('weights', `length ${d.weights.length} differs from modelInput length ${d.modelInput.length}`);
+        if (d.weights.length !== d.modelInput.length)
+          throw new DatumShapeError('weights', `length ${d.weights.length} differs from modelInput length ${d.modelInput.length}`);
         const bad = d.weights.findIndex((w) => !Number.isFinite(w));
         if (bad >= 0) throw new DatumShapeError('weights', `position ${bad} is not finite: ${d.weights[bad]}`);
       }
@@ -32,8 +33,10 @@ export function checkBackendDatums(datums: readonly Datum[], limits: { readonly 
     const V = limits.vocabSize;
     if (V !== undefined) {
       for (let t = 0; t < T; t++) {
-        if (d.modelInput[t]! >= V) throw new BackendInputError(`datums[${i}].modelInput`, `token ${d.modelInput[t]} at position ${t} is outside the vocabulary of ${V}`);
-        if (d.targetTokens[t]! >= V) throw new BackendInputError(`datums[${i}].targetTokens`, `token ${d.targetTokens[t]} at position ${t} is outside the vocabulary of ${V}`);
+        if (d.modelInput[t]! >= V)
+          throw new BackendInputError(`datums[${i}].modelInput`, `token ${d.modelInput[t]} at position ${t} is outside the vocabulary of ${V}`);
+        if (d.targetTokens[t]! >= V)
+          throw new BackendInputError(`datums[${i}].targetTokens`, `token ${d.targetTokens[t]} at position ${t} is outside the vocabulary of ${V}`);
       }
     }
   });

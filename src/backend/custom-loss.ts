@@ -26,19 +26,40 @@ export interface CustomLossSteps {
  * @throws DatumShapeError when a custom loss returns values of the wrong length or non-finite ones; otherwise what
  *   the backend's primitives throw.
  */
-export async function forwardBackwardCustom(steps: CustomLossSteps, datums: readonly Datum[], loss: LossConfig, weight: number): Promise<ForwardBackwardResult> {
+export async function forwardBackwardCustom(
+  steps: CustomLossSteps,
+  datums: readonly Datum[],
+  loss: LossConfig,
+  weight: number,
+): Promise<ForwardBackwardResult> {
   const def = lossDefinition(loss);
   const lp_D_T = await steps.forward(datums);
   const coefs = aggregationCoefficients(datums, loss);
   let total = 0;
   const weighted = datums.map((d, i): Datum => {
-    const seq = lossSequence(loss, { targetLogprobs: lp_D_T[i]!, samplingLogprobs: d.logprobs, advantages: d.advantages, weights: d.weights ?? d.mask, mask: d.mask, ...(d.referenceLogprobs ? { referenceLogprobs: d.referenceLogprobs } : {}) });
+    const seq = lossSequence(loss, {
+      targetLogprobs: lp_D_T[i]!,
+      samplingLogprobs: d.logprobs,
+      advantages: d.advantages,
+      weights: d.weights ?? d.mask,
+      mask: d.mask,
+      ...(d.referenceLogprobs ? { referenceLogprobs: d.referenceLogprobs } : {}),
+    });
     const c = coefs[i]!;
     def.perToken(loss, seq).forEach((l, t) => {
       if (c[t] !== 0) total += c[t]! * l;
     });
-    const g = def.grad(loss, seq, Array.from(c, (x) => x * weight));
-    return { ...d, mask: g.map((x) => (x !== 0 ? 1 : 0)), weights: g.map((x) => (x !== 0 ? -x : 0)), advantages: g.map((x, t) => (x !== 0 ? d.advantages[t]! : 0)) };
+    const g = def.grad(
+      loss,
+      seq,
+      Array.from(c, (x) => x * weight),
+    );
+    return {
+      ...d,
+      mask: g.map((x) => (x !== 0 ? 1 : 0)),
+      weights: g.map((x) => (x !== 0 ? -x : 0)),
+      advantages: g.map((x, t) => (x !== 0 ? d.advantages[t]! : 0)),
+    };
   });
   const r = await steps.weightedBackward(weighted);
   return { logprobs: r.logprobs, metrics: { loss: weight !== 0 ? total : 0, ...backendLossMetrics(loss, datums, r.logprobs) } };

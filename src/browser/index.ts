@@ -84,7 +84,7 @@ export { localBackend, type LocalBackendOptions } from '../backend/local/local-b
 
 // trainer and events
 export { Trainer, type TrainSummary } from '../trainer/trainer.js';
-export type { TrainerOptions } from '../trainer/config.js';
+export type { TrainerOptions } from '../trainer/options.js';
 export type * from '../trainer/events.js';
 export type * from '../trainer/trainer-events.js';
 export { coldStart, type Demonstration, type ColdStartOptions, type ColdStartResult } from '../trainer/cold-start.js';

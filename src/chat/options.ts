@@ -59,13 +59,23 @@ const settingsShape = {
   stopTokens: z.array(z.string().min(1)).min(1).optional(),
   eosTokenIds: z.array(z.number().int().min(0)).optional(),
   chatTemplate: z.string().min(1).optional(),
-  expectedTemplateSha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits').optional(),
+  expectedTemplateSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'expected 64 lowercase hex digits')
+    .optional(),
 };
 
 const fileObject = z.record(z.string(), z.unknown());
 
 const loadSchema = z
-  .strictObject({ dir: z.string().min(1).optional(), tokenizerJson: fileObject.optional(), tokenizerConfig: fileObject.optional(), generationConfig: fileObject.optional(), modelConfig: fileObject.optional(), ...settingsShape })
+  .strictObject({
+    dir: z.string().min(1).optional(),
+    tokenizerJson: fileObject.optional(),
+    tokenizerConfig: fileObject.optional(),
+    generationConfig: fileObject.optional(),
+    modelConfig: fileObject.optional(),
+    ...settingsShape,
+  })
   .superRefine((o, ctx) => {
     const hasFiles = o.tokenizerJson !== undefined || o.tokenizerConfig !== undefined || o.generationConfig !== undefined || o.modelConfig !== undefined;
     if (o.dir !== undefined && hasFiles) {
@@ -76,7 +86,13 @@ const loadSchema = z
     }
   });
 
-const createSchema = z.strictObject({ tokenizerJson: fileObject, tokenizerConfig: fileObject, generationConfig: fileObject.optional(), modelConfig: fileObject.optional(), ...settingsShape });
+const createSchema = z.strictObject({
+  tokenizerJson: fileObject,
+  tokenizerConfig: fileObject,
+  generationConfig: fileObject.optional(),
+  modelConfig: fileObject.optional(),
+  ...settingsShape,
+});
 
 /**
  * Validates {@link LoadRendererOptions}.

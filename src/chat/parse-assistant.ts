@@ -114,14 +114,22 @@ function matchesType(value: unknown, schema: JsonSchema): boolean {
   const types = typeof schema.type === 'string' ? [schema.type] : schema.type;
   return types.some((t) => {
     switch (t) {
-      case 'string': return typeof value === 'string';
-      case 'number': return typeof value === 'number';
-      case 'integer': return Number.isInteger(value);
-      case 'boolean': return typeof value === 'boolean';
-      case 'object': return isPlainObject(value);
-      case 'array': return Array.isArray(value);
-      case 'null': return value === null;
-      default: return true;
+      case 'string':
+        return typeof value === 'string';
+      case 'number':
+        return typeof value === 'number';
+      case 'integer':
+        return Number.isInteger(value);
+      case 'boolean':
+        return typeof value === 'boolean';
+      case 'object':
+        return isPlainObject(value);
+      case 'array':
+        return Array.isArray(value);
+      case 'null':
+        return value === null;
+      default:
+        return true;
     }
   });
 }

@@ -54,7 +54,6 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
   const config = opts.tokenizerConfig;
   const shipped = opts.chatTemplate ?? pickChatTemplate(config.chat_template);
 
-
   const family: ModelFamily = getFamily(
     opts.family ??
       detectFamily({
@@ -63,7 +62,8 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
         specialTokens: addedTokenStrings(opts.tokenizerJson),
       }),
   );
-  const codeTemplate = opts.chatTemplate === undefined && family.codeTemplate && (family.needsCodeTemplate?.(shipped) ?? false) ? family.codeTemplate : undefined;
+  const codeTemplate =
+    opts.chatTemplate === undefined && family.codeTemplate && (family.needsCodeTemplate?.(shipped) ?? false) ? family.codeTemplate : undefined;
   if (!codeTemplate && shipped === undefined) {
     throw new TokenizerError('tokenizer_config.json has no usable chat_template (pass chatTemplate to supply one)');
   }
@@ -145,9 +145,18 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
       ...baseVars,
       ...defaultKwargs,
       ...ro.templateKwargs,
-      messages: toTemplateMessages(tools && toolPrompt ? withSystemText(messages, toolPrompt.render(tools, (t) => sanitizeToolContent(t, specialTokens))) : messages, specialTokens, {
-        argumentsAsJsonString: family.argumentsAsJsonString === true,
-      }),
+      messages: toTemplateMessages(
+        tools && toolPrompt
+          ? withSystemText(
+              messages,
+              toolPrompt.render(tools, (t) => sanitizeToolContent(t, specialTokens)),
+            )
+          : messages,
+        specialTokens,
+        {
+          argumentsAsJsonString: family.argumentsAsJsonString === true,
+        },
+      ),
       add_generation_prompt: ro.addGenerationPrompt ?? true,
     };
     if (tools) context.tools = tools;
@@ -170,7 +179,12 @@ export function createRenderer(options: RendererSettings & RendererFiles): ChatR
           decode,
           stopTokens,
           codeToolName,
-          render: { ...(args.tools && args.tools.length > 0 ? { tools: defused(args.tools)! } : {}), addGenerationPrompt: true, kwargs: { ...defaultKwargs, ...args.templateKwargs }, specialTokens },
+          render: {
+            ...(args.tools && args.tools.length > 0 ? { tools: defused(args.tools)! } : {}),
+            addGenerationPrompt: true,
+            kwargs: { ...defaultKwargs, ...args.templateKwargs },
+            specialTokens,
+          },
         });
       }
       return spliceObservation(
@@ -203,7 +217,8 @@ function addedTokenStrings(tokenizerJson: Record<string, unknown>): Set<string> 
   const added = tokenizerJson['added_tokens'];
   const out = new Set<string>();
   if (Array.isArray(added)) {
-    for (const t of added) if (t && typeof t === 'object' && typeof (t as { content?: unknown }).content === 'string') out.add((t as { content: string }).content);
+    for (const t of added)
+      if (t && typeof t === 'object' && typeof (t as { content?: unknown }).content === 'string') out.add((t as { content: string }).content);
   }
   return out;
 }

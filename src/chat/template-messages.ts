@@ -34,7 +34,10 @@ export function toTemplateMessages(
         return { role: m.role, content: m.content };
       case 'assistant': {
         const calling = m.toolCalls !== undefined && m.toolCalls.length > 0;
-        const out: TemplateMessage = { role: 'assistant', content: opts.argumentsAsJsonString === true && calling && (m.content ?? '') === '' ? null : (m.content ?? '') };
+        const out: TemplateMessage = {
+          role: 'assistant',
+          content: opts.argumentsAsJsonString === true && calling && (m.content ?? '') === '' ? null : (m.content ?? ''),
+        };
         if (m.toolCalls && m.toolCalls.length > 0) {
           out.tool_calls = m.toolCalls.map((c) => ({
             type: 'function',

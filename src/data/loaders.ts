@@ -7,10 +7,10 @@ import { dapoRowToExample } from './dapo.js';
 import { DATASET_PRESETS, presetRowToExample, type DatasetPreset } from './presets.js';
 import { ConfigError } from '../errors/index.js';
 import { exampleIssues } from './validate.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const LOAD_DATASET_OPTIONS = strictKeys(['map', 'limit', 'preset']);
-const LOAD_MATH_DATASET_OPTIONS = strictKeys(['limit', 'dedupe']);
+const LOAD_DATASET_OPTIONS = optionKeys<LoadDatasetOptions>({ map: true, limit: true, preset: true });
+const LOAD_MATH_DATASET_OPTIONS = optionKeys<NonNullable<Parameters<typeof loadMathDataset>[1]>>({ limit: true, dedupe: true });
 
 /**
  * Reads a JSONL file into an array of parsed rows. Blank lines are skipped.
@@ -69,7 +69,8 @@ function assertExamples(rows: readonly unknown[], path: string): void {
   if (issues.length === 0) return;
   const shown = issues.slice(0, 20).map((i) => `  - ${i.message}`);
   if (issues.length > 20) shown.push(`  - … and ${issues.length - 20} more`);
-  if (issues.some((i) => i.message.includes('duplicate id'))) shown.push('  (rows that repeat a problem exactly: loadMathDataset(path, { dedupe: true }) drops the repeats)');
+  if (issues.some((i) => i.message.includes('duplicate id')))
+    shown.push('  (rows that repeat a problem exactly: loadMathDataset(path, { dedupe: true }) drops the repeats)');
   throw new DatasetError(`${issues.length} problem${issues.length === 1 ? '' : 's'} in ${path}:\n${shown.join('\n')}`);
 }
 
@@ -108,7 +109,9 @@ export async function loadDataset<E extends Example = Example>(path: string, opt
   checkOptions('loadDataset options', LOAD_DATASET_OPTIONS, opts, { optional: true });
   const preset = opts.preset;
   if (preset !== undefined && !DATASET_PRESETS.includes(preset)) {
-    throw new ConfigError('loadDataset options', [{ path: 'preset', message: `expected ${DATASET_PRESETS.map((p) => `'${p}'`).join(' | ')}, got ${JSON.stringify(preset)}` }]);
+    throw new ConfigError('loadDataset options', [
+      { path: 'preset', message: `expected ${DATASET_PRESETS.map((p) => `'${p}'`).join(' | ')}, got ${JSON.stringify(preset)}` },
+    ]);
   }
   if (preset !== undefined && opts.map) throw new ConfigError('loadDataset options', [{ path: 'preset', message: 'give either preset or map, not both' }]);
   const rows = (path.endsWith('.parquet') ? await readParquet(path) : await readJsonl(path)) as Record<string, unknown>[];
@@ -116,7 +119,10 @@ export async function loadDataset<E extends Example = Example>(path: string, opt
     if (opts.map) return opts.map(row, i + 1);
     if (preset !== undefined) {
       const ex = typeof row === 'object' && row !== null ? presetRowToExample(preset, row, i + 1) : null;
-      if (ex === null) throw new DatasetError(`${path}: row ${i + 1} does not have the '${preset}' layout's question and answer columns (found: ${typeof row === 'object' && row !== null ? Object.keys(row).join(', ') : typeof row})`);
+      if (ex === null)
+        throw new DatasetError(
+          `${path}: row ${i + 1} does not have the '${preset}' layout's question and answer columns (found: ${typeof row === 'object' && row !== null ? Object.keys(row).join(', ') : typeof row})`,
+        );
       return ex;
     }
     if (typeof row !== 'object' || row === null) return row;
@@ -146,7 +152,9 @@ export async function loadMathDataset(path: string, opts: { limit?: number; dedu
     const seen = new Set<string>();
     out = out.filter((e) => {
       const key = JSON.stringify([e.id, e.question, e.answer]);
-      return seen.has(key) ? false : (seen.add(key), true);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
     });
   }
   assertExamples(out, path);

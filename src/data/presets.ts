@@ -26,7 +26,10 @@ function field(row: Row, ...keys: string[]): string | undefined {
 export function gsm8kFinalAnswer(solution: string): string | undefined {
   const at = solution.lastIndexOf('####');
   if (at < 0) return undefined;
-  const answer = solution.slice(at + 4).trim().replace(/(\d),(?=\d{3}\b)/g, '$1');
+  const answer = solution
+    .slice(at + 4)
+    .trim()
+    .replace(/(\d),(?=\d{3}\b)/g, '$1');
   return answer === '' ? undefined : answer;
 }
 
@@ -67,7 +70,12 @@ export function presetRowToExample(preset: DatasetPreset, row: Row, rowNumber: n
         const dapo = dapoRowToExample(row, rowNumber - 1);
         return dapo === null ? null : { ...dapo, id: `aime-${dapo.id}` };
       }
-      return { id: id(field(row, 'id', 'ID')), question, answer: answer.trim(), meta: rest(row, ['id', 'ID', 'problem', 'Problem', 'question', 'answer', 'Answer']) };
+      return {
+        id: id(field(row, 'id', 'ID')),
+        question,
+        answer: answer.trim(),
+        meta: rest(row, ['id', 'ID', 'problem', 'Problem', 'question', 'answer', 'Answer']),
+      };
     }
     case 'dapo':
       return dapoRowToExample(row, rowNumber - 1);

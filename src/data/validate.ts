@@ -16,10 +16,13 @@ export function exampleIssues(rows: readonly unknown[], where: string): ConfigIs
     }
     const r = row as Record<string, unknown>;
     const problems: string[] = [];
-    if (typeof r['id'] !== 'string' || r['id'] === '') problems.push(r['id'] === undefined ? "missing 'id'" : `'id' must be a non-empty string, got ${JSON.stringify(r['id'])}`);
-    if (typeof r['question'] !== 'string') problems.push(r['question'] === undefined ? "missing 'question'" : `'question' must be a string, got ${typeof r['question']}`);
+    if (typeof r['id'] !== 'string' || r['id'] === '')
+      problems.push(r['id'] === undefined ? "missing 'id'" : `'id' must be a non-empty string, got ${JSON.stringify(r['id'])}`);
+    if (typeof r['question'] !== 'string')
+      problems.push(r['question'] === undefined ? "missing 'question'" : `'question' must be a string, got ${typeof r['question']}`);
     if (typeof r['answer'] !== 'string') problems.push(r['answer'] === undefined ? "missing 'answer'" : `'answer' must be a string, got ${typeof r['answer']}`);
-    if (problems.length > 0) issues.push({ path: where, message: `row ${n}${typeof r['id'] === 'string' && r['id'] ? ` (id '${r['id']}')` : ''}: ${problems.join(', ')}` });
+    if (problems.length > 0)
+      issues.push({ path: where, message: `row ${n}${typeof r['id'] === 'string' && r['id'] ? ` (id '${r['id']}')` : ''}: ${problems.join(', ')}` });
     if (typeof r['id'] === 'string' && r['id'] !== '') {
       const first = firstRowOf.get(r['id']);
       if (first !== undefined) issues.push({ path: where, message: `row ${n}: duplicate id '${r['id']}' (first used by row ${first})` });

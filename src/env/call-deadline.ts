@@ -8,7 +8,12 @@ import type { ToolContext } from './types.js';
  * the call honours its signal — a stuck `execute` is left behind, never waited on. Rejects with the trajectory's
  * abort reason when `ctx.signal` aborts first. `Infinity` sets no timer.
  */
-export async function callWithDeadline<T, E extends Example>(tool: string, timeoutMs: number, ctx: ToolContext<E>, run: (callCtx: ToolContext<E>) => T | Promise<T>): Promise<T> {
+export async function callWithDeadline<T, E extends Example>(
+  tool: string,
+  timeoutMs: number,
+  ctx: ToolContext<E>,
+  run: (callCtx: ToolContext<E>) => T | Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(ctx.signal.reason);
   if (ctx.signal.aborted) controller.abort(ctx.signal.reason);

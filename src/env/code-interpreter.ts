@@ -6,9 +6,17 @@ import type { Message, ToolCall, ToolDefinition } from '../types/message.js';
 import type { InvalidReason, ParsedAction } from '../types/action.js';
 import { truncateTail, utf8Bytes } from './truncate.js';
 import { DEFAULT_MAX_CONCURRENT_CALLS, runToolCalls } from './parallel-calls.js';
-import { checkOptions, strictKeys, objectValue } from '../util/check-options.js';
+import { checkOptions, optionKeys, objectValue } from '../util/check-options.js';
 
-const CODE_INTERPRETER_OPTIONS = strictKeys(['timeoutMs', 'systemPrompt', 'formatQuestion', 'session', 'parallelToolCalls', 'maxConcurrentCalls'], { sandbox: objectValue });
+const CODE_INTERPRETER_OPTIONS = optionKeys<CodeInterpreterOptions>({
+  timeoutMs: true,
+  systemPrompt: true,
+  formatQuestion: true,
+  session: true,
+  parallelToolCalls: true,
+  maxConcurrentCalls: true,
+  sandbox: objectValue,
+});
 
 /**
  * The `code_interpreter` tool, as the ReTool recipe defines it (KMnO4-zx/agentic-rl-lab `05-retool/protocol.py`): one
@@ -28,8 +36,7 @@ export const CODE_INTERPRETER_SESSION_TOOL: ToolDefinition = {
   type: 'function',
   function: {
     name: 'code_interpreter',
-    description:
-      'Run Python code and return what it prints. Like a notebook: variables, imports and files from earlier runs in this conversation are kept.',
+    description: 'Run Python code and return what it prints. Like a notebook: variables, imports and files from earlier runs in this conversation are kept.',
     parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
   },
 };
@@ -109,7 +116,7 @@ export function formatExecObservation(r: ExecResult, timeoutMs: number): string 
     case 'error':
       if (r.stderr.trim()) return r.stderr;
       if (r.stdout.trim()) return r.stdout;
-      return `Error: process exited with code ${r.exitCode ?? (r.signal ?? 'unknown')}.`;
+      return `Error: process exited with code ${r.exitCode ?? r.signal ?? 'unknown'}.`;
   }
 }
 

@@ -10,10 +10,23 @@ import { toolDefinitionIssues, toolNameProblem } from './tool-definitions.js';
 import { ToolTimeoutError } from '../errors/env-errors.js';
 import { callWithDeadline } from './call-deadline.js';
 import { toolOutputObservation } from './tool-output.js';
-import { checkOptions, strictKeys, fnValue, anyValue } from '../util/check-options.js';
+import { checkOptions, optionKeys, fnValue, anyValue } from '../util/check-options.js';
 
-const DEFINE_TOOL_OPTIONS = strictKeys(['description', 'inputSchema', 'timeoutMs'], { name: z.string(), execute: fnValue });
-const TOOL_ENVIRONMENT_OPTIONS = strictKeys(['name', 'parallelToolCalls', 'maxConcurrentCalls', 'callTimeoutMs'], { tools: z.array(anyValue), initialMessages: fnValue });
+const DEFINE_TOOL_OPTIONS = optionKeys<DefineToolOptions<z.ZodObject, Example>>({
+  description: true,
+  inputSchema: true,
+  timeoutMs: true,
+  name: z.string(),
+  execute: fnValue,
+});
+const TOOL_ENVIRONMENT_OPTIONS = optionKeys<ToolEnvironmentOptions<Example>>({
+  name: true,
+  parallelToolCalls: true,
+  maxConcurrentCalls: true,
+  callTimeoutMs: true,
+  tools: z.array(anyValue),
+  initialMessages: fnValue,
+});
 
 /**
  * A tool with typed arguments: `inputSchema` (a zod object) is both the JSON schema the chat template shows the
@@ -67,10 +80,12 @@ export function defineTool<S extends z.ZodObject, E extends Example = Example>(o
   checkOptions('defineTool options', DEFINE_TOOL_OPTIONS, opts, { signature: 'defineTool({ name, description, inputSchema, execute })' });
   const nameProblem = toolNameProblem(opts.name);
   if (nameProblem) throw new ConfigError('defineTool options', [{ path: 'name', message: nameProblem }]);
-  if (typeof opts.description !== 'string') throw new ConfigError('defineTool options', [{ path: 'description', message: `expected a string, got ${typeof opts.description}` }]);
+  if (typeof opts.description !== 'string')
+    throw new ConfigError('defineTool options', [{ path: 'description', message: `expected a string, got ${typeof opts.description}` }]);
   assertZodPeer();
   assertZod4Object(opts.inputSchema, `defineTool('${opts.name}').inputSchema`);
-  if (opts.timeoutMs !== undefined && !(opts.timeoutMs > 0)) throw new ConfigError('defineTool options', [{ path: 'timeoutMs', message: `expected a positive number of ms, got ${opts.timeoutMs}` }]);
+  if (opts.timeoutMs !== undefined && !(opts.timeoutMs > 0))
+    throw new ConfigError('defineTool options', [{ path: 'timeoutMs', message: `expected a positive number of ms, got ${opts.timeoutMs}` }]);
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(opts.inputSchema, { io: 'input' }) as Record<string, unknown>;
   return {
     definition: { type: 'function', function: { name: opts.name, description: opts.description, parameters: parameters as JsonSchema } },
@@ -84,9 +99,9 @@ export function defineTool<S extends z.ZodObject, E extends Example = Example>(o
 export interface ToolEnvironmentOptions<E extends Example> {
   /** Stable id used in logs and metrics. */
   readonly name: string;
-  // A tool's argument type is checked where it is defined; here only its shape matters.
   /** The tools offered to the model (names must be unique). */
-  readonly tools: readonly Tool<any, E>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: a tool's argument type is checked where it is defined; here only its shape matters
+  readonly tools: readonly Tool<any, E>[];
   /** Messages that open one trajectory (system prompt + question). */
   initialMessages(example: E): Message[];
   /**
@@ -115,7 +130,10 @@ export const DEFAULT_TOOL_CALL_TIMEOUT_MS = 30_000;
  */
 export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironmentOptions<E>): Environment<E> {
   checkOptions('toolEnvironment options', TOOL_ENVIRONMENT_OPTIONS, opts, { signature: 'toolEnvironment({ name, tools, initialMessages })' });
-  const issues = toolDefinitionIssues(opts.tools.map((t) => t.definition), 'tools');
+  const issues = toolDefinitionIssues(
+    opts.tools.map((t) => t.definition),
+    'tools',
+  );
   const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_TOOL_CALL_TIMEOUT_MS;
   if (!(callTimeoutMs > 0)) issues.push({ path: 'callTimeoutMs', message: `expected a positive number of ms (or Infinity), got ${callTimeoutMs}` });
   if (issues.length > 0) throw new ConfigError(`toolEnvironment '${opts.name}' options`, issues);
@@ -146,7 +164,9 @@ export function toolEnvironment<E extends Example = Example>(opts: ToolEnvironme
     if (!tool) return reply(`Error: unknown tool '${name}'. Available: ${[...byName.keys()].join(', ')}.`);
     const parsed = tool.inputSchema.safeParse(call.function.arguments);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((i: { path: readonly PropertyKey[]; message: string }) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`).join('; ');
+      const problems = parsed.error.issues
+        .map((i: { path: readonly PropertyKey[]; message: string }) => `${i.path.map(String).join('.') || '(arguments)'}: ${i.message}`)
+        .join('; ');
       return reply(`Error: bad arguments for ${name}: ${problems}`);
     }
     let out: unknown;

@@ -44,4 +44,3 @@ export interface DrivenEnvironment extends Environment {
   /** Runs one whole trajectory; resolves (a failure is `stopReason: 'error'`), and soon after `ctx.signal` aborts. */
   runTrajectory(ctx: DrivenTrajectoryContext): Promise<DrivenTrajectory>;
 }
-

@@ -5,21 +5,23 @@ import { ConfigError, type ConfigIssue } from '../errors/config-error.js';
 import { mulberry32 } from '../util/rng.js';
 import type { Environment } from './types.js';
 import { toolDefinitionIssues } from './tool-definitions.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const MIX_OPTIONS = strictKeys(['seed', 'shuffle']);
+const MIX_OPTIONS = optionKeys<MixOptions>({ seed: true, shuffle: true });
 
 /** One environment of a mix: its data, its reward and how often it is drawn. */
 export interface MixEntry<E extends Example = Example> {
-  // An environment typed for a richer Example is accepted (as by the Trainer).
   /** The environment this entry's examples run in. */
-  readonly env: Environment<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: an environment typed for a richer Example is accepted (as by the Trainer)
+  readonly env: Environment<any>;
   /** This environment's examples (ids must be unique across the mix). */
   readonly dataset: readonly E[];
   /** Scores this environment's trajectories. */
-  readonly reward: Reward<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: as env, a reward typed for a richer Example
+  readonly reward: Reward<any>;
   /** Compares a group's members (see `GroupReward`), for this environment's groups only. */
-  readonly groupReward?: GroupReward<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: as reward
+  readonly groupReward?: GroupReward<any>;
   /** Relative weight (> 0): the share of groups drawn from this environment is `weight / Σ weights`. @default 1 */
   readonly weight?: number;
   /** Name in metrics (`env/<name>/reward/mean`) and example ids (`<name>/<id>`). @default `env.name` */
@@ -59,14 +61,17 @@ const MAX_DRAWS = 1_000_000;
 
 function validate(entries: readonly MixEntry[]): string[] {
   const issues: ConfigIssue[] = [];
-  if (!Array.isArray(entries) || entries.length === 0) throw new ConfigError('mixEnvironments', [{ path: '', message: 'expected at least one { env, dataset, reward, weight }' }]);
+  if (!Array.isArray(entries) || entries.length === 0)
+    throw new ConfigError('mixEnvironments', [{ path: '', message: 'expected at least one { env, dataset, reward, weight }' }]);
   const names = entries.map((e, i) => e?.name ?? e?.env?.name ?? `#${i}`);
   entries.forEach((e, i) => {
-    if (typeof e?.env?.initialMessages !== 'function' || typeof e.env.step !== 'function') issues.push({ path: `${i}.env`, message: 'expected an Environment' });
+    if (typeof e?.env?.initialMessages !== 'function' || typeof e.env.step !== 'function')
+      issues.push({ path: `${i}.env`, message: 'expected an Environment' });
     else if (Array.isArray(e.env.tools)) issues.push(...toolDefinitionIssues(e.env.tools, `${i}.env.tools`));
     if (!Array.isArray(e?.dataset) || e.dataset.length === 0) issues.push({ path: `${i}.dataset`, message: 'expected at least one example' });
     if (typeof e?.reward !== 'function') issues.push({ path: `${i}.reward`, message: 'expected a reward function' });
-    if (e?.weight !== undefined && !(Number.isFinite(e.weight) && e.weight > 0)) issues.push({ path: `${i}.weight`, message: `expected a number > 0, got ${e.weight}` });
+    if (e?.weight !== undefined && !(Number.isFinite(e.weight) && e.weight > 0))
+      issues.push({ path: `${i}.weight`, message: `expected a number > 0, got ${e.weight}` });
     if (!/^[\w.-]+$/.test(names[i]!)) issues.push({ path: `${i}.name`, message: `'${names[i]}' cannot be a metric name (letters, digits, _ . -)` });
   });
   const dup = names.find((n, i) => names.indexOf(n) !== i);
@@ -101,7 +106,9 @@ export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions =
     const e = typeof name === 'string' ? byName.get(name) : undefined;
     if (!e) {
       const said = typeof name === 'string' ? `meta['${MIX_ENV_KEY}'] is '${name.slice(0, 80)}'` : `no meta['${MIX_ENV_KEY}']`;
-      throw new ConfigError('mixEnvironments', [{ path: `example '${String(ex.id).slice(0, 80)}'`, message: `is not from this mix (${said}; the mix has ${names.join(', ')})` }]);
+      throw new ConfigError('mixEnvironments', [
+        { path: `example '${String(ex.id).slice(0, 80)}'`, message: `is not from this mix (${said}; the mix has ${names.join(', ')})` },
+      ]);
     }
     return e;
   };
@@ -109,7 +116,12 @@ export function mixEnvironments(entries: readonly MixEntry[], opts: MixOptions =
 
   const seen = new Set<string>();
   const tools: ToolDefinition[] = [];
-  for (const e of entries) for (const t of e.env.tools) if (!seen.has(t.function.name)) (seen.add(t.function.name), tools.push(t));
+  for (const e of entries)
+    for (const t of e.env.tools)
+      if (!seen.has(t.function.name)) {
+        seen.add(t.function.name);
+        tools.push(t);
+      }
 
   const env: Environment = {
     name: `mix(${names.join(',')})`,

@@ -13,7 +13,8 @@ export const MAX_TOOL_DEFINITION_BYTES = 64 * 1024;
 /** Why `name` cannot be a tool name, or undefined when it can. */
 export function toolNameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string') return `expected a string name, got ${typeof name}`;
-  if (!TOOL_NAME_PATTERN.test(name)) return `${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)} is not a tool name (letters, digits, _ and -, starting with a letter, at most 64)`;
+  if (!TOOL_NAME_PATTERN.test(name))
+    return `${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)} is not a tool name (letters, digits, _ and -, starting with a letter, at most 64)`;
   return undefined;
 }
 
@@ -43,7 +44,8 @@ export function toolDefinitionIssues(tools: unknown, path = 'tools'): ConfigIssu
     if (bad) issues.push({ path: `${at}.function.name`, message: bad });
     else if (seen.has(fn.name as string)) issues.push({ path: `${at}.function.name`, message: `two tools share a name ('${fn.name as string}')` });
     else seen.add(fn.name as string);
-    if (fn.description !== undefined && typeof fn.description !== 'string') issues.push({ path: `${at}.function.description`, message: `expected a string, got ${typeof fn.description}` });
+    if (fn.description !== undefined && typeof fn.description !== 'string')
+      issues.push({ path: `${at}.function.description`, message: `expected a string, got ${typeof fn.description}` });
     if (fn.parameters !== undefined && (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters))) {
       issues.push({ path: `${at}.function.parameters`, message: 'expected a JSON schema object' });
     }

@@ -4,7 +4,13 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
 /** True when `v` is an array of agentrl messages (`{ role, content: string }`). */
 export function isMessageArray(v: unknown): v is readonly Message[] {
-  return Array.isArray(v) && v.every((m) => typeof m === 'object' && m !== null && ROLES.has((m as { role?: unknown }).role as string) && typeof (m as { content?: unknown }).content === 'string');
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (m) =>
+        typeof m === 'object' && m !== null && ROLES.has((m as { role?: unknown }).role as string) && typeof (m as { content?: unknown }).content === 'string',
+    )
+  );
 }
 
 /**

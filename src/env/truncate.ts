@@ -1,7 +1,7 @@
 import { utf8ByteLength } from '../platform/host.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const TRUNCATE_OPTIONS = strictKeys(['maxBytes']);
+const TRUNCATE_OPTIONS = optionKeys<TruncateOptions>({ maxBytes: true });
 
 /** Marker put in front of an observation whose head was cut to fit the tool-response budget. */
 export const TRUNCATION_MARKER = '[… output truncated …]\n';

@@ -40,9 +40,11 @@ export abstract class AgentRLError<C extends string = string> extends Error {
    */
   static isInstance<T extends AgentRLError>(this: abstract new (...args: never[]) => T, e: unknown): e is T {
     if (typeof e !== 'object' || e === null || !(MARK in e)) return false;
+    // biome-ignore-start lint/complexity/noThisInStatic: `this` is the class isInstance is called on (a subclass), not AgentRLError
     if ((this as unknown) === AgentRLError) return true;
     const own = Object.hasOwn(this, 'code') ? (this as unknown as { code?: unknown }).code : undefined;
     if (typeof own !== 'string') return e instanceof this;
+    // biome-ignore-end lint/complexity/noThisInStatic: see above
     const codes = (e as { [CODES]?: readonly string[] })[CODES];
     return Array.isArray(codes) && codes.includes(own);
   }

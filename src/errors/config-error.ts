@@ -28,10 +28,7 @@ export class ConfigError extends AgentRLError {
     /** Every problem found, each with its dotted path. */
     readonly issues: readonly ConfigIssue[],
   ) {
-    super(
-      `${issues.length} problem${issues.length === 1 ? '' : 's'} in ${what}\n` +
-        issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`).join('\n'),
-    );
+    super(`${issues.length} problem${issues.length === 1 ? '' : 's'} in ${what}\n` + issues.map((i) => `  - ${i.path || '(root)'}: ${i.message}`).join('\n'));
     this.name = 'ConfigError';
   }
 }

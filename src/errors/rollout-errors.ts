@@ -23,7 +23,9 @@ export class RolloutFailedError extends AgentRLError {
     options?: ErrorOptions & { env?: string; turn?: number },
   ) {
     const cause = options?.cause;
-    const where = [options?.env !== undefined ? `in env '${options.env}'` : '', options?.turn !== undefined ? `turn ${options.turn}` : ''].filter(Boolean).join(', ');
+    const where = [options?.env !== undefined ? `in env '${options.env}'` : '', options?.turn !== undefined ? `turn ${options.turn}` : '']
+      .filter(Boolean)
+      .join(', ');
     super(`rollout ${trajectoryId}${where ? ` (${where})` : ''} failed at ${stage}: ${cause instanceof Error ? cause.message : String(cause)}`, options);
     this.env = options?.env;
     this.turn = options?.turn;
@@ -32,7 +34,10 @@ export class RolloutFailedError extends AgentRLError {
 }
 
 /** The {@link RolloutFailedError} for a failed trajectory (its id, stage, environment, turn and cause). */
-export function rolloutFailedError(t: { readonly id: string; readonly error?: { readonly stage?: string; readonly message?: string; readonly cause?: unknown; readonly env?: string; readonly turn?: number } }): RolloutFailedError {
+export function rolloutFailedError(t: {
+  readonly id: string;
+  readonly error?: { readonly stage?: string; readonly message?: string; readonly cause?: unknown; readonly env?: string; readonly turn?: number };
+}): RolloutFailedError {
   const e = t.error;
   return new RolloutFailedError(t.id, e?.stage ?? 'unknown', {
     cause: e?.cause ?? e?.message,

@@ -56,7 +56,9 @@ export function evalTable(options?: EvalTableOptions): EvalTable;
 export function evalTable(labelWidth: number, toolColumn: string, passAtK?: readonly number[]): EvalTable;
 export function evalTable(first: EvalTableOptions | number = {}, toolColumnArg?: string, passAtKArg: readonly number[] = []): EvalTable {
   const o: EvalTableOptions =
-    typeof first === 'number' ? { labelWidth: first, toolColumn: toolColumnArg ?? 'tools', passAtK: passAtKArg, intervals: 'none' } : parseOptions(optionsSchema, first, 'evalTable options');
+    typeof first === 'number'
+      ? { labelWidth: first, toolColumn: toolColumnArg ?? 'tools', passAtK: passAtKArg, intervals: 'none' }
+      : parseOptions(optionsSchema, first, 'evalTable options');
   const labelWidth = o.labelWidth ?? 22;
   const toolColumn = o.toolColumn ?? 'tools';
   const passAtK = o.passAtK ?? [];

@@ -15,9 +15,28 @@ import { runRollouts } from '../rollout/index.js';
 import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutFailureStrategy, type RolloutSampling } from '../rollout/types.js';
 import { rolloutMetrics } from './rollout-metrics.js';
 import { scoreGroups } from '../reward/score-trajectories.js';
-import { checkOptions, parseOptions, strictKeys, objectValue, fnValue, anyValue } from '../util/check-options.js';
+import { checkOptions, parseOptions, optionKeys, objectValue, fnValue, anyValue } from '../util/check-options.js';
 
-const EVALUATE_OPTIONS = strictKeys(['backend', 'sampler', 'renderer', 'sampling', 'budgets', 'templateKwargs', 'outPath', 'concurrency', 'maxContextTokens', 'rewardTimeoutMs', 'trajectoryTimeoutMs', 'stepTimeoutMs', 'failure', 'signal', 'n'], { env: objectValue, reward: fnValue, examples: anyValue });
+const EVALUATE_OPTIONS = optionKeys<EvaluateOptions>({
+  backend: true,
+  sampler: true,
+  renderer: true,
+  sampling: true,
+  budgets: true,
+  templateKwargs: true,
+  outPath: true,
+  concurrency: true,
+  maxContextTokens: true,
+  rewardTimeoutMs: true,
+  trajectoryTimeoutMs: true,
+  stepTimeoutMs: true,
+  failure: true,
+  signal: true,
+  n: true,
+  env: objectValue,
+  reward: fnValue,
+  examples: anyValue,
+});
 
 /**
  * The sampling seed {@link evaluate} and the Trainer's in-training eval use when none is given: the same weights on
@@ -130,7 +149,9 @@ function selfCorrection(ts: readonly Trajectory[], rs: readonly RewardResult[]):
  * measure the gain of tool use (the ReTool recipe's `eval.py`, KMnO4-zx/agentic-rl-lab `05-retool/eval.py`). Average@N and Pass@N as defined there.
  */
 export async function evaluate<E extends Example>(opts: EvaluateOptions<E>): Promise<EvalResult> {
-  checkOptions('evaluate options', EVALUATE_OPTIONS, opts, { signature: 'evaluate({ backend, env, reward, examples, … }) or evaluate({ sampler, renderer, env, reward, examples, … })' });
+  checkOptions('evaluate options', EVALUATE_OPTIONS, opts, {
+    signature: 'evaluate({ backend, env, reward, examples, … }) or evaluate({ sampler, renderer, env, reward, examples, … })',
+  });
   const { sampler, renderer, maxContextTokens } = await policyOf(opts);
   const n = opts.n ?? 4;
   const budgets = cappedBudgets({ ...DEFAULT_BUDGETS, ...opts.budgets }, maxContextTokens);
@@ -170,10 +191,15 @@ export async function evaluate<E extends Example>(opts: EvaluateOptions<E>): Pro
     'eval/tool_calls': rm['rollout/tool_calls']!,
     'eval/turns': rm['rollout/turns']!,
     'eval/self_correction_rate': selfCorrection(allT, allR),
-    'eval/error_rate': allR.length ? allR.filter((r) => r.failure === 'rollout_error' || r.failure === 'reward_error' || r.failure === 'reward_timeout').length / allR.length : 0,
+    'eval/error_rate': allR.length
+      ? allR.filter((r) => r.failure === 'rollout_error' || r.failure === 'reward_error' || r.failure === 'reward_timeout').length / allR.length
+      : 0,
     'eval/n': n,
     'eval/problems': records.length,
-    ...passAtKMetrics(records.map((r) => r.correct), n),
+    ...passAtKMetrics(
+      records.map((r) => r.correct),
+      n,
+    ),
   };
   if (opts.outPath) {
     await mkdir(dirname(opts.outPath), { recursive: true });
@@ -183,19 +209,37 @@ export async function evaluate<E extends Example>(opts: EvaluateOptions<E>): Pro
 }
 
 const policySchema = z.looseObject({
-  backend: z.custom<TrainingBackend>((v) => typeof v === 'object' && v !== null && typeof (v as TrainingBackend).saveWeightsForSampler === 'function', { message: 'expected a TrainingBackend' }).optional(),
-  sampler: z.custom<SamplingClient>((v) => typeof v === 'object' && v !== null && typeof (v as SamplingClient).sample === 'function', { message: 'expected a SamplingClient' }).optional(),
-  renderer: z.custom<Renderer>((v) => typeof v === 'object' && v !== null && typeof (v as Renderer).renderPrompt === 'function', { message: 'expected a Renderer' }).optional(),
+  backend: z
+    .custom<TrainingBackend>((v) => typeof v === 'object' && v !== null && typeof (v as TrainingBackend).saveWeightsForSampler === 'function', {
+      message: 'expected a TrainingBackend',
+    })
+    .optional(),
+  sampler: z
+    .custom<SamplingClient>((v) => typeof v === 'object' && v !== null && typeof (v as SamplingClient).sample === 'function', {
+      message: 'expected a SamplingClient',
+    })
+    .optional(),
+  renderer: z
+    .custom<Renderer>((v) => typeof v === 'object' && v !== null && typeof (v as Renderer).renderPrompt === 'function', { message: 'expected a Renderer' })
+    .optional(),
 });
 
 /** The sampler, renderer and context of the policy: from `backend`, or `sampler` + `renderer`. */
-async function policyOf(opts: Pick<EvaluateOptions, 'backend' | 'sampler' | 'renderer' | 'maxContextTokens'>): Promise<{ sampler: SamplingClient; renderer: Renderer; maxContextTokens: number | undefined }> {
+async function policyOf(
+  opts: Pick<EvaluateOptions, 'backend' | 'sampler' | 'renderer' | 'maxContextTokens'>,
+): Promise<{ sampler: SamplingClient; renderer: Renderer; maxContextTokens: number | undefined }> {
   parseOptions(policySchema, opts, 'evaluate options');
   if (opts.backend) {
     if (opts.sampler || opts.renderer) {
-      throw new ConfigError('evaluate options', [{ path: opts.sampler ? 'sampler' : 'renderer', message: 'give either backend, or sampler and renderer, not both' }]);
+      throw new ConfigError('evaluate options', [
+        { path: opts.sampler ? 'sampler' : 'renderer', message: 'give either backend, or sampler and renderer, not both' },
+      ]);
     }
-    return { sampler: await opts.backend.saveWeightsForSampler(), renderer: await opts.backend.renderer(), maxContextTokens: opts.maxContextTokens ?? opts.backend.maxContextTokens };
+    return {
+      sampler: await opts.backend.saveWeightsForSampler(),
+      renderer: await opts.backend.renderer(),
+      maxContextTokens: opts.maxContextTokens ?? opts.backend.maxContextTokens,
+    };
   }
   if (!opts.sampler || !opts.renderer) {
     throw new ConfigError('evaluate options', [{ path: opts.sampler ? 'renderer' : 'backend', message: `missing (give backend, or sampler and renderer)` }]);

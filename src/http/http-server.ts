@@ -236,7 +236,12 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       const presented = presentedKey(req.headers) ?? options.keyFromRequest?.(req);
       let i = matchApiKey(presented, keyDigests);
       if (i < 0 && presented !== undefined && options.verifyToken) i = options.verifyToken(presented);
-      if (i < 0) return refuse(reply, { status: 401, code: 'UNAUTHORIZED', message: options.verifyToken ? 'missing or wrong API key, or an expired access token' : 'missing or wrong API key' });
+      if (i < 0)
+        return refuse(reply, {
+          status: 401,
+          code: 'UNAUTHORIZED',
+          message: options.verifyToken ? 'missing or wrong API key, or an expired access token' : 'missing or wrong API key',
+        });
       if (keyDigests.length > 1) client = `key#${i}`;
     }
     clientOf.set(req.raw, options.clientKey ? options.clientKey(req) : client);
@@ -281,7 +286,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       done(Object.assign(new Error('Content-Type must be application/json'), { statusCode: 415, code: 'UNSUPPORTED_MEDIA_TYPE' }));
       return;
     }
-    if ((body as string).length === 0) return done(null, undefined);
+    if ((body as string).length === 0) {
+      done(null, undefined);
+      return;
+    }
     defaultJson(req, body as string, done);
   };
   app.removeContentTypeParser('text/plain');

@@ -66,7 +66,11 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   queueTimeoutMs: 30_000,
 };
 
-const pos = z.number().int().min(1).max(2 ** 31);
+const pos = z
+  .number()
+  .int()
+  .min(1)
+  .max(2 ** 31);
 const limitsSchema = z
   .object({
     maxBodyBytes: pos,
@@ -75,11 +79,19 @@ const limitsSchema = z
     keepAliveTimeoutMs: pos,
     maxConnections: pos,
     maxConnectionsPerClient: pos.optional(),
-    fdHeadroom: z.number().int().min(0).max(1 << 20),
+    fdHeadroom: z
+      .number()
+      .int()
+      .min(0)
+      .max(1 << 20),
     maxBufferedBodyBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
     maxInFlight: pos,
     maxInFlightPerClient: pos,
-    maxQueued: z.number().int().min(0).max(2 ** 31),
+    maxQueued: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31),
     queueTimeoutMs: pos,
   })
   .strict();
@@ -97,7 +109,10 @@ export function resolveHttpLimits(name: string, partial: Partial<HttpLimits> | u
   };
   const parsed = limitsSchema.safeParse(merged);
   if (!parsed.success) {
-    throw new ConfigError(`${name} options`, parsed.error.issues.map((i) => ({ path: ['limits', ...i.path.map(String)].join('.'), message: i.message })));
+    throw new ConfigError(
+      `${name} options`,
+      parsed.error.issues.map((i) => ({ path: ['limits', ...i.path.map(String)].join('.'), message: i.message })),
+    );
   }
   const l = parsed.data;
   return { ...l, headersTimeoutMs: Math.min(l.headersTimeoutMs, l.requestTimeoutMs), maxInFlightPerClient: Math.min(l.maxInFlightPerClient, l.maxInFlight) };
@@ -106,7 +121,9 @@ export function resolveHttpLimits(name: string, partial: Partial<HttpLimits> | u
 /** Soft `RLIMIT_NOFILE` of this process (from `/proc/self/limits`), or undefined where unknown (non-Linux, unlimited). */
 export function openFilesLimit(): number | undefined {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.split(/\s{2,}/)[1];
     const n = Number(soft);
     return Number.isFinite(n) && n > 0 ? n : undefined;

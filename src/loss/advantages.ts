@@ -1,8 +1,8 @@
 import { ConfigError, DatumShapeError } from '../errors/index.js';
 import type { AdvantageOptions } from './types.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const ADVANTAGE_OPTIONS = strictKeys(['normalize', 'eps']);
+const ADVANTAGE_OPTIONS = optionKeys<AdvantageOptions>({ normalize: true, eps: true });
 
 const DEFAULT_EPS = 1e-6;
 
@@ -28,9 +28,7 @@ export function groupAdvantages(rewards_G: readonly number[], opts: AdvantageOpt
   const normalize = opts.normalize ?? 'none';
   const eps = opts.eps ?? DEFAULT_EPS;
   if (normalize !== 'none' && normalize !== 'std' && normalize !== 'rloo') {
-    throw new ConfigError('advantage options', [
-      { path: 'normalize', message: `expected 'none' | 'std' | 'rloo', got ${JSON.stringify(normalize)}` },
-    ]);
+    throw new ConfigError('advantage options', [{ path: 'normalize', message: `expected 'none' | 'std' | 'rloo', got ${JSON.stringify(normalize)}` }]);
   }
   if (!(Number.isFinite(eps) && eps > 0)) {
     throw new ConfigError('advantage options', [{ path: 'eps', message: `expected a finite number > 0, got ${eps}` }]);

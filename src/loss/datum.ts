@@ -1,16 +1,10 @@
 import { ConfigError, DatumShapeError, PromptPrefixError } from '../errors/index.js';
 import type { Datum } from '../types/datum.js';
-import type {
-  BuildDatumOptions,
-  BuildDatumsOptions,
-  DatumBatch,
-  DatumSource,
-  DatumTurn,
-} from './types.js';
+import type { BuildDatumOptions, BuildDatumsOptions, DatumBatch, DatumSource, DatumTurn } from './types.js';
 import { DEFAULT_PREFIX_MISMATCH, PREFIX_MISMATCH_POLICIES } from '../types/prefix-mismatch.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const BUILD_DATUMS_OPTIONS = strictKeys(['onPrefixMismatch', 'skipZeroAdvantage', 'maxTokens']);
+const BUILD_DATUMS_OPTIONS = optionKeys<BuildDatumsOptions>({ onPrefixMismatch: true, skipZeroAdvantage: true, maxTokens: true });
 
 /** Unshifted per-token sequence under construction (one entry per token of `full`). */
 interface Segment {
@@ -31,10 +25,7 @@ function firstMismatch(full: readonly number[], prompt: readonly number[]): numb
 
 function checkTurn(turn: DatumTurn, index: number): void {
   if (turn.logprobs.length !== turn.completionTokens.length) {
-    throw new DatumShapeError(
-      'logprobs',
-      `turn ${index} has ${turn.logprobs.length} logprobs for ${turn.completionTokens.length} completion tokens`,
-    );
+    throw new DatumShapeError('logprobs', `turn ${index} has ${turn.logprobs.length} logprobs for ${turn.completionTokens.length} completion tokens`);
   }
 }
 
@@ -92,10 +83,9 @@ function mergeTurns(source: DatumSource, advantage: number, policy: 'fail' | 'sp
       if (at === -1) {
         delta = turn.promptTokens.slice(seg.full.length);
       } else if (policy === 'fail') {
-        throw new PromptPrefixError(
-          `turn ${k}: prompt does not extend the ${seg.full.length} tokens accumulated so far (first difference at token ${at})`,
-          { position: at },
-        );
+        throw new PromptPrefixError(`turn ${k}: prompt does not extend the ${seg.full.length} tokens accumulated so far (first difference at token ${at})`, {
+          position: at,
+        });
       } else {
         segments.push(seg);
         seg = newSegment();
@@ -133,7 +123,8 @@ function mergeTurns(source: DatumSource, advantage: number, policy: 'fail' | 'sp
 export function buildDatum(trajectory: DatumSource, advantage: number, opts: BuildDatumOptions = {}): Datum {
   checkMaxTokens(opts.maxTokens);
   const segments = mergeTurns(trajectory, advantage, 'fail');
-  if (segments.length > 1) throw new DatumShapeError('turns', `trajectory has ${segments.length} separate conversations (turns marked newDatum); build them with buildDatums`);
+  if (segments.length > 1)
+    throw new DatumShapeError('turns', `trajectory has ${segments.length} separate conversations (turns marked newDatum); build them with buildDatums`);
   const seg = segments[0] as Segment;
   if (seg.full.length < 2) {
     throw new DatumShapeError('modelInput', `trajectory has ${seg.full.length} token(s); a datum needs at least 2`);
@@ -156,25 +147,16 @@ export function buildDatum(trajectory: DatumSource, advantage: number, opts: Bui
  * @throws ConfigError for an unknown `onPrefixMismatch` or a bad `maxTokens`.
  * @throws DatumShapeError (`advantages`) when the two arrays differ in length; otherwise as {@link buildDatum}.
  */
-export function buildDatums(
-  trajectories: readonly DatumSource[],
-  advantages: readonly number[],
-  opts: BuildDatumsOptions = {},
-): DatumBatch {
+export function buildDatums(trajectories: readonly DatumSource[], advantages: readonly number[], opts: BuildDatumsOptions = {}): DatumBatch {
   checkOptions('buildDatums options', BUILD_DATUMS_OPTIONS, opts);
   checkMaxTokens(opts.maxTokens);
   const policy = opts.onPrefixMismatch ?? DEFAULT_PREFIX_MISMATCH;
   if (!(PREFIX_MISMATCH_POLICIES as readonly unknown[]).includes(policy)) {
     const hint = (policy as unknown) === 'throw' ? " ('throw' is now 'fail')" : '';
-    throw new ConfigError('datum options', [
-      { path: 'onPrefixMismatch', message: `expected 'drop' | 'split' | 'fail', got ${JSON.stringify(policy)}${hint}` },
-    ]);
+    throw new ConfigError('datum options', [{ path: 'onPrefixMismatch', message: `expected 'drop' | 'split' | 'fail', got ${JSON.stringify(policy)}${hint}` }]);
   }
   if (advantages.length !== trajectories.length) {
-    throw new DatumShapeError(
-      'advantages',
-      `${advantages.length} advantages for ${trajectories.length} trajectories`,
-    );
+    throw new DatumShapeError('advantages', `${advantages.length} advantages for ${trajectories.length} trajectories`);
   }
   const datums: Datum[] = [];
   const trajectoryIndex: number[] = [];

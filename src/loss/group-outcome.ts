@@ -1,8 +1,8 @@
 import { groupAdvantages, isDegenerateGroup } from './advantages.js';
 import type { AdvantageNormalization } from './types.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const GROUP_OUTCOME_OPTIONS = strictKeys(['minSurvivors', 'normalize']);
+const GROUP_OUTCOME_OPTIONS = optionKeys<GroupOutcomeOptions>({ minSurvivors: true, normalize: true });
 
 /**
  * What one scored group contributes to training. Produced by {@link groupOutcome}; arrays are indexed by group

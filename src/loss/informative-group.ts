@@ -15,7 +15,11 @@ export type DynamicSamplingMetric = 'correct' | 'reward';
  * @param correct_G - per member, whether its answer was judged correct (`RewardResult.correct`).
  * @param outcome - the group's {@link GroupOutcome} (from its shaped rewards).
  */
-export function isInformativeGroup(correct_G: readonly boolean[], outcome: Pick<GroupOutcome, 'kept_G' | 'degenerate' | 'droppedGroup'>, metric: DynamicSamplingMetric = 'correct'): boolean {
+export function isInformativeGroup(
+  correct_G: readonly boolean[],
+  outcome: Pick<GroupOutcome, 'kept_G' | 'degenerate' | 'droppedGroup'>,
+  metric: DynamicSamplingMetric = 'correct',
+): boolean {
   if (outcome.droppedGroup) return false;
   if (metric === 'reward') return !outcome.degenerate;
   const kept = correct_G.filter((_, g) => outcome.kept_G[g]);

@@ -26,7 +26,9 @@ export function withKlLoss(base: LossConfig, coef: number, estimator: KlEstimato
     },
     grad: (s, c) => {
       const ref = refs(s);
-      return def.grad(base as never, s, c).map((g, t) => (s.mask[t] === 0 || c[t] === 0 ? g : g + c[t]! * coef * klEstimateGrad(estimator, s.targetLogprobs[t]!, ref[t]!)));
+      return def
+        .grad(base as never, s, c)
+        .map((g, t) => (s.mask[t] === 0 || c[t] === 0 ? g : g + c[t]! * coef * klEstimateGrad(estimator, s.targetLogprobs[t]!, ref[t]!)));
     },
     clipped: (s) => def.clipped(base as never, s),
   });

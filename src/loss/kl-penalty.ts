@@ -50,14 +50,21 @@ export interface KlPenaltyResult {
  * @param coef - the penalty coefficient β ≥ 0.
  * @throws DatumShapeError (`referenceLogprobs`) on a shape mismatch or a non-finite reference logprob on a masked token.
  */
-export function klPenaltyInAdvantages(datums_D: readonly Datum[], referenceLogprobs_D_T: readonly (readonly number[])[], coef: number, estimator: KlEstimator): KlPenaltyResult {
-  if (referenceLogprobs_D_T.length !== datums_D.length) throw new DatumShapeError('referenceLogprobs', `${referenceLogprobs_D_T.length} rows for ${datums_D.length} datums`);
+export function klPenaltyInAdvantages(
+  datums_D: readonly Datum[],
+  referenceLogprobs_D_T: readonly (readonly number[])[],
+  coef: number,
+  estimator: KlEstimator,
+): KlPenaltyResult {
+  if (referenceLogprobs_D_T.length !== datums_D.length)
+    throw new DatumShapeError('referenceLogprobs', `${referenceLogprobs_D_T.length} rows for ${datums_D.length} datums`);
   let n = 0;
   let sum = 0;
   let max = Number.NEGATIVE_INFINITY;
   const out = datums_D.map((d, i) => {
     const ref_T = referenceLogprobs_D_T[i]!;
-    if (ref_T.length !== d.logprobs.length) throw new DatumShapeError('referenceLogprobs', `datum ${i}: ${ref_T.length} logprobs for ${d.logprobs.length} tokens`);
+    if (ref_T.length !== d.logprobs.length)
+      throw new DatumShapeError('referenceLogprobs', `datum ${i}: ${ref_T.length} logprobs for ${d.logprobs.length} tokens`);
     return {
       ...d,
       advantages: d.advantages.map((a, t) => {

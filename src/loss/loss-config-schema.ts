@@ -17,12 +17,12 @@ export function parseLossConfig(input: unknown, path = 'loss'): LossConfig {
   if (result.success) return result.data;
   throw new ConfigError(
     'loss config',
-    result.error.issues.map((issue) => {
+    result.error.issues.flatMap((issue) => {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
       return keys.map((key) => ({
         path: [path, ...issue.path.map(String), ...(key === undefined ? [] : [key])].filter((p) => p !== '').join('.'),
         message: issue.code === 'unrecognized_keys' ? 'unknown key' : issue.message,
       }));
-    }).flat(),
+    }),
   );
 }

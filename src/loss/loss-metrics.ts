@@ -10,11 +10,7 @@ import type { ReferenceLossResult } from './types.js';
  * (`mean(sampling − learner)`, RL kinds only) and `entropySampled` (`−mean(learner)`), all over masked tokens; 0 when
  * nothing is masked. See {@link ReferenceLossResult}.
  */
-export function lossMetrics(
-  config: LossConfig,
-  datums_D: readonly Datum[],
-  logprobs_D_T: readonly (readonly number[])[],
-): Omit<ReferenceLossResult, 'loss'> {
+export function lossMetrics(config: LossConfig, datums_D: readonly Datum[], logprobs_D_T: readonly (readonly number[])[]): Omit<ReferenceLossResult, 'loss'> {
   const def = lossDefinition(config);
   let tokens = 0;
   let clipped = 0;
@@ -22,7 +18,14 @@ export function lossMetrics(
   let nll = 0;
   datums_D.forEach((d, i) => {
     const lp_T = logprobs_D_T[i] as readonly number[];
-    const seq = lossSequence(config, { targetLogprobs: lp_T, samplingLogprobs: d.logprobs, advantages: d.advantages, weights: d.weights ?? d.mask, mask: d.mask, ...(d.referenceLogprobs ? { referenceLogprobs: d.referenceLogprobs } : {}) });
+    const seq = lossSequence(config, {
+      targetLogprobs: lp_T,
+      samplingLogprobs: d.logprobs,
+      advantages: d.advantages,
+      weights: d.weights ?? d.mask,
+      mask: d.mask,
+      ...(d.referenceLogprobs ? { referenceLogprobs: d.referenceLogprobs } : {}),
+    });
     const clipped_T = def.clipped(config, seq);
     d.mask.forEach((m, t) => {
       if (m === 0) return;

@@ -26,7 +26,11 @@ export function activeDatums(datums_D: readonly Pick<Datum, 'mask'>[]): number {
  * @param batch_D - the micro-batch.
  * @param all - the whole step: `datums` with at least one masked token ({@link activeDatums}) and masked tokens.
  */
-export function microBatchLossWeight(aggregation: LossConfig['aggregation'], batch_D: readonly Pick<Datum, 'mask'>[], all: { readonly datums: number; readonly tokens: number }): number {
+export function microBatchLossWeight(
+  aggregation: LossConfig['aggregation'],
+  batch_D: readonly Pick<Datum, 'mask'>[],
+  all: { readonly datums: number; readonly tokens: number },
+): number {
   switch (aggregation ?? 'token-mean') {
     case 'token-sum':
       return 1;

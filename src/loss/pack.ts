@@ -2,9 +2,9 @@ import { ConfigError } from '../errors/index.js';
 import type { ConfigIssue } from '../errors/index.js';
 import type { Datum } from '../types/datum.js';
 import type { MicroBatch, PackOptions } from './types.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const PACK_OPTIONS = strictKeys(['maxTokensPerBatch', 'maxDatumsPerBatch', 'budget']);
+const PACK_OPTIONS = optionKeys<PackOptions>({ maxTokensPerBatch: true, maxDatumsPerBatch: true, budget: true });
 
 function checkPackOptions(opts: PackOptions): void {
   const issues: ConfigIssue[] = [];
@@ -40,10 +40,7 @@ interface OpenBatch {
  * @returns micro-batches in creation order, each with the input `indices` of its datums.
  * @throws ConfigError when a limit is not an integer ≥ 1 or `budget` is unknown.
  */
-export function packMicroBatches<D extends Pick<Datum, 'modelInput'>>(
-  datums_D: readonly D[],
-  opts: PackOptions,
-): MicroBatch<D>[] {
+export function packMicroBatches<D extends Pick<Datum, 'modelInput'>>(datums_D: readonly D[], opts: PackOptions): MicroBatch<D>[] {
   checkOptions('packMicroBatches options', PACK_OPTIONS, opts);
   checkPackOptions(opts);
   const maxDatums = opts.maxDatumsPerBatch ?? Number.POSITIVE_INFINITY;
@@ -54,8 +51,7 @@ export function packMicroBatches<D extends Pick<Datum, 'modelInput'>>(
   const open: OpenBatch[] = [];
   for (const { i, len } of order) {
     const fits = (b: OpenBatch): boolean =>
-      b.indices.length < maxDatums &&
-      cost(b.indices.length + 1, Math.max(b.longest, len), b.sum + len) <= opts.maxTokensPerBatch;
+      b.indices.length < maxDatums && cost(b.indices.length + 1, Math.max(b.longest, len), b.sum + len) <= opts.maxTokensPerBatch;
     const target = open.find(fits);
     if (target) {
       target.indices.push(i);

@@ -22,11 +22,7 @@ import type { ReferenceLossResult } from './types.js';
  * @see tinker-cookbook `docs/losses.mdx`, `rl/metrics.py` (`kl_sample_train_v1`); PPO (Schulman et al. 2017);
  *   DAPO (Yu et al. 2025); CISPO (MiniMax-M1, 2025).
  */
-export function referenceLoss(
-  datums_D: readonly Datum[],
-  targetLogprobs_D_T: readonly (readonly number[])[],
-  config: LossConfig,
-): ReferenceLossResult {
+export function referenceLoss(datums_D: readonly Datum[], targetLogprobs_D_T: readonly (readonly number[])[], config: LossConfig): ReferenceLossResult {
   const cfg = parseLossConfig(config);
   if (targetLogprobs_D_T.length !== datums_D.length) {
     throw new DatumShapeError('targetLogprobs', `${targetLogprobs_D_T.length} rows for ${datums_D.length} datums`);
@@ -36,10 +32,7 @@ export function referenceLoss(
   datums_D.forEach((d, i) => {
     const lp_T = targetLogprobs_D_T[i] as readonly number[];
     if (lp_T.length !== d.targetTokens.length) {
-      throw new DatumShapeError(
-        'targetLogprobs',
-        `datum ${i}: ${lp_T.length} logprobs for ${d.targetTokens.length} target tokens`,
-      );
+      throw new DatumShapeError('targetLogprobs', `datum ${i}: ${lp_T.length} logprobs for ${d.targetTokens.length} target tokens`);
     }
     perToken_D_T.push(
       perTokenLoss(cfg, {

@@ -34,7 +34,9 @@ export const lossConfigSchema = z
     error: (iss) => {
       if (iss.code !== 'invalid_union') return undefined;
       const kind = (iss.input as { kind?: unknown } | undefined)?.kind;
-      const known = Object.keys(LOSSES).map((k) => `'${k}'`).join(' | ');
+      const known = Object.keys(LOSSES)
+        .map((k) => `'${k}'`)
+        .join(' | ');
       const why = typeof kind === 'string' ? UNDEFINED_KINDS[kind] : undefined;
       return why ? `kind '${kind}' is not available: ${why}; use ${known}` : `expected kind ${known}, got ${JSON.stringify(kind)}`;
     },

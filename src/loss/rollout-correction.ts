@@ -32,8 +32,13 @@ export interface RolloutCorrectionResult {
  * @param learnerLogprobs_D_T - per datum, the learner's logprobs of the targets before this step's update.
  * @throws DatumShapeError (`learnerLogprobs`) on a shape mismatch.
  */
-export function correctRollouts(datums_D: readonly Datum[], learnerLogprobs_D_T: readonly (readonly number[])[], cfg: RolloutCorrectionConfig): RolloutCorrectionResult {
-  if (learnerLogprobs_D_T.length !== datums_D.length) throw new DatumShapeError('learnerLogprobs', `${learnerLogprobs_D_T.length} rows for ${datums_D.length} datums`);
+export function correctRollouts(
+  datums_D: readonly Datum[],
+  learnerLogprobs_D_T: readonly (readonly number[])[],
+  cfg: RolloutCorrectionConfig,
+): RolloutCorrectionResult {
+  if (learnerLogprobs_D_T.length !== datums_D.length)
+    throw new DatumShapeError('learnerLogprobs', `${learnerLogprobs_D_T.length} rows for ${datums_D.length} datums`);
   let tokens = 0;
   let ratioSum = 0;
   let clipped = 0;
@@ -67,6 +72,10 @@ export function correctRollouts(datums_D: readonly Datum[], learnerLogprobs_D_T:
   const frac = (x: number) => (tokens > 0 ? x / tokens : 0);
   return {
     datums_D: out,
-    metrics: { 'rollout_corr/ratio_mean': tokens > 0 ? ratioSum / tokens : 1, 'rollout_corr/clipped_frac': frac(clipped), 'rollout_corr/masked_frac': frac(masked) },
+    metrics: {
+      'rollout_corr/ratio_mean': tokens > 0 ? ratioSum / tokens : 1,
+      'rollout_corr/clipped_frac': frac(clipped),
+      'rollout_corr/masked_frac': frac(masked),
+    },
   };
 }

@@ -3,9 +3,9 @@ import { DEFAULT_PREFIX_MISMATCH, type PrefixMismatchPolicy } from '../types/pre
 import { buildDatums } from './datum.js';
 import type { GroupOutcome } from './group-outcome.js';
 import type { DatumSource } from './types.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const ASSEMBLE_OPTIONS = strictKeys(['skipDegenerateGroups', 'onPrefixMismatch']);
+const ASSEMBLE_OPTIONS = optionKeys<AssembleOptions>({ skipDegenerateGroups: true, onPrefixMismatch: true });
 
 /** One group as {@link assembleTrainingData} reads it: its trajectories and its {@link groupOutcome}. */
 export interface TrainingGroup<T extends DatumSource = DatumSource> {
@@ -57,7 +57,10 @@ export function assembleTrainingData<T extends DatumSource>(groups_P: readonly T
       advantages.push(g.outcome.advantages_G[i]!);
     });
   }
-  const built = buildDatums(trajectories, advantages, { skipZeroAdvantage: skipDegenerate, onPrefixMismatch: opts.onPrefixMismatch ?? DEFAULT_PREFIX_MISMATCH });
+  const built = buildDatums(trajectories, advantages, {
+    skipZeroAdvantage: skipDegenerate,
+    onPrefixMismatch: opts.onPrefixMismatch ?? DEFAULT_PREFIX_MISMATCH,
+  });
   return {
     datums_D: built.datums,
     sources_D: built.trajectoryIndex.map((i) => trajectories[i]!),

@@ -39,7 +39,8 @@ export function validateDatum(datum: Datum, index?: number): void {
   const { modelInput, targetTokens, logprobs, advantages, mask, weights } = datum;
   for (let t = 0; t < T; t++) {
     if (!isTokenId(modelInput[t]!)) throw new DatumShapeError('modelInput', `${where}position ${t} is not a token id (non-negative integer): ${modelInput[t]}`);
-    if (!isTokenId(targetTokens[t]!)) throw new DatumShapeError('targetTokens', `${where}position ${t} is not a token id (non-negative integer): ${targetTokens[t]}`);
+    if (!isTokenId(targetTokens[t]!))
+      throw new DatumShapeError('targetTokens', `${where}position ${t} is not a token id (non-negative integer): ${targetTokens[t]}`);
     if (!Number.isFinite(logprobs[t])) throw new DatumShapeError('logprobs', `${where}position ${t} is not finite: ${logprobs[t]}`);
     const adv = advantages[t]!;
     if (!Number.isFinite(adv)) throw new DatumShapeError('advantages', `${where}position ${t} is not finite: ${adv}`);
@@ -60,5 +61,7 @@ export function validateDatum(datum: Datum, index?: number): void {
  */
 export function validateDatums(datums: readonly Datum[]): void {
   if (datums.length === 0) throw new DatumShapeError('datums', 'empty batch');
-  datums.forEach((d, i) => validateDatum(d, i));
+  datums.forEach((d, i) => {
+    validateDatum(d, i);
+  });
 }

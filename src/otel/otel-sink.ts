@@ -2,9 +2,9 @@ import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span, t
 import type { MetricsSink } from '../trainer/metrics-sink.js';
 import type { TrajectoryEvent } from '../trainer/events.js';
 import type { Turn } from '../types/trajectory.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const OTEL_SINK_OPTIONS = strictKeys(['tracer', 'stepSpans']);
+const OTEL_SINK_OPTIONS = optionKeys<OtelSinkOptions>({ tracer: true, stepSpans: true });
 
 /** Options of {@link otelSink}. */
 export interface OtelSinkOptions {
@@ -76,7 +76,8 @@ export function otelSink(opts: OtelSinkOptions = {}): MetricsSink {
       t.rolloutStartMs.delete(step);
       if (!stepSpans) return;
       const attributes: Attributes = { 'agentrl.step': step };
-      for (const [name, v] of Object.entries(record)) if (name !== 'step' && (typeof v === 'number' || typeof v === 'string')) attributes[`agentrl.metric.${name}`] = v;
+      for (const [name, v] of Object.entries(record))
+        if (name !== 'step' && (typeof v === 'number' || typeof v === 'string')) attributes[`agentrl.metric.${name}`] = v;
       tracer.startSpan('agentrl.step', { kind: SpanKind.INTERNAL, startTime: startMs ?? Date.now(), attributes }).end();
     },
     close() {

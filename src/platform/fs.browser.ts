@@ -103,5 +103,17 @@ export async function open(path: string, _flags?: string): Promise<never> {
 }
 
 // Compile-time check: this module offers every name the Node module does.
-const _sameNames: Record<keyof typeof NodeFs, unknown> = { access, appendFile, mkdir, open, readdir, readFile, rename, rm, writeFile, existsSync, readFileSync };
+const _sameNames: Record<keyof typeof NodeFs, unknown> = {
+  access,
+  appendFile,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+  existsSync,
+  readFileSync,
+};
 void _sameNames;

@@ -49,7 +49,11 @@ export function stderrIsTTY(): boolean {
 
 /** Console progress in a page goes to the developer console, a line per write. */
 export function progressStream(): NodeJS.WriteStream {
-  return { write: (chunk: string) => (console.log(String(chunk).replace(/\n$/, '')), true), isTTY: false } as unknown as NodeJS.WriteStream;
+  const write = (chunk: string): boolean => {
+    console.log(String(chunk).replace(/\n$/, ''));
+    return true;
+  };
+  return { write, isTTY: false } as unknown as NodeJS.WriteStream;
 }
 
 const tag = Math.random().toString(36).slice(2, 10);

@@ -27,19 +27,51 @@ export interface IndexedDbStorageOptions {
 }
 
 // The slice of the IndexedDB API used here (the package compiles without the DOM library).
-interface Req<T> { result: T; error: unknown; onsuccess: (() => void) | null; onerror: (() => void) | null }
-interface OpenReq extends Req<Db> { onupgradeneeded: (() => void) | null; onblocked: (() => void) | null }
-interface Store { put(v: unknown, k: string): void; delete(k: unknown): void; getAll(): Req<unknown[]>; getAllKeys(): Req<string[]> }
-interface Tx { objectStore(n: string): Store; oncomplete: (() => void) | null; onerror: (() => void) | null; onabort: (() => void) | null; error: unknown }
-interface Db { transaction(s: string[], m: 'readonly' | 'readwrite'): Tx; createObjectStore(n: string): void; objectStoreNames: { contains(n: string): boolean }; close(): void }
-interface Factory { open(name: string, version: number): OpenReq }
-interface KeyRange { bound(lo: string, hi: string): unknown }
+interface Req<T> {
+  result: T;
+  error: unknown;
+  onsuccess: (() => void) | null;
+  onerror: (() => void) | null;
+}
+interface OpenReq extends Req<Db> {
+  onupgradeneeded: (() => void) | null;
+  onblocked: (() => void) | null;
+}
+interface Store {
+  put(v: unknown, k: string): void;
+  delete(k: unknown): void;
+  getAll(): Req<unknown[]>;
+  getAllKeys(): Req<string[]>;
+}
+interface Tx {
+  objectStore(n: string): Store;
+  oncomplete: (() => void) | null;
+  onerror: (() => void) | null;
+  onabort: (() => void) | null;
+  error: unknown;
+}
+interface Db {
+  transaction(s: string[], m: 'readonly' | 'readwrite'): Tx;
+  createObjectStore(n: string): void;
+  objectStoreNames: { contains(n: string): boolean };
+  close(): void;
+}
+interface Factory {
+  open(name: string, version: number): OpenReq;
+}
+interface KeyRange {
+  bound(lo: string, hi: string): unknown;
+}
 
 const FILES = 'files';
 const DIRS = 'dirs';
 const norm = (p: string) => join('/', p);
 const under = (root: string, p: string) => p === root || root === '/' || p.startsWith(`${root}/`);
-const done = (req: Req<unknown>) => new Promise<void>((ok, fail) => { req.onsuccess = () => ok(); req.onerror = () => fail(req.error); });
+const done = (req: Req<unknown>) =>
+  new Promise<void>((ok, fail) => {
+    req.onsuccess = () => ok();
+    req.onerror = () => fail(req.error);
+  });
 
 /**
  * A {@link RunStorage} kept in IndexedDB, so a page's runs (logs, trajectories, checkpoints) survive a reload: every
@@ -137,7 +169,10 @@ export async function indexedDbStorage(options: IndexedDbStorageOptions = {}): P
 
   const inside = (p: string) => under(root, norm(p));
   /** True when root lies strictly below `p` (so `p` is a folder of `base` that also leads to root). */
-  const aboveRoot = (p: string) => { const n = norm(p); return n !== root && under(n, root); };
+  const aboveRoot = (p: string) => {
+    const n = norm(p);
+    return n !== root && under(n, root);
+  };
 
   const storage: PersistentStorage = {
     read: (path) => (inside(path) ? mem.read(path) : base.read(path)),
@@ -154,7 +189,9 @@ export async function indexedDbStorage(options: IndexedDbStorageOptions = {}): P
     mkdir(path) {
       if (!inside(path)) return base.mkdir(path);
       mem.mkdir(path);
-      persist((_, dirs) => { for (const d of foldersUp(norm(path))) dirs.put(1, d); });
+      persist((_, dirs) => {
+        for (const d of foldersUp(norm(path))) dirs.put(1, d);
+      });
     },
     list(path) {
       if (inside(path)) return mem.list(path);
@@ -171,7 +208,10 @@ export async function indexedDbStorage(options: IndexedDbStorageOptions = {}): P
       if (inside(p)) {
         mem.remove(p);
         if (p === root) mem.mkdir(root);
-        return persist((files, dirs) => { deleteUnder(files, p); deleteUnder(dirs, p); });
+        return persist((files, dirs) => {
+          deleteUnder(files, p);
+          deleteUnder(dirs, p);
+        });
       }
       base.remove(p);
       if (aboveRoot(p)) storage.remove(root);

@@ -69,8 +69,16 @@ export function memoryStorage(initial: Readonly<Record<string, Uint8Array | stri
       const b = norm(to);
       storage.remove(b);
       mkdir(dirname(b));
-      for (const [p, data] of [...files]) if (under(a, p)) { files.delete(p); files.set(b + p.slice(a.length), data); }
-      for (const p of [...dirs]) if (under(a, p)) { dirs.delete(p); dirs.add(b + p.slice(a.length)); }
+      for (const [p, data] of [...files])
+        if (under(a, p)) {
+          files.delete(p);
+          files.set(b + p.slice(a.length), data);
+        }
+      for (const p of [...dirs])
+        if (under(a, p)) {
+          dirs.delete(p);
+          dirs.add(b + p.slice(a.length));
+        }
     },
     files: () => new Map(files),
   };

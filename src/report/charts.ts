@@ -31,7 +31,12 @@ export const RUN_CHARTS: readonly ChartDef[] = [
 export const EVAL_FAMILIES: readonly ChartDef[] = [
   { name: 'eval', title: 'Held-out accuracy (Average@n, Pass@n)', metrics: ['eval/average_at_n', 'eval/pass_at_n'], yTitle: 'fraction' },
   { name: 'eval-format', title: 'Held-out valid format rate', metrics: ['eval/format_rate'], yTitle: 'fraction' },
-  { name: 'eval-tool-use', title: 'Held-out tool use (valid calls, calls made)', metrics: ['eval/valid_tool_call_rate', 'eval/tool_use_rate'], yTitle: 'fraction' },
+  {
+    name: 'eval-tool-use',
+    title: 'Held-out tool use (valid calls, calls made)',
+    metrics: ['eval/valid_tool_call_rate', 'eval/tool_use_rate'],
+    yTitle: 'fraction',
+  },
   { name: 'eval-self-correction', title: 'Held-out self-correction rate', metrics: ['eval/self_correction_rate'], yTitle: 'fraction' },
   { name: 'eval-errors', title: 'Held-out error rate', metrics: ['eval/error_rate'], yTitle: 'fraction' },
 ];
@@ -59,7 +64,16 @@ export function evalCharts(runs: readonly RunData[]): ChartDef[] {
     for (const m of metrics) keys.delete(m);
     if (metrics.length > 0) out.push({ ...f, metrics });
   }
-  for (const k of [...keys].sort()) out.push({ name: `eval-${k.slice(5).replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`.slice(0, 80), title: `Held-out ${k.slice(5).replace(/_/g, ' ')}`, metrics: [k], yTitle: 'fraction' });
+  for (const k of [...keys].sort())
+    out.push({
+      name: `eval-${k
+        .slice(5)
+        .replace(/[^a-z0-9]+/gi, '-')
+        .toLowerCase()}`.slice(0, 80),
+      title: `Held-out ${k.slice(5).replace(/_/g, ' ')}`,
+      metrics: [k],
+      yTitle: 'fraction',
+    });
   return out;
 }
 
@@ -89,7 +103,9 @@ export function constantCharts(runs: readonly RunData[]): { readonly chart: Char
 
 function folded(runs: readonly RunData[], chart: ChartDef): boolean {
   if (HEADLINE.has(chart.name)) return false;
-  const values = runs.flatMap((r) => r.metrics.flatMap((row) => chart.metrics.map((m) => row[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))));
+  const values = runs.flatMap((r) =>
+    r.metrics.flatMap((row) => chart.metrics.map((m) => row[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))),
+  );
   return values.length >= 2 && values.every((v) => v === 0);
 }
 
@@ -130,7 +146,12 @@ function flatDomain(values: readonly number[]): [number, number] | undefined {
   return [lo - pad, hi + pad];
 }
 
-interface Point { step: number; value: number; smoothed: number; series: string }
+interface Point {
+  step: number;
+  value: number;
+  smoothed: number;
+  series: string;
+}
 
 function points(runs: readonly RunData[], chart: ChartDef): Point[] {
   const out: Point[] = [];
@@ -143,7 +164,9 @@ function points(runs: readonly RunData[], chart: ChartDef): Point[] {
       const series = wrapLabel([runs.length > 1 ? labels[ri]! : '', chart.metrics.length > 1 ? metric : ''].filter(Boolean).join(' · ') || metric);
       // 12 significant digits: the debiased average of a constant series is that constant, not ±1e-16 of it
       // (which the chart would magnify into a bump on a degenerate axis).
-      rows.forEach((r, i) => out.push({ step: r.step, value: round12(values[i]!), smoothed: round12(sm[i]!), series }));
+      rows.forEach((r, i) => {
+        out.push({ step: r.step, value: round12(values[i]!), smoothed: round12(sm[i]!), series });
+      });
     }
   }
   return out;
@@ -153,7 +176,8 @@ function points(runs: readonly RunData[], chart: ChartDef): Point[] {
  * Axis labels: 3 significant digits between 0.001 and 100 000 (and 0), scientific notation outside
  * (`8.5e-6`, never `−0.0000085`).
  */
-export const AXIS_LABEL_EXPR = "datum.value == 0 || (abs(datum.value) >= 0.001 && abs(datum.value) < 100000) ? format(datum.value, '.3~g') : format(datum.value, '.2~e')";
+export const AXIS_LABEL_EXPR =
+  "datum.value == 0 || (abs(datum.value) >= 0.001 && abs(datum.value) < 100000) ? format(datum.value, '.3~g') : format(datum.value, '.2~e')";
 
 /** Series with at most this many points are drawn as points joined by straight segments, without smoothing. */
 export const SPARSE_POINTS = 12;
@@ -178,7 +202,16 @@ export function chartSpec(runs: readonly RunData[], chart: ChartDef, size = { wi
       field: 'series',
       type: 'nominal',
       title: null,
-      legend: { orient: 'bottom', direction: 'vertical', columns: 1, labelLimit: 0, labelExpr: "split(datum.label, '\\n')", symbolType: 'stroke', symbolStrokeWidth: 3, symbolOpacity: 1 },
+      legend: {
+        orient: 'bottom',
+        direction: 'vertical',
+        columns: 1,
+        labelLimit: 0,
+        labelExpr: "split(datum.label, '\\n')",
+        symbolType: 'stroke',
+        symbolStrokeWidth: 3,
+        symbolOpacity: 1,
+      },
     },
     tooltip: [
       { field: 'series', type: 'nominal' },

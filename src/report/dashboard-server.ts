@@ -120,7 +120,11 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     ...(o.apiKey !== undefined ? { apiKey: o.apiKey } : {}),
     ...(sessions ? { keyFromRequest: (req) => sessions.keyFrom(req) } : {}),
   });
-  const gate = new StreamGate({ maxStreamsPerClient: o.maxStreamsPerClient ?? 8, maxStreams: o.maxStreams ?? 64, streamMaxLifetimeMs: o.streamMaxLifetimeMs ?? 300_000 });
+  const gate = new StreamGate({
+    maxStreamsPerClient: o.maxStreamsPerClient ?? 8,
+    maxStreams: o.maxStreams ?? 64,
+    streamMaxLifetimeMs: o.streamMaxLifetimeMs ?? 300_000,
+  });
   const app = server.app;
   app.addHook('onSend', async (_req, reply, payload) => {
     for (const [k, v] of Object.entries(DASHBOARD_HEADERS)) void reply.header(k, v);
@@ -161,7 +165,10 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     if (json) return reply.header('cache-control', 'no-store').send({ steps: await chartReadout(chartSpec(all, chart)) });
     let svg = svgCache.get(name);
     if (!svg) svgCache.set(name, (svg = renderChartSvg(chartSpec(all, chart))));
-    return reply.type('image/svg+xml').header('cache-control', 'no-store').send(await svg);
+    return reply
+      .type('image/svg+xml')
+      .header('cache-control', 'no-store')
+      .send(await svg);
   });
   app.get<{ Params: { i: string } }>('/api/runs/:i/steps', async (req, reply) => {
     const at = runAt(req.params.i);
@@ -171,9 +178,15 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   app.get<{ Params: { i: string }; Querystring: { step?: string } }>('/api/runs/:i/trajectories', async (req, reply) => {
     const at = runAt(req.params.i);
     if (!at?.index) return reply.code(404).send({ error: 'no such run' });
-    return at.index
-      .trajectoriesAt(Number(req.query.step))
-      .map((t) => ({ index: t.index, id: t.id, reward: t.reward, correct: t.correct, stopReason: t.stopReason, toolCalls: t.toolCalls, advantage: t.advantage }));
+    return at.index.trajectoriesAt(Number(req.query.step)).map((t) => ({
+      index: t.index,
+      id: t.id,
+      reward: t.reward,
+      correct: t.correct,
+      stopReason: t.stopReason,
+      toolCalls: t.toolCalls,
+      advantage: t.advantage,
+    }));
   });
   app.get<{ Params: { i: string }; Querystring: { step?: string; index?: string } }>('/api/runs/:i/trajectory', async (req, reply) => {
     const at = runAt(req.params.i);
@@ -187,7 +200,13 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   app.get('/api/events', { config: { admission: false } }, (req, reply) => {
     const release = gate.open(req.socket.remoteAddress ?? 'unknown');
     if (!release) {
-      return reply.code(429).header('retry-after', '10').send({ error: `too many live-update streams (at most ${gate.limits.maxStreamsPerClient} per client, ${gate.limits.maxStreams} in total)`, code: 'TOO_MANY_STREAMS' });
+      return reply
+        .code(429)
+        .header('retry-after', '10')
+        .send({
+          error: `too many live-update streams (at most ${gate.limits.maxStreamsPerClient} per client, ${gate.limits.maxStreams} in total)`,
+          code: 'TOO_MANY_STREAMS',
+        });
     }
     reply.hijack();
     const res = reply.raw;

@@ -25,6 +25,7 @@ export interface ScanOptions {
    */
   readonly final?: boolean;
   /** Called per parsed record with its byte span; return a reason string to count the record as skipped. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a callback that returns nothing keeps the record (no `return undefined` needed)
   readonly onRecord: (value: unknown, span: { readonly offset: number; readonly length: number; readonly line: number }) => string | void;
   /** Called per skipped line. */
   readonly onSkip: (skipped: SkippedRecord) => void;

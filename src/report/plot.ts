@@ -8,9 +8,9 @@ import { html, SafeHtml } from './html.js';
 import { describeRunWarnings, readRun, readTrajectory, type RunData } from './run-data.js';
 import { renderChartSvg, svgToPng } from './render.js';
 import { trajectoryHtml, TRAJECTORY_CSS } from './trajectory-html.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const PLOT_OPTIONS = strictKeys(['outDir', 'trajectories', 'maxRecordBytes']);
+const PLOT_OPTIONS = optionKeys<NonNullable<Parameters<typeof plotRuns>[1]>>({ outDir: true, trajectories: true, maxRecordBytes: true });
 
 /** Files written by {@link plotRuns}. */
 export interface PlotResult {
@@ -38,7 +38,10 @@ export interface PlotResult {
  * @param opts.maxRecordBytes - longest run-file record read; longer ones are skipped and counted. @default 64 MiB
  * @throws ConfigError for bad options, no run directory, or a run directory that is missing or has no `metrics.jsonl`.
  */
-export async function plotRuns(runDirs: readonly string[], opts: { outDir?: string; trajectories?: number; maxRecordBytes?: number } = {}): Promise<PlotResult> {
+export async function plotRuns(
+  runDirs: readonly string[],
+  opts: { outDir?: string; trajectories?: number; maxRecordBytes?: number } = {},
+): Promise<PlotResult> {
   checkOptions('plotRuns options', PLOT_OPTIONS, opts);
   if (runDirs.length === 0) throw new ConfigError('plotRuns options', [{ path: 'runDirs', message: 'give at least one run directory' }]);
   const runs = await Promise.all(runDirs.map((d) => readRun(d, opts.maxRecordBytes === undefined ? {} : { maxRecordBytes: opts.maxRecordBytes })));

@@ -118,26 +118,39 @@ export class RunIndex {
     const s = await stat(this.dir).catch(() => undefined);
     if (!s?.isDirectory()) throw new ConfigError('run directory', [{ path: 'runDir', message: `run directory not found: ${this.dir}` }]);
     const metricsPath = join(this.dir, 'metrics.jsonl');
-    if (!(await stat(metricsPath).catch(() => undefined))) throw new ConfigError('run directory', [{ path: 'runDir', message: `no metrics.jsonl in ${this.dir} (is it a Trainer logDir?)` }]);
-    await this.#scan(metricsPath, final, () => {
-      this.#byStep.clear();
-      this.#counters.metrics.reset();
-    }, (value, span) => {
-      const row = value as Record<string, unknown> | null;
-      if (row === null || typeof row !== 'object' || Array.isArray(row) || num(row['step']) === null) return 'not a metrics row (needs a numeric step)';
-      const clean: Record<string, number | string> = {};
-      for (const [k, v] of Object.entries(row)) if (typeof v === 'number' || typeof v === 'string') clean[k] = v;
-      void span;
-      this.#byStep.set(row['step'] as number, clean as MetricsRow);
-      return undefined;
-    }, this.#counters.metrics);
+    if (!(await stat(metricsPath).catch(() => undefined)))
+      throw new ConfigError('run directory', [{ path: 'runDir', message: `no metrics.jsonl in ${this.dir} (is it a Trainer logDir?)` }]);
+    await this.#scan(
+      metricsPath,
+      final,
+      () => {
+        this.#byStep.clear();
+        this.#counters.metrics.reset();
+      },
+      (value, span) => {
+        const row = value as Record<string, unknown> | null;
+        if (row === null || typeof row !== 'object' || Array.isArray(row) || num(row['step']) === null) return 'not a metrics row (needs a numeric step)';
+        const clean: Record<string, number | string> = {};
+        for (const [k, v] of Object.entries(row)) if (typeof v === 'number' || typeof v === 'string') clean[k] = v;
+        void span;
+        this.#byStep.set(row['step'] as number, clean as MetricsRow);
+        return undefined;
+      },
+      this.#counters.metrics,
+    );
     const trajPath = join(this.dir, 'trajectories.jsonl');
     if (await stat(trajPath).catch(() => undefined)) {
-      await this.#scan(trajPath, final, () => {
-        this.#trajectories = [];
-        this.#perStep.clear();
-        this.#counters.trajectories.reset();
-      }, (value, span) => this.#addTrajectory(value, span), this.#counters.trajectories);
+      await this.#scan(
+        trajPath,
+        final,
+        () => {
+          this.#trajectories = [];
+          this.#perStep.clear();
+          this.#counters.trajectories.reset();
+        },
+        (value, span) => this.#addTrajectory(value, span),
+        this.#counters.trajectories,
+      );
     }
     await this.#readConfig();
   }
@@ -166,7 +179,13 @@ export class RunIndex {
     return undefined;
   }
 
-  async #scan(path: string, final: boolean, reset: () => void, onRecord: (v: unknown, span: { offset: number; length: number }) => string | undefined, counter: FileCounter): Promise<void> {
+  async #scan(
+    path: string,
+    final: boolean,
+    reset: () => void,
+    onRecord: (v: unknown, span: { offset: number; length: number }) => string | undefined,
+    counter: FileCounter,
+  ): Promise<void> {
     const s = await stat(path);
     let cur = this.#cursors.get(path);
     if (cur && (s.ino !== cur.ino || s.size < cur.end || !(await endsLineAt(path, cur.end)))) cur = undefined;
@@ -223,7 +242,9 @@ export class RunIndex {
   snapshot(): RunData {
     const runName = this.#config?.['runName'];
     const detail = basename(this.dir);
-    const warnings = [this.#counters.metrics.warning(), this.#counters.trajectories.warning(), this.#counters.config.warning()].filter((w): w is RunFileWarning => w !== undefined);
+    const warnings = [this.#counters.metrics.warning(), this.#counters.trajectories.warning(), this.#counters.config.warning()].filter(
+      (w): w is RunFileWarning => w !== undefined,
+    );
     return {
       name: typeof runName === 'string' && runName.trim() !== '' ? runName.trim().slice(0, 120) : detail,
       detail,
@@ -272,5 +293,7 @@ export async function readTrajectory(run: Pick<RunData, 'dir'>, entry: Pick<Traj
 
 /** One line per file with skipped records, e.g. `run-a/trajectories.jsonl: 2 malformed record(s) skipped (line 7: not JSON (…))`. */
 export function describeRunWarnings(run: RunData): string[] {
-  return run.warnings.map((w) => `${run.detail}/${w.file}: ${w.skipped} malformed record(s) skipped (${w.examples.map((e) => `line ${e.line}: ${e.reason}`).join('; ')})`);
+  return run.warnings.map(
+    (w) => `${run.detail}/${w.file}: ${w.skipped} malformed record(s) skipped (${w.examples.map((e) => `line ${e.line}: ${e.reason}`).join('; ')})`,
+  );
 }

@@ -54,7 +54,8 @@ export async function screenshotDashboard(opts: ScreenshotOptions): Promise<void
       return true;
     };
     const noData = () => new Error(`the dashboard at ${new URL(opts.url).origin} showed no data within ${timeout} ms`);
-    if (!(await waitFor("document.body.dataset.ready === '1' && [...document.querySelectorAll('#charts img')].every((i) => i.complete)", timeout))) throw noData();
+    if (!(await waitFor("document.body.dataset.ready === '1' && [...document.querySelectorAll('#charts img')].every((i) => i.complete)", timeout)))
+      throw noData();
     if (opts.openTrajectory ?? true) {
       // Found and clicked in one page task: a live update may re-render the list at any moment, so a handle taken in one
       // round trip can be detached by the next. A click a re-render swallowed is simply made again.

@@ -121,7 +121,10 @@ const wrapSchema = z.strictObject({ wrong: z.number().finite().optional(), score
 export function withValidEnding<E extends Example>(reward: Reward<E>, options: WithValidEndingOptions = {}): Reward<E> {
   const parsed = wrapSchema.safeParse(options);
   if (!parsed.success) {
-    throw new ConfigError('withValidEnding options', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+    throw new ConfigError(
+      'withValidEnding options',
+      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
   }
   const wrong = options.wrong ?? -1;
   return (trajectory, example) => {

@@ -6,9 +6,9 @@ import { answerOf, unscoredResult, type EndingOptions } from './ending.js';
 import { tagBlocks } from '../util/tag-blocks.js';
 import { isBlankAnswer } from './math/extract-boxed.js';
 import { optionLetter, sameOptionLetter } from './option-letter.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const EXACT_MATCH_OPTIONS = strictKeys(['correct', 'wrong', 'scoreTruncated']);
+const EXACT_MATCH_OPTIONS = optionKeys<ExactMatchOptions>({ correct: true, wrong: true, scoreTruncated: true });
 
 /**
  * SQuAD / Search-R1 answer normalisation (`qa_em.normalize_answer`): lower-case, drop punctuation and symbols
@@ -82,7 +82,9 @@ export function exactMatch(opts: ExactMatchOptions = {}): SyncReward {
   const correct = opts.correct ?? 1;
   const wrong = opts.wrong ?? 0;
   return (trajectory: Trajectory, example: Example): RewardResult => {
-    const golds = goldAliases(example).map(normalizeAnswer).filter((g) => g !== '');
+    const golds = goldAliases(example)
+      .map(normalizeAnswer)
+      .filter((g) => g !== '');
     // An option letter is a gold answer even where normalising empties it (`A`, `(A)`: SQuAD's rule drops the article `a`).
     const letterGold = goldAliases(example).some((g) => optionLetter(g, 'gold') !== null);
     if (golds.length === 0 && !letterGold) return { reward: wrong, correct: false, validFormat: false, failure: 'gold_unparseable', drop: true };
@@ -93,7 +95,8 @@ export function exactMatch(opts: ExactMatchOptions = {}): SyncReward {
     const pred = normalizeAnswer(answer);
     // An empty `<answer></answer>` or `\boxed{}` is no answer, not a well-formed one (the format rate must not reward it).
     const letterOk = goldAliases(example).some((g) => sameOptionLetter(g, answer) === true);
-    if ((pred === '' && !letterOk) || (tagged !== undefined && isBlankAnswer(tagged))) return { reward: wrong, correct: false, validFormat: false, answer, failure: 'no_answer' };
+    if ((pred === '' && !letterOk) || (tagged !== undefined && isBlankAnswer(tagged)))
+      return { reward: wrong, correct: false, validFormat: false, answer, failure: 'no_answer' };
     const validFormat = tagged !== undefined;
     const ok = golds.includes(pred) || letterOk;
     return { reward: ok ? correct : wrong, correct: ok, validFormat, answer };

@@ -81,7 +81,10 @@ const schema = z.strictObject({
 export function mathReward(options: MathRewardOptions = {}): MathReward {
   const parsed = schema.safeParse(options);
   if (!parsed.success) {
-    throw new ConfigError('mathReward options', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+    throw new ConfigError(
+      'mathReward options',
+      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
   }
   const window = options.window ?? 300;
   const correct = options.correct ?? 1;
@@ -111,9 +114,7 @@ export function mathReward(options: MathRewardOptions = {}): MathReward {
     const result = await check(`\\boxed{${example.answer}}`, `\\boxed{${answer}}`);
     switch (result.status) {
       case 'ok':
-        return result.equal
-          ? { reward: correct, correct: true, validFormat: true, answer }
-          : { reward: wrong, correct: false, validFormat: true, answer };
+        return result.equal ? { reward: correct, correct: true, validFormat: true, answer } : { reward: wrong, correct: false, validFormat: true, answer };
       case 'gold_unparseable':
         return { reward: 0, correct: false, validFormat: true, answer, failure: 'gold_unparseable', drop: true };
       case 'unparseable_prediction':

@@ -17,7 +17,8 @@ function dropped(failure: NonNullable<RewardResult['failure']>, cause: string): 
  * in `shapeWarning` so the caller can warn once.
  */
 export function checkRewardResult(trajectoryId: string, v: unknown): RewardResult & { shapeWarning?: string } {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new RewardShapeError(trajectoryId, v, `expected an object, got ${Array.isArray(v) ? 'an array' : typeof v}`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new RewardShapeError(trajectoryId, v, `expected an object, got ${Array.isArray(v) ? 'an array' : typeof v}`);
   const o = v as Record<string, unknown>;
   if (!('reward' in o)) {
     const keys = Object.keys(o);
@@ -68,7 +69,11 @@ export async function scoreTrajectory(reward: Reward, t: Trajectory, opts: { tim
 }
 
 /** Scores every trajectory of every group concurrently (see {@link scoreTrajectory}); same shape as the input. */
-export async function scoreGroups(reward: Reward, groups: readonly (readonly Trajectory[])[], opts: { timeoutMs: number; signal?: AbortSignal }): Promise<RewardResult[][]> {
+export async function scoreGroups(
+  reward: Reward,
+  groups: readonly (readonly Trajectory[])[],
+  opts: { timeoutMs: number; signal?: AbortSignal },
+): Promise<RewardResult[][]> {
   // One child signal that every scoring call listens to (the caller's signal gets a single listener).
   const all = new AbortController();
   allowManyAbortListeners(all.signal);

@@ -8,9 +8,20 @@ import { hasOrderBy, resultsMatch, type CompareOptions } from '../env/sql/compar
 import { sqlQueryPool } from '../env/sql/query-pool.js';
 import type { SqlExecutor, SqlQueryResult, SqlSource } from '../env/sql/types.js';
 import { answerOf, type EndingOptions } from './ending.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const SQL_MATCH_OPTIONS = strictKeys(['database', 'timeoutMs', 'maxRows', 'workers', 'correct', 'wrong', 'invalidFormat', 'mode', 'floatDecimals', 'scoreTruncated']);
+const SQL_MATCH_OPTIONS = optionKeys<SqlExecutionMatchOptions>({
+  database: true,
+  timeoutMs: true,
+  maxRows: true,
+  workers: true,
+  correct: true,
+  wrong: true,
+  invalidFormat: true,
+  mode: true,
+  floatDecimals: true,
+  scoreTruncated: true,
+});
 
 /** Options of {@link sqlExecutionMatch}. */
 export interface SqlExecutionMatchOptions extends Omit<CompareOptions, 'orderMatters'>, EndingOptions {

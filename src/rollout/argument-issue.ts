@@ -22,13 +22,21 @@ function typeOf(v: unknown): string {
 
 function fitsType(v: unknown, t: string): boolean {
   switch (t) {
-    case 'integer': return Number.isInteger(v);
-    case 'number': return typeof v === 'number' && Number.isFinite(v);
-    case 'object': return typeof v === 'object' && v !== null && !Array.isArray(v);
-    case 'array': return Array.isArray(v);
-    case 'null': return v === null;
-    case 'string': case 'boolean': return typeof v === t;
-    default: return true;
+    case 'integer':
+      return Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'object':
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'null':
+      return v === null;
+    case 'string':
+    case 'boolean':
+      return typeof v === t;
+    default:
+      return true;
   }
 }
 

@@ -6,7 +6,7 @@ import type { ToolContext } from '../env/types.js';
 import type { RolloutContext } from './types.js';
 import type { ParsedAction } from '../types/action.js';
 import { deriveSeed } from './seed.js';
-import { samplingParams } from './sampling-params.js';
+import { turnSamplingParams, turnTokenLimit } from '../types/turn-sampling.js';
 import { boundObservation } from '../env/bound-observation.js';
 import { withCallIds } from '../env/parallel-calls.js';
 import { PromptPrefixError } from '../errors/data-errors.js';
@@ -96,7 +96,12 @@ export async function runBranch(ctx: RolloutContext, init: BranchInit): Promise<
     envSignal.dispose();
     // Per-trajectory resources of the environment (e.g. an interpreter session) end with it, whatever the stop
     // reason, an abort or a throw — within END_TRAJECTORY_TIMEOUT_MS: a stuck cleanup is left behind, never waited on.
-    if (toolCtx && ctx.env.endTrajectory) await withDeadline(Promise.resolve().then(() => ctx.env.endTrajectory?.(toolCtx!)), Math.min(deadlineMs, END_TRAJECTORY_TIMEOUT_MS), new AbortController()).catch(() => {});
+    if (toolCtx && ctx.env.endTrajectory)
+      await withDeadline(
+        Promise.resolve().then(() => ctx.env.endTrajectory?.(toolCtx!)),
+        Math.min(deadlineMs, END_TRAJECTORY_TIMEOUT_MS),
+        new AbortController(),
+      ).catch(() => {});
   }
 }
 
@@ -165,7 +170,14 @@ function recordTurn(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, r
 }
 
 /** Ends the trajectory after the environment said `done` on this turn. */
-function endTurn(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, outcome: { reason?: TrajectoryStopReason }, toolMs: number, limitedByRoom: boolean): Trajectory {
+function endTurn(
+  ctx: RolloutContext,
+  s: BranchState,
+  turn: TurnInProgress,
+  outcome: { reason?: TrajectoryStopReason },
+  toolMs: number,
+  limitedByRoom: boolean,
+): Trajectory {
   recordTurn(ctx, s, turn, { ...turn.base, toolMs }, true);
   if (turn.action.kind === 'answer' && turn.truncated) return finish(s, limitedByRoom ? 'max_trajectory_tokens' : 'max_turn_tokens');
   return finish(s, turn.action.kind === 'answer' ? 'answer' : (outcome.reason ?? 'env_done'));
@@ -175,7 +187,10 @@ function endTurn(ctx: RolloutContext, s: BranchState, turn: TurnInProgress, outc
 async function sampleTurn(ctx: RolloutContext, s: BranchState, prompt: readonly number[], maxTokens: number, signal: AbortSignal): Promise<SampledSequence> {
   s.stage = 'sample';
   const seed = ctx.sampling?.seed !== undefined ? deriveSeed(ctx.sampling.seed, hashId(s.id), s.turns.length) : undefined;
-  const [sampled] = await untilAborted(ctx.sampler.sample(prompt, samplingParams(ctx, { numSamples: 1, maxTokens, seed, signal })), signal);
+  const [sampled] = await untilAborted(
+    ctx.sampler.sample(prompt, turnSamplingParams(ctx.sampling, { numSamples: 1, maxTokens, stop: ctx.renderer.stopTokens, seed, signal })),
+    signal,
+  );
   if (!sampled) throw new SamplerResponseError('sequences', null, 'the sampler returned no sequence');
   checkSampledSequence(sampled, { vocabSize: ctx.renderer.vocabSize, maxTokens });
   return sampled;
@@ -216,7 +231,7 @@ async function advance(
   let prompt = init.promptTokens;
   let seq = init.first;
   // True when the current turn's maxTokens was cut to the room left in the trajectory budget.
-  let limitedByRoom = budgets.maxTrajectoryTokens - prompt.length < budgets.maxTurnTokens;
+  let limitedByRoom = turnTokenLimit(budgets, prompt.length).limitedByRoom;
   for (;;) {
     const turn = parseTurn(ctx, s, prompt, seq);
     const budgetStop = budgetStopReason(ctx, s, turn, limitedByRoom);
@@ -229,23 +244,38 @@ async function advance(
     s.stage = 'env_step';
     // Every step has a deadline (a StepTimeout ends the trajectory with stage `timeout`), so one stuck tool never
     // holds the run; the environment's signal is aborted with it.
-    const outcome = checkStepOutcome(await withDeadline(Promise.resolve().then(() => env.step(turn.action, toolCtx)), stepDeadline, envController), env.name);
+    const outcome = checkStepOutcome(
+      await withDeadline(
+        Promise.resolve().then(() => env.step(turn.action, toolCtx)),
+        stepDeadline,
+        envController,
+      ),
+      env.name,
+    );
     const toolMs = turn.action.kind === 'tool' ? performance.now() - t0 : 0;
     if (turn.action.kind === 'tool') s.toolCalls += callsOf(turn.action).length;
     if (outcome.done) return endTurn(ctx, s, turn, outcome, toolMs, limitedByRoom);
     // Every environment's output, built-in or custom, is bounded before it is rendered; the trajectory keeps only
     // what the model saw plus the original size.
-    const bounded = boundObservation({ ...outcome, observation: withCallIds(turn.action, outcome.observation) }, budgets.maxToolResponseTokens, (text, role) => (role === 'tool' ? countToolTokens(text) : renderer.encode(text).length));
-    recordTurn(ctx, s, turn, { ...turn.base, observation: bounded.observation, observationBytes: bounded.bytes, toolMs, ...(bounded.exec ? { exec: bounded.exec } : {}) }, false);
+    const bounded = boundObservation({ ...outcome, observation: withCallIds(turn.action, outcome.observation) }, budgets.maxToolResponseTokens, (text, role) =>
+      role === 'tool' ? countToolTokens(text) : renderer.encode(text).length,
+    );
+    recordTurn(
+      ctx,
+      s,
+      turn,
+      { ...turn.base, observation: bounded.observation, observationBytes: bounded.bytes, toolMs, ...(bounded.exec ? { exec: bounded.exec } : {}) },
+      false,
+    );
     s.stage = 'next_prompt';
     const next = nextPromptOrRerender(ctx, s.messages, turn.assistant, prompt, seq.tokens, bounded.observation);
     s.messages.push(turn.assistant, ...bounded.observation);
-    const room = budgets.maxTrajectoryTokens - next.length;
-    if (room < 1) return finish(s, 'max_trajectory_tokens');
+    const limit = turnTokenLimit(budgets, next.length);
+    if (limit.room < 1) return finish(s, 'max_trajectory_tokens');
     if (signal.aborted) throw signal.reason;
     prompt = next;
-    limitedByRoom = room < budgets.maxTurnTokens;
-    seq = await sampleTurn(ctx, s, prompt, Math.min(budgets.maxTurnTokens, room), signal);
+    limitedByRoom = limit.limitedByRoom;
+    seq = await sampleTurn(ctx, s, prompt, limit.maxTokens, signal);
   }
 }
 

@@ -10,7 +10,10 @@ import type { StepOutcome } from '../env/types.js';
 export function checkStepOutcome(outcome: unknown, envName: string): StepOutcome {
   const o = outcome as { done?: unknown; observation?: unknown } | null | undefined;
   if (typeof o !== 'object' || o === null || typeof o.done !== 'boolean') {
-    throw new EnvironmentOutputError(envName, `environment '${envName}' step returned ${describeValue(outcome)}; expected { done: true } or { done: false, observation: Message[] }`);
+    throw new EnvironmentOutputError(
+      envName,
+      `environment '${envName}' step returned ${describeValue(outcome)}; expected { done: true } or { done: false, observation: Message[] }`,
+    );
   }
   if (o.done === false && !isMessageArray(o.observation)) {
     throw new EnvironmentOutputError(

@@ -37,7 +37,13 @@ export type DemonstrationTurn =
 /** A turn after its shape was checked: raw text, or an assistant message to render (calls not yet checked against tools). */
 export type CheckedTurn =
   | { readonly kind: 'text'; readonly text: string; readonly observation?: readonly Message[] }
-  | { readonly kind: 'calls'; readonly content: string; readonly calls: readonly DemonstrationCall[]; readonly field: 'call' | 'calls'; readonly observation?: readonly Message[] }
+  | {
+      readonly kind: 'calls';
+      readonly content: string;
+      readonly calls: readonly DemonstrationCall[];
+      readonly field: 'call' | 'calls';
+      readonly observation?: readonly Message[];
+    }
   | { readonly kind: 'answer'; readonly content: string };
 
 /** A demonstration after its shape was checked. */
@@ -88,17 +94,26 @@ function checkTurn(raw: unknown, id: string, k: number): CheckedTurn {
   }
   const observation = checkObservation(raw['observation'], fail);
   const body = ['text', 'call', 'calls', 'answer'].filter((key) => key in raw);
-  if (body.length > 1) throw fail(`a turn is one of { text }, { call }, { calls } or { answer }, not ${body.map((b) => `'${b}'`).join(' and ')} together`, body[1]);
+  if (body.length > 1)
+    throw fail(`a turn is one of { text }, { call }, { calls } or { answer }, not ${body.map((b) => `'${b}'`).join(' and ')} together`, body[1]);
   const say = (raw['say'] as string | undefined) ?? '';
   if ('text' in raw) {
     if ('say' in raw) throw fail(`'text' is the raw turn: put the words in it instead of 'say'`, 'say');
     return { kind: 'text', text: raw['text'] as string, ...(observation ? { observation } : {}) };
   }
-  if ('call' in raw) return { kind: 'calls', content: say, calls: [checkCall(raw['call'], 'call', fail)], field: 'call', ...(observation ? { observation } : {}) };
+  if ('call' in raw)
+    return { kind: 'calls', content: say, calls: [checkCall(raw['call'], 'call', fail)], field: 'call', ...(observation ? { observation } : {}) };
   if ('calls' in raw) {
     const calls = raw['calls'];
-    if (!Array.isArray(calls) || calls.length === 0) throw fail(`expected a non-empty array of { name, arguments }, got ${Array.isArray(calls) ? 'an empty array' : kindOf(calls)}`, 'calls');
-    return { kind: 'calls', content: say, calls: calls.map((c, i) => checkCall(c, `calls.${i}`, fail)), field: 'calls', ...(observation ? { observation } : {}) };
+    if (!Array.isArray(calls) || calls.length === 0)
+      throw fail(`expected a non-empty array of { name, arguments }, got ${Array.isArray(calls) ? 'an empty array' : kindOf(calls)}`, 'calls');
+    return {
+      kind: 'calls',
+      content: say,
+      calls: calls.map((c, i) => checkCall(c, `calls.${i}`, fail)),
+      field: 'calls',
+      ...(observation ? { observation } : {}),
+    };
   }
   if (observation) throw fail(`only a turn that calls a tool is followed by an observation`, 'observation');
   if ('answer' in raw) return { kind: 'answer', content: say ? `${say}\n\n${raw['answer'] as string}` : (raw['answer'] as string) };
@@ -110,7 +125,8 @@ function checkCall(raw: unknown, field: string, fail: (m: string, f?: string) =>
   if (!isObject(raw)) throw fail(`expected { name, arguments }, got ${kindOf(raw)}`, field);
   const unknown = Object.keys(raw).filter((k) => k !== 'name' && k !== 'arguments');
   if (unknown.length > 0) throw fail(`unknown key (a call has 'name' and 'arguments')`, `${field}.${unknown[0]}`);
-  if (typeof raw['name'] !== 'string' || raw['name'] === '') throw fail(`expected the tool's name (a non-empty string), got ${kindOf(raw['name'])}`, `${field}.name`);
+  if (typeof raw['name'] !== 'string' || raw['name'] === '')
+    throw fail(`expected the tool's name (a non-empty string), got ${kindOf(raw['name'])}`, `${field}.name`);
   const args = raw['arguments'] ?? {};
   if (!isObject(args)) throw fail(`expected an object of arguments, got ${kindOf(args)}`, `${field}.arguments`);
   return { name: raw['name'], arguments: args };

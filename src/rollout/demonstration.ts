@@ -9,9 +9,9 @@ import { parseWithEnv } from './parse-with-env.js';
 import { assistantCompletion } from '../chat/assistant-completion.js';
 import { argumentIssue } from './argument-issue.js';
 import { checkDemonstration, type CheckedTurn, type DemonstrationTurn } from './demonstration-turn.js';
-import { checkOptions, checkArgumentCount, strictKeys, nonNegativeInt } from '../util/check-options.js';
+import { checkOptions, checkArgumentCount, optionKeys, nonNegativeInt } from '../util/check-options.js';
 
-const DEMONSTRATION_OPTIONS = strictKeys(['maxTokens'], { maxToolResponseTokens: nonNegativeInt });
+const DEMONSTRATION_OPTIONS = optionKeys<Parameters<typeof demonstrationDatum>[3]>({ maxTokens: true, maxToolResponseTokens: nonNegativeInt });
 
 /** One demonstrated episode as {@link demonstrationDatum} reads it: the example and its assistant turns, in order. */
 export interface DemonstrationInput<E extends Example = Example> {
@@ -46,7 +46,9 @@ export async function demonstrationDatum(
   opts: { maxToolResponseTokens: number; maxTokens?: number },
 ): Promise<Datum> {
   checkArgumentCount('demonstrationDatum', arguments.length, 4, 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens, maxTokens? })');
-  checkOptions('demonstrationDatum options', DEMONSTRATION_OPTIONS, opts, { signature: 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens })' });
+  checkOptions('demonstrationDatum options', DEMONSTRATION_OPTIONS, opts, {
+    signature: 'demonstrationDatum(renderer, env, { example, turns }, { maxToolResponseTokens })',
+  });
   const { tokens, mask } = await renderDemonstration(renderer, env, demonstration, opts);
   return supervisedDatum({ tokens, mask, ...(opts.maxTokens ? { maxTokens: opts.maxTokens } : {}) });
 }
@@ -98,7 +100,8 @@ export async function renderDemonstration(
   };
   try {
     for (const [k, turn] of turns.entries()) {
-      const { text, stopToken } = turn.kind === 'text' ? { text: turn.text, stopToken: renderer.stopTokens[0]! } : renderDataTurn(renderer, env, messages, turn, example.id, k);
+      const { text, stopToken } =
+        turn.kind === 'text' ? { text: turn.text, stopToken: renderer.stopTokens[0]! } : renderDataTurn(renderer, env, messages, turn, example.id, k);
       const completion = [...renderer.encode(text), stopToken];
       turnStarts.push(tokens.length);
       texts.push(text);
@@ -115,12 +118,15 @@ export async function renderDemonstration(
         if (turn.kind === 'text' && action.kind === 'tool') {
           for (const call of action.calls ?? [action.call]) {
             const tool = env.tools.find((t) => t.function.name === call.function.name);
-            if (tool && argumentIssue(call.function.arguments, tool.function.parameters)) throw badCallError('bad_arguments', text, renderer, env, example.id, k);
+            if (tool && argumentIssue(call.function.arguments, tool.function.parameters))
+              throw badCallError('bad_arguments', text, renderer, env, example.id, k);
           }
         }
-        const ends = (why: string) => new DemonstrationError(example.id, k, `${why}, but ${turns.length - k - 1} more turn(s) follow; end the demonstration here or fix this turn`);
+        const ends = (why: string) =>
+          new DemonstrationError(example.id, k, `${why}, but ${turns.length - k - 1} more turn(s) follow; end the demonstration here or fix this turn`);
         if (action.kind !== 'tool') {
-          if (k < turns.length - 1) throw ends(action.kind === 'answer' ? 'this turn is a final answer (no tool call)' : `this turn's tool call is malformed (${action.reason})`);
+          if (k < turns.length - 1)
+            throw ends(action.kind === 'answer' ? 'this turn is a final answer (no tool call)' : `this turn's tool call is malformed (${action.reason})`);
           break;
         }
         const outcome = await env.step(action, toolCtx);
@@ -131,7 +137,13 @@ export async function renderDemonstration(
         }
         observation = outcome.observation;
       }
-      const next = renderer.nextPrompt({ messagesBeforeAssistant: messages, prevPromptTokens: prompt, completionTokens: completion, observation, tools: env.tools });
+      const next = renderer.nextPrompt({
+        messagesBeforeAssistant: messages,
+        prevPromptTokens: prompt,
+        completionTokens: completion,
+        observation,
+        tools: env.tools,
+      });
       const delta = next.slice(tokens.length);
       tokens.push(...delta);
       mask.push(...delta.map(() => 0));
@@ -174,14 +186,19 @@ function renderDataTurn(
   const message: AssistantMessage = {
     role: 'assistant',
     content: turn.content,
-    ...(calls.length > 0 ? { toolCalls: calls.map((c) => ({ type: 'function' as const, function: { name: c.name, arguments: { ...(c.arguments ?? {}) } } })) } : {}),
+    ...(calls.length > 0
+      ? { toolCalls: calls.map((c) => ({ type: 'function' as const, function: { name: c.name, arguments: { ...(c.arguments ?? {}) } } })) }
+      : {}),
   };
   const readsBack = (text: string) => {
     const parsed = parseWithEnv(renderer, env, text);
     const ok =
       turn.kind === 'calls'
-        ? parsed.kind === 'tool' && (parsed.calls ?? [parsed.call]).length === calls.length &&
-          (parsed.calls ?? [parsed.call]).every((c, i) => c.function.name === calls[i]!.name && canonicalJson(c.function.arguments) === canonicalJson(calls[i]!.arguments ?? {}))
+        ? parsed.kind === 'tool' &&
+          (parsed.calls ?? [parsed.call]).length === calls.length &&
+          (parsed.calls ?? [parsed.call]).every(
+            (c, i) => c.function.name === calls[i]!.name && canonicalJson(c.function.arguments) === canonicalJson(calls[i]!.arguments ?? {}),
+          )
         : parsed.kind === 'answer';
     return { parsed, ok };
   };
@@ -198,7 +215,9 @@ function renderDataTurn(
   const { parsed, ok: same } = readsBack(rendered.text);
   if (!same) {
     const got = parsed.kind === 'invalid' ? `invalid (${parsed.reason})` : parsed.kind;
-    throw fail(`the chat template renders this turn as ${JSON.stringify(rendered.text.slice(0, 120))}, which the model family's parser reads as ${got}, not as the turn given; write the turn as raw text ({ text })`);
+    throw fail(
+      `the chat template renders this turn as ${JSON.stringify(rendered.text.slice(0, 120))}, which the model family's parser reads as ${got}, not as the turn given; write the turn as raw text ({ text })`,
+    );
   }
   return rendered;
 }
@@ -207,13 +226,23 @@ function renderDataTurn(
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v);
 }
 
 /** Names the tool or the argument field a raw-text call gets wrong, and what the environment offers. */
-function badCallError(reason: 'unknown_tool' | 'bad_arguments', text: string, renderer: Renderer, env: Environment, exampleId: string, k: number): DemonstrationError {
+function badCallError(
+  reason: 'unknown_tool' | 'bad_arguments',
+  text: string,
+  renderer: Renderer,
+  env: Environment,
+  exampleId: string,
+  k: number,
+): DemonstrationError {
   const offered = env.tools.map((t) => t.function.name);
   // Parsed without the tools: the family's syntax alone, so the call and its arguments can be named.
   const loose = renderer.parseAssistant(text, undefined, { parallelToolCalls: true });
@@ -221,9 +250,27 @@ function badCallError(reason: 'unknown_tool' | 'bad_arguments', text: string, re
   for (const [i, call] of calls.entries()) {
     const where = calls.length > 1 ? `calls.${i}` : 'call';
     const tool = env.tools.find((t) => t.function.name === call.function.name);
-    if (!tool) return new DemonstrationError(exampleId, k, `calls tool '${call.function.name}', which environment '${env.name}' does not offer (tools: ${offered.join(', ') || 'none'})`, `${where}.name`);
+    if (!tool)
+      return new DemonstrationError(
+        exampleId,
+        k,
+        `calls tool '${call.function.name}', which environment '${env.name}' does not offer (tools: ${offered.join(', ') || 'none'})`,
+        `${where}.name`,
+      );
     const issue = argumentIssue(call.function.arguments, tool.function.parameters);
-    if (issue) return new DemonstrationError(exampleId, k, `${issue.message} (tool '${call.function.name}')`, `${where}.arguments${issue.path === '(arguments)' ? '' : `.${issue.path}`}`);
+    if (issue)
+      return new DemonstrationError(
+        exampleId,
+        k,
+        `${issue.message} (tool '${call.function.name}')`,
+        `${where}.arguments${issue.path === '(arguments)' ? '' : `.${issue.path}`}`,
+      );
   }
-  return new DemonstrationError(exampleId, k, reason === 'unknown_tool' ? `calls a tool environment '${env.name}' does not offer (tools: ${offered.join(', ') || 'none'})` : `the call's arguments do not fit the tool's schema`);
+  return new DemonstrationError(
+    exampleId,
+    k,
+    reason === 'unknown_tool'
+      ? `calls a tool environment '${env.name}' does not offer (tools: ${offered.join(', ') || 'none'})`
+      : `the call's arguments do not fit the tool's schema`,
+  );
 }

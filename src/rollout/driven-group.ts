@@ -4,6 +4,7 @@ import type { Trajectory } from '../types/trajectory.js';
 import { childSignal, trajectoryError, userAborted } from './abortable.js';
 import { untilAborted } from '../util/until-aborted.js';
 import { deriveSeed } from './seed.js';
+import { settleBranch } from './failure-strategy.js';
 import type { DrivenEnvironment, RolloutContext, RunGroupOptions } from './types.js';
 
 /** True when `env` drives its own trajectories ({@link DrivenEnvironment}). */
@@ -12,7 +13,14 @@ export function isDrivenEnvironment(env: Environment): env is DrivenEnvironment 
 }
 
 /** Runs one branch of a driven group under its own signal (rollout abort + `trajectoryTimeoutMs`); never rejects. */
-async function runDrivenBranch(ctx: RolloutContext, env: DrivenEnvironment, example: Example, g: number, id: string, seed: number | undefined): Promise<Trajectory> {
+async function runDrivenBranch(
+  ctx: RolloutContext,
+  env: DrivenEnvironment,
+  example: Example,
+  g: number,
+  id: string,
+  seed: number | undefined,
+): Promise<Trajectory> {
   const child = childSignal(ctx.signal, ctx.trajectoryTimeoutMs);
   const base = { id, example, groupIndex: g };
   try {
@@ -35,7 +43,10 @@ async function runDrivenBranch(ctx: RolloutContext, env: DrivenEnvironment, exam
     return { ...t, ...base };
   } catch (e) {
     const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
-    const error = stop === 'error' ? { ...trajectoryError(child.signal.aborted ? 'timeout' : 'agent', child.signal.aborted ? child.signal.reason : e), env: env.name } : undefined;
+    const error =
+      stop === 'error'
+        ? { ...trajectoryError(child.signal.aborted ? 'timeout' : 'agent', child.signal.aborted ? child.signal.reason : e), env: env.name }
+        : undefined;
     return { ...base, messages: [], turns: [], stopReason: stop, toolCalls: 0, finalText: '', ...(error ? { error } : {}) };
   } finally {
     child.dispose();
@@ -45,21 +56,11 @@ async function runDrivenBranch(ctx: RolloutContext, env: DrivenEnvironment, exam
 /**
  * `runGroup` for a {@link DrivenEnvironment}: `groupSize` trajectories of one example, each run by the environment
  * itself, concurrently (no shared first-turn fork: each branch's first call samples on its own). Under
- * `failure.kind: 'retry'` a failed branch runs again, up to `maxRetries` times. Never rejects.
+ * `failure.kind: 'retry'` a failed branch runs again, up to `maxRetries` times ({@link settleBranch}). Never rejects.
  */
-export async function runDrivenGroup(ctx: RolloutContext, env: DrivenEnvironment, group: Required<RunGroupOptions>, isFatal: (t: Trajectory) => boolean): Promise<Trajectory[]> {
+export async function runDrivenGroup(ctx: RolloutContext, env: DrivenEnvironment, group: Required<RunGroupOptions>): Promise<Trajectory[]> {
   const { example, groupSize, groupSeedIndex, groupKey } = group;
   const seed = deriveSeed(ctx.sampling?.seed, groupSeedIndex);
-  const retries = ctx.failure?.kind === 'retry' ? ctx.failure.maxRetries : 0;
-  const one = async (g: number): Promise<Trajectory> => {
-    for (let attempt = 0; ; attempt++) {
-      const t = await runDrivenBranch(ctx, env, example, g, `${groupKey}/${g}`, attempt === 0 ? seed : deriveSeed(seed, attempt, g));
-      const final = t.stopReason !== 'error' || attempt >= retries || isFatal(t) || ctx.signal?.aborted === true;
-      if (final) {
-        ctx.onTrajectoryEnd?.(t);
-        return t;
-      }
-    }
-  };
-  return Promise.all(Array.from({ length: groupSize }, (_, g) => one(g)));
+  const run = (g: number, attempt: number) => runDrivenBranch(ctx, env, example, g, `${groupKey}/${g}`, attempt === 0 ? seed : deriveSeed(seed, attempt, g));
+  return Promise.all(Array.from({ length: groupSize }, (_, g) => settleBranch(ctx, run(g, 0), (attempt) => run(g, attempt))));
 }

@@ -11,7 +11,8 @@ export function parseWithEnv(
   env: Pick<Environment, 'tools' | 'checkToolCall' | 'parallelToolCalls'>,
   text: string,
 ): ParsedAction {
-  const parsed = env.parallelToolCalls === true ? renderer.parseAssistant(text, env.tools, { parallelToolCalls: true }) : renderer.parseAssistant(text, env.tools);
+  const parsed =
+    env.parallelToolCalls === true ? renderer.parseAssistant(text, env.tools, { parallelToolCalls: true }) : renderer.parseAssistant(text, env.tools);
   if (parsed.kind !== 'tool' || !env.checkToolCall) return parsed;
   for (const call of parsed.calls ?? [parsed.call]) {
     const reason = env.checkToolCall(call);

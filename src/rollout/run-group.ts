@@ -1,29 +1,42 @@
 import { allowManyAbortListeners } from '../platform/host.js';
 import type { Example } from '../types/example.js';
 import type { Message } from '../types/message.js';
-import type { SampledSequence } from '../types/sampling.js';
 import type { Trajectory, TrajectoryError } from '../types/trajectory.js';
-import { RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
+import { type RolloutFailedError, rolloutFailedError } from '../errors/rollout-errors.js';
 import { ConfigError } from '../errors/config-error.js';
 import { describeValue } from '../errors/config-issues.js';
 import type { RolloutContext, RunGroupOptions } from './types.js';
 import { runBranch } from './branch.js';
 import { deriveSeed } from './seed.js';
-import { samplingParams } from './sampling-params.js';
+import { turnSamplingParams, turnTokenLimit } from '../types/turn-sampling.js';
 import { childSignal, trajectoryError, userAborted } from './abortable.js';
 import { untilAborted } from '../util/until-aborted.js';
 import { checkSampledSequence } from './check-sample.js';
 import { isDrivenEnvironment, runDrivenGroup } from './driven-group.js';
+import { failsTheCall, settleBranch } from './failure-strategy.js';
 import { RolloutAdmission } from './admission.js';
-import { checkOptions, checkArgumentCount, strictKeys, objectValue, positiveInt } from '../util/check-options.js';
+import { checkOptions, checkArgumentCount, optionKeys, objectValue, positiveInt } from '../util/check-options.js';
 import { SamplerResponseError } from '../errors/sampler-errors.js';
 
 /** The keys of {@link RolloutContext}; the four it cannot do without are checked for presence. */
-const ROLLOUT_CONTEXT = strictKeys(
-  ['sampling', 'failure', 'onPrefixMismatch', 'trajectoryTimeoutMs', 'stepTimeoutMs', 'maxConcurrentGroups', 'maxConcurrentTrajectories', 'templateKwargs', 'signal', 'onTurn', 'onTrajectoryEnd'],
-  { sampler: objectValue, renderer: objectValue, env: objectValue, budgets: objectValue },
-);
-const RUN_GROUP_OPTIONS = strictKeys(['groupSeedIndex', 'groupKey'], { example: objectValue, groupSize: positiveInt });
+const ROLLOUT_CONTEXT = optionKeys<RolloutContext>({
+  sampling: true,
+  failure: true,
+  onPrefixMismatch: true,
+  trajectoryTimeoutMs: true,
+  stepTimeoutMs: true,
+  maxConcurrentGroups: true,
+  maxConcurrentTrajectories: true,
+  templateKwargs: true,
+  signal: true,
+  onTurn: true,
+  onTrajectoryEnd: true,
+  sampler: objectValue,
+  renderer: objectValue,
+  env: objectValue,
+  budgets: objectValue,
+});
+const RUN_GROUP_OPTIONS = optionKeys<RunGroupOptions>({ groupSeedIndex: true, groupKey: true, example: objectValue, groupSize: positiveInt });
 
 /** Refuses a rollout context with an unknown key (`prefixMismatch` for `onPrefixMismatch`) or without its sampler, renderer, env or budgets. */
 function checkRolloutContext(fn: string, ctx: unknown): void {
@@ -31,20 +44,37 @@ function checkRolloutContext(fn: string, ctx: unknown): void {
 }
 
 /** A trajectory that ended before its first turn (error, abort or no room for a completion); it owns a copy of `messages`. */
-function emptyTrajectory(id: string, example: Example, g: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory {
-  return { id, example, groupIndex: g, messages: structuredClone(messages) as Message[], turns: [], stopReason: stop, toolCalls: 0, finalText: '', ...(error ? { error } : {}) };
+function emptyTrajectory(
+  id: string,
+  example: Example,
+  g: number,
+  messages: readonly Message[],
+  stop: Trajectory['stopReason'],
+  error?: TrajectoryError,
+): Trajectory {
+  return {
+    id,
+    example,
+    groupIndex: g,
+    messages: structuredClone(messages) as Message[],
+    turns: [],
+    stopReason: stop,
+    toolCalls: 0,
+    finalText: '',
+    ...(error ? { error } : {}),
+  };
 }
 
 /** Ends every branch of a group the same way (the failure happened before the fork). */
-function wholeGroup(key: string, example: Example, groupSize: number, messages: readonly Message[], stop: Trajectory['stopReason'], error?: TrajectoryError): Trajectory[] {
+function wholeGroup(
+  key: string,
+  example: Example,
+  groupSize: number,
+  messages: readonly Message[],
+  stop: Trajectory['stopReason'],
+  error?: TrajectoryError,
+): Trajectory[] {
   return Array.from({ length: groupSize }, (_, g) => emptyTrajectory(`${key}/${g}`, example, g, messages, stop, error));
-}
-
-/** True when `t` must fail the whole call: any failure under `fail_fast`, a prefix mismatch under `onPrefixMismatch: 'fail'`. */
-export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'onPrefixMismatch'>, t: Trajectory): boolean {
-  if (t.stopReason !== 'error') return false;
-  if (ctx.failure?.kind === 'fail_fast') return true;
-  return ctx.onPrefixMismatch === 'fail' && t.error?.code === 'PROMPT_PREFIX_MISMATCH';
 }
 
 /**
@@ -58,7 +88,7 @@ export function isFatal(ctx: Pick<RolloutContext, 'failure' | 'onPrefixMismatch'
  *
  * Never rejects: `initialMessages` or the prompt render throwing ends the whole group as `error` trajectories;
  * a branch that throws ends as `error` (see {@link runBranch}). Under `failure.kind: 'retry'` a failed branch is
- * rolled out again from the group's prompt with a fresh one-sample fork. Each branch has its own signal, a child
+ * rolled out again from the group's prompt with a fresh one-sample fork as soon as it failed ({@link settleBranch}). Each branch has its own signal, a child
  * of `ctx.signal` that also fires after `ctx.trajectoryTimeoutMs`. An environment that drives its own trajectories
  * (`DrivenEnvironment`, e.g. `agentEnvironment`) runs each branch itself instead (no shared fork).
  * @param group - the example, the group size G, the group's seed index and its id prefix ({@link RunGroupOptions}).
@@ -72,7 +102,7 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
   const { example, groupSize, groupSeedIndex = 0, groupKey = example.id } = group;
   const routed = ctx.env.envFor?.(example);
   if (routed && routed !== ctx.env) return runGroup({ ...ctx, env: routed }, group);
-  if (isDrivenEnvironment(ctx.env)) return runDrivenGroup(ctx, ctx.env, { example, groupSize, groupSeedIndex, groupKey }, (t) => isFatal(ctx, t));
+  if (isDrivenEnvironment(ctx.env)) return runDrivenGroup(ctx, ctx.env, { example, groupSize, groupSeedIndex, groupKey });
   let messages: Message[] = [];
   let promptTokens: number[];
   try {
@@ -90,63 +120,71 @@ export async function runGroup(ctx: RolloutContext, group: RunGroupOptions): Pro
   } catch (e) {
     return wholeGroup(groupKey, example, groupSize, messages, 'error', trajectoryError('render', e));
   }
-  const room = ctx.budgets.maxTrajectoryTokens - promptTokens.length;
+  const { room, maxTokens } = turnTokenLimit(ctx.budgets, promptTokens.length);
   if (room < 1) return wholeGroup(groupKey, example, groupSize, messages, 'max_trajectory_tokens');
-  const maxTokens = Math.min(ctx.budgets.maxTurnTokens, room);
   const seed = deriveSeed(ctx.sampling?.seed, groupSeedIndex);
 
-  /** Samples `n` first turns and runs one branch per sequence; the signal covers the fork and the branch. */
-  const forkAndRun = async (indices: readonly number[], attempt: number): Promise<Trajectory[]> => {
+  /**
+   * Samples the first turns of the branches `indices` with one call and runs one branch per sequence; returns one
+   * promise per branch (never rejecting). Each branch's signal covers its part of the fork and the branch.
+   */
+  const fork = (indices: readonly number[], attempt: number): Promise<Trajectory>[] => {
     const children = indices.map(() => childSignal(ctx.signal, ctx.trajectoryTimeoutMs));
-    try {
-      // One fork for the whole group on the first attempt (its signal ends when every branch's has).
-      const forkSignal = indices.length === 1 ? children[0]!.signal : ctx.signal ?? new AbortController().signal;
-      let first: SampledSequence[];
-      try {
-        const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
-        first = await untilAborted(ctx.sampler.sample(promptTokens, samplingParams(ctx, { numSamples: indices.length, maxTokens, seed: forkSeed, signal: forkSignal })), forkSignal);
-        if (first.length !== indices.length) throw new SamplerResponseError('sequences', null, `the sampler returned ${first.length} sequences for ${indices.length}`);
-      } catch (e) {
-        const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
-        return indices.map((g) => emptyTrajectory(`${groupKey}/${g}`, example, g, messages, stop, stop === 'error' ? trajectoryError('sample', forkSignal.aborted ? forkSignal.reason : e) : undefined));
-      }
-      return await Promise.all(
-        indices.map((g, i) => {
+    // One fork for the whole group on the first attempt (its signal ends when every branch's has).
+    const forkSignal = indices.length === 1 ? children[0]!.signal : (ctx.signal ?? new AbortController().signal);
+    const forkSeed = attempt === 0 ? seed : deriveSeed(seed ?? ctx.sampling?.seed, attempt, indices[0]!);
+    const sampled = (async () => {
+      const first = await untilAborted(
+        ctx.sampler.sample(
+          promptTokens,
+          turnSamplingParams(ctx.sampling, { numSamples: indices.length, maxTokens, stop: ctx.renderer.stopTokens, seed: forkSeed, signal: forkSignal }),
+        ),
+        forkSignal,
+      );
+      if (first.length !== indices.length)
+        throw new SamplerResponseError('sequences', null, `the sampler returned ${first.length} sequences for ${indices.length}`);
+      return first;
+    })();
+    const branches = indices.map((g, i) =>
+      sampled.then(
+        (first) => {
           // A sequence no model could have produced (ids outside the vocabulary, NaN or positive logprobs, too long)
           // fails its own branch at stage `sample`; the group's other branches go on.
           try {
             checkSampledSequence(first[i]!, { vocabSize: ctx.renderer.vocabSize, maxTokens });
           } catch (e) {
-            return Promise.resolve(reportIfFinal(emptyTrajectory(`${groupKey}/${g}`, example, g, messages, 'error', { ...trajectoryError('sample', e), env: ctx.env.name, turn: 1 }), attempt));
+            return emptyTrajectory(`${groupKey}/${g}`, example, g, messages, 'error', { ...trajectoryError('sample', e), env: ctx.env.name, turn: 1 });
           }
           return runBranch(
             { ...ctx, ...(children[i] ? { signal: children[i].signal } : {}) },
             { example, groupIndex: g, messages: structuredClone(messages), promptTokens: [...promptTokens], first: first[i]!, id: `${groupKey}/${g}` },
-          ).then((t) => reportIfFinal(t, attempt));
-        }),
-      );
-    } finally {
+          );
+        },
+        (e: unknown) => {
+          const stop = ctx.signal && userAborted(ctx.signal) ? 'aborted' : 'error';
+          return emptyTrajectory(
+            `${groupKey}/${g}`,
+            example,
+            g,
+            messages,
+            stop,
+            stop === 'error' ? trajectoryError('sample', forkSignal.aborted ? forkSignal.reason : e) : undefined,
+          );
+        },
+      ),
+    );
+    void Promise.allSettled(branches).then(() => {
       for (const c of children) c.dispose();
-    }
+    });
+    return branches;
   };
 
-  const retries = ctx.failure?.kind === 'retry' ? ctx.failure.maxRetries : 0;
-  /** Hands a branch's trajectory to `ctx.onTrajectoryEnd` as soon as it is final (not going to be retried). */
-  const reportIfFinal = (t: Trajectory, attempt: number): Trajectory => {
-    if (t.stopReason !== 'error' || attempt >= retries || isFatal(ctx, t)) ctx.onTrajectoryEnd?.(t);
-    return t;
-  };
-  const out = await forkAndRun(
+  const firsts = fork(
     Array.from({ length: groupSize }, (_, g) => g),
     0,
   );
-  for (let attempt = 1; attempt <= retries; attempt++) {
-    const failed = out.flatMap((t, g) => (t.stopReason === 'error' && !isFatal(ctx, t) ? [g] : []));
-    if (failed.length === 0 || ctx.signal?.aborted) break;
-    const again = await Promise.all(failed.map((g) => forkAndRun([g], attempt).then((ts) => ts[0]!)));
-    failed.forEach((g, i) => (out[g] = again[i]!));
-  }
-  return out;
+  // A failed branch is rolled out again (a one-sample fork of its own) as the failure strategy says.
+  return Promise.all(firsts.map((first, g) => settleBranch(ctx, first, (attempt) => fork([g], attempt)[0]!)));
 }
 
 /**
@@ -163,8 +201,12 @@ export async function runRollouts(ctx: RolloutContext, examples: readonly Exampl
   checkArgumentCount('runRollouts', arguments.length, 4, 'runRollouts(ctx, examples, groupSize, seedOffset?)');
   checkRolloutContext('runRollouts', ctx);
   const sig = 'runRollouts(ctx, examples, groupSize, seedOffset?)';
-  if (!Array.isArray(examples)) throw new ConfigError('runRollouts arguments', [{ path: 'examples', message: `expected an array of examples — call ${sig}, got ${describeValue(examples)}` }]);
-  if (!Number.isInteger(groupSize) || groupSize < 1) throw new ConfigError('runRollouts arguments', [{ path: 'groupSize', message: `expected an integer ≥ 1 — call ${sig}, got ${describeValue(groupSize)}` }]);
+  if (!Array.isArray(examples))
+    throw new ConfigError('runRollouts arguments', [
+      { path: 'examples', message: `expected an array of examples — call ${sig}, got ${describeValue(examples)}` },
+    ]);
+  if (!Number.isInteger(groupSize) || groupSize < 1)
+    throw new ConfigError('runRollouts arguments', [{ path: 'groupSize', message: `expected an integer ≥ 1 — call ${sig}, got ${describeValue(groupSize)}` }]);
   const keys = groupKeys(examples);
   const stop = new AbortController();
   allowManyAbortListeners(stop.signal); // every trajectory of the call listens to it
@@ -186,7 +228,7 @@ export async function runRollouts(ctx: RolloutContext, examples: readonly Exampl
             ctx.onTrajectoryEnd?.(t);
           };
           const ts = await runGroup({ ...inner, onTrajectoryEnd }, { example: ex, groupSize, groupSeedIndex: seedOffset + i, groupKey: keys[i]! });
-          const bad = ts.find((t) => isFatal(ctx, t));
+          const bad = ts.find((t) => failsTheCall(ctx, t));
           if (bad && !fatal) {
             fatal = bad;
             stop.abort(rolloutFailedError(bad));

@@ -11,7 +11,9 @@ function descriptorFile(dir: string): string | undefined {
 }
 
 function hasDescriptors(adaptersDir: string): boolean {
-  return existsSync(adaptersDir) && statSync(adaptersDir).isDirectory() && readdirSync(adaptersDir).some((d) => descriptorFile(join(adaptersDir, d)) !== undefined);
+  return (
+    existsSync(adaptersDir) && statSync(adaptersDir).isDirectory() && readdirSync(adaptersDir).some((d) => descriptorFile(join(adaptersDir, d)) !== undefined)
+  );
 }
 
 /**
@@ -28,7 +30,15 @@ export function defaultAdaptersDir(): string {
 
 function isAdapter(v: unknown): v is SandboxAdapter {
   const a = v as Partial<SandboxAdapter> | undefined;
-  return typeof a === 'object' && a !== null && typeof a.name === 'string' && typeof a.create === 'function' && typeof a.optionsFromFlags === 'function' && typeof a.capacity === 'function' && typeof a.flags === 'object';
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    typeof a.name === 'string' &&
+    typeof a.create === 'function' &&
+    typeof a.optionsFromFlags === 'function' &&
+    typeof a.capacity === 'function' &&
+    typeof a.flags === 'object'
+  );
 }
 
 /**
@@ -42,8 +52,10 @@ export async function loadSandboxAdapters(adaptersDir: string = defaultAdaptersD
     const file = descriptorFile(join(adaptersDir, folder));
     if (file === undefined) continue;
     const mod = (await import(pathToFileURL(file).href)) as { sandboxAdapter?: unknown };
-    if (!isAdapter(mod.sandboxAdapter)) throw new SandboxAdapterError(`agentrl: ${file} does not export a sandboxAdapter descriptor ({ name, flags, optionsFromFlags, create, capacity })`);
-    if (mod.sandboxAdapter.name !== folder) throw new SandboxAdapterError(`agentrl: ${file} names its adapter '${mod.sandboxAdapter.name}', not its folder's name '${folder}'`);
+    if (!isAdapter(mod.sandboxAdapter))
+      throw new SandboxAdapterError(`agentrl: ${file} does not export a sandboxAdapter descriptor ({ name, flags, optionsFromFlags, create, capacity })`);
+    if (mod.sandboxAdapter.name !== folder)
+      throw new SandboxAdapterError(`agentrl: ${file} names its adapter '${mod.sandboxAdapter.name}', not its folder's name '${folder}'`);
     found.push(mod.sandboxAdapter);
   }
   return found;

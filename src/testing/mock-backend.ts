@@ -4,9 +4,9 @@ import type { Datum } from '../types/datum.js';
 import type { LossConfig } from '../types/loss-config.js';
 import { referenceLoss } from '../loss/index.js';
 import { checkBackendDatums } from '../backend/check-datums.js';
-import { checkOptions, objectValue, strictKeys } from '../util/check-options.js';
+import { checkOptions, objectValue, optionKeys } from '../util/check-options.js';
 
-const MOCK_BACKEND_OPTIONS = strictKeys(['maxContextTokens'], { renderer: objectValue, sampler: objectValue });
+const MOCK_BACKEND_OPTIONS = optionKeys<Parameters<typeof mockBackend>[0]>({ maxContextTokens: true, renderer: objectValue, sampler: objectValue });
 
 /** A recorded `forwardBackward` call of {@link mockBackend}. */
 export interface RecordedForwardBackward {

@@ -1,9 +1,9 @@
 import type { SamplingClient } from '../backend/types.js';
 import type { Renderer } from '../chat/types.js';
 import type { SampledSequence, SamplingParams } from '../types/sampling.js';
-import { checkOptions, fnValue, objectValue, strictKeys } from '../util/check-options.js';
+import { checkOptions, fnValue, objectValue, optionKeys } from '../util/check-options.js';
 
-const SCRIPTED_SAMPLER_OPTIONS = strictKeys(['logprob'], { renderer: objectValue, script: fnValue });
+const SCRIPTED_SAMPLER_OPTIONS = optionKeys<Parameters<typeof scriptedSampler>[0]>({ logprob: true, renderer: objectValue, script: fnValue });
 
 /** What a scripted model says next: the prompt so far (decoded), the call index, the sample index within the call. */
 export type Script = (info: { prompt: string; promptTokens: readonly number[]; call: number; sample: number }) => string;

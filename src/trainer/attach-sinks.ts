@@ -44,5 +44,11 @@ export function attachSinks(
     }
     return guarded;
   });
-  return { sinks, detach: () => offs.forEach((off) => off()) };
+  return {
+    sinks,
+    detach: () =>
+      offs.forEach((off) => {
+        off();
+      }),
+  };
 }

@@ -89,7 +89,10 @@ export function reportAborted(
   groups: readonly { readonly trajectories_G: readonly Trajectory[]; readonly rewards_G?: readonly RewardResult[] }[],
 ): void {
   if (!o.onAborted) return;
-  for (const g of groups) g.trajectories_G.forEach((t, i) => o.onAborted!(step, t, g.rewards_G?.[i]));
+  for (const g of groups)
+    g.trajectories_G.forEach((t, i) => {
+      o.onAborted!(step, t, g.rewards_G?.[i]);
+    });
 }
 
 /** The sampling seed of batch `batchIndex` (0-based) of a run with seed `seed` (as in the round-synchronous loop). */

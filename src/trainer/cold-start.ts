@@ -9,11 +9,21 @@ import { DEFAULT_BUDGETS, type RolloutBudgets } from '../rollout/types.js';
 import { supervisedDatum } from '../loss/index.js';
 import { DemonstrationFitError } from '../errors/data-errors.js';
 import { z } from '../util/zod.js';
-import { trainSupervised, type SupervisedTrainOptions } from './supervised.js';
+import { SUPERVISED_OPTION_KEYS, trainSupervised, type SupervisedTrainOptions } from './supervised.js';
 import { toolCallAccuracy, type ToolCallAccuracy } from './tool-call-accuracy.js';
-import { checkOptions, parseOptions, partialBudgetsSchema, strictKeys } from '../util/check-options.js';
+import { checkOptions, parseOptions, partialBudgetsSchema, optionKeys } from '../util/check-options.js';
 
-const COLD_START_OPTIONS = strictKeys(['maxToolResponseTokens', 'maxTokens', 'heldOut', 'maxTurnTokens', 'minArgumentAccuracy', 'onWarning', 'steps', 'batchSize', 'learningRate', 'warmupSteps', 'minLearningRateRatio', 'adam', 'seed', 'saveEvery', 'savePath', 'lengthBuckets', 'onStep', 'budgets', 'onOverflow']);
+const COLD_START_OPTIONS = optionKeys<ColdStartOptions>({
+  ...SUPERVISED_OPTION_KEYS,
+  maxToolResponseTokens: true,
+  maxTokens: true,
+  heldOut: true,
+  maxTurnTokens: true,
+  minArgumentAccuracy: true,
+  onWarning: true,
+  budgets: true,
+  onOverflow: true,
+});
 
 /** Options of {@link coldStart}: {@link SupervisedTrainOptions} (with `lengthBuckets` off by default) plus how demonstrations are rendered and checked. */
 export interface ColdStartOptions<E extends Example = Example> extends SupervisedTrainOptions {
@@ -129,7 +139,9 @@ export async function coldStart<E extends Example>(
   demonstrations: readonly Demonstration<E>[],
   opts: ColdStartOptions<E>,
 ): Promise<ColdStartResult> {
-  checkOptions('coldStart options', COLD_START_OPTIONS, opts, { signature: 'coldStart(backend, env, demonstrations, { steps, batchSize, learningRate, maxToolResponseTokens, … })' });
+  checkOptions('coldStart options', COLD_START_OPTIONS, opts, {
+    signature: 'coldStart(backend, env, demonstrations, { steps, batchSize, learningRate, maxToolResponseTokens, … })',
+  });
   parseOptions(coldStartExtrasSchema, opts, 'coldStart options');
   const budgets: RolloutBudgets = { ...DEFAULT_BUDGETS, ...opts.budgets };
   const maxToolResponseTokens = opts.maxToolResponseTokens ?? budgets.maxToolResponseTokens;
@@ -165,16 +177,38 @@ export async function coldStart<E extends Example>(
   if (bad.size > 0 || rendered.length === 0) {
     const message = describeMisfit(fit, budgets);
     if (opts.onOverflow !== 'skip' || fit.fit === 0) {
-      throw new DemonstrationFitError(bad.size, rendered.length, `coldStart: ${message}${fit.fit > 0 ? `; or pass onOverflow: 'skip' to train on the ${fit.fit} that fit` : ''}`);
+      throw new DemonstrationFitError(
+        bad.size,
+        rendered.length,
+        `coldStart: ${message}${fit.fit > 0 ? `; or pass onOverflow: 'skip' to train on the ${fit.fit} that fit` : ''}`,
+      );
     }
     onWarning(`coldStart: WARNING — skipping ${bad.size} of ${rendered.length} demonstrations: ${message}`);
   }
   const datums = rendered.filter((r) => !bad.has(r)).map((r) => r.datum);
   // Mixed-length batches by default: demonstrations of different kinds (a direct answer, a tool call) differ in
   // length, and length buckets would make each batch one kind.
-  const { heldOut, minArgumentAccuracy = 0.8, onWarning: _w, maxTurnTokens: _t, maxToolResponseTokens: _r, maxTokens: _m, budgets: _b, onOverflow: _o, ...train } = opts;
+  const {
+    heldOut,
+    minArgumentAccuracy = 0.8,
+    onWarning: _w,
+    maxTurnTokens: _t,
+    maxToolResponseTokens: _r,
+    maxTokens: _m,
+    budgets: _b,
+    onOverflow: _o,
+    ...train
+  } = opts;
   const { lastLoss } = await trainSupervised(backend, datums, { lengthBuckets: false, ...train });
-  const result = { datums: datums.length, skipped: bad.size, longestTokens: longest.tokens, lastLoss, longestTurnTokens: longestTurn.turnTokens, longTurns: overTurnTokens.length, fit };
+  const result = {
+    datums: datums.length,
+    skipped: bad.size,
+    longestTokens: longest.tokens,
+    lastLoss,
+    longestTurnTokens: longestTurn.turnTokens,
+    longTurns: overTurnTokens.length,
+    fit,
+  };
   if (!heldOut) return result;
   const acc = await toolCallAccuracy(backend, env, heldOut, { maxToolResponseTokens, ...(maxTurnTokens !== undefined ? { maxTurnTokens } : {}) });
   if (acc.calls > 0 && acc.argumentAccuracy < minArgumentAccuracy) onWarning(describeLowAccuracy(acc, minArgumentAccuracy, maxTurnTokens));
@@ -197,7 +231,10 @@ function describeMisfit(fit: DemonstrationFit, budgets: RolloutBudgets): string 
         `a rollout cuts such a turn, so the call is never finished: raise budgets.maxTurnTokens to ≥ ${fit.longestTurn.tokens})`,
     );
   }
-  if (fit.overTurns > 0) parts.push(`${fit.overTurns} of ${fit.total} have more turns than budgets.maxTurns ${budgets.maxTurns} or more tool calls than budgets.maxToolCalls ${budgets.maxToolCalls}`);
+  if (fit.overTurns > 0)
+    parts.push(
+      `${fit.overTurns} of ${fit.total} have more turns than budgets.maxTurns ${budgets.maxTurns} or more tool calls than budgets.maxToolCalls ${budgets.maxToolCalls}`,
+    );
   return `${fit.total - fit.fit} of ${fit.total} demonstrations do not fit: ${parts.join('; ')}`;
 }
 

@@ -4,7 +4,8 @@ import type { Example } from '../types/example.js';
 import type { RewardResult } from '../types/reward.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { rolloutFailedError } from '../errors/rollout-errors.js';
-import { runGroup, isFatal } from '../rollout/run-group.js';
+import { runGroup } from '../rollout/run-group.js';
+import { failsTheCall } from '../rollout/failure-strategy.js';
 import { RolloutAdmission, type AdmittedGroup } from '../rollout/admission.js';
 import { batchSeed, reportAborted, type BatchSource, type BatchSourceOptions, type ReadyGroup, type StepBatch } from './batch-source.js';
 import { scoreTrajectory } from '../reward/score-trajectories.js';
@@ -212,12 +213,17 @@ export class GroupStream implements BatchSource {
       release(slots);
       admitted.end();
       this.#pump();
-      const bad = ts.find((t) => isFatal(o.rollout, t));
+      const bad = ts.find((t) => failsTheCall(o.rollout, t));
       if (bad && !this.#fatal) {
         this.#fatal = rolloutFailedError(bad);
         this.#stop.abort(this.#fatal);
       }
-      const rewards_G = await scoreFinishedGroup({ reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), ...scoreOpts }, example, ts, scoring);
+      const rewards_G = await scoreFinishedGroup(
+        { reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), ...scoreOpts },
+        example,
+        ts,
+        scoring,
+      );
       if (this.#stop.signal.aborted) {
         if (o.signal.aborted) reportAborted(o, batchIndex + 1, [{ trajectories_G: ts, rewards_G }]);
         return;

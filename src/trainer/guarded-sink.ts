@@ -80,11 +80,17 @@ export function guardSink(sink: MetricsSink, label: string, limits: SinkLimits, 
       if ((await within(r, callTimeoutMs)) === 'late') {
         counts.timedOut += 1;
         stalled = true;
-        once('timeout', `did not finish ${job.method}() within ${callTimeoutMs} ms (sinkLimits.callTimeoutMs); the call is abandoned and the run goes on without waiting for this sink`);
+        once(
+          'timeout',
+          `did not finish ${job.method}() within ${callTimeoutMs} ms (sinkLimits.callTimeoutMs); the call is abandoned and the run goes on without waiting for this sink`,
+        );
       }
     } catch (e) {
       counts.threw += 1;
-      once('threw', `failed in ${job.method}(): ${e instanceof Error ? e.message : String(e)} (the run goes on; further failures of this sink are counted, not reported)`);
+      once(
+        'threw',
+        `failed in ${job.method}(): ${e instanceof Error ? e.message : String(e)} (the run goes on; further failures of this sink are counted, not reported)`,
+      );
     }
   };
   const pump = (): Promise<void> =>
@@ -128,12 +134,18 @@ export function guardSink(sink: MetricsSink, label: string, limits: SinkLimits, 
         const r = Promise.resolve().then(() => sink.close!());
         r.catch(() => {});
         try {
-          if ((await within(r, left())) === 'late') once('close', `did not close within ${closeTimeoutMs} ms (sinkLimits.closeTimeoutMs); the run ends without it`);
+          if ((await within(r, left())) === 'late')
+            once('close', `did not close within ${closeTimeoutMs} ms (sinkLimits.closeTimeoutMs); the run ends without it`);
         } catch (e) {
           once('close_threw', `failed in close(): ${e instanceof Error ? e.message : String(e)}`);
         }
       }
-      if (counts.dropped > 0) once('dropped', `dropped ${counts.dropped} call(s) (queue of ${maxQueuedCalls} full, or still queued at the end): their rows are missing from this sink`, counts.dropped);
+      if (counts.dropped > 0)
+        once(
+          'dropped',
+          `dropped ${counts.dropped} call(s) (queue of ${maxQueuedCalls} full, or still queued at the end): their rows are missing from this sink`,
+          counts.dropped,
+        );
     },
   };
 }

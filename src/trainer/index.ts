@@ -1,7 +1,17 @@
 export { Trainer, type TrainSummary } from './trainer.js';
-export { trainerOptionsSchema, type TrainerOptions } from './config.js';
-export { resolveTrainerOptions, type ResolvedTrainerOptions } from './resolved-options.js';
-export type { TrainerSampling, TrainerOptimizer, TrainerRolloutOptions, TrainerEvalOptions, TrainerKlOptions } from './options.js';
+export { trainerOptionsSchema } from './config.js';
+export { resolveTrainerOptions, resolveBudgets, defaultRunName, type ResolvedTrainerOptions } from './resolved-options.js';
+export {
+  TRAINER_DEFAULTS,
+  type TrainerOptions,
+  type WithDefaults,
+  type FilledIn,
+  type TrainerSampling,
+  type TrainerOptimizer,
+  type TrainerRolloutOptions,
+  type TrainerEvalOptions,
+  type TrainerKlOptions,
+} from './options.js';
 export { scheduledLearningRate, type LrSchedule } from './lr-schedule.js';
 export type * from './events.js';
 export type * from './trainer-events.js';

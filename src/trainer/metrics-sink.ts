@@ -76,7 +76,9 @@ export function progressSink(opts: { maxSteps: number; stream?: NodeJS.WriteStre
       stream.write(line + held + '\n');
     },
     warning(e) {
-      const where = [e.step !== undefined ? `step ${e.step}` : '', e.count !== undefined ? `(${e.count}${e.total !== undefined ? `/${e.total}` : ''})` : ''].filter(Boolean).join(' ');
+      const where = [e.step !== undefined ? `step ${e.step}` : '', e.count !== undefined ? `(${e.count}${e.total !== undefined ? `/${e.total}` : ''})` : '']
+        .filter(Boolean)
+        .join(' ');
       stream.write(`warning [${e.code}]${where ? ` ${where}` : ''}: ${e.message}\n`);
     },
   };

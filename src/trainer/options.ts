@@ -1,15 +1,20 @@
 import type { SinkLimits } from './guarded-sink.js';
 import type { AdamParams, SamplingClient, TrainingBackend } from '../backend/types.js';
+import { ADAM_DEFAULTS } from '../backend/adam-defaults.js';
 import type { SamplingSettings } from '../types/sampling.js';
-import type { PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
+import { DEFAULT_PREFIX_MISMATCH, type PrefixMismatchPolicy } from '../types/prefix-mismatch.js';
 import type { DynamicSamplingMetric, KlEstimator, OverlongConfig, RolloutCorrectionConfig } from '../loss/index.js';
 import type { LrSchedule } from './lr-schedule.js';
 import type { Environment } from '../env/types.js';
 import type { GroupReward, Reward } from '../types/reward.js';
 import type { Example } from '../types/example.js';
 import type { LossConfig } from '../types/loss-config.js';
-import type { RolloutBudgets, RolloutFailureStrategy } from '../rollout/types.js';
+import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutFailureStrategy } from '../rollout/types.js';
 import type { MetricsSink } from './metrics-sink.js';
+
+// The one declaration of the Trainer's options: their names, types and documentation (the interfaces below) and their
+// defaults (TRAINER_DEFAULTS). The schema (config.ts) validates exactly these keys (checked at compile time), takes
+// every default from TRAINER_DEFAULTS, and a test checks each `@default` below against what resolving applies.
 
 /**
  * Sampling settings of rollouts (and of the learner's logprobs, which must match them).
@@ -50,7 +55,7 @@ export interface TrainerRolloutOptions {
    * Deadline of one `env.step` call in ms, for every environment (overrides the environment's own `stepTimeoutMs`):
    * a step still pending then — a tool that ignores its abort signal — ends its trajectory with `stopReason: 'error'`,
    * stage `timeout`, and the run goes on. `Infinity` for none.
-   * @default the environment's `stepTimeoutMs`, else 60 000 (`DEFAULT_STEP_TIMEOUT_MS`)
+   * @default the environment's `stepTimeoutMs`, else {@link DEFAULT_STEP_TIMEOUT_MS}
    */
   readonly stepTimeoutMs?: number;
   /** Groups rolled out at the same time, in both modes. @default unbounded (all groups of the step; streaming: as `async.maxStaleness` allows) */
@@ -109,9 +114,9 @@ export interface TrainerOptions<E extends Example = Example> {
   /** Optimizer steps to run (counting the steps of a resumed run). @default 100 */
   readonly maxSteps?: number;
   /**
-   * Per-trajectory limits, in tokens and counts (see `RolloutBudgets`). Unset ones default within the backend's
-   * context: `maxTrajectoryTokens` min(8192, context), `maxTurnTokens` min(1024, that), `maxToolResponseTokens`
-   * min(512, context / 4); `maxToolCalls` 4, `maxTurns` 6.
+   * Per-trajectory limits, in tokens and counts (see `RolloutBudgets`). An unset one takes its default (each field's
+   * `@default`), fitted within the backend's context: `maxTrajectoryTokens` at most the context, `maxTurnTokens` at
+   * most that, `maxToolResponseTokens` at most a quarter of the context.
    */
   readonly budgets?: Partial<RolloutBudgets>;
   /** Sampling of rollouts (temperature, topP, topK). @default `{ temperature: 1, topP: 1 }` */
@@ -177,7 +182,12 @@ export interface TrainerOptions<E extends Example = Example> {
    * correct nor all wrong; `'reward'` — their shaped rewards are not all equal. A dropped group is never informative.
    * @default none
    */
-  readonly dynamicSampling?: { readonly maxAttempts: number; readonly metric?: DynamicSamplingMetric };
+  readonly dynamicSampling?: {
+    /** Batches rolled out per step at most (the first included), ≥ 1. */
+    readonly maxAttempts: number;
+    /** What makes a group informative. @default 'correct' */
+    readonly metric?: DynamicSamplingMetric;
+  };
   /**
    * DAPO overlong handling. `{ bufferTokens, penalty, maxResponseTokens? }` adds the soft punishment (DAPO eq. 13)
    * to the reward, measured on the response — the tokens the policy sampled over all turns, prompts and tool
@@ -207,13 +217,13 @@ export interface TrainerOptions<E extends Example = Example> {
   readonly entropyBonus?: { readonly coef: number };
   /**
    * Where else the run's record goes: step metrics, eval results, the config and trajectories (see
-   * {@link MetricsSink}), e.g. `otelSink({ tracer })` from `agentrl/otel`. @default none
+   * {@link MetricsSink}), e.g. `otelSink({ tracer })` from `agentrl/otel`. @default []
    */
   readonly sinks?: readonly MetricsSink[];
   /**
    * Bounds on every sink (the run's own `metrics.jsonl` and progress line too): a deadline per call
-   * (`callTimeoutMs`, 5 000), a bounded queue (`maxQueuedCalls`, 1 000; calls past it are dropped and counted), and a
-   * deadline for the end of the run (`closeTimeoutMs`, 35 000). A sink that throws, stalls or overflows is a
+   * (`callTimeoutMs`), a bounded queue (`maxQueuedCalls`; calls past it are dropped and counted), and a
+   * deadline for the end of the run (`closeTimeoutMs`). A sink that throws, stalls or overflows is a
    * `warning` (`sink_failed`, once per sink and kind), never the run's end. @default {@link DEFAULT_SINK_LIMITS}
    */
   readonly sinkLimits?: SinkLimits;
@@ -225,3 +235,56 @@ export interface TrainerOptions<E extends Example = Example> {
    */
   readonly runName?: string;
 }
+
+/**
+ * The Trainer's defaults, the one place they are stated: the schema fills them in, {@link ResolvedTrainerOptions}
+ * is typed from them, and each option's `@default` is checked against them. `optimizer` is {@link ADAM_DEFAULTS}
+ * and `budgets` {@link DEFAULT_BUDGETS} (before the unset budgets are fitted to the backend's context). `eval`,
+ * `kl` and `dynamicSampling` are off unless given; their entries here fill the fields left out of a given one.
+ * Deeply frozen.
+ */
+export const TRAINER_DEFAULTS = Object.freeze({
+  groupSize: 8,
+  questionsPerBatch: 8,
+  maxSteps: 100,
+  budgets: DEFAULT_BUDGETS,
+  sampling: Object.freeze({ temperature: 1, topP: 1 }),
+  optimizer: ADAM_DEFAULTS,
+  advantage: Object.freeze({ normalize: 'none' }),
+  microBatch: Object.freeze({ maxTokens: 8192, maxDatums: 16 }),
+  rollout: Object.freeze({ failure: Object.freeze({ kind: 'drop' }), streaming: true }),
+  onPrefixMismatch: DEFAULT_PREFIX_MISMATCH,
+  async: Object.freeze({ maxStaleness: 0 }),
+  rewardTimeoutMs: 60_000,
+  skipDegenerateGroups: true,
+  seed: 0,
+  shuffle: true,
+  checkpointEvery: 0,
+  checkpointKeepLast: 3,
+  eval: Object.freeze({ samples: 4, concurrency: 16 }),
+  trajectoryLog: Object.freeze({ perStep: 4 }),
+  progress: 'auto',
+  sinks: Object.freeze([]),
+  kl: Object.freeze({ reference: 'base', estimator: 'k1', placement: 'advantage' }),
+  dynamicSampling: Object.freeze({ metric: 'correct' }),
+  updatesPerBatch: Object.freeze({ minibatches: 1, epochs: 1 }),
+} as const satisfies { readonly [K in keyof TrainerOptions]?: Partial<NonNullable<TrainerOptions[K]>> });
+
+/**
+ * `T` with the defaults `D` filled in, as a type: a key whose default is a whole value (`D[K]` is a `T[K]`) becomes
+ * required; a key whose default only fills some fields of an option that stays off unless given (`kl`, `eval`) stays
+ * optional. Either way the fields `D[K]` names become required one level down. Property docs carry over from `T`.
+ */
+export type WithDefaults<
+  T,
+  D,
+  Whole extends keyof T = { [K in keyof T & keyof D]-?: D[K] extends NonNullable<T[K]> ? K : never }[keyof T & keyof D],
+  Filled extends keyof T = Exclude<keyof T & keyof D, Whole>,
+> = Omit<T, keyof D> & { readonly [K in Whole]-?: FilledIn<T[K], D[K & keyof D]> } & { readonly [K in Filled]?: FilledIn<T[K], D[K & keyof D]> };
+
+/** `T` (an option's type) with the fields `D` has a value for made required (arrays and scalars as they are). */
+export type FilledIn<T, D> = D extends readonly unknown[]
+  ? T
+  : D extends object
+    ? Omit<NonNullable<T>, keyof D> & Required<Pick<NonNullable<T>, keyof D & keyof NonNullable<T>>>
+    : T;

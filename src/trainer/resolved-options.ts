@@ -1,129 +1,34 @@
 import type { z } from '../util/zod.js';
-import { DEFAULT_BUDGETS, type RolloutBudgets, type RolloutFailureStrategy } from '../rollout/types.js';
-import type { MetricsSink } from './metrics-sink.js';
+import type { RolloutBudgets } from '../rollout/types.js';
 import { trainerOptionsSchema } from './config.js';
 import { toolDefinitionIssues } from '../env/tool-definitions.js';
 import { ConfigError } from '../errors/config-error.js';
 import { configIssuesFromZod, schemaKeyPaths, schemaKeysAt } from '../errors/config-issues.js';
 import { exampleIssues } from '../data/validate.js';
 import { assertZodPeer } from '../util/zod-peer.js';
-import type { TrainerEvalOptions, TrainerKlOptions, TrainerOptimizer, TrainerOptions, TrainerRolloutOptions, TrainerSampling } from './options.js';
+import { TRAINER_DEFAULTS, type TrainerOptions, type WithDefaults } from './options.js';
 
 /**
- * Trainer options after validation: {@link TrainerOptions} with every default filled in (`trainer.options`, and the
- * payload of the `config` event). Defaults: `groupSize` 8, `questionsPerBatch` 8, `maxSteps` 100, `budgets` the
- * `DEFAULT_BUDGETS` under the given ones, `sampling` temperature 1 and topP 1, `optimizer` learningRate 4e-5,
- * beta1 0.9, beta2 0.95, eps 1e-8, weightDecay 0, gradClipNorm 1, `advantage.normalize` 'none', `microBatch`
- * 8192 tokens / 16 datums, `rollout.failure` drop, `rollout.streaming` true, `onPrefixMismatch` 'drop',
- * `async.maxStaleness` 0, `rewardTimeoutMs` 60 000 ms, `skipDegenerateGroups` true, `seed` 0, `shuffle` true,
- * `checkpointEvery` 0 (off), `checkpointKeepLast` 3, `trajectoryLog.perStep` 4, `progress` 'auto', `sinks` [],
- * `updatesPerBatch` 1 minibatch × 1 epoch, `runName` derived from env, loss and batch shape.
+ * Trainer options after validation (`trainer.options`, and the payload of the `config` event): {@link TrainerOptions}
+ * with every default of {@link TRAINER_DEFAULTS} filled in, the unset budgets fitted to the backend's context
+ * ({@link resolveBudgets}) and `runName` set ({@link defaultRunName} when not given).
  */
-export type ResolvedTrainerOptions = Omit<
-  TrainerOptions,
-  | 'groupSize' | 'questionsPerBatch' | 'maxSteps' | 'budgets' | 'sampling' | 'optimizer' | 'advantage' | 'microBatch'
-  | 'rollout' | 'onPrefixMismatch' | 'async' | 'rewardTimeoutMs' | 'skipDegenerateGroups' | 'seed' | 'shuffle'
-  | 'checkpointEvery' | 'checkpointKeepLast' | 'eval' | 'trajectoryLog' | 'progress' | 'kl' | 'updatesPerBatch'
-  | 'sinks' | 'runName'
-> & {
-  /** Trajectories sampled per example (≥ 2). */
-  readonly groupSize: number;
-  /** Examples (groups) per optimizer step. */
-  readonly questionsPerBatch: number;
-  /** Optimizer steps of the run. */
-  readonly maxSteps: number;
-  /** Per-trajectory budgets, every one set. */
-  readonly budgets: RolloutBudgets;
-  /** Sampling settings; `topK` stays unset unless given. */
-  readonly sampling: TrainerSampling & {
-    /** Softmax temperature of rollouts. */
-    readonly temperature: number;
-    /** Nucleus mass rollouts are truncated to, in (0, 1]. */
-    readonly topP: number;
-  };
-  /** AdamW settings; `schedule` stays unset (constant learning rate) unless given. */
-  readonly optimizer: TrainerOptimizer & {
-    /** Adam β₁. */
-    readonly beta1: number;
-    /** Adam β₂. */
-    readonly beta2: number;
-    /** Adam ε. */
-    readonly eps: number;
-    /** Decoupled (AdamW) weight decay. */
-    readonly weightDecay: number;
-    /** Global gradient L2-norm clip; 0 disables. */
-    readonly gradClipNorm: number;
-  };
-  /** Advantage normalization within a group. */
-  readonly advantage: {
-    /** `none`: R − mean R; `std`: divided by the group's standard deviation; `rloo`: leave-one-out mean. */
-    readonly normalize: 'none' | 'std' | 'rloo';
-  };
-  /** Micro-batch bounds: tokens and datums per forward-backward call. */
-  readonly microBatch: {
-    /** Tokens per micro-batch at most. */
-    readonly maxTokens: number;
-    /** Datums per micro-batch at most. */
-    readonly maxDatums: number;
-  };
-  /** Rollout scheduling, with the failure strategy and the streaming switch set. */
-  readonly rollout: TrainerRolloutOptions & {
-    /** What happens to a failed trajectory. */
-    readonly failure: RolloutFailureStrategy;
-    /** Streaming rollouts (true) or the round-synchronous loop (false). */
-    readonly streaming: boolean;
-  };
-  /** What happens to a trajectory whose re-rendered prompt is not a prefix of the tokens sampled before it. */
-  readonly onPrefixMismatch: 'drop' | 'split' | 'fail';
-  /** Off-policy overlap: how many optimizer steps a rollout's weights may lag behind. */
-  readonly async: {
-    /** Weights versions a group may lag behind the update. */
-    readonly maxStaleness: number;
-  };
-  /** Upper bound on one reward call, in milliseconds. */
-  readonly rewardTimeoutMs: number;
-  /** Whether groups whose rewards are all equal are left out of the loss. */
-  readonly skipDegenerateGroups: boolean;
-  /** Seed of dataset shuffling and of sampling seeds (integer ≥ 0). */
-  readonly seed: number;
-  /** Whether the dataset is shuffled each epoch. */
-  readonly shuffle: boolean;
-  /** Checkpoint every this many steps; 0 turns checkpoints off. */
-  readonly checkpointEvery: number;
-  /** How many checkpoints to keep on disk. */
-  readonly checkpointKeepLast: number;
-  /** Held-out evaluation, with `samples` and `concurrency` set; absent when not configured. */
-  readonly eval?: TrainerEvalOptions & {
-    /** Candidates per held-out problem. */
-    readonly samples: number;
-    /** Problems evaluated at once. */
-    readonly concurrency: number;
-  };
-  /** Trajectories written to `trajectories.jsonl` per step. */
-  readonly trajectoryLog: {
-    /** Trajectories logged per step. */
-    readonly perStep: number;
-  };
-  /** The progress line on stderr: on, off, or on when stderr is a terminal. */
-  readonly progress: boolean | 'auto';
-  /** KL penalty against a reference policy, with every default set; absent when not configured. */
-  readonly kl?: TrainerKlOptions & Required<Pick<TrainerKlOptions, 'reference' | 'estimator' | 'placement'>>;
-  /** Optimizer updates per batch: minibatches per batch × epochs over it. */
-  readonly updatesPerBatch: {
-    /** Optimizer steps per batch (the batch split in this many parts). */
-    readonly minibatches: number;
-    /** Passes over the batch. */
-    readonly epochs: number;
-  };
-  /** Metrics sinks written each step. */
-  readonly sinks: readonly MetricsSink[];
-  /** The run's label (dashboard, plots, logs). */
-  readonly runName: string;
-};
+export type ResolvedTrainerOptions = WithDefaults<TrainerOptions, typeof TRAINER_DEFAULTS> & Required<Pick<TrainerOptions, 'runName'>>;
 
-// What the schema outputs must fit the declared type (checked at compile time), so the two cannot drift apart.
-type SchemaResolved = z.output<typeof trainerOptionsSchema> & { budgets: RolloutBudgets; runName: string };
-const outputFits: SchemaResolved extends ResolvedTrainerOptions ? true : false = true;
+// What the schema outputs, with the resolvers' values, must fit the type (checked at compile time): a default the
+// schema applies and the type does not know of, or one the type promises and the schema does not apply, fails tsc.
+// (The schema's arrays are mutable, the options' readonly: compared read-only, three levels down.)
+type ReadOnly<T, Depth extends 0[] = []> = Depth['length'] extends 3
+  ? T
+  : T extends (...args: never[]) => unknown
+    ? T
+    : T extends readonly (infer U)[]
+      ? readonly U[]
+      : T extends object
+        ? { readonly [K in keyof T]: ReadOnly<T[K], [...Depth, 0]> }
+        : T;
+type SchemaResolved = ReadOnly<z.output<typeof trainerOptionsSchema>> & { readonly budgets: RolloutBudgets; readonly runName: string };
+const outputFits: [SchemaResolved] extends [ResolvedTrainerOptions] ? ([ResolvedTrainerOptions] extends [SchemaResolved] ? true : false) : false = true;
 void outputFits;
 
 /**
@@ -144,11 +49,27 @@ export function resolveTrainerOptions(opts: unknown): ResolvedTrainerOptions {
     ...(Array.isArray(raw.eval?.dataset) ? exampleIssues(raw.eval.dataset, 'eval.dataset') : []),
   ];
   if (!parsed.success || rowIssues.length > 0) {
-    const issues = parsed.success ? [] : configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
+    const issues = parsed.success
+      ? []
+      : configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(trainerOptionsSchema, path), schemaKeyPaths(trainerOptionsSchema));
     throw new ConfigError('Trainer options', [...issues, ...rowIssues]);
   }
   const o = parsed.data;
-  return { ...o, runName: o.runName ?? defaultRunName(o), budgets: { ...DEFAULT_BUDGETS, ...stripUndefined(o.budgets) } } as ResolvedTrainerOptions;
+  return { ...o, runName: o.runName ?? defaultRunName(o), budgets: resolveBudgets(o.budgets, o.backend.maxContextTokens) };
+}
+
+/**
+ * The per-trajectory budgets of a run: the given ones as they are (one over the context is capped with a
+ * `budget_capped` warning when `train()` starts), each unset one {@link TRAINER_DEFAULTS}`.budgets` fitted to the
+ * backend's context — `maxTrajectoryTokens` at most `contextTokens`, `maxTurnTokens` at most that,
+ * `maxToolResponseTokens` at most a quarter of the context (at least 1).
+ */
+export function resolveBudgets(given: Partial<RolloutBudgets>, contextTokens: number): RolloutBudgets {
+  const b = { ...TRAINER_DEFAULTS.budgets, ...stripUndefined(given) };
+  if (given.maxTrajectoryTokens === undefined) b.maxTrajectoryTokens = Math.min(b.maxTrajectoryTokens, contextTokens);
+  if (given.maxTurnTokens === undefined) b.maxTurnTokens = Math.min(b.maxTurnTokens, b.maxTrajectoryTokens);
+  if (given.maxToolResponseTokens === undefined) b.maxToolResponseTokens = Math.min(b.maxToolResponseTokens, Math.max(1, Math.floor(contextTokens / 4)));
+  return b;
 }
 
 /** The run's label when `runName` is not set: environment, loss and batch shape, e.g. `code-interpreter · ppo · 8×8 · lr 4e-5`. */

@@ -16,16 +16,34 @@ const NONE: SamplingSupport = { temperature: false, truncation: 'unsupported' };
  * ({@link TrainingBackend.learnerEntropy}) and a loss the backend runs in its own kernel (a custom loss's backward is a
  * weighted cross-entropy on the sampled tokens, which cannot carry the entropy's gradient). Empty when it can run.
  */
-export function entropyBonusIssues(backend: TrainingBackend, o: { entropyBonus?: { coef: number } | undefined; loss: LossConfig; kl?: { placement: 'advantage' | 'loss' } | undefined }): ConfigIssue[] {
+export function entropyBonusIssues(
+  backend: TrainingBackend,
+  o: { entropyBonus?: { coef: number } | undefined; loss: LossConfig; kl?: { placement: 'advantage' | 'loss' } | undefined },
+): ConfigIssue[] {
   if (o.entropyBonus === undefined || o.entropyBonus.coef === 0) return [];
   if (backend.learnerEntropy !== true) {
-    return [{ path: 'entropyBonus', message: `backend '${backend.name}' returns logprobs of the sampled tokens only, not the full next-token distribution (its learnerEntropy is not true), so it cannot compute the entropy bonus; use the embedded engine (localBackend) or drop entropyBonus` }];
+    return [
+      {
+        path: 'entropyBonus',
+        message: `backend '${backend.name}' returns logprobs of the sampled tokens only, not the full next-token distribution (its learnerEntropy is not true), so it cannot compute the entropy bonus; use the embedded engine (localBackend) or drop entropyBonus`,
+      },
+    ];
   }
   if (lossDefinition(o.loss).native === undefined) {
-    return [{ path: 'entropyBonus', message: `loss '${o.loss.kind}' runs as a custom loss (a weighted cross-entropy backward on the sampled tokens), which cannot carry the entropy's gradient; use a native kind (ppo, importance_sampling, cispo, cross_entropy)` }];
+    return [
+      {
+        path: 'entropyBonus',
+        message: `loss '${o.loss.kind}' runs as a custom loss (a weighted cross-entropy backward on the sampled tokens), which cannot carry the entropy's gradient; use a native kind (ppo, importance_sampling, cispo, cross_entropy)`,
+      },
+    ];
   }
   if (o.kl?.placement === 'loss') {
-    return [{ path: 'entropyBonus', message: "kl.placement 'loss' runs the loss as a custom loss, which cannot carry the entropy's gradient; use kl.placement 'advantage'" }];
+    return [
+      {
+        path: 'entropyBonus',
+        message: "kl.placement 'loss' runs the loss as a custom loss, which cannot carry the entropy's gradient; use kl.placement 'advantage'",
+      },
+    ];
   }
   return [];
 }

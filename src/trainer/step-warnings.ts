@@ -24,9 +24,7 @@ export const DEGENERATE_STEPS_WARNING = 3;
 export class StepWarnings {
   readonly #emitted = new Set<string>();
   #degenerateRun = 0;
-  constructor(
-    private readonly opts: { envName: string; toolNames: readonly string[]; budgets: RolloutBudgets; degenerateSteps?: number },
-  ) {}
+  constructor(private readonly opts: { envName: string; toolNames: readonly string[]; budgets: RolloutBudgets; degenerateSteps?: number }) {}
 
   /** The warnings for one step's scored groups. */
   check(step: number, groups: readonly WarnedGroup[]): WarningEvent[] {
@@ -40,7 +38,9 @@ export class StepWarnings {
     const turns = trajectories.flatMap((t) => t.turns);
 
     // Tool calls naming a tool the environment does not offer (each is an `invalid` turn that ends the trajectory).
-    const attempts = turns.filter((t) => t.action.kind === 'tool' || (t.action.kind === 'invalid' && t.action.reason !== 'truncated' && t.text.includes('<tool_call>')));
+    const attempts = turns.filter(
+      (t) => t.action.kind === 'tool' || (t.action.kind === 'invalid' && t.action.reason !== 'truncated' && t.text.includes('<tool_call>')),
+    );
     const unknown = turns.filter((t) => t.action.kind === 'invalid' && t.action.reason === 'unknown_tool');
     if (attempts.length > 0 && unknown.length * 2 > attempts.length) {
       const names = [...new Set(unknown.map((t) => /"name"\s*:\s*"([^"]*)"/.exec(t.text)?.[1]).filter((n): n is string => !!n))].slice(0, 5);
@@ -74,13 +74,25 @@ export class StepWarnings {
     else this.#degenerateRun = 0;
     const n = this.opts.degenerateSteps ?? DEGENERATE_STEPS_WARNING;
     if (this.#degenerateRun === n) {
-      once({ step, code: 'degenerate_groups', count: n, total: n, message: `every group was degenerate (all samples scored alike) for ${n} steps in a row, so nothing was trained: ${this.#likelyCause(live)}` });
+      once({
+        step,
+        code: 'degenerate_groups',
+        count: n,
+        total: n,
+        message: `every group was degenerate (all samples scored alike) for ${n} steps in a row, so nothing was trained: ${this.#likelyCause(live)}`,
+      });
     }
 
     // Reward results with missing / non-boolean `correct` or `validFormat`.
     const bad = groups.flatMap((g) => g.rewards).filter((r) => r.shapeWarning);
     if (bad.length > 0) {
-      once({ step, code: 'reward_shape', count: bad.length, total: groups.reduce((k, g) => k + g.rewards.length, 0), message: `the reward returned a result of the wrong shape ${bad.length} time(s): ${bad[0]!.shapeWarning}` });
+      once({
+        step,
+        code: 'reward_shape',
+        count: bad.length,
+        total: groups.reduce((k, g) => k + g.rewards.length, 0),
+        message: `the reward returned a result of the wrong shape ${bad.length} time(s): ${bad[0]!.shapeWarning}`,
+      });
     }
     return out;
   }

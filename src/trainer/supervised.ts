@@ -1,9 +1,23 @@
 import type { AdamParams, TrainingBackend } from '../backend/types.js';
 import type { Datum } from '../types/datum.js';
 import { mulberry32 } from '../util/rng.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys, type OptionKeys } from '../util/check-options.js';
 
-const SUPERVISED_OPTIONS = strictKeys(['steps', 'batchSize', 'learningRate', 'warmupSteps', 'minLearningRateRatio', 'adam', 'seed', 'saveEvery', 'savePath', 'lengthBuckets', 'onStep']);
+/** The option keys of {@link trainSupervised} (also those of `coldStart`, whose options extend them). */
+export const SUPERVISED_OPTION_KEYS: OptionKeys<SupervisedTrainOptions> = {
+  steps: true,
+  batchSize: true,
+  learningRate: true,
+  warmupSteps: true,
+  minLearningRateRatio: true,
+  adam: true,
+  seed: true,
+  saveEvery: true,
+  savePath: true,
+  lengthBuckets: true,
+  onStep: true,
+};
+const SUPERVISED_OPTIONS = optionKeys<SupervisedTrainOptions>(SUPERVISED_OPTION_KEYS);
 
 /**
  * Splits datums into batches of similar length (less padding, fewer distinct batch shapes for a jit engine),

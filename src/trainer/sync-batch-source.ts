@@ -21,19 +21,39 @@ export function syncBatchSource(o: BatchSourceOptions): BatchSource {
       const sampler = await o.newSampler();
       const samplerIdleS = lastBatchEnd === undefined ? 0 : (performance.now() - lastBatchEnd) / 1000;
       const groups_P = await runRollouts(
-        { ...o.rollout, sampler, sampling: { ...o.sampling, seed: batchSeed(o.seed, batchIndex) }, signal: o.signal, ...(o.onTurn ? { onTurn: (e) => o.onTurn!({ ...e, step }) } : {}) },
+        {
+          ...o.rollout,
+          sampler,
+          sampling: { ...o.sampling, seed: batchSeed(o.seed, batchIndex) },
+          signal: o.signal,
+          ...(o.onTurn ? { onTurn: (e) => o.onTurn!({ ...e, step }) } : {}),
+        },
         examples,
         o.groupSize,
       );
       if (o.signal.aborted) {
-        reportAborted(o, step, groups_P.map((trajectories_G) => ({ trajectories_G })));
+        reportAborted(
+          o,
+          step,
+          groups_P.map((trajectories_G) => ({ trajectories_G })),
+        );
         return undefined;
       }
       const rewards_P = await Promise.all(
-        examples.map((ex, p) => scoreFinishedGroup({ reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), timeoutMs: o.rewardTimeoutMs, signal: o.signal }, ex, groups_P[p]!)),
+        examples.map((ex, p) =>
+          scoreFinishedGroup(
+            { reward: o.reward, ...(o.groupReward ? { groupReward: o.groupReward } : {}), timeoutMs: o.rewardTimeoutMs, signal: o.signal },
+            ex,
+            groups_P[p]!,
+          ),
+        ),
       );
       if (o.signal.aborted) {
-        reportAborted(o, step, groups_P.map((trajectories_G, p) => ({ trajectories_G, rewards_G: rewards_P[p]! })));
+        reportAborted(
+          o,
+          step,
+          groups_P.map((trajectories_G, p) => ({ trajectories_G, rewards_G: rewards_P[p]! })),
+        );
         return undefined;
       }
       const groups: ReadyGroup[] = examples.map((example, p) => ({
@@ -45,7 +65,12 @@ export function syncBatchSource(o: BatchSourceOptions): BatchSource {
       }));
       consumed += examples.length;
       lastBatchEnd = performance.now();
-      const metrics = { 'rollout/staleness_mean': 0, 'rollout/stale_dropped': 0, 'time/learner_idle_s': (lastBatchEnd - t0) / 1000, 'time/sampler_idle_s': samplerIdleS };
+      const metrics = {
+        'rollout/staleness_mean': 0,
+        'rollout/stale_dropped': 0,
+        'time/learner_idle_s': (lastBatchEnd - t0) / 1000,
+        'time/sampler_idle_s': samplerIdleS,
+      };
       return { groups, metrics };
     },
     async weightsUpdated(step: number): Promise<void> {

@@ -5,9 +5,9 @@ import type { Demonstration } from '../rollout/demonstration-turn.js';
 import { canonicalJson as canonical, renderDemonstration } from '../rollout/demonstration.js';
 import { checkDemonstration } from '../rollout/demonstration-turn.js';
 import { parseWithEnv } from '../rollout/parse-with-env.js';
-import { checkOptions, strictKeys } from '../util/check-options.js';
+import { checkOptions, optionKeys } from '../util/check-options.js';
 
-const TOOL_CALL_ACCURACY_OPTIONS = strictKeys(['maxToolResponseTokens', 'maxTurnTokens']);
+const TOOL_CALL_ACCURACY_OPTIONS = optionKeys<Parameters<typeof toolCallAccuracy>[3]>({ maxToolResponseTokens: true, maxTurnTokens: true });
 
 /** One demonstrated tool call the model did not reproduce (see {@link ToolCallAccuracy}). */
 export interface ToolCallMiss {
@@ -46,7 +46,6 @@ export interface ToolCallAccuracy {
 /** Kinds of {@link ToolCallAccuracy.failures}. */
 export type ToolCallFailure = 'length' | 'format' | 'tool' | 'arguments';
 
-
 /**
  * Measures {@link ToolCallAccuracy} of the backend's current weights on held-out demonstrations (those of them that
  * call a tool; a demonstration without a tool call adds nothing). Used by `coldStart({ heldOut })`; callable on its
@@ -60,7 +59,9 @@ export async function toolCallAccuracy<E extends Example>(
   heldOut: readonly Demonstration<E>[],
   opts: { readonly maxToolResponseTokens: number; readonly maxTurnTokens?: number },
 ): Promise<ToolCallAccuracy> {
-  checkOptions('toolCallAccuracy options', TOOL_CALL_ACCURACY_OPTIONS, opts, { signature: 'toolCallAccuracy(backend, env, heldOut, { maxToolResponseTokens, maxTurnTokens? })' });
+  checkOptions('toolCallAccuracy options', TOOL_CALL_ACCURACY_OPTIONS, opts, {
+    signature: 'toolCallAccuracy(backend, env, heldOut, { maxToolResponseTokens, maxTurnTokens? })',
+  });
   const renderer = await backend.renderer();
   const sampler = await backend.saveWeightsForSampler();
   const e = env as Environment;
@@ -91,7 +92,12 @@ export async function toolCallAccuracy<E extends Example>(
       else {
         failures[seq?.stopReason === 'length' ? 'length' : got.kind !== 'tool' ? 'format' : sameName ? 'arguments' : 'tool']++;
         if (misses.length < 5) {
-          misses.push({ exampleId: demo.example.id, turn: k, expected, got: got.kind === 'tool' ? `${got.call.function.name}(${canonical(got.call.function.arguments)})` : JSON.stringify(got.raw.slice(0, 80)) });
+          misses.push({
+            exampleId: demo.example.id,
+            turn: k,
+            expected,
+            got: got.kind === 'tool' ? `${got.call.function.name}(${canonical(got.call.function.arguments)})` : JSON.stringify(got.raw.slice(0, 80)),
+          });
         }
       }
     }

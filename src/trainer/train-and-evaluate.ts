@@ -68,8 +68,12 @@ export interface TrainAndEvaluateResult {
 }
 
 const optionsSchema = z.strictObject({
-  backend: z.custom<TrainingBackend>((v) => typeof v === 'object' && v !== null && typeof (v as TrainingBackend).saveWeightsForSampler === 'function', { message: 'expected a TrainingBackend' }),
-  env: z.custom<Environment>((v) => typeof v === 'object' && v !== null && typeof (v as Environment).step === 'function', { message: 'expected an Environment' }),
+  backend: z.custom<TrainingBackend>((v) => typeof v === 'object' && v !== null && typeof (v as TrainingBackend).saveWeightsForSampler === 'function', {
+    message: 'expected a TrainingBackend',
+  }),
+  env: z.custom<Environment>((v) => typeof v === 'object' && v !== null && typeof (v as Environment).step === 'function', {
+    message: 'expected an Environment',
+  }),
   reward: z.custom<Reward>((v) => typeof v === 'function', { message: 'expected a reward function' }),
   train: z.array(z.custom<Example>(() => true)).min(1, 'expected at least one example'),
   heldOut: z.array(z.custom<Example>(() => true)).min(1, 'expected at least one example'),
@@ -77,7 +81,13 @@ const optionsSchema = z.strictObject({
   seed: z.number().int().min(0).optional(),
   coldStart: z.looseObject({ demonstrations: z.array(z.unknown()).min(1, 'expected at least one demonstration') }).optional(),
   rl: z.looseObject({}).optional(),
-  eval: z.strictObject({ samples: z.number().int().positive().optional(), sampling: z.looseObject({}).optional(), concurrency: z.number().int().positive().optional() }).optional(),
+  eval: z
+    .strictObject({
+      samples: z.number().int().positive().optional(),
+      sampling: z.looseObject({}).optional(),
+      concurrency: z.number().int().positive().optional(),
+    })
+    .optional(),
   table: z.looseObject({}).optional(),
   log: z.custom<(line: string) => void>((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
   onTrainer: z.custom<(t: unknown) => void>((v) => typeof v === 'function', { message: 'expected a function' }).optional(),
@@ -122,7 +132,9 @@ export async function trainAndEvaluate<E extends Example>(opts: TrainAndEvaluate
     });
     rows.push({ label, result });
     const m = result.metrics;
-    log(`held-out (${opts.heldOut.length} problems × ${n}) ${label}: avg@${n} ${pct(m['eval/average_at_n'])} [95% CI ${pct(m['eval/average_at_n_ci95_low'])}–${pct(m['eval/average_at_n_ci95_high'])}]`);
+    log(
+      `held-out (${opts.heldOut.length} problems × ${n}) ${label}: avg@${n} ${pct(m['eval/average_at_n'])} [95% CI ${pct(m['eval/average_at_n_ci95_low'])}–${pct(m['eval/average_at_n_ci95_high'])}]`,
+    );
   };
 
   await heldOut('fresh weights');
@@ -131,11 +143,16 @@ export async function trainAndEvaluate<E extends Example>(opts: TrainAndEvaluate
     const { demonstrations, ...sft } = opts.coldStart;
     // Progress every tenth of the steps unless the caller listens itself: a long cold start is never silent.
     const every = Math.max(1, Math.round(sft.steps / 10));
-    const onStep = sft.onStep ?? ((e: { step: number; loss: number; elapsedS: number }) => e.step % every === 0 && log(`cold start step ${e.step}/${sft.steps} loss ${e.loss.toFixed(3)} (${e.elapsedS.toFixed(0)} s)`));
+    const onStep =
+      sft.onStep ??
+      ((e: { step: number; loss: number; elapsedS: number }) =>
+        e.step % every === 0 && log(`cold start step ${e.step}/${sft.steps} loss ${e.loss.toFixed(3)} (${e.elapsedS.toFixed(0)} s)`));
     cold = await coldStart(opts.backend, opts.env, demonstrations, { seed, budgets, ...sft, onStep });
     const f = cold.fit;
-    log(`cold start: trained on ${cold.datums} of ${f.total} demonstrations (longest ${f.longest.tokens} of ${f.contextTokens} context tokens, longest turn ${f.longestTurn.tokens} tokens)` +
-      (cold.heldOut ? `; held-out tool calls with the right arguments ${pct(cold.heldOut.argumentAccuracy)}` : ''));
+    log(
+      `cold start: trained on ${cold.datums} of ${f.total} demonstrations (longest ${f.longest.tokens} of ${f.contextTokens} context tokens, longest turn ${f.longestTurn.tokens} tokens)` +
+        (cold.heldOut ? `; held-out tool calls with the right arguments ${pct(cold.heldOut.argumentAccuracy)}` : ''),
+    );
     await heldOut('cold start');
   }
   let rl: TrainSummary | undefined;

@@ -36,7 +36,11 @@ export async function trainOnDatums(
   let fullEntropyReported = true;
   for (const mb of batches) {
     const weight = microBatchLossWeight(opts.loss.aggregation, mb.datums, all);
-    const r = await backend.forwardBackward(mb.datums, opts.loss, { weight, ...(opts.sampling ? { sampling: opts.sampling } : {}), ...(opts.entropyCoef ? { entropyCoef: opts.entropyCoef } : {}) });
+    const r = await backend.forwardBackward(mb.datums, opts.loss, {
+      weight,
+      ...(opts.sampling ? { sampling: opts.sampling } : {}),
+      ...(opts.entropyCoef ? { entropyCoef: opts.entropyCoef } : {}),
+    });
     const share = maskedTokens(mb.datums) / Math.max(1, all.tokens);
     loss += (r.metrics['loss'] ?? 0) * weight;
     clip += (r.metrics['clip_frac'] ?? 0) * share;

@@ -6,6 +6,7 @@ import type { Renderer } from '../chat/types.js';
 import { ConfigError } from '../errors/config-error.js';
 import { TrainerBusyError } from '../errors/trainer-errors.js';
 import type { RolloutBudgets } from '../rollout/index.js';
+import { minSurvivorsOf } from '../rollout/failure-strategy.js';
 import { assembleTrainingData, groupOutcome, type GroupOutcome } from '../loss/index.js';
 import type { TrainerOptions } from './options.js';
 import { resolveTrainerOptions, type ResolvedTrainerOptions } from './resolved-options.js';
@@ -15,7 +16,8 @@ import type { TrajectoryEvent, WarningEvent } from './events.js';
 import type { TrainerEvents } from './trainer-events.js';
 import { perEnvironmentMetrics, rolloutMetrics } from '../eval/rollout-metrics.js';
 import { jsonlSink, progressSink, type MetricsSink } from './metrics-sink.js';
-import { applyStepAlgorithms, trainBatch, type StepAlgorithms } from './step-algorithms.js';
+import { applyStepAlgorithms, type StepAlgorithms } from './step-algorithms.js';
+import { trainBatch } from './minibatch-updates.js';
 import { isInformativeGroup, overlongPenalty, responseTokens } from '../loss/index.js';
 import type { Trajectory } from '../types/trajectory.js';
 import { attachSinks } from './attach-sinks.js';
@@ -111,7 +113,7 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
   /** Validates `opts` (zod) and the backend's sampling support before any work. @throws ConfigError listing every invalid option with its dotted path. */
   constructor(opts: TrainerOptions<E>) {
     super();
-    this.options = fitDefaultBudgets(resolveTrainerOptions(opts), opts.budgets ?? {});
+    this.options = resolveTrainerOptions(opts);
     allowManyAbortListeners(this.#abort.signal); // every rollout and reward in flight listens to it
     const issues = [...samplingConsistencyIssues(this.options.backend, this.options.sampling), ...entropyBonusIssues(this.options.backend, this.options)];
     // The backend's engine checks every option it depends on: now when it knows its engine, else at train() start.
@@ -196,7 +198,10 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
           await o.backend.loadState(join(klReferenceDir, 'backend'), { optimizer: false });
           klBase = await o.backend.saveWeightsForSampler();
         } else {
-          this.emit('warning', { code: 'kl_reference_resumed', message: `checkpoint ${resumed.dir} does not record the base weights of kl.reference 'base' (written by an older version or a run without kl): the KL is to the resumed weights` });
+          this.emit('warning', {
+            code: 'kl_reference_resumed',
+            message: `checkpoint ${resumed.dir} does not record the base weights of kl.reference 'base' (written by an older version or a run without kl): the KL is to the resumed weights`,
+          });
         }
       }
       if (resumed) {
@@ -230,7 +235,15 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
         const before = await this.#evalIfDue(0, renderer, budgets);
         if (Object.keys(before).length > 0) for (const s of sinks) await s.write({ step: 0, ...before });
       }
-      source = batchSourceFor(o, { renderer, budgets, startAt, weightsVersion: step, signal: this.#abort.signal, onTurn: (e) => this.emit('turn', e), onAborted: this.#emitAborted });
+      source = batchSourceFor(o, {
+        renderer,
+        budgets,
+        startAt,
+        weightsVersion: step,
+        signal: this.#abort.signal,
+        onTurn: (e) => this.emit('turn', e),
+        onAborted: this.#emitAborted,
+      });
       while (step < o.maxSteps && !this.#stopRequested) {
         const metrics = await this.#step(step + 1, source);
         if (metrics === undefined) break; // aborted: the step is not counted
@@ -269,17 +282,17 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     let result;
     try {
       result = await evaluate({
-      sampler: await o.backend.saveWeightsForSampler(),
-      renderer,
-      env: o.env,
-      reward: o.reward,
-      examples: e.dataset,
-      n: e.samples,
-      sampling: { ...o.sampling, seed: e.seed ?? DEFAULT_EVAL_SEED },
-      budgets,
-      concurrency: e.concurrency,
-      maxContextTokens: o.backend.maxContextTokens,
-      rewardTimeoutMs: o.rewardTimeoutMs,
+        sampler: await o.backend.saveWeightsForSampler(),
+        renderer,
+        env: o.env,
+        reward: o.reward,
+        examples: e.dataset,
+        n: e.samples,
+        sampling: { ...o.sampling, seed: e.seed ?? DEFAULT_EVAL_SEED },
+        budgets,
+        concurrency: e.concurrency,
+        maxContextTokens: o.backend.maxContextTokens,
+        rewardTimeoutMs: o.rewardTimeoutMs,
         signal: this.#abort.signal,
         ...(o.templateKwargs ? { templateKwargs: o.templateKwargs } : {}),
       });
@@ -311,7 +324,12 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     if (drawn === undefined) return undefined;
     const { batch, scored } = drawn;
     this.#warnFailures(step, scored);
-    const warned = scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, droppedGroup: g.outcome.droppedGroup }));
+    const warned = scored.map((g) => ({
+      trajectories: g.trajectories_G,
+      rewards: g.rewards_G,
+      degenerate: g.outcome.degenerate,
+      droppedGroup: g.outcome.droppedGroup,
+    }));
     for (const w of this.#warnings?.check(step, warned) ?? []) this.emit('warning', w);
     const rollMetrics = this.#rolloutEnd(step, scored, batch);
     const tTrain = performance.now();
@@ -358,15 +376,32 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
       first ??= batch;
       attempts++;
       for (const g of batch.groups.map((x) => this.#scoreGroup(step, x))) {
-        const kept = o.dynamicSampling === undefined ? !g.outcome.degenerate && !g.outcome.droppedGroup : isInformativeGroup(g.rewards_G.map((r) => r.correct), g.outcome, o.dynamicSampling.metric);
+        const kept =
+          o.dynamicSampling === undefined
+            ? !g.outcome.degenerate && !g.outcome.droppedGroup
+            : isInformativeGroup(
+                g.rewards_G.map((r) => r.correct),
+                g.outcome,
+                o.dynamicSampling.metric,
+              );
         (kept ? informative : uninformative).push(g);
       }
       if (o.dynamicSampling === undefined) break;
     }
     const firstSize = first!.groups.length;
-    const scored = o.dynamicSampling === undefined ? [...informative, ...uninformative].sort((a, b) => a.seq - b.seq) : informative.slice(0, o.questionsPerBatch);
+    const scored =
+      o.dynamicSampling === undefined ? [...informative, ...uninformative].sort((a, b) => a.seq - b.seq) : informative.slice(0, o.questionsPerBatch);
     if (o.dynamicSampling !== undefined && scored.length < o.questionsPerBatch) scored.push(...uninformative.slice(0, o.questionsPerBatch - scored.length));
-    const metrics = o.dynamicSampling === undefined ? first!.metrics : { ...first!.metrics, 'rollout/attempts': attempts, 'rollout/refilled_groups': scored.filter((g) => !first!.groups.some((f) => f.seq === g.seq)).length, 'rollout/informative_groups': Math.min(informative.length, o.questionsPerBatch), 'rollout/first_batch_groups': firstSize };
+    const metrics =
+      o.dynamicSampling === undefined
+        ? first!.metrics
+        : {
+            ...first!.metrics,
+            'rollout/attempts': attempts,
+            'rollout/refilled_groups': scored.filter((g) => !first!.groups.some((f) => f.seq === g.seq)).length,
+            'rollout/informative_groups': Math.min(informative.length, o.questionsPerBatch),
+            'rollout/first_batch_groups': firstSize,
+          };
     return { batch: { groups: scored, metrics }, scored };
   }
 
@@ -375,11 +410,16 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     const o = this.options;
     const ov = o.overlong;
     const soft = ov !== undefined && 'bufferTokens' in ov ? ov : undefined;
-    const overlongPenalties_G = soft && raw.trajectories_G.map((t) => overlongPenalty(responseTokens(t), soft.maxResponseTokens ?? this.#maxTrajectoryTokens, soft.bufferTokens, soft.penalty));
-    const g: ReadyGroup = overlongPenalties_G ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalties_G[i]! })) } : raw;
-    g.trajectories_G.forEach((trajectory, i) => this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! }));
-    const minSurvivors = o.rollout.failure.kind === 'fail_fast' ? 1 : (o.rollout.failure.minSurvivors ?? 1);
-    const outcome = groupOutcome(g.rewards_G, { minSurvivors, normalize: o.advantage.normalize });
+    const overlongPenalties_G =
+      soft &&
+      raw.trajectories_G.map((t) => overlongPenalty(responseTokens(t), soft.maxResponseTokens ?? this.#maxTrajectoryTokens, soft.bufferTokens, soft.penalty));
+    const g: ReadyGroup = overlongPenalties_G
+      ? { ...raw, rewards_G: raw.rewards_G.map((r, i) => ({ ...r, reward: r.reward + overlongPenalties_G[i]! })) }
+      : raw;
+    g.trajectories_G.forEach((trajectory, i) => {
+      this.emit('trajectory', { step, trajectory, reward: g.rewards_G[i]! });
+    });
+    const outcome = groupOutcome(g.rewards_G, { minSurvivors: minSurvivorsOf(o.rollout.failure), normalize: o.advantage.normalize });
     const { advantages_G, degenerate, dropped } = outcome;
     this.emit('group', { step, exampleId: g.example.id, rewards: g.rewards_G.map((r) => r.reward), advantages: advantages_G, degenerate, dropped });
     return { ...g, outcome, ...(overlongPenalties_G ? { overlongPenalties_G } : {}) };
@@ -413,7 +453,9 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
   #perEnvironment(scored: readonly ScoredGroup[]): Record<string, number> {
     const envFor = this.options.env.envFor?.bind(this.options.env);
     if (!envFor) return {};
-    return perEnvironmentMetrics(scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, env: envFor(g.example).name })));
+    return perEnvironmentMetrics(
+      scored.map((g) => ({ trajectories: g.trajectories_G, rewards: g.rewards_G, degenerate: g.outcome.degenerate, env: envFor(g.example).name })),
+    );
   }
 
   /** One `warning` per kind of failure of the step (failed rollouts, dropped samples, dropped groups). */
@@ -457,9 +499,14 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
     const { dropped } = assembled;
     if (dropped.length > 0) {
       const first = dropped[0]!;
-      this.emit('warning', { step, code: 'prefix_mismatch', message: `${dropped.length} trajectory(ies) dropped: a prompt does not extend the tokens before it; first: ${first.source.id}: ${first.message}` });
+      this.emit('warning', {
+        step,
+        code: 'prefix_mismatch',
+        message: `${dropped.length} trajectory(ies) dropped: a prompt does not extend the tokens before it; first: ${first.source.id}: ${first.message}`,
+      });
     }
-    if (assembled.datums_D.length === 0) this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
+    if (assembled.datums_D.length === 0)
+      this.emit('warning', { step, code: 'no_datums', message: 'every group was degenerate or dropped: no update this step' });
     const prepared = await applyStepAlgorithms({
       backend: o.backend,
       datums_D: assembled.datums_D,
@@ -486,17 +533,3 @@ export class Trainer<E extends Example = Example> extends EventEmitter<TrainerEv
 }
 
 const rate = (n: number, d: number): number => (d > 0 ? n / d : 0);
-
-/**
- * Budgets the user did not set default within the backend's context: `maxTrajectoryTokens` and `maxTurnTokens`
- * to at most `backend.maxContextTokens`, `maxToolResponseTokens` to at most a quarter of it. Budgets the user set
- * are kept as given (one over the context is capped with a `budget_capped` warning at the start of `train()`).
- */
-function fitDefaultBudgets(o: ResolvedTrainerOptions, given: Partial<Record<keyof RolloutBudgets, unknown>>): ResolvedTrainerOptions {
-  const context = o.backend.maxContextTokens;
-  const b = { ...o.budgets };
-  if (given.maxTrajectoryTokens === undefined) b.maxTrajectoryTokens = Math.min(b.maxTrajectoryTokens, context);
-  if (given.maxTurnTokens === undefined) b.maxTurnTokens = Math.min(b.maxTurnTokens, b.maxTrajectoryTokens);
-  if (given.maxToolResponseTokens === undefined) b.maxToolResponseTokens = Math.min(b.maxToolResponseTokens, Math.max(1, Math.floor(context / 4)));
-  return { ...o, budgets: b };
-}

@@ -172,7 +172,7 @@ export function describeConfig(options: Readonly<Record<string, unknown>>): Reco
     if (k === 'dataset' && Array.isArray(v)) out[k] = { examples: v.length };
     // The held-out set is summarised like the training set: its rows would make config.json the size of the dataset.
     else if (k === 'eval' && v !== null && typeof v === 'object' && Array.isArray((v as { dataset?: unknown }).dataset)) {
-      out[k] = { ...(v as Record<string, unknown>), dataset: { examples: ((v as { dataset: unknown[] }).dataset).length } };
+      out[k] = { ...(v as Record<string, unknown>), dataset: { examples: (v as { dataset: unknown[] }).dataset.length } };
     } else if (typeof v === 'function') out[k] = `[function ${v.name || k}]`;
     else if (v !== null && typeof v === 'object' && !isPlainData(v)) {
       const name = (v as { name?: unknown }).name;

@@ -20,14 +20,14 @@ export interface RolloutBudgets {
   readonly maxToolResponseTokens: number;
 }
 
-/** Default budgets, as in the README's quick start (ReTool-sized: 4 tool calls, 6 turns, 8,192 tokens a trajectory). */
-export const DEFAULT_BUDGETS: RolloutBudgets = {
+/** Default budgets, as in the README's quick start (ReTool-sized: 4 tool calls, 6 turns, 8,192 tokens a trajectory). Frozen. */
+export const DEFAULT_BUDGETS: RolloutBudgets = Object.freeze({
   maxToolCalls: 4,
   maxTurns: 6,
   maxTrajectoryTokens: 8192,
   maxTurnTokens: 1024,
   maxToolResponseTokens: 512,
-};
+});
 
 /**
  * Sampling of every turn of a rollout: the distribution ({@link SamplingSettings}, the one definition of temperature,

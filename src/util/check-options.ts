@@ -30,10 +30,16 @@ export const nonNegativeInt = z.number().int('expected an integer').min(0, 'expe
 export function checkOptions(what: string, schema: z.ZodType, input: unknown, opts: { readonly optional?: boolean; readonly signature?: string } = {}): void {
   if (input === undefined && opts.optional === true) return;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ConfigError(what, [{ path: '', message: `expected an options object${opts.signature ? ` — call ${opts.signature}` : ''}, got ${describeValue(input)}` }]);
+    throw new ConfigError(what, [
+      { path: '', message: `expected an options object${opts.signature ? ` — call ${opts.signature}` : ''}, got ${describeValue(input)}` },
+    ]);
   }
   const r = schema.safeParse(input);
-  if (!r.success) throw new ConfigError(what, configIssuesFromZod(r.error.issues, input, (path) => schemaKeysAt(schema, path)));
+  if (!r.success)
+    throw new ConfigError(
+      what,
+      configIssuesFromZod(r.error.issues, input, (path) => schemaKeysAt(schema, path)),
+    );
 }
 
 /**
@@ -41,17 +47,42 @@ export function checkOptions(what: string, schema: z.ZodType, input: unknown, op
  * positional signature it no longer has (`runGroup(ctx, example, groupSize)` before `runGroup(ctx, { example, groupSize })`).
  */
 export function checkArgumentCount(what: string, count: number, max: number, signature: string): void {
-  if (count > max) throw new ConfigError(what, [{ path: '', message: `takes at most ${max} arguments, got ${count}: call ${signature} (positional arguments are not read)` }]);
+  if (count > max)
+    throw new ConfigError(what, [{ path: '', message: `takes at most ${max} arguments, got ${count}: call ${signature} (positional arguments are not read)` }]);
+}
+
+/** Every key of `T`, of each member when `T` is a union (`keyof` alone keeps only the keys all members share). */
+type AllKeys<T> = T extends unknown ? keyof T : never;
+
+/** The keys of `T` a caller may leave out: optional in a member of `T`, or absent from one (for a union). */
+type OmittableKeys<T, U = T> = U extends unknown ? Exclude<AllKeys<T>, keyof U> | { [K in keyof U]-?: object extends Pick<U, K> ? K : never }[keyof U] : never;
+
+/** A zod schema that accepts `undefined` (the key may be absent): `.optional()` or `.default(…)`. */
+export type OmittableSchema = z.ZodOptional<z.ZodType> | z.ZodDefault<z.ZodType>;
+
+/**
+ * The run-time key set of an options type `T`: every key of `T` (optional ones too) mapped to `true` (any value,
+ * optional: the value is checked where it is used, or by the function's own validation) or to the key's own zod
+ * schema — required unless that schema is optional, so a key `T` lets callers leave out takes only an
+ * {@link OmittableSchema}. As an object literal it is checked by the compiler against `T` in both directions: a key
+ * of `T` left out is a missing property, a key `T` does not have is an excess property.
+ */
+export type OptionKeys<T> = { readonly [K in AllKeys<T>]: K extends OmittableKeys<T> ? true | OmittableSchema : true | z.ZodType };
+
+/** What {@link optionKeys} takes when its type argument is left out (the key set would then be checked against nothing). */
+interface OptionsTypeNotNamed {
+  readonly 'name the options type: optionKeys<Options>({ ... })': never;
 }
 
 /**
- * A strict schema accepting exactly `keys` (each optional, any value) plus the `typed` keys with their own schemas
- * (required unless their schema is optional): for options whose values are checked where they are used, or by the
- * function's own validation, so that here only the key set (and the typed keys) is enforced.
+ * The strict schema of an options type `T` for {@link checkOptions}: accepts exactly the keys of `keys` (which the
+ * compiler checks are exactly the keys of `T`, see {@link OptionKeys}), `true` ones with any value or absent, the
+ * others by their own schema. Name `T` explicitly: `optionKeys<SearchEnvOptions>({ retriever: true, topK: true, … })`.
  */
-export function strictKeys(keys: readonly string[], typed: Readonly<Record<string, z.ZodType>> = {}): z.ZodType {
-  const shape: Record<string, z.ZodType> = Object.fromEntries(keys.map((k) => [k, anyValue.optional()]));
-  return z.strictObject({ ...shape, ...typed });
+export function optionKeys<T extends object = never>(keys: NoInfer<[T] extends [never] ? OptionsTypeNotNamed : OptionKeys<T>>): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [k, v] of Object.entries(keys)) shape[k] = v === true ? anyValue.optional() : (v as z.ZodType);
+  return z.strictObject(shape);
 }
 
 /**
@@ -64,7 +95,10 @@ export function strictKeys(keys: readonly string[], typed: Readonly<Record<strin
 export function parseOptions<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new ConfigError(what, configIssuesFromZod(parsed.error.issues, value, (path) => schemaKeysAt(schema, path), schemaKeyPaths(schema)));
+  throw new ConfigError(
+    what,
+    configIssuesFromZod(parsed.error.issues, value, (path) => schemaKeysAt(schema, path), schemaKeyPaths(schema)),
+  );
 }
 
 const posInt = z.number().int().positive();

@@ -12,7 +12,10 @@ export type StreamedBody = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array
 
 function announcedLength(headers: HeaderSource | undefined): number | undefined {
   if (headers === undefined) return undefined;
-  const raw = typeof (headers as Headers).get === 'function' ? (headers as Headers).get('content-length') : (headers as Record<string, string | string[] | undefined>)['content-length'];
+  const raw =
+    typeof (headers as Headers).get === 'function'
+      ? (headers as Headers).get('content-length')
+      : (headers as Record<string, string | string[] | undefined>)['content-length'];
   const v = Array.isArray(raw) ? raw[0] : raw;
   if (v === undefined || v === null || v === '') return undefined;
   const n = Number(v);
@@ -108,7 +111,10 @@ export function isRedirect(status: number): boolean {
  */
 export function refuseRedirect(url: string, status: number, headers: HeaderSource): void {
   if (!isRedirect(status)) return;
-  const raw = typeof (headers as Headers).get === 'function' ? (headers as Headers).get('location') : (headers as Record<string, string | string[] | undefined>)['location'];
+  const raw =
+    typeof (headers as Headers).get === 'function'
+      ? (headers as Headers).get('location')
+      : (headers as Record<string, string | string[] | undefined>)['location'];
   const location = (Array.isArray(raw) ? raw[0] : raw) ?? undefined;
   throw new RedirectRefusedError(url, status, location === null ? undefined : location);
 }

@@ -13,7 +13,7 @@ export function isModuleNotFound(err: unknown, packageName: string): boolean {
   if (typeof message !== 'string') return false;
   // Node names the missing specifier in quotes at the start: "Cannot find package 'x' imported from …" / "Cannot find module 'x'".
   const named = /^Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1];
-  return named === packageName || (named !== undefined && named.startsWith(`${packageName}/`));
+  return named === packageName || named?.startsWith(`${packageName}/`) === true;
 }
 
 /**
@@ -21,12 +21,7 @@ export function isModuleNotFound(err: unknown, packageName: string): boolean {
  * @throws MissingPeerDependencyError when it is not installed, naming `installCommand`; any other load failure as is.
  * @internal
  */
-export async function importOptionalPeer<T>(
-  packageName: string,
-  feature: string,
-  installCommand: string,
-  load: () => Promise<T>,
-): Promise<T> {
+export async function importOptionalPeer<T>(packageName: string, feature: string, installCommand: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (err) {

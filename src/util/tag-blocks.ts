@@ -28,7 +28,7 @@ export interface TagBlockOptions {
   readonly unclosed?: 'stop' | 'to-end';
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * `indexOf(tag, i)`, case-insensitively if asked (a literal pattern: the match has the tag's length, since tags are
@@ -36,7 +36,7 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 function finder(text: string, tag: string, ignoreCase: boolean): (from: number) => number {
   if (!ignoreCase || tag.toLowerCase() === tag.toUpperCase()) return (from) => text.indexOf(tag, from);
-  const re = new RegExp(escape(tag), 'gi');
+  const re = new RegExp(escapeRegExp(tag), 'gi');
   return (from) => {
     re.lastIndex = from;
     return re.exec(text)?.index ?? -1;

@@ -30,6 +30,7 @@ export function assertZodPeer(): void {
 export function assertZod4Object(schema: unknown, where: string): void {
   const s = schema as { _zod?: { def?: { type?: string } }; _def?: unknown } | null;
   if (typeof s !== 'object' || s === null) throw new ZodVersionError(`${s === null ? 'null' : typeof s}, not a zod schema`, where);
-  if (s._zod === undefined) throw new ZodVersionError(s._def !== undefined ? 'a zod 3 schema (it has _def but no _zod)' : 'an object that is not a zod schema', where);
+  if (s._zod === undefined)
+    throw new ZodVersionError(s._def !== undefined ? 'a zod 3 schema (it has _def but no _zod)' : 'an object that is not a zod schema', where);
   if (s._zod.def?.type !== 'object') throw new ZodVersionError(`a zod ${s._zod.def?.type ?? 'unknown'} schema, not z.object({...})`, where);
 }

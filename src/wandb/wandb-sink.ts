@@ -33,7 +33,10 @@ const optionsSchema = z.strictObject({
   project: z.string().trim().min(1, 'expected a non-empty project name').max(128, 'expected at most 128 characters').optional(),
   entity: z.string().trim().min(1, 'expected a non-empty entity').max(128, 'expected at most 128 characters').optional(),
   name: z.string().trim().min(1, 'expected a non-empty name').max(128, 'expected at most 128 characters').optional(),
-  id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'expected 1–128 letters, digits, - or _').optional(),
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/, 'expected 1–128 letters, digits, - or _')
+    .optional(),
   apiKey: z.string().min(1, 'expected a non-empty API key').optional(),
   baseUrl: z.string().refine(isHttpUrl, 'expected an http(s) URL').optional(),
   finishTimeoutMs: z.number().int('expected whole milliseconds').positive('expected a duration > 0 ms').max(600_000, 'expected at most 600000 ms').optional(),
@@ -47,10 +50,7 @@ function isHttpUrl(s: string): boolean {
   }
 }
 
-type FromWorker =
-  | { readonly type: 'ready'; readonly url: string }
-  | { readonly type: 'failed'; readonly message: string }
-  | { readonly type: 'finished' };
+type FromWorker = { readonly type: 'ready'; readonly url: string } | { readonly type: 'failed'; readonly message: string } | { readonly type: 'finished' };
 
 const INSTALL = 'npm install @wandb/sdk@0.5.1';
 const NOT_SENT = "this run's metrics are not sent to W&B (they are in its metrics.jsonl)";
@@ -60,7 +60,8 @@ function resolveSdk(): string {
   try {
     return createRequire(import.meta.url).resolve('@wandb/sdk');
   } catch (err) {
-    if (isModuleNotFound(err, '@wandb/sdk')) throw new MissingPeerDependencyError({ packageName: '@wandb/sdk', feature: 'wandbSink (agentrl/wandb)', installCommand: INSTALL, cause: err });
+    if (isModuleNotFound(err, '@wandb/sdk'))
+      throw new MissingPeerDependencyError({ packageName: '@wandb/sdk', feature: 'wandbSink (agentrl/wandb)', installCommand: INSTALL, cause: err });
     throw err;
   }
 }
@@ -100,7 +101,11 @@ function causeIn(output: string): string | undefined {
  */
 export function wandbSink(opts: WandbSinkOptions = {}): MetricsSink {
   const parsed = optionsSchema.safeParse(opts);
-  if (!parsed.success) throw new ConfigError('wandbSink options', configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(optionsSchema, path)));
+  if (!parsed.success)
+    throw new ConfigError(
+      'wandbSink options',
+      configIssuesFromZod(parsed.error.issues, opts, (path) => schemaKeysAt(optionsSchema, path)),
+    );
   const o = parsed.data;
   const sdkPath = resolveSdk();
   const finishTimeoutMs = o.finishTimeoutMs ?? 30_000;
@@ -174,7 +179,11 @@ export function wandbSink(opts: WandbSinkOptions = {}): MetricsSink {
       w.postMessage({ type: 'finish' });
       const outcome = await Promise.race([settled, timeout]);
       clearTimeout(timer);
-      if (outcome === 'timeout') stop(`W&B did not confirm the end of the run within ${finishTimeoutMs} ms (unreachable, or the SDK still retrying)`, 'its last rows may be missing there (all are in the metrics.jsonl)');
+      if (outcome === 'timeout')
+        stop(
+          `W&B did not confirm the end of the run within ${finishTimeoutMs} ms (unreachable, or the SDK still retrying)`,
+          'its last rows may be missing there (all are in the metrics.jsonl)',
+        );
       stopped = true;
       await w.terminate();
     },

@@ -83,7 +83,9 @@ export function describeBackendConformance(target: ConformanceTarget): void {
         const got = await b.forwardBackward(batch, loss, { weight });
         const want = await r.forwardBackward(batch, loss, { weight });
         expect(close(got.metrics['loss']!, want.metrics['loss']!), `loss ${got.metrics['loss']} vs ${want.metrics['loss']}`).toBe(true);
-        got.logprobs.forEach((lp, i) => expectClose(lp, want.logprobs[i]!, `datum ${i} logprobs`));
+        got.logprobs.forEach((lp, i) => {
+          expectClose(lp, want.logprobs[i]!, `datum ${i} logprobs`);
+        });
       });
     }
 
@@ -112,7 +114,9 @@ export function describeBackendConformance(target: ConformanceTarget): void {
       expect(b).toEqual(a);
       const want = await (await ref().saveWeightsForSampler()).sample([3, 14, 15, 92], params);
       expect(a.map((s) => s.tokens)).toEqual(want.map((s) => s.tokens));
-      a.forEach((s, i) => expectClose(s.logprobs, want[i]!.logprobs, `sample ${i} logprobs`));
+      a.forEach((s, i) => {
+        expectClose(s.logprobs, want[i]!.logprobs, `sample ${i} logprobs`);
+      });
       expectClose(await sampler.computeLogprobs([3, 14, 15, 92]), await subject.computeLogprobs([3, 14, 15, 92]), 'sampler vs learner logprobs');
     });
 

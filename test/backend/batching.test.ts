@@ -50,7 +50,14 @@ describe('batching', () => {
     for (const aggregation of ['token-mean', 'sequence-mean', 'token-sum'] as const) {
       const c = aggregationCoefficients(ds, { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation });
       const viaCoef = per.reduce((s, l, d) => s + l.reduce((a, x, t) => a + x * c[d]![t]!, 0), 0);
-      expect(viaCoef).toBeCloseTo(aggregateLoss(per, ds.map((d) => d.mask), aggregation), 6);
+      expect(viaCoef).toBeCloseTo(
+        aggregateLoss(
+          per,
+          ds.map((d) => d.mask),
+          aggregation,
+        ),
+        6,
+      );
     }
   });
 });

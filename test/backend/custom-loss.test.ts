@@ -22,7 +22,12 @@ const NATIVE: LossConfig[] = [
 /** The native kind, rewritten as a user-defined loss from its registry formula (so it cannot take the native path). */
 const asCustom = (cfg: LossConfig): LossConfig => ({
   kind: 'custom',
-  loss: defineLoss({ name: `as-${cfg.kind}`, level: 'token', perToken: (s) => LOSSES[cfg.kind].perToken(cfg as never, s), grad: (s, c) => LOSSES[cfg.kind].grad(cfg as never, s, c) }),
+  loss: defineLoss({
+    name: `as-${cfg.kind}`,
+    level: 'token',
+    perToken: (s) => LOSSES[cfg.kind].perToken(cfg as never, s),
+    grad: (s, c) => LOSSES[cfg.kind].grad(cfg as never, s, c),
+  }),
   ...(cfg.aggregation ? { aggregation: cfg.aggregation } : {}),
 });
 
@@ -43,7 +48,9 @@ describe('custom-loss path on the embedded engine (forward, then weighted cross-
     const custom = await step(b, asCustom(cfg), 0.5);
     expect(custom.loss).toBeCloseTo(native.loss, 5);
     expect(Math.abs(custom.norm - native.norm)).toBeLessThanOrEqual(1e-4 * native.norm);
-    custom.after.forEach((x, t) => expect(x).toBeCloseTo(native.after[t]!, 4));
+    custom.after.forEach((x, t) => {
+      expect(x).toBeCloseTo(native.after[t]!, 4);
+    });
     await a.close();
     await b.close();
   });
@@ -70,7 +77,10 @@ describe('custom-loss path on the embedded engine (forward, then weighted cross-
     const cfg = NATIVE[0]!;
     await a.forwardBackward(datums, cfg);
     const ga = (await a.optimStep({ learningRate: 0, gradClipNorm: 0 })).metrics['grad_norm']!;
-    const steps = { forward: async (d: readonly Datum[]) => (await b.forwardBackward(d, { kind: 'cross_entropy', aggregation: 'token-sum' }, { weight: 0 })).logprobs, weightedBackward: (d: readonly Datum[]) => b.forwardBackward(d, WEIGHTED_CROSS_ENTROPY) };
+    const steps = {
+      forward: async (d: readonly Datum[]) => (await b.forwardBackward(d, { kind: 'cross_entropy', aggregation: 'token-sum' }, { weight: 0 })).logprobs,
+      weightedBackward: (d: readonly Datum[]) => b.forwardBackward(d, WEIGHTED_CROSS_ENTROPY),
+    };
     await forwardBackwardCustom(steps, datums, cfg, 1);
     const gb = (await b.optimStep({ learningRate: 0, gradClipNorm: 0 })).metrics['grad_norm']!;
     expect(Math.abs(gb - ga)).toBeLessThanOrEqual(1e-4 * ga);
@@ -83,9 +93,18 @@ describe('custom-loss path over HTTP: tinkerBackend → agentrl serve', () => {
   let serve: ServeApp | undefined;
   afterAll(async () => serve?.close());
   const connect = async (): Promise<TrainingBackend> => {
-    serve ??= createServeApp({ port: 0, model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! } });
+    serve ??= createServeApp({
+      port: 0,
+      model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! },
+    });
     const url = await serve.listen();
-    return tinkerBackend({ baseUrl: url, baseModel: 'agentrl/local', renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)), maxContextTokens: TINY.contextTokens!, retry: { tryAgainDelayMs: 0 } });
+    return tinkerBackend({
+      baseUrl: url,
+      baseModel: 'agentrl/local',
+      renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)),
+      maxContextTokens: TINY.contextTokens!,
+      retry: { tryAgainDelayMs: 0 },
+    });
   };
 
   it('ppo as a custom loss over the wire gives the gradient of the native ppo loss_fn; gspo runs with the same metrics', async () => {
@@ -96,7 +115,9 @@ describe('custom-loss path over HTTP: tinkerBackend → agentrl serve', () => {
     const custom = await step(b, asCustom(cfg), 1);
     expect(custom.loss).toBeCloseTo(native.loss, 4);
     expect(Math.abs(custom.norm - native.norm)).toBeLessThanOrEqual(1e-3 * native.norm);
-    custom.after.forEach((x, t) => expect(x).toBeCloseTo(native.after[t]!, 3));
+    custom.after.forEach((x, t) => {
+      expect(x).toBeCloseTo(native.after[t]!, 3);
+    });
     const gspo: LossConfig = { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1 };
     const r = await b.forwardBackward(datums, gspo);
     const ref = referenceLoss(datums, r.logprobs, gspo);

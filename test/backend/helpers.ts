@@ -17,7 +17,7 @@ export const LOCAL_VOCAB = Object.keys(tokenizerJson.model.vocab).length + token
 /** Deterministic PRNG for test data. */
 export function lcg(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
 }
 
 /** A random datum of length T: prompt positions (first `promptLen`) masked out, the rest masked in. */

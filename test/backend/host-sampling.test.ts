@@ -14,24 +14,30 @@ describe('drawToken', () => {
 
   it('topK = 1 always returns the argmax', () => {
     // Hazard: top-k truncation leaking tail tokens.
-    fc.assert(fc.property(fc.double({ min: 0, max: 0.999999, noNaN: true }), (u) => {
-      expect(drawToken(logits, { temperature: 1, topP: 1, topK: 1 }, u).token).toBe(1);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 0.999999, noNaN: true }), (u) => {
+        expect(drawToken(logits, { temperature: 1, topP: 1, topK: 1 }, u).token).toBe(1);
+      }),
+    );
   });
 
   it('topP keeps only the nucleus', () => {
     // Hazard: nucleus sampling drawing tokens outside the top-p mass.
-    fc.assert(fc.property(fc.double({ min: 0, max: 0.999999, noNaN: true }), (u) => {
-      expect([1, 3]).toContain(drawToken(logits, { temperature: 1, topP: 0.8, topK: 0 }, u).token);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 0.999999, noNaN: true }), (u) => {
+        expect([1, 3]).toContain(drawToken(logits, { temperature: 1, topP: 0.8, topK: 0 }, u).token);
+      }),
+    );
   });
 
   it('reports log softmax(logits / T) of the drawn token over the full vocabulary', () => {
     // Hazard: sampler logprobs inconsistent with the temperature-scaled distribution (breaks PPO ratios).
-    fc.assert(fc.property(fc.double({ min: 0, max: 0.999999, noNaN: true }), fc.double({ min: 0.1, max: 3, noNaN: true }), (u, T) => {
-      const r = drawToken(logits, { temperature: T, topP: 1, topK: 0 }, u);
-      expect(r.logprob).toBeCloseTo(logSoftmaxAt(logits, T, r.token), 6);
-    }));
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 0.999999, noNaN: true }), fc.double({ min: 0.1, max: 3, noNaN: true }), (u, T) => {
+        const r = drawToken(logits, { temperature: T, topP: 1, topK: 0 }, u);
+        expect(r.logprob).toBeCloseTo(logSoftmaxAt(logits, T, r.token), 6);
+      }),
+    );
   });
 
   it('is a deterministic function of the uniform draw', () => {
@@ -58,7 +64,9 @@ describe('topLogprobs (issue 24 §7: the alternatives /v1 returns)', () => {
             .slice(0, k)
             .map((token) => ({ token, logprob: logSoftmaxAt(logits, t, token) }));
           expect(got.map((g) => g.token)).toEqual(want.map((w) => w.token));
-          got.forEach((g, i) => expect(g.logprob).toBeCloseTo(want[i]!.logprob, 5));
+          got.forEach((g, i) => {
+            expect(g.logprob).toBeCloseTo(want[i]!.logprob, 5);
+          });
         },
       ),
       { numRuns: 300 },

@@ -42,7 +42,9 @@ describe('bundled local-model tokenizer files', () => {
 
   it('encodes every special token as one id after the merged vocabulary', () => {
     // Hazard: control tokens split into bytes, so stop tokens never fire.
-    SPECIALS.forEach((s, i) => expect(tok.encode(s).ids).toEqual([VOCAB + i]));
+    SPECIALS.forEach((s, i) => {
+      expect(tok.encode(s).ids).toEqual([VOCAB + i]);
+    });
     expect(tc.eos_token).toBe('<|im_end|>');
     expect(tc.pad_token).toBe('<|endoftext|>');
   });
@@ -52,7 +54,16 @@ describe('bundled local-model tokenizer files', () => {
     const r = await loadRenderer({ dir });
     expect(r.vocabSize).toBe(VOCAB + SPECIALS.length);
     expect(r.stopTokens).toContain(VOCAB + 2);
-    const tools = [{ type: 'function' as const, function: { name: 'code_interpreter', description: 'Run Python code.', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } }];
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'code_interpreter',
+          description: 'Run Python code.',
+          parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+        },
+      },
+    ];
     const ids = r.renderPrompt([{ role: 'user', content: 'What is 2+2?' }], { tools });
     const text = r.decode(ids);
     expect(text).toContain('Tools:\ncode_interpreter(code: string)<|im_end|>');

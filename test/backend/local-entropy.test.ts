@@ -23,7 +23,9 @@ describe('full-vocabulary entropy', () => {
     expect(got[0]).toBeCloseTo(Math.log(4), 5);
     expect(got[1]).toBeCloseTo(Math.log(2), 5);
     expect(got[2]).toBeCloseTo(1.2798542258336676, 5); // hand-computed −Σ p ln p of (0.1, 0.2, 0.3, 0.4)
-    rows.forEach((r, i) => expect(got[i]).toBeCloseTo(H(r), 5));
+    rows.forEach((r, i) => {
+      expect(got[i]).toBeCloseTo(H(r), 5);
+    });
   });
 
   describe('the engine reports it from the learner', () => {
@@ -48,7 +50,11 @@ describe('full-vocabulary entropy', () => {
       const base = await backend.forwardBackward(datums, ppo, { weight: 0 });
       // Other targets at masked-out positions change nothing (the entropy does not depend on the target anyway);
       // masking out a whole datum changes the mean to the other datum's.
-      const onlyFirst = await backend.forwardBackward([datums[0]!, { ...datums[1]!, mask: datums[1]!.mask.map(() => 0), advantages: datums[1]!.advantages.map(() => 0) }], ppo, { weight: 0 });
+      const onlyFirst = await backend.forwardBackward(
+        [datums[0]!, { ...datums[1]!, mask: datums[1]!.mask.map(() => 0), advantages: datums[1]!.advantages.map(() => 0) }],
+        ppo,
+        { weight: 0 },
+      );
       const first = await backend.forwardBackward([datums[0]!], ppo, { weight: 0 });
       expect(onlyFirst.metrics['entropy']).toBeCloseTo(first.metrics['entropy']!, 5);
       expect(onlyFirst.metrics['entropy']).not.toBeCloseTo(base.metrics['entropy']!, 5);
@@ -63,7 +69,9 @@ describe('full-vocabulary entropy', () => {
       // With A = 0 the policy loss is 0; token-mean aggregation makes the bonus −β·mean_masked(H).
       expect(r.metrics['loss']).toBeCloseTo(-0.5 * r.metrics['entropy']!, 4);
       await backend.optimStep({ learningRate: 0 });
-      await expect(backend.forwardBackward(datums, { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1 }, { entropyCoef: 0.1 })).rejects.toThrow(/entropyCoef.*custom loss/);
+      await expect(backend.forwardBackward(datums, { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1 }, { entropyCoef: 0.1 })).rejects.toThrow(
+        /entropyCoef.*custom loss/,
+      );
       await expect(backend.forwardBackward(datums, ppo, { entropyCoef: -1 })).rejects.toThrow(/entropyCoef/);
     });
   });
@@ -73,13 +81,23 @@ describe('full-vocabulary entropy', () => {
     const run = async (entropyCoef: number, loss: LossConfig) => {
       const b = tinyBackend({ seed: 11 });
       const rnd = lcg(3);
-      const ds = [randomDatum(rnd, 40, 10), randomDatum(rnd, 40, 10), randomDatum(rnd, 24, 4)].map((d) => ({ ...d, advantages: d.mask.map((m) => (m ? 1 : 0)) }));
+      const ds = [randomDatum(rnd, 40, 10), randomDatum(rnd, 40, 10), randomDatum(rnd, 24, 4)].map((d) => ({
+        ...d,
+        advantages: d.mask.map((m) => (m ? 1 : 0)),
+      }));
       // A few supervised steps first move the policy away from the near-uniform initialisation (where H ≈ ln V is at its
       // maximum and the entropy's gradient vanishes).
-      for (let k = 0; k < 8; k++) await trainOnDatums(b, ds, { loss: { kind: 'cross_entropy' }, optimizer: { learningRate: 3e-2 }, maxTokensPerBatch: 4096, maxDatumsPerBatch: 4 });
+      for (let k = 0; k < 8; k++)
+        await trainOnDatums(b, ds, { loss: { kind: 'cross_entropy' }, optimizer: { learningRate: 3e-2 }, maxTokensPerBatch: 4096, maxDatumsPerBatch: 4 });
       const trace: number[] = [];
       for (let k = 0; k < 5; k++) {
-        const m = await trainOnDatums(b, ds, { loss, optimizer: { learningRate: 3e-3 }, maxTokensPerBatch: 4096, maxDatumsPerBatch: 2, ...(entropyCoef > 0 ? { entropyCoef } : {}) });
+        const m = await trainOnDatums(b, ds, {
+          loss,
+          optimizer: { learningRate: 3e-3 },
+          maxTokensPerBatch: 4096,
+          maxDatumsPerBatch: 2,
+          ...(entropyCoef > 0 ? { entropyCoef } : {}),
+        });
         trace.push(m['optim/entropy']!);
         expect(m['optim/entropy_sampled']).toEqual(expect.any(Number));
       }

@@ -15,7 +15,9 @@ describe('local backend input validation', () => {
     await expect(sampler.sample([1, -1], { maxTokens: 3 })).rejects.toBeInstanceOf(BackendInputError);
     await expect(sampler.sample([1, 2.5], { maxTokens: 3 })).rejects.toBeInstanceOf(BackendInputError);
     await expect(backend.computeLogprobs([1, LOCAL_VOCAB + 10])).rejects.toBeInstanceOf(BackendInputError);
-    await expect(backend.forwardBackward([{ ...good, targetTokens: good.targetTokens.map(() => LOCAL_VOCAB + 35) }], { kind: 'cross_entropy' })).rejects.toBeInstanceOf(BackendInputError);
+    await expect(
+      backend.forwardBackward([{ ...good, targetTokens: good.targetTokens.map(() => LOCAL_VOCAB + 35) }], { kind: 'cross_entropy' }),
+    ).rejects.toBeInstanceOf(BackendInputError);
   });
 
   it('rejects prompts and datums longer than the context', async () => {
@@ -33,7 +35,9 @@ describe('local backend input validation', () => {
     const empty = { modelInput: [], targetTokens: [], logprobs: [], advantages: [], mask: [] };
     await expect(backend.forwardBackward([empty], { kind: 'cross_entropy' })).rejects.toBeInstanceOf(BackendInputError);
     await expect(backend.forwardBackward([{ ...good, mask: good.mask.slice(1) }], { kind: 'cross_entropy' })).rejects.toBeInstanceOf(BackendInputError);
-    await expect(backend.forwardBackward([{ ...good, advantages: good.advantages.map(() => NaN) }], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 })).rejects.toBeInstanceOf(BackendInputError);
+    await expect(
+      backend.forwardBackward([{ ...good, advantages: good.advantages.map(() => NaN) }], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }),
+    ).rejects.toBeInstanceOf(BackendInputError);
     await expect((await backend.saveWeightsForSampler()).sample([], { maxTokens: 2 })).rejects.toBeInstanceOf(BackendInputError);
   });
 

@@ -29,7 +29,9 @@ describe('local engine losses', () => {
     expect(r.metrics.tokens).toBe(ref.tokens);
     expect(r.metrics.clip_frac).toBeCloseTo(ref.clipFrac, 10);
     expect(r.metrics.kl_sample_train).toBeCloseTo(ref.klSampleTrain, 6);
-    r.logprobs.forEach((lp, i) => expect(lp.length).toBe(datums[i]!.modelInput.length));
+    r.logprobs.forEach((lp, i) => {
+      expect(lp.length).toBe(datums[i]!.modelInput.length);
+    });
   });
 
   it('learner logprobs equal computeLogprobs of the same tokens', async () => {

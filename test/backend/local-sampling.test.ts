@@ -25,7 +25,9 @@ describe('local sampler', () => {
         [{ modelInput: all.slice(0, T), targetTokens: all.slice(1), logprobs: Array(T).fill(0), advantages: Array(T).fill(0), mask: Array(T).fill(1) }],
         { kind: 'cross_entropy' },
       );
-      s.tokens.forEach((_, i) => expect(Math.abs(fb.logprobs[0]![prompt.length - 1 + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4));
+      s.tokens.forEach((_, i) => {
+        expect(Math.abs(fb.logprobs[0]![prompt.length - 1 + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4);
+      });
     }
   });
 
@@ -39,7 +41,9 @@ describe('local sampler', () => {
     concurrent.forEach((seqs, i) => {
       seqs.forEach((s, j) => {
         expect(s.tokens).toEqual(sequential[i]![j]!.tokens);
-        s.logprobs.forEach((x, k) => expect(Math.abs(x - sequential[i]![j]!.logprobs[k]!)).toBeLessThan(1e-4));
+        s.logprobs.forEach((x, k) => {
+          expect(Math.abs(x - sequential[i]![j]!.logprobs[k]!)).toBeLessThan(1e-4);
+        });
       });
     });
   });
@@ -52,10 +56,15 @@ describe('local sampler', () => {
     const first = sampler.sample(shortP, { numSamples: 2, maxTokens: 80, seed: 9, stop: [] });
     await new Promise((r) => setTimeout(r, 5)); // let the first request start decoding
     const [a, b] = await Promise.all([first, sampler.sample(longP, { numSamples: 1, maxTokens: 40, seed: 10, stop: [] })]);
-    for (const [p, seqs] of [[shortP, a!], [longP, b!]] as const) {
+    for (const [p, seqs] of [
+      [shortP, a!],
+      [longP, b!],
+    ] as const) {
       for (const s of seqs) {
         const lp = await sampler.computeLogprobs([...p, ...s.tokens]);
-        s.tokens.forEach((_, i) => expect(Math.abs(lp[p.length + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4));
+        s.tokens.forEach((_, i) => {
+          expect(Math.abs(lp[p.length + i]! - s.logprobs[i]!)).toBeLessThanOrEqual(1e-4);
+        });
       }
     }
     expect(a![0]!.tokens).toHaveLength(80);
@@ -83,7 +92,10 @@ describe('local sampler', () => {
     const sampler = await b.saveWeightsForSampler();
     const before = await sampler.computeLogprobs(prompt);
     const T = prompt.length - 1;
-    await b.forwardBackward([{ modelInput: prompt.slice(0, T), targetTokens: prompt.slice(1), logprobs: Array(T).fill(0), advantages: Array(T).fill(0), mask: Array(T).fill(1) }], { kind: 'cross_entropy' });
+    await b.forwardBackward(
+      [{ modelInput: prompt.slice(0, T), targetTokens: prompt.slice(1), logprobs: Array(T).fill(0), advantages: Array(T).fill(0), mask: Array(T).fill(1) }],
+      { kind: 'cross_entropy' },
+    );
     await b.optimStep({ learningRate: 1e-2 });
     expect(await sampler.computeLogprobs(prompt)).toEqual(before);
     expect(await b.computeLogprobs(prompt)).not.toEqual(before);

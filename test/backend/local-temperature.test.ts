@@ -34,7 +34,9 @@ describe('local backend: sampler and learner agree at any temperature', () => {
       const datums: Datum[] = [];
       for (const [i, prompt] of prompts.entries()) {
         const seqs = await sampler.sample(prompt, { numSamples: 2, maxTokens: 24, temperature, topP: 0.9, seed: 100 + i });
-        seqs.forEach((s, g) => datums.push(onPolicyDatum(prompt, s, g === 0 ? 1 : -1)));
+        seqs.forEach((s, g) => {
+          datums.push(onPolicyDatum(prompt, s, g === 0 ? 1 : -1));
+        });
       }
       const r = await backend.forwardBackward(datums, ppo, { sampling: { temperature, topP: 0.9 } });
       expect(r.metrics.tokens).toBeGreaterThan(50);

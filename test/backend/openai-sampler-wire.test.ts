@@ -26,7 +26,10 @@ beforeAll(async () => {
       const body = req.body as Record<string, unknown>;
       seen.push({ path, body });
       const a = answer(path, body, seen.length - 1);
-      await reply.code(a.status ?? 200).headers(a.headers ?? {}).send(a.body);
+      await reply
+        .code(a.status ?? 200)
+        .headers(a.headers ?? {})
+        .send(a.body);
     });
   }
   server.app.post('/hang/v1/completions', async () => {
@@ -72,7 +75,9 @@ describe('openaiCompatibleSampler, vLLM flavor, on the wire', () => {
   it('a server that returns no token ids is a typed error naming return_token_ids, never a re-encode of the text', async () => {
     // Hazard: silently tokenising choices[].text, which need not give the sampled ids.
     answer = () => ({ body: { choices: [choice(0, { text: 'hello', logprobs: { tokens: ['hel', 'lo'], token_logprobs: [-1, -1] } })] } });
-    const err = await vllm().sample([1], { maxTokens: 4 }).catch((e: unknown) => e);
+    const err = await vllm()
+      .sample([1], { maxTokens: 4 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SamplerResponseError);
     expect(err).toMatchObject({ code: 'SAMPLER_RESPONSE', option: 'return_token_ids', field: 'choices[0].token_ids' });
     expect((err as Error).message).toContain('return_token_ids');
@@ -143,7 +148,18 @@ describe('openaiCompatibleSampler, SGLang flavor', () => {
     seen.length = 0;
     answer = (_p, body) => {
       const seed = (body.sampling_params as { sampling_seed: number }).sampling_seed;
-      return { body: { text: 'x', meta_info: { output_token_logprobs: [[-0.5, seed, null], [-0.25, 2691, null]], finish_reason: { type: 'stop', matched: 2691 } } } };
+      return {
+        body: {
+          text: 'x',
+          meta_info: {
+            output_token_logprobs: [
+              [-0.5, seed, null],
+              [-0.25, 2691, null],
+            ],
+            finish_reason: { type: 'stop', matched: 2691 },
+          },
+        },
+      };
     };
     const out = await sglang().sample([1, 2], { numSamples: 2, maxTokens: 8, seed: 100, temperature: 0.6 });
     expect(out).toEqual([
@@ -151,7 +167,11 @@ describe('openaiCompatibleSampler, SGLang flavor', () => {
       { tokens: [101, 2691], logprobs: [-0.5, -0.25], stopReason: 'stop' },
     ]);
     expect(seen.every((r) => r.path === '/generate')).toBe(true);
-    expect(seen[0]!.body).toMatchObject({ input_ids: [1, 2], return_logprob: true, sampling_params: { max_new_tokens: 8, temperature: 0.6, top_k: -1, stop_token_ids: [...renderer.stopTokens] } });
+    expect(seen[0]!.body).toMatchObject({
+      input_ids: [1, 2],
+      return_logprob: true,
+      sampling_params: { max_new_tokens: 8, temperature: 0.6, top_k: -1, stop_token_ids: [...renderer.stopTokens] },
+    });
   });
 
   it('a /generate answer without output_token_logprobs is a typed error naming return_logprob', async () => {
@@ -181,7 +201,9 @@ describe('openaiCompatibleSampler, SGLang flavor', () => {
   for (const [name, rows, at] of badRows) {
     it(`computeLogprobs refuses prompt-logprob rows with ${name}, naming position ${at}`, async () => {
       answer = () => ({ body: { meta_info: { input_token_logprobs: rows } } });
-      const err = await sglang().computeLogprobs(prompt).catch((e: unknown) => e);
+      const err = await sglang()
+        .computeLogprobs(prompt)
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SamplerResponseError);
       expect(err).toMatchObject({ code: 'SAMPLER_RESPONSE', field: `meta_info.input_token_logprobs[${at}]` });
     });

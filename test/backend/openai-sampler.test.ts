@@ -68,7 +68,15 @@ describe('openaiCompatibleSampler against agentrl serve /v1', () => {
       step: async () => ({ done: true }),
     };
     const examples: Example[] = ['1+1', '2+3', '7*6'].map((q, i) => ({ id: `q${i}`, question: q, answer: String(i), meta: {} }));
-    const common = { renderer, env, reward: exactMatch(), examples, n: 3, budgets: { maxTurnTokens: 12, maxTrajectoryTokens: 100 }, sampling: { seed: 42, temperature: 1 } };
+    const common = {
+      renderer,
+      env,
+      reward: exactMatch(),
+      examples,
+      n: 3,
+      budgets: { maxTurnTokens: 12, maxTrajectoryTokens: 100 },
+      sampling: { seed: 42, temperature: 1 },
+    };
     const local = await evaluate({ ...common, sampler: inProcess });
     const remote = await evaluate({ ...common, sampler: openaiCompatibleSampler({ baseUrl, model: 'tiny', renderer }) });
     expect(remote.records).toEqual(local.records);

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 
 /** Runs scripts/check-browser-bundle.mjs; resolves with its exit code, report and stderr. */
-async function check(entry?: string): Promise<{ code: number; report?: { bytes: number; gzipBytes: number; nodeImports: { path: string; importer: string }[] }; stderr: string }> {
+async function check(
+  entry?: string,
+): Promise<{ code: number; report?: { bytes: number; gzipBytes: number; nodeImports: { path: string; importer: string }[] }; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['scripts/check-browser-bundle.mjs', '--json', ...(entry ? ['--entry', entry] : [])]);
     return { code: 0, report: JSON.parse(stdout), stderr };

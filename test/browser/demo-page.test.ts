@@ -9,7 +9,12 @@ import { serveDemo } from '../../examples/browser/serve.mjs';
 
 const run = promisify(execFile);
 
-interface StepMessage { kind: 'step'; step: number; metrics: Record<string, number>; stepMs: number }
+interface StepMessage {
+  kind: 'step';
+  step: number;
+  metrics: Record<string, number>;
+  stepMs: number;
+}
 
 /**
  * The demo page in headless Chromium: the ReTool agent trains in a Web Worker of the page (embedded engine, Pyodide
@@ -39,7 +44,9 @@ describe.skipIf(!haveBrowser)('the browser demo trains the ReTool agent in the p
     const deadline = Date.now() + 420_000;
     let shot = false;
     for (;;) {
-      const s = await page.evaluate<{ step: string; status: string }>("({ step: document.getElementById('step').textContent, status: document.getElementById('status').textContent })");
+      const s = await page.evaluate<{ step: string; status: string }>(
+        "({ step: document.getElementById('step').textContent, status: document.getElementById('status').textContent })",
+      );
       if (!shot && s.step === '2') {
         mkdirSync('temp', { recursive: true });
         await page.screenshot({ path: 'temp/browser-demo-mid-run.png' });
@@ -83,14 +90,18 @@ describe.skipIf(!haveBrowser)('the browser demo trains the ReTool agent in the p
     expect(await page.textContent('#run-info')).toBe(`stored run ${done.run}: 3 steps, checkpoint step-00003`);
     expect(await page.textContent('#step')).toBe('3');
     expect(await page.textContent('#reward')).toBe(steps[2]!.metrics['reward/mean']!.toFixed(3));
-    const curves = await page.evaluate<{ rewards: [number, number][]; heldOut: [number, number][] }>('({ rewards: window.agentrlDemo.rewards, heldOut: window.agentrlDemo.heldOut })');
+    const curves = await page.evaluate<{ rewards: [number, number][]; heldOut: [number, number][] }>(
+      '({ rewards: window.agentrlDemo.rewards, heldOut: window.agentrlDemo.heldOut })',
+    );
     expect(curves.rewards).toEqual(steps.map((m) => [m.step, m.metrics['reward/mean']]));
     expect(curves.heldOut).toEqual(evals.map((e) => [e.step, e.averageAtN]));
     expect(await page.textContent('#traj-step')).toBe('3');
     expect(await page.locator('#viewer article.trajectory .tokens .seg.trained').count()).toBeGreaterThan(0);
     await page.screenshot({ path: 'temp/browser-demo-stored-run.png', fullPage: true });
     expect(errors).toEqual([]);
-    console.log(`browser demo: step ms ${steps.map((m) => Math.round(m.stepMs)).join(', ')}; train s ${steps.map((m) => m.metrics['time/train_s']!.toFixed(2)).join(', ')}`);
+    console.log(
+      `browser demo: step ms ${steps.map((m) => Math.round(m.stepMs)).join(', ')}; train s ${steps.map((m) => m.metrics['time/train_s']!.toFixed(2)).join(', ')}`,
+    );
   }, 480_000);
 
   it('Stop ends the run after the step in flight', async () => {

@@ -24,7 +24,15 @@ describe.skipIf(!haveBrowser)('run storage in IndexedDB survives a page reload (
 
   beforeAll(async () => {
     dir = nodeFs.mkdtempSync(join(tmpdir(), 'agentrl-idb-'));
-    await build({ entryPoints: ['test/fixtures/browser/run-storage-page.ts'], bundle: true, format: 'esm', platform: 'browser', outfile: join(dir, 'page.js'), plugins: [browserPlatform()], logLevel: 'warning' });
+    await build({
+      entryPoints: ['test/fixtures/browser/run-storage-page.ts'],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      outfile: join(dir, 'page.js'),
+      plugins: [browserPlatform()],
+      logLevel: 'warning',
+    });
     nodeFs.writeFileSync(join(dir, 'index.html'), '<!doctype html><script type="module" src="page.js"></script>');
     server = createServer((req, res) => {
       const name = req.url === '/' ? 'index.html' : (req.url ?? '').slice(1);
@@ -56,20 +64,32 @@ describe.skipIf(!haveBrowser)('run storage in IndexedDB survives a page reload (
     await page.goto(url);
     const ready = () => page.waitForFunction('window.storageTest !== undefined');
     await ready();
-    const wrote = await page.evaluate<{ contract: unknown[]; files: Record<string, number[]>; rootList: unknown; baseRead: boolean }>('window.storageTest.write()');
+    const wrote = await page.evaluate<{ contract: unknown[]; files: Record<string, number[]>; rootList: unknown; baseRead: boolean }>(
+      'window.storageTest.write()',
+    );
     expect(wrote.contract).toEqual(want);
     expect(wrote.baseRead).toBe(true);
     // `/` lists the base's folders and the persisted root.
-    expect(wrote.rootList).toEqual([{ name: 'assets', dir: true }, { name: 'runs', dir: true }, { name: 'scratch', dir: true }]);
+    expect(wrote.rootList).toEqual([
+      { name: 'assets', dir: true },
+      { name: 'runs', dir: true },
+      { name: 'scratch', dir: true },
+    ]);
     expect(Object.keys(wrote.files)).toContain('/runs/a/run/logs/metrics.jsonl');
 
     await page.reload();
     await ready();
-    const back = await page.evaluate<{ files: Record<string, number[]>; list: unknown; isDir: boolean[]; bigSum: number; bigLength: number }>('window.storageTest.readBack()');
+    const back = await page.evaluate<{ files: Record<string, number[]>; list: unknown; isDir: boolean[]; bigSum: number; bigLength: number }>(
+      'window.storageTest.readBack()',
+    );
     const persisted = Object.fromEntries(Object.entries(wrote.files).filter(([p]) => p.startsWith('/runs/')));
     expect(back.files).toEqual(persisted);
     expect(Object.keys(back.files).sort()).toEqual(['/runs/a/run/a.bin', '/runs/a/run/logs/metrics.jsonl', '/runs/a/run/step-00001/x.json']);
-    expect(back.list).toEqual([{ name: 'a.bin', dir: false }, { name: 'logs', dir: true }, { name: 'step-00001', dir: true }]);
+    expect(back.list).toEqual([
+      { name: 'a.bin', dir: false },
+      { name: 'logs', dir: true },
+      { name: 'step-00001', dir: true },
+    ]);
     // Folders survive too (an empty one would be listed by a run browser); a removed one and the non-persisted one do not.
     expect(back.isDir).toEqual([true, true, false, false]);
     expect(back.bigLength).toBe(3_000_000);

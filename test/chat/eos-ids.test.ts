@@ -66,7 +66,10 @@ describe('every EOS id of generation_config.json stops a turn', () => {
       },
     };
     const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '12\n' })), systemPrompt: null });
-    const [t] = await runGroup({ sampler, renderer: r, env, budgets: DEFAULT_BUDGETS, templateKwargs: { enable_thinking: false } }, { example: { id: 'q', question: '6+6?', answer: '12' }, groupSize: 1 });
+    const [t] = await runGroup(
+      { sampler, renderer: r, env, budgets: DEFAULT_BUDGETS, templateKwargs: { enable_thinking: false } },
+      { example: { id: 'q', question: '6+6?', answer: '12' }, groupSize: 1 },
+    );
     expect(t!.turns[0]!.action.kind).toBe('tool');
     expect(t!.toolCalls).toBe(1);
     expect(t!.stopReason).toBe('answer');

@@ -11,7 +11,9 @@ describe('compileChatTemplate: select / reject with a test in a for loop (missin
 
   it('rewrites reject("in", …) and select("in", …) to the loop filter, order kept', () => {
     const d = { type: 'string', description: 'x', minLength: 1, 'x-extra': true, enum: ['a'] };
-    expect(render('{% for k in d.keys() | reject("in", skip) %}[{{ k }}]{% endfor %}', { d, skip: ['type', 'description', 'enum'] })).toBe('[minLength][x-extra]');
+    expect(render('{% for k in d.keys() | reject("in", skip) %}[{{ k }}]{% endfor %}', { d, skip: ['type', 'description', 'enum'] })).toBe(
+      '[minLength][x-extra]',
+    );
     expect(render('{% for k in d.keys() | select("in", keep) %}[{{ k }}]{% endfor %}', { d, keep: ['enum', 'type'] })).toBe('[type][enum]');
     expect(render('{% for x in xs | reject("in", ["b"]) %}{{ x }}{% else %}none{% endfor %}', { xs: ['b'] })).toBe('none');
   });
@@ -24,7 +26,12 @@ describe('compileChatTemplate: select / reject with a test in a for loop (missin
   });
 
   it('loop variables and nesting still work; other templates compile unchanged', () => {
-    expect(render('{% for x in xs | reject("in", ["b"]) %}{{ loop.index }}{{ x }}{% for y in ys | select("in", [x]) %}!{% endfor %} {% endfor %}', { xs: ['a', 'b', 'c'], ys: ['c'] })).toBe('1a 2c! ');
+    expect(
+      render('{% for x in xs | reject("in", ["b"]) %}{{ loop.index }}{{ x }}{% for y in ys | select("in", [x]) %}!{% endfor %} {% endfor %}', {
+        xs: ['a', 'b', 'c'],
+        ys: ['c'],
+      }),
+    ).toBe('1a 2c! ');
     expect(render('{{ xs | length }}{% for x in xs if x > 1 %}{{ x }}{% endfor %}', { xs: [1, 2, 3] })).toBe('323');
     // A form it does not rewrite (a test with an argument other than `in`) fails as before.
     expect(() => render('{% for x in xs | select("divisibleby", 3) %}{{ x }}{% endfor %}', { xs: [3] })).toThrow();

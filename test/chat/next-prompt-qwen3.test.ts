@@ -143,10 +143,7 @@ const nonThinkingEpisodes: Episode[] = [
     name: 'thinking off: one tool call then an answer',
     thinking: false,
     opening: [user('What is 2**100 mod 7?')],
-    turns: [
-      { content: 'Let me compute.', calls: [{ code: 'print(2**100 % 7)' }] },
-      { content: '\\boxed{2}' },
-    ],
+    turns: [{ content: 'Let me compute.', calls: [{ code: 'print(2**100 % 7)' }] }, { content: '\\boxed{2}' }],
     observations: [[tool('2')]],
   },
   {
@@ -258,7 +255,13 @@ describe('nextPrompt with Qwen3: edge cases', () => {
     const kwargs = { enable_thinking: false };
     const prompt = r.renderPrompt(before, { templateKwargs: kwargs });
     const completion = r.encode('\\boxed{2}<|im_end|>');
-    const next = r.nextPrompt({ messagesBeforeAssistant: before, prevPromptTokens: prompt, completionTokens: completion, observation: [user('Sure?')], templateKwargs: kwargs });
+    const next = r.nextPrompt({
+      messagesBeforeAssistant: before,
+      prevPromptTokens: prompt,
+      completionTokens: completion,
+      observation: [user('Sure?')],
+      templateKwargs: kwargs,
+    });
     expect(r.decode(next.slice(prompt.length + completion.length))).toBe('\n<|im_start|>user\nSure?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n');
   });
 });

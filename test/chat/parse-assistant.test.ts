@@ -14,8 +14,7 @@ const tools: ToolDefinition[] = [
   },
 ];
 const stopStrings = ['<|im_end|>'];
-const call = (code: string, name = 'code_interpreter') =>
-  `<tool_call>\n${JSON.stringify({ name, arguments: { code } })}\n</tool_call>`;
+const call = (code: string, name = 'code_interpreter') => `<tool_call>\n${JSON.stringify({ name, arguments: { code } })}\n</tool_call>`;
 const parse = (text: string) => parseAssistant(text, { tools, stopStrings });
 
 describe('parseAssistant: the seed three paths', () => {
@@ -94,10 +93,13 @@ describe('parseAssistant: JSON bodies whose code contains awkward characters', (
 
   it('round-trips any code string written as a JSON tool call', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }).filter((s) => s.trim() !== ''), (code) => {
-        const a = parse(call(code));
-        return a.kind === 'tool' && a.call.function.arguments.code === code;
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }).filter((s) => s.trim() !== ''),
+        (code) => {
+          const a = parse(call(code));
+          return a.kind === 'tool' && a.call.function.arguments.code === code;
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -137,7 +139,12 @@ describe("parseAssistant: 'code' format (seed style, the body is the code)", () 
 describe('parseAssistant is generic; tool-specific rules live in the environment', () => {
   it('parses a call with a blank `code` argument as a tool call (the code interpreter refuses it, not the parser)', () => {
     expect(parseAssistant(call('   '), { tools: [] as ToolDefinition[] }).kind).toBe('invalid'); // not offered
-    const tools: ToolDefinition[] = [{ type: 'function', function: { name: 'code_interpreter', description: '', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } }];
+    const tools: ToolDefinition[] = [
+      {
+        type: 'function',
+        function: { name: 'code_interpreter', description: '', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } },
+      },
+    ];
     expect(parseAssistant(call('   '), { tools }).kind).toBe('tool');
   });
 });

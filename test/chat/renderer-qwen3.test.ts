@@ -7,7 +7,17 @@ import type { Message } from '../../src/types/message.js';
 import { CODE_TOOL, loadQwen3 } from './qwen3-fixture.js';
 
 // A rendered 3-message conversation, 231 tokens: ids measured once with @huggingface/jinja and the Qwen3 template.
-const EXAMPLE_IDS = [151644,8948,198,2,13852,271,2610,1231,1618,825,476,803,5746,311,7789,448,279,1196,3239,382,2610,525,3897,448,729,32628,2878,366,15918,1472,15918,29,11874,9492,510,27,15918,397,4913,1313,788,330,1688,497,330,1688,788,5212,606,788,330,1851,15318,28637,497,330,4684,788,330,17174,13027,2038,323,470,20075,21546,615,10465,330,13786,788,5212,1313,788,330,1700,497,330,13193,788,5212,1851,788,5212,1313,788,330,917,497,330,4684,788,330,30280,2038,9207,2137,330,6279,788,4383,1851,1341,3417,532,522,15918,1339,2461,1817,729,1618,11,470,264,2951,1633,448,729,829,323,5977,2878,220,151657,151658,11874,9492,510,151657,198,4913,606,788,366,1688,11494,8066,330,16370,788,366,2116,56080,40432,31296,151658,151645,198,151644,872,198,3838,374,220,17,334,16,15,15,1463,220,22,30,151645,198,151644,77091,198,151667,198,10061,752,12564,624,151668,271,40,3278,12564,432,624,151657,198,4913,606,788,330,1851,15318,28637,497,330,16370,788,5212,1851,788,330,1350,7,17,334,16,15,15,1018,220,22,8,95642,151658,151645,198,151644,872,198,151665,198,17,198,151666,151645,198,151644,77091,198,151667,271,151668,271];
+const EXAMPLE_IDS = [
+  151644, 8948, 198, 2, 13852, 271, 2610, 1231, 1618, 825, 476, 803, 5746, 311, 7789, 448, 279, 1196, 3239, 382, 2610, 525, 3897, 448, 729, 32628, 2878, 366,
+  15918, 1472, 15918, 29, 11874, 9492, 510, 27, 15918, 397, 4913, 1313, 788, 330, 1688, 497, 330, 1688, 788, 5212, 606, 788, 330, 1851, 15318, 28637, 497, 330,
+  4684, 788, 330, 17174, 13027, 2038, 323, 470, 20075, 21546, 615, 10465, 330, 13786, 788, 5212, 1313, 788, 330, 1700, 497, 330, 13193, 788, 5212, 1851, 788,
+  5212, 1313, 788, 330, 917, 497, 330, 4684, 788, 330, 30280, 2038, 9207, 2137, 330, 6279, 788, 4383, 1851, 1341, 3417, 532, 522, 15918, 1339, 2461, 1817, 729,
+  1618, 11, 470, 264, 2951, 1633, 448, 729, 829, 323, 5977, 2878, 220, 151657, 151658, 11874, 9492, 510, 151657, 198, 4913, 606, 788, 366, 1688, 11494, 8066,
+  330, 16370, 788, 366, 2116, 56080, 40432, 31296, 151658, 151645, 198, 151644, 872, 198, 3838, 374, 220, 17, 334, 16, 15, 15, 1463, 220, 22, 30, 151645, 198,
+  151644, 77091, 198, 151667, 198, 10061, 752, 12564, 624, 151668, 271, 40, 3278, 12564, 432, 624, 151657, 198, 4913, 606, 788, 330, 1851, 15318, 28637, 497,
+  330, 16370, 788, 5212, 1851, 788, 330, 1350, 7, 17, 334, 16, 15, 15, 1018, 220, 22, 8, 95642, 151658, 151645, 198, 151644, 872, 198, 151665, 198, 17, 198,
+  151666, 151645, 198, 151644, 77091, 198, 151667, 271, 151668, 271,
+];
 
 const exampleMessages: Message[] = [
   { role: 'user', content: 'What is 2**100 mod 7?' },
@@ -27,9 +37,17 @@ beforeAll(async () => {
 describe('Qwen3 renderer: token ids measured with the Qwen3 template', () => {
   it('encodes the control tokens and newlines to their documented ids', () => {
     const ids: [string, number][] = [
-      ['<|endoftext|>', 151643], ['<|im_start|>', 151644], ['<|im_end|>', 151645], ['<tool_call>', 151657],
-      ['</tool_call>', 151658], ['<tool_response>', 151665], ['</tool_response>', 151666], ['<think>', 151667],
-      ['</think>', 151668], ['\n', 198], ['\n\n', 271],
+      ['<|endoftext|>', 151643],
+      ['<|im_start|>', 151644],
+      ['<|im_end|>', 151645],
+      ['<tool_call>', 151657],
+      ['</tool_call>', 151658],
+      ['<tool_response>', 151665],
+      ['</tool_response>', 151666],
+      ['<think>', 151667],
+      ['</think>', 151668],
+      ['\n', 198],
+      ['\n\n', 271],
     ];
     for (const [s, id] of ids) expect(r.encode(s), s).toEqual([id]);
     expect(r.encode('<|im_start|>assistant')).toEqual([151644, 77091]);
@@ -61,9 +79,15 @@ describe('Qwen3 renderer: token ids measured with the Qwen3 template', () => {
     // Hazard: content null/undefined crashes the template (pitfall f).
     const msgs: Message[] = [
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: undefined as unknown as string, toolCalls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: 'print(1)' } } }] },
+      {
+        role: 'assistant',
+        content: undefined as unknown as string,
+        toolCalls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: 'print(1)' } } }],
+      },
     ];
-    expect(r.renderText(msgs, { addGenerationPrompt: false })).toContain('<|im_start|>assistant\n<think>\n\n</think>\n\n<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "print(1)"}}\n</tool_call><|im_end|>\n');
+    expect(r.renderText(msgs, { addGenerationPrompt: false })).toContain(
+      '<|im_start|>assistant\n<think>\n\n</think>\n\n<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "print(1)"}}\n</tool_call><|im_end|>\n',
+    );
   });
 
   it('counts tokens with countTokens', () => {

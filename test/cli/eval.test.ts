@@ -53,15 +53,50 @@ describe('agentrl eval', () => {
     const outPath = join(dir, 'results.jsonl');
     const { out, io } = capture();
     const args = [
-      'eval', '--sampler', served.baseUrl, '--model', 'retool-sft', '--tokenizer', LOCAL_MODEL_DIR, '--env', 'retool,retool-text', '--data', DEV,
-      '--limit', '3', '--n', '2', '--concurrency', '4', '--seed', '1234', '--system-prompt', 'none', '--tool-timeout-ms', '5000',
-      '--max-tool-calls', '3', '--max-turns', '4', '--max-trajectory-tokens', '192', '--max-turn-tokens', '64', '--max-tool-response-tokens', '16',
-      '--out', outPath,
+      'eval',
+      '--sampler',
+      served.baseUrl,
+      '--model',
+      'retool-sft',
+      '--tokenizer',
+      LOCAL_MODEL_DIR,
+      '--env',
+      'retool,retool-text',
+      '--data',
+      DEV,
+      '--limit',
+      '3',
+      '--n',
+      '2',
+      '--concurrency',
+      '4',
+      '--seed',
+      '1234',
+      '--system-prompt',
+      'none',
+      '--tool-timeout-ms',
+      '5000',
+      '--max-tool-calls',
+      '3',
+      '--max-turns',
+      '4',
+      '--max-trajectory-tokens',
+      '192',
+      '--max-turn-tokens',
+      '64',
+      '--max-tool-response-tokens',
+      '16',
+      '--out',
+      outPath,
     ];
     const code = await runCli(args, io);
     expect(out.stderr).not.toContain('Error');
     expect(code).toBe(0);
-    const read = (f: string) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as EvalRecord);
+    const read = (f: string) =>
+      readFileSync(join(dir, f), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as EvalRecord);
     const got = read('results.retool.jsonl');
     const gotText = read('results.retool-text.jsonl');
 
@@ -69,11 +104,21 @@ describe('agentrl eval', () => {
     const reward = mathReward();
     try {
       const common = {
-        sampler: await backend.saveWeightsForSampler(), renderer: await localRenderer(), reward,
-        examples: await loadMathDataset(DEV, { limit: 3 }), n: 2, budgets: BUDGETS, sampling: { temperature: 1, topP: 1, seed: 1234 },
+        sampler: await backend.saveWeightsForSampler(),
+        renderer: await localRenderer(),
+        reward,
+        examples: await loadMathDataset(DEV, { limit: 3 }),
+        n: 2,
+        budgets: BUDGETS,
+        sampling: { temperature: 1, topP: 1, seed: 1234 },
       };
       const want = await evaluate({ ...common, env });
-      const textEnv: Environment = { name: 'text-only', tools: [], initialMessages: (ex) => [{ role: 'user', content: ex.question }], step: async () => ({ done: true }) };
+      const textEnv: Environment = {
+        name: 'text-only',
+        tools: [],
+        initialMessages: (ex) => [{ role: 'user', content: ex.question }],
+        step: async () => ({ done: true }),
+      };
       const wantText = await evaluate({ ...common, env: textEnv });
       expect(got).toEqual(want.records);
       expect(gotText).toEqual(wantText.records);
@@ -91,17 +136,42 @@ describe('agentrl eval', () => {
     expect(await evalCommand.run(['--model', 'm'], a.io)).toBe(2);
     expect(a.out.stderr).toContain('--sampler is required');
     const f = capture();
-    expect(await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, '--family', 'gpt5'], f.io)).toBe(2);
+    expect(
+      await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, '--family', 'gpt5'], f.io),
+    ).toBe(2);
     expect(f.out.stderr).toContain("--family must be one of gpt_oss, kimi_k2, deepseek_v3, mistral, llama3, qwen3_coder, qwen3, got 'gpt5'");
     // A bad number flag read after the plan (--tool-timeout-ms, --timeout-ms, --limit, --sandbox-workers) used to escape
     // run() as an exception or exit 1; it is bad usage like every other flag.
     for (const flag of ['--tool-timeout-ms', '--timeout-ms', '--limit', '--sandbox-workers']) {
       const t = capture();
-      expect(await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, flag, '0'], t.io), flag).toBe(2);
+      expect(
+        await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, flag, '0'], t.io),
+        flag,
+      ).toBe(2);
       expect(t.out.stderr).toContain(`${flag} expects an integer ≥ 1, got '0'`);
     }
     const b = capture();
-    expect(await evalCommand.run(['--sampler', 'http://127.0.0.1:9/v1', '--model', 'm', '--tokenizer', LOCAL_MODEL_DIR, '--data', DEV, '--limit', '1', '--env', 'retool-text', '--out', join(dir, 'x.jsonl')], b.io)).toBe(1);
+    expect(
+      await evalCommand.run(
+        [
+          '--sampler',
+          'http://127.0.0.1:9/v1',
+          '--model',
+          'm',
+          '--tokenizer',
+          LOCAL_MODEL_DIR,
+          '--data',
+          DEV,
+          '--limit',
+          '1',
+          '--env',
+          'retool-text',
+          '--out',
+          join(dir, 'x.jsonl'),
+        ],
+        b.io,
+      ),
+    ).toBe(1);
     expect(b.out.stderr).toMatch(/SAMPLER_UNAVAILABLE|request failed|127\.0\.0\.1:9/);
   });
 });

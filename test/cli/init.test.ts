@@ -31,7 +31,11 @@ describe('agentrl init', () => {
     const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(p).toMatchObject({ name: 'my-agent', type: 'module', dependencies: { agentrl: TGZ, zod: '^4.0.0' }, scripts: { start: 'tsx src/main.ts' } });
     expect(p.allowScripts).toEqual({ agentrl: false, [TGZ]: false, 'core-js': false, esbuild: true, protobufjs: false });
-    expect(p.devDependencies).toEqual({ typescript: pkg.devDependencies['typescript'], tsx: pkg.devDependencies['tsx'], '@types/node': pkg.devDependencies['@types/node'] });
+    expect(p.devDependencies).toEqual({
+      typescript: pkg.devDependencies['typescript'],
+      tsx: pkg.devDependencies['tsx'],
+      '@types/node': pkg.devDependencies['@types/node'],
+    });
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/^# my-agent\n[\s\S]*npm install\nnpm start/);
     expect(readFileSync(join(dir, 'src/main.ts'), 'utf8')).toContain("from 'agentrl'");
     expect(r.out).toContain('npm install && npm start');
@@ -79,7 +83,13 @@ describe('agentrl init', () => {
     expect(readFileSync(join(dir, 'package.json'), 'utf8')).toBe('{"mine":true}');
     const empty = mkdtempSync(join(tmpdir(), 'agentrl-init-'));
     mkdirSync(join(empty, 'x'));
-    for (const args of [['--template', 'nope', join(empty, 'x')], ['--template', 'retool', join(empty, 'x')], ['--template', '', join(empty, 'x')], ['a', 'b'], ['--frobnicate']]) {
+    for (const args of [
+      ['--template', 'nope', join(empty, 'x')],
+      ['--template', 'retool', join(empty, 'x')],
+      ['--template', '', join(empty, 'x')],
+      ['a', 'b'],
+      ['--frobnicate'],
+    ]) {
       const u = await cli('init', ...args);
       expect(u.code, args.join(' ')).toBe(2);
       expect(u.err).toContain('Usage: agentrl init');
@@ -101,12 +111,19 @@ describe('agentrl init without --agentrl: a dependency that installs, or a refus
     return base;
   };
   it('installed in a project from a tarball: that tarball, made absolute', () => {
-    const base = layout({ 'pkgs/agentrl-0.2.0.tgz': 'x', 'app/package.json': JSON.stringify({ dependencies: { agentrl: 'file:../pkgs/agentrl-0.2.0.tgz' } }), 'app/node_modules/agentrl/package.json': '{"name":"agentrl"}' });
+    const base = layout({
+      'pkgs/agentrl-0.2.0.tgz': 'x',
+      'app/package.json': JSON.stringify({ dependencies: { agentrl: 'file:../pkgs/agentrl-0.2.0.tgz' } }),
+      'app/node_modules/agentrl/package.json': '{"name":"agentrl"}',
+    });
     expect(initSource(join(base, 'app/node_modules/agentrl'), '0.2.0')).toMatchObject({ spec: `file:${join(base, 'pkgs/agentrl-0.2.0.tgz')}` });
   });
   it('installed from git: the same git spec', () => {
     for (const spec of ['git+https://example.org/me/agentrl.git#v0.1.0', 'github:me/agentrl']) {
-      const base = layout({ 'app/package.json': JSON.stringify({ devDependencies: { agentrl: spec } }), 'app/node_modules/agentrl/package.json': '{"name":"agentrl"}' });
+      const base = layout({
+        'app/package.json': JSON.stringify({ devDependencies: { agentrl: spec } }),
+        'app/node_modules/agentrl/package.json': '{"name":"agentrl"}',
+      });
       expect(initSource(join(base, 'app/node_modules/agentrl'), '0.1.0')).toMatchObject({ spec });
     }
   });
@@ -117,12 +134,20 @@ describe('agentrl init without --agentrl: a dependency that installs, or a refus
   it('neither (a checkout never packed, a registry range, a tarball that is gone): refuses with npm pack and --agentrl', () => {
     for (const [files, root] of [
       [{ 'agentrl/package.json': '{"name":"agentrl"}' }, 'agentrl'],
-      [{ 'app/package.json': JSON.stringify({ dependencies: { agentrl: '^0.1.0' } }), 'app/node_modules/agentrl/package.json': '{}' }, 'app/node_modules/agentrl'],
-      [{ 'app/package.json': JSON.stringify({ dependencies: { agentrl: 'file:../gone.tgz' } }), 'app/node_modules/agentrl/package.json': '{}' }, 'app/node_modules/agentrl'],
+      [
+        { 'app/package.json': JSON.stringify({ dependencies: { agentrl: '^0.1.0' } }), 'app/node_modules/agentrl/package.json': '{}' },
+        'app/node_modules/agentrl',
+      ],
+      [
+        { 'app/package.json': JSON.stringify({ dependencies: { agentrl: 'file:../gone.tgz' } }), 'app/node_modules/agentrl/package.json': '{}' },
+        'app/node_modules/agentrl',
+      ],
     ] as const) {
       const base = layout(files);
       const s = initSource(join(base, root), '0.1.0');
-      expect('refuse' in s && s.refuse).toMatch(/not published on the npm registry[\s\S]*npm pack\)\n  agentrl init DIR --agentrl file:.*agentrl-0\.1\.0\.tgz/);
+      expect('refuse' in s && s.refuse).toMatch(
+        /not published on the npm registry[\s\S]*npm pack\)\n {2}agentrl init DIR --agentrl file:.*agentrl-0\.1\.0\.tgz/,
+      );
     }
   });
 });

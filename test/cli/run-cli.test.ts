@@ -32,4 +32,3 @@ describe('agentrl CLI', () => {
     expect((await cli('plot')).code).toBe(2);
   });
 });
-

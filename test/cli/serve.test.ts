@@ -63,13 +63,33 @@ describe('agentrl serve (CLI)', () => {
     registerBuiltinCommands();
     const ac = new AbortController();
     const c = io(ac.signal);
-    const done = runCli(['serve', '--port', '0', '--api-key', 'k1', '--api-key', 'k2', '--max-num-samples', '2', '--max-sample-tokens', '3', '--max-state-mib-per-session', '20000', '--max-state-mib', '40000.5'], c.io);
+    const done = runCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--api-key',
+        'k1',
+        '--api-key',
+        'k2',
+        '--max-num-samples',
+        '2',
+        '--max-sample-tokens',
+        '3',
+        '--max-state-mib-per-session',
+        '20000',
+        '--max-state-mib',
+        '40000.5',
+      ],
+      c.io,
+    );
     const deadline = Date.now() + 20_000;
     while (!/listening on/.test(c.out.join('')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const url = /listening on (http:\/\/\S+)/.exec(c.out.join(''))![1]!;
     const k1 = { 'x-api-key': 'k1' };
     const k2 = { 'x-api-key': 'k2' };
-    const ask = (n: number, t: number, h: Record<string, string>) => call(url, 'asample', { base_model: 'agentrl/local', num_samples: n, prompt: { chunks: [{ tokens: [1, 2] }] }, sampling_params: { max_tokens: t } }, h);
+    const ask = (n: number, t: number, h: Record<string, string>) =>
+      call(url, 'asample', { base_model: 'agentrl/local', num_samples: n, prompt: { chunks: [{ tokens: [1, 2] }] }, sampling_params: { max_tokens: t } }, h);
     expect((await ask(3, 1, k1)).status).toBe(400);
     expect((await ask(1, 4, k1)).status).toBe(400);
     const ok = await ask(2, 3, k1);

@@ -14,12 +14,23 @@ async function file(lines: unknown[]): Promise<string> {
 
 describe('loadDataset', () => {
   it('loads { id, question, answer } rows, other fields to meta', async () => {
-    const p = await file([{ id: 'a', question: 'q?', answer: '1', level: 2 }, { id: 'b', question: 'r?', answer: '2' }]);
-    expect(await loadDataset(p)).toEqual([{ id: 'a', question: 'q?', answer: '1', meta: { level: 2 } }, { id: 'b', question: 'r?', answer: '2' }]);
+    const p = await file([
+      { id: 'a', question: 'q?', answer: '1', level: 2 },
+      { id: 'b', question: 'r?', answer: '2' },
+    ]);
+    expect(await loadDataset(p)).toEqual([
+      { id: 'a', question: 'q?', answer: '1', meta: { level: 2 } },
+      { id: 'b', question: 'r?', answer: '2' },
+    ]);
   });
 
   it('lists every row missing id or answer and every duplicate id, with 1-based row numbers', async () => {
-    const p = await file([{ id: 'a', question: 'q', answer: '1' }, { question: 'q', answer: '2' }, { id: 'c', question: 'q' }, { id: 'a', question: 'q', answer: '3' }]);
+    const p = await file([
+      { id: 'a', question: 'q', answer: '1' },
+      { question: 'q', answer: '2' },
+      { id: 'c', question: 'q' },
+      { id: 'a', question: 'q', answer: '3' },
+    ]);
     const e = await loadDataset(p).catch((x: unknown) => x);
     expect(DatasetError.isInstance(e)).toBe(true);
     const m = (e as Error).message;
@@ -30,7 +41,10 @@ describe('loadDataset', () => {
   });
 
   it('map turns rows of another shape into Examples (row numbers from 1)', async () => {
-    const p = await file([{ q: 'x?', a: 1 }, { q: 'y?', a: 2 }]);
+    const p = await file([
+      { q: 'x?', a: 1 },
+      { q: 'y?', a: 2 },
+    ]);
     const ds = await loadDataset(p, { map: (r, n) => ({ id: `row-${n}`, question: String(r['q']), answer: String(r['a']) }) });
     expect(ds.map((e) => e.id)).toEqual(['row-1', 'row-2']);
   });
@@ -38,7 +52,10 @@ describe('loadDataset', () => {
 
 describe('loadMathDataset', () => {
   it('rejects duplicate ids and names rows from 1', async () => {
-    const dup = await file([{ id: 'a', question: 'q', answer: '1' }, { id: 'a', question: 'q', answer: '2' }]);
+    const dup = await file([
+      { id: 'a', question: 'q', answer: '1' },
+      { id: 'a', question: 'q', answer: '2' },
+    ]);
     await expect(loadMathDataset(dup)).rejects.toThrow("row 2: duplicate id 'a' (first used by row 1)");
     const bad = await file([{ id: 'a', question: 'q', answer: '1' }, { nothing: true }]);
     await expect(loadMathDataset(bad)).rejects.toThrow(/row 2 has neither/);
@@ -56,7 +73,12 @@ describe('Trainer dataset rows', () => {
         env: codeInterpreter({ sandbox: fakeSandbox() }),
         reward,
         loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-        dataset: [{ id: 'a', question: 'q', answer: '1' }, { id: 'b', question: 'q' } as never, { question: 'q', answer: '1' } as never, { id: 'a', question: 'q', answer: '2' }],
+        dataset: [
+          { id: 'a', question: 'q', answer: '1' },
+          { id: 'b', question: 'q' } as never,
+          { question: 'q', answer: '1' } as never,
+          { id: 'a', question: 'q', answer: '2' },
+        ],
         groupSize: 0, // another problem: the rows are still reported in the same pass
       });
     } catch (x) {
@@ -71,10 +93,17 @@ describe('Trainer dataset rows', () => {
 
 describe('loadMathDataset dedupe', () => {
   it('drops exact repeats with dedupe (as in the published DAPO parquet), still rejects same id with different content', async () => {
-    const rep = await file([{ id: 'a', question: 'q', answer: '1' }, { id: 'a', question: 'q', answer: '1' }, { id: 'b', question: 'r', answer: '2' }]);
+    const rep = await file([
+      { id: 'a', question: 'q', answer: '1' },
+      { id: 'a', question: 'q', answer: '1' },
+      { id: 'b', question: 'r', answer: '2' },
+    ]);
     await expect(loadMathDataset(rep)).rejects.toThrow(/dedupe: true/);
     expect((await loadMathDataset(rep, { dedupe: true })).map((e) => e.id)).toEqual(['a', 'b']);
-    const clash = await file([{ id: 'a', question: 'q', answer: '1' }, { id: 'a', question: 'q', answer: '2' }]);
+    const clash = await file([
+      { id: 'a', question: 'q', answer: '1' },
+      { id: 'a', question: 'q', answer: '2' },
+    ]);
     await expect(loadMathDataset(clash, { dedupe: true })).rejects.toThrow("row 2: duplicate id 'a'");
   });
 });

@@ -9,7 +9,8 @@ import { gsm8kFinalAnswer, presetRowToExample } from '../../src/data/presets.js'
 import { ConfigError, DatasetError } from '../../src/errors/index.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/parquet/${name}`, import.meta.url));
-const DAPO_Q = 'Solve the following math problem step by step. The last line of your response should be of the form Answer: $Answer (without quotes) where $Answer is the answer to the problem.\n\nFind 2+2.\n\nRemember to put your answer on its own line after "Answer:".';
+const DAPO_Q =
+  'Solve the following math problem step by step. The last line of your response should be of the form Answer: $Answer (without quotes) where $Answer is the answer to the problem.\n\nFind 2+2.\n\nRemember to put your answer on its own line after "Answer:".';
 
 async function jsonl(rows: unknown[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'agentrl-presets-'));
@@ -50,24 +51,50 @@ describe('loadDataset presets', () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentrl-pq-'));
     for (const codec of ['GZIP', 'SNAPPY'] as const) {
       const path = join(dir, `${codec}.parquet`);
-      const buf = parquetWriteBuffer({ columnData: [{ name: 'Problem', data: ['p1', 'p2', 'p3'] }, { name: 'Answer', data: ['1', '2', '3'] }, { name: 'ID', data: ['2024-I-1', '2024-I-2', '2024-II-1'] }], codec, compressors: { GZIP: (b) => new Uint8Array(gzipSync(b)) } });
+      const buf = parquetWriteBuffer({
+        columnData: [
+          { name: 'Problem', data: ['p1', 'p2', 'p3'] },
+          { name: 'Answer', data: ['1', '2', '3'] },
+          { name: 'ID', data: ['2024-I-1', '2024-I-2', '2024-II-1'] },
+        ],
+        codec,
+        compressors: { GZIP: (b) => new Uint8Array(gzipSync(b)) },
+      });
       await writeFile(path, new Uint8Array(buf));
       expect((await readParquet(path)).length).toBe(3);
       const ex = await loadDataset(path, { preset: 'aime' });
-      expect(ex.map((e) => [e.id, e.answer])).toEqual([['2024-I-1', '1'], ['2024-I-2', '2'], ['2024-II-1', '3']]);
+      expect(ex.map((e) => [e.id, e.answer])).toEqual([
+        ['2024-I-1', '1'],
+        ['2024-I-2', '2'],
+        ['2024-II-1', '3'],
+      ]);
     }
   });
 
   it('aime 2025 (lower-case columns), DAPO-format AIME, dapo and openr1-dapo', async () => {
     const aime25 = await loadDataset(await jsonl([{ id: 0, problem: 'Find x.', answer: '70' }]), { preset: 'aime' });
     expect(aime25[0]).toMatchObject({ id: '0', question: 'Find x.', answer: '70' });
-    const dapoRow = { data_source: 'math_dapo', prompt: [{ role: 'user', content: DAPO_Q }], reward_model: { ground_truth: '4', style: 'rule' }, extra_info: { index: 'abc' } };
+    const dapoRow = {
+      data_source: 'math_dapo',
+      prompt: [{ role: 'user', content: DAPO_Q }],
+      reward_model: { ground_truth: '4', style: 'rule' },
+      extra_info: { index: 'abc' },
+    };
     const aimeDapo = await loadDataset(await jsonl([dapoRow]), { preset: 'aime' });
     expect(aimeDapo[0]).toMatchObject({ id: 'aime-abc', question: 'Find 2+2.', answer: '4' });
     const dapo = await loadDataset(await jsonl([dapoRow]), { preset: 'dapo' });
     expect(dapo[0]).toMatchObject({ id: 'abc', question: 'Find 2+2.', answer: '4' });
-    const openr1 = await loadDataset(await jsonl([{ prompt: DAPO_Q, solution: '4', data_source: 'math_dapo', extra_info: { index: 7 } }, { prompt: 'Find 3+3.', reward_model: { ground_truth: '6' } }]), { preset: 'openr1-dapo' });
-    expect(openr1.map((e) => [e.id, e.question, e.answer])).toEqual([['7', 'Find 2+2.', '4'], ['openr1-dapo-2', 'Find 3+3.', '6']]);
+    const openr1 = await loadDataset(
+      await jsonl([
+        { prompt: DAPO_Q, solution: '4', data_source: 'math_dapo', extra_info: { index: 7 } },
+        { prompt: 'Find 3+3.', reward_model: { ground_truth: '6' } },
+      ]),
+      { preset: 'openr1-dapo' },
+    );
+    expect(openr1.map((e) => [e.id, e.question, e.answer])).toEqual([
+      ['7', 'Find 2+2.', '4'],
+      ['openr1-dapo-2', 'Find 3+3.', '6'],
+    ]);
   });
 
   it('names the row without its preset’s columns, refuses unknown presets and preset + map', async () => {

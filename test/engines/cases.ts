@@ -24,7 +24,13 @@ export const PARITY_CASES: readonly ParityCase[] = [
   { name: 'custom', extra: () => ({ loss: { kind: 'custom', loss: reinforce } }) },
   { name: "kl reference 'base', placement advantage", extra: () => ({ kl: { coef: 0.05, estimator: 'k3' } }), refusedOn: NO_BASE_KL },
   { name: "kl reference 'base', placement loss", extra: () => ({ kl: { coef: 0.05, placement: 'loss', estimator: 'k2' } }), refusedOn: NO_BASE_KL },
-  { name: 'kl reference sampler, placement loss (gspo)', extra: (r) => ({ loss: { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1, aggregation: 'sequence-mean' }, kl: { coef: 0.05, reference: r.reference, placement: 'loss', estimator: 'k2' } }) },
+  {
+    name: 'kl reference sampler, placement loss (gspo)',
+    extra: (r) => ({
+      loss: { kind: 'gspo', clipLow: 0.9, clipHigh: 1.1, aggregation: 'sequence-mean' },
+      kl: { coef: 0.05, reference: r.reference, placement: 'loss', estimator: 'k2' },
+    }),
+  },
   {
     // Several updates per batch make the ratios leave 1, so the clip thresholds matter: open-rl clips at ±clip_range
     // (0.2) whatever the thresholds (trainer.py:362-366).

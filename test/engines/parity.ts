@@ -87,7 +87,11 @@ export async function runLocal(extra: Partial<TrainerOptions>): Promise<RunOutco
  * One run through `tinkerBackend({ engine })` against `sim` (the simulator records the gradient norms it applied).
  * `clientEngine`: the profile the client uses (another engine's, to show what an unadapted client gets).
  */
-export async function runOnSimulator(sim: EngineSimulator, extra: Partial<TrainerOptions>, clientEngine: EngineSimulator['engine'] = sim.engine): Promise<RunOutcome> {
+export async function runOnSimulator(
+  sim: EngineSimulator,
+  extra: Partial<TrainerOptions>,
+  clientEngine: EngineSimulator['engine'] = sim.engine,
+): Promise<RunOutcome> {
   const before = sim.record.gradNorms.length;
   const backend = tinkerBackend({
     engine: clientEngine,

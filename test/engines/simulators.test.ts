@@ -71,11 +71,22 @@ const ADAM = { learning_rate: 1e-2, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_d
 const probe = batch[1]!.modelInput;
 
 /** Gradient norm and post-step logprobs of one step of the embedded engine on `datums` (token-sum). */
-async function reference(datums: Datum[], loss: 'cross_entropy' | 'importance_sampling', adam = ADAM): Promise<{ gradNorm: number; logprobs: (number | null)[] }> {
+async function reference(
+  datums: Datum[],
+  loss: 'cross_entropy' | 'importance_sampling',
+  adam = ADAM,
+): Promise<{ gradNorm: number; logprobs: (number | null)[] }> {
   const b = localBackend(MODEL);
   try {
     await b.forwardBackward(datums, { kind: loss, aggregation: 'token-sum' } as never);
-    const r = await b.optimStep({ learningRate: adam.learning_rate, beta1: adam.beta1, beta2: adam.beta2, eps: adam.eps, weightDecay: adam.weight_decay, gradClipNorm: adam.grad_clip_norm });
+    const r = await b.optimStep({
+      learningRate: adam.learning_rate,
+      beta1: adam.beta1,
+      beta2: adam.beta2,
+      eps: adam.eps,
+      weightDecay: adam.weight_decay,
+      gradClipNorm: adam.grad_clip_norm,
+    });
     return { gradNorm: r.metrics['grad_norm']!, logprobs: await b.computeLogprobs(probe) };
   } finally {
     await b.close();
@@ -92,7 +103,10 @@ async function innerLogprobs(s: EngineSimulator, modelId: string): Promise<(numb
 
 const expectClose = (a: readonly (number | null)[], b: readonly (number | null)[]) => {
   expect(a.length).toBe(b.length);
-  a.forEach((x, i) => (x === null ? expect(b[i]).toBeNull() : expect(Math.abs(x - b[i]!)).toBeLessThanOrEqual(TOL * Math.max(1, Math.abs(b[i]!)))));
+  a.forEach((x, i) => {
+    if (x === null) expect(b[i]).toBeNull();
+    else expect(Math.abs(x - b[i]!)).toBeLessThanOrEqual(TOL * Math.max(1, Math.abs(b[i]!)));
+  });
 };
 
 describe('skyrl-jax simulator: raw behaviour', () => {
@@ -100,8 +114,16 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     const s = await sim('skyrl-jax');
     const { model } = await newModel(s.url);
     // Importance sampling without weights, split over two forward_backwards (both count in the mean).
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 1, forward_backward_input: { data: [wireDatum(batch[0]!, 'is')], loss_fn: 'importance_sampling' } });
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 2, forward_backward_input: { data: [wireDatum(batch[1]!, 'is')], loss_fn: 'importance_sampling' } });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 1,
+      forward_backward_input: { data: [wireDatum(batch[0]!, 'is')], loss_fn: 'importance_sampling' },
+    });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 2,
+      forward_backward_input: { data: [wireDatum(batch[1]!, 'is')], loss_fn: 'importance_sampling' },
+    });
     const o = await submit(s.url, 'optim_step', { model_id: model, seq_id: 3, adam_params: { ...ADAM, grad_clip_norm: 5 } });
     expect(Object.keys(o.metrics).sort()).toEqual(['skyrl.ai/grad_norm', 'skyrl.ai/learning_rate']);
     // Expected: advantages scaled by 1 / (T_i · 2), T_i the whole datum length; no clipping (grad_clip_norm ignored).
@@ -119,8 +141,16 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     const s = await sim('skyrl-jax');
     const { model } = await newModel(s.url);
     const zero = { ...batch[0]!, weights: batch[0]!.mask.map(() => 0) };
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 1, forward_backward_input: { data: batch.map((d) => wireDatum({ ...d, weights: d.mask }, 'cross_entropy')), loss_fn: 'cross_entropy' } });
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 2, forward_backward_input: { data: [wireDatum(zero, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 1,
+      forward_backward_input: { data: batch.map((d) => wireDatum({ ...d, weights: d.mask }, 'cross_entropy')), loss_fn: 'cross_entropy' },
+    });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 2,
+      forward_backward_input: { data: [wireDatum(zero, 'cross_entropy')], loss_fn: 'cross_entropy' },
+    });
     await submit(s.url, 'optim_step', { model_id: model, seq_id: 3, adam_params: ADAM });
     // Three datums in the step: each completion's weights divided by its completion length, then by 3 (not 2).
     const ref = await reference(
@@ -137,7 +167,11 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     const s = await sim('skyrl-jax');
     const { model } = await newModel(s.url);
     const d = { ...batch[0]!, weights: batch[0]!.mask.map((m, t) => (m ? (t % 2 ? -1e-6 : -2e-6) : 0)) };
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 1, forward_backward_input: { data: [wireDatum(d, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 1,
+      forward_backward_input: { data: [wireDatum(d, 'cross_entropy')], loss_fn: 'cross_entropy' },
+    });
     await submit(s.url, 'optim_step', { model_id: model, seq_id: 2, adam_params: ADAM });
     const ref = await reference([{ ...d, weights: d.weights.map((x) => x / 1e-9) }], 'cross_entropy');
     const plain = await reference([d], 'cross_entropy');
@@ -150,11 +184,21 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     const { session, model } = await newModel(s.url);
     const old = await submit(s.url, 'save_weights_for_sampler', { model_id: model, seq_id: 1, path: 'step0' });
     const before = await innerLogprobs(s, model);
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 2, forward_backward_input: { data: batch.map((d) => wireDatum(d, 'cross_entropy')), loss_fn: 'cross_entropy' } });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 2,
+      forward_backward_input: { data: batch.map((d) => wireDatum(d, 'cross_entropy')), loss_fn: 'cross_entropy' },
+    });
     await submit(s.url, 'optim_step', { model_id: model, seq_id: 3, adam_params: ADAM });
     const trained = await innerLogprobs(s, model);
     expect(Math.abs(trained.at(-1)! - before.at(-1)!)).toBeGreaterThan(1e-4);
-    const sampled = await submit(s.url, 'asample', { model_path: old.path, num_samples: 1, prompt: { chunks: [{ type: 'encoded_text', tokens: probe }] }, sampling_params: { max_tokens: 2, seed: 1 }, prompt_logprobs: true });
+    const sampled = await submit(s.url, 'asample', {
+      model_path: old.path,
+      num_samples: 1,
+      prompt: { chunks: [{ type: 'encoded_text', tokens: probe }] },
+      sampling_params: { max_tokens: 2, seed: 1 },
+      prompt_logprobs: true,
+    });
     expect(sampled.prompt_logprobs).toHaveLength(probe.length - 1);
     expect(sampled.prompt_logprobs[0]).not.toBeNull();
     // The training weights are the step-0 sampler's again: the step was rolled back.
@@ -175,7 +219,12 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     expect(reuse.status).toBe(409);
     expect(Object.keys(reuse.body)).toEqual(['detail']);
     expect(await call(s.url, 'checkpoints')).toEqual({ status: 404, body: { detail: 'Not Found' } });
-    const noMax = await call(s.url, 'asample', { base_model: 'agentrl/local', num_samples: 1, prompt: { chunks: [{ type: 'encoded_text', tokens: probe }] }, sampling_params: { seed: 1 } });
+    const noMax = await call(s.url, 'asample', {
+      base_model: 'agentrl/local',
+      num_samples: 1,
+      prompt: { chunks: [{ type: 'encoded_text', tokens: probe }] },
+      sampling_params: { seed: 1 },
+    });
     expect(noMax).toEqual({ status: 400, body: { detail: 'max_tokens is currently required' } });
   });
 
@@ -184,7 +233,12 @@ describe('skyrl-jax simulator: raw behaviour', () => {
     const { model } = await newModel(s.url);
     await submit(s.url, 'save_weights_for_sampler', { model_id: model, seq_id: 1, path: 'ckpt' });
     await submit(s.url, 'save_weights', { model_id: model, seq_id: 2, path: 'state' });
-    const get = (path: string) => request(`${s.url}/api/v1/training_runs/${model}/checkpoints/${path}/archive`, { method: 'GET', reset: true }).then(async (r) => ({ status: r.statusCode, location: r.headers['location'], body: await r.body.text() }));
+    const get = (path: string) =>
+      request(`${s.url}/api/v1/training_runs/${model}/checkpoints/${path}/archive`, { method: 'GET', reset: true }).then(async (r) => ({
+        status: r.statusCode,
+        location: r.headers['location'],
+        body: await r.body.text(),
+      }));
     const ok = await get('ckpt');
     expect(ok.status).toBe(302);
     expect(String(ok.location)).toContain('/checkpoint_archives/');
@@ -198,16 +252,31 @@ describe('skyrl-fsdp / skyrl-megatron simulators: raw behaviour', () => {
   it('fsdp: cispo with clip thresholds fails in its future (400 {detail: Invalid fields}); a second model fails; only the learning rate is applied', async () => {
     const s = await sim('skyrl-fsdp');
     const { session, model } = await newModel(s.url);
-    const r = await call(s.url, 'forward_backward', { model_id: model, seq_id: 1, forward_backward_input: { data: [wireDatum(batch[0]!, 'cispo')], loss_fn: 'cispo', loss_fn_config: { clip_low_threshold: 0, clip_high_threshold: 4 } } });
+    const r = await call(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 1,
+      forward_backward_input: { data: [wireDatum(batch[0]!, 'cispo')], loss_fn: 'cispo', loss_fn_config: { clip_low_threshold: 0, clip_high_threshold: 4 } },
+    });
     expect(r.status).toBe(200);
     const f = await poll(s.url, r.body.request_id);
     expect(f.status).toBe(400);
     expect(f.body.detail).toMatch(/^Invalid fields/);
     // seq_id 1 was used up by the failed request: 2 runs.
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 2, forward_backward_input: { data: batch.map((d) => wireDatum(d, 'is')), loss_fn: 'importance_sampling' } });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 2,
+      forward_backward_input: { data: batch.map((d) => wireDatum(d, 'is')), loss_fn: 'importance_sampling' },
+    });
     const o = await submit(s.url, 'optim_step', { model_id: model, seq_id: 3, adam_params: ADAM });
     expect(s.record.adam[0]).toEqual({ learning_rate: ADAM.learning_rate, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01, grad_clip_norm: 1 });
-    const ref = await reference(batch, 'importance_sampling', { learning_rate: ADAM.learning_rate, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.01, grad_clip_norm: 1 });
+    const ref = await reference(batch, 'importance_sampling', {
+      learning_rate: ADAM.learning_rate,
+      beta1: 0.9,
+      beta2: 0.999,
+      eps: 1e-8,
+      weight_decay: 0.01,
+      grad_clip_norm: 1,
+    });
     expect(Math.abs(o.metrics['skyrl.ai/grad_norm'] - ref.gradNorm)).toBeLessThanOrEqual(TOL * ref.gradNorm);
     expectClose(await innerLogprobs(s, model), ref.logprobs);
     const second = await call(s.url, 'create_model', { session_id: session, base_model: 'agentrl/local', lora_config: { rank: 8 } });
@@ -220,11 +289,21 @@ describe('skyrl-fsdp / skyrl-megatron simulators: raw behaviour', () => {
     const s = await sim('skyrl-fsdp');
     const { model } = await newModel(s.url);
     const old = await submit(s.url, 'save_weights_for_sampler', { model_id: model, seq_id: 1, path: 'step0' });
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 2, forward_backward_input: { data: batch.map((d) => wireDatum(d, 'cross_entropy')), loss_fn: 'cross_entropy' } });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 2,
+      forward_backward_input: { data: batch.map((d) => wireDatum(d, 'cross_entropy')), loss_fn: 'cross_entropy' },
+    });
     await submit(s.url, 'optim_step', { model_id: model, seq_id: 3, adam_params: ADAM });
     await submit(s.url, 'save_weights_for_sampler', { model_id: model, seq_id: 4, path: 'step1' });
     const trained = await innerLogprobs(s, model);
-    const sampled = await submit(s.url, 'asample', { model_path: old.path, num_samples: 1, prompt: { chunks: [{ type: 'encoded_text', tokens: probe }] }, sampling_params: { max_tokens: 2, seed: 1 }, prompt_logprobs: true });
+    const sampled = await submit(s.url, 'asample', {
+      model_path: old.path,
+      num_samples: 1,
+      prompt: { chunks: [{ type: 'encoded_text', tokens: probe }] },
+      sampling_params: { max_tokens: 2, seed: 1 },
+      prompt_logprobs: true,
+    });
     expectClose(sampled.prompt_logprobs, trained);
     const m = await sim('skyrl-megatron');
     const a = await newModel(m.url);
@@ -247,7 +326,10 @@ describe('tuft and open-rl simulators: raw behaviour', () => {
     expect(f.body.detail).toMatch(/^Future failed: /);
     // The failure did not use up seq_id 1: 2 conflicts, 1 again runs.
     const ahead = await call(s.url, 'optim_step', { model_id: model, seq_id: 2, adam_params: ADAM });
-    expect(await poll(s.url, ahead.body.request_id)).toEqual({ status: 409, body: { detail: 'Failed to retrieve future: Sequence conflict: expected 1, got 2.' } });
+    expect(await poll(s.url, ahead.body.request_id)).toEqual({
+      status: 409,
+      body: { detail: 'Failed to retrieve future: Sequence conflict: expected 1, got 2.' },
+    });
     const again = await submit(s.url, 'optim_step', { model_id: model, seq_id: 1, adam_params: ADAM });
     expect(again.type).toBe('optim_step');
   });
@@ -258,11 +340,23 @@ describe('tuft and open-rl simulators: raw behaviour', () => {
     expect((await call(s.url, 'forward_backward', new Uint8Array([1, 2, 3]), 'application/x-protobuf')).status).toBe(422);
     expect(await call(s.url, 'forward', { model_id: model })).toEqual({ status: 404, body: { detail: 'Not Found' } });
     expect((await call(s.url, 'unload_model', { model_id: model })).status).toBe(404);
-    const c = await call(s.url, 'forward_backward', { model_id: model, seq_id: 1, forward_backward_input: { data: [wireDatum(batch[0]!, 'cispo')], loss_fn: 'cispo' } });
+    const c = await call(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 1,
+      forward_backward_input: { data: [wireDatum(batch[0]!, 'cispo')], loss_fn: 'cispo' },
+    });
     expect(await poll(s.url, c.body.request_id)).toEqual({ status: 400, body: { type: 'RequestFailedResponse', error_message: 'Loss cispo not supported' } });
     // seq_id 1 again, other content: no 409 (open-rl never reads seq_id). Thresholds 0.5 / 1.5 are not read: ±0.2.
     const off = batch.map((d) => ({ ...d, logprobs: d.logprobs.map((x, t) => (d.mask[t] ? x - 0.4 : 0)) }));
-    await submit(s.url, 'forward_backward', { model_id: model, seq_id: 1, forward_backward_input: { data: off.map((d) => wireDatum(d, 'ppo')), loss_fn: 'ppo', loss_fn_config: { clip_low_threshold: 0.5, clip_high_threshold: 1.5 } } });
+    await submit(s.url, 'forward_backward', {
+      model_id: model,
+      seq_id: 1,
+      forward_backward_input: {
+        data: off.map((d) => wireDatum(d, 'ppo')),
+        loss_fn: 'ppo',
+        loss_fn_config: { clip_low_threshold: 0.5, clip_high_threshold: 1.5 },
+      },
+    });
     const o = await submit(s.url, 'optim_step', { model_id: model, seq_id: 1, adam_params: ADAM });
     expect(Object.keys(o.metrics)).toEqual(['grad_norm:mean']);
     const b = localBackend(MODEL);

@@ -6,7 +6,7 @@
  * (Which groups a streaming step trains on depends on timing, so the runs are not compared with the embedded engine.)
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors/index.js';
+import type { ConfigError } from '../../src/errors/index.js';
 import { SIMULATED_ENGINES, startEngine, type EngineSimulator, type SimEngine } from './simulators/index.js';
 import { PARITY_MODEL, runOnSimulator } from './parity.js';
 import { optimizerFor } from './cases.js';

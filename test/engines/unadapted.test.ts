@@ -30,10 +30,13 @@ describe('an unadapted client (engine: tinker) gets a different update', () => {
     expect(maxRelDiff(remote.logprobs, local.logprobs)).toBeGreaterThan(1e-4);
   }, 180_000);
 
-  it("skyrl-fsdp: Adam fields other than the learning rate are not applied (beta2 0.95, no weight decay configured)", async () => {
+  it('skyrl-fsdp: Adam fields other than the learning rate are not applied (beta2 0.95, no weight decay configured)', async () => {
     const sim = await startEngine('skyrl-fsdp', { model: PARITY_MODEL });
     open.push(sim);
-    const extra = { loss: { kind: 'importance_sampling' }, optimizer: { learningRate: 1e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 0 } } as const;
+    const extra = {
+      loss: { kind: 'importance_sampling' },
+      optimizer: { learningRate: 1e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0, gradClipNorm: 0 },
+    } as const;
     const remote = await runOnSimulator(sim, extra, 'tinker');
     const local = await runLocal(extra);
     if (remote.kind !== 'trained' || local.kind !== 'trained') throw new Error('both runs should train');
@@ -43,12 +46,26 @@ describe('an unadapted client (engine: tinker) gets a different update', () => {
 });
 
 describe('one model per server (skyrl-fsdp): resume through loadState', () => {
-  const datum = { modelInput: [1, 2, 3, 4, 5, 6], targetTokens: [2, 3, 4, 5, 6, 7], logprobs: [0, 0, -1, -1, -1, -1], advantages: [0, 0, 1, -1, 1, 0.5], mask: [0, 0, 1, 1, 1, 1] };
+  const datum = {
+    modelInput: [1, 2, 3, 4, 5, 6],
+    targetTokens: [2, 3, 4, 5, 6, 7],
+    logprobs: [0, 0, -1, -1, -1, -1],
+    advantages: [0, 0, 1, -1, 1, 0.5],
+    mask: [0, 0, 1, 1, 1, 1],
+  };
   for (const clientEngine of ['skyrl-fsdp', 'tinker'] as const) {
     it(`loadState after training: ${clientEngine === 'skyrl-fsdp' ? 'the adapted client unloads the model first and resumes' : 'an unadapted client gets register_adapter NotImplementedError'}`, async () => {
       const sim = await startEngine('skyrl-fsdp', { model: PARITY_MODEL });
       open.push(sim);
-      const b = tinkerBackend({ engine: clientEngine, baseUrl: sim.url, baseModel: 'agentrl/local', renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)), maxContextTokens: PARITY_MODEL.contextTokens, retry: { tryAgainDelayMs: 0 }, onWarning: () => undefined });
+      const b = tinkerBackend({
+        engine: clientEngine,
+        baseUrl: sim.url,
+        baseModel: 'agentrl/local',
+        renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)),
+        maxContextTokens: PARITY_MODEL.contextTokens,
+        retry: { tryAgainDelayMs: 0 },
+        onWarning: () => undefined,
+      });
       try {
         await b.forwardBackward([datum], { kind: 'importance_sampling', aggregation: 'token-sum' });
         await b.optimStep({ learningRate: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradClipNorm: 1 });

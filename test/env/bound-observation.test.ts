@@ -89,7 +89,10 @@ describe('tool output is bounded before it is tokenised', () => {
     const big = 'y'.repeat(200_000);
     const out = boundObservation(
       {
-        observation: [{ role: 'tool', content: big }, { role: 'user', content: 'fine' }],
+        observation: [
+          { role: 'tool', content: big },
+          { role: 'user', content: 'fine' },
+        ],
         exec: { status: 'ok', exitCode: 0, stdout: big, stderr: '', truncated: false, wallMs: 1 },
       },
       100,

@@ -76,7 +76,15 @@ describe('codeInterpreter', () => {
     }
   });
   it('turns a throwing sandbox into a sandbox_error observation (never a crash)', async () => {
-    const env = codeInterpreter({ sandbox: { name: 'boom', run: async () => { throw new Error('connection reset'); }, close: async () => {} } });
+    const env = codeInterpreter({
+      sandbox: {
+        name: 'boom',
+        run: async () => {
+          throw new Error('connection reset');
+        },
+        close: async () => {},
+      },
+    });
     const out = await env.step(toolAction('print(1)'), ctx());
     expect(out).toMatchObject({ done: false, exec: { status: 'sandbox_error' } });
   });
@@ -151,7 +159,13 @@ describe("codeInterpreter({ session: 'trajectory' })", () => {
     expect(env.tools[0]!.function.description).toMatch(/starts fresh/);
   });
   it('turns a failed session open into a sandbox_error observation', async () => {
-    const sandbox: Sandbox = { name: 'x', supportsSessions: true, run: async () => base, close: async () => {}, openSession: async () => Promise.reject(new Error('no room')) };
+    const sandbox: Sandbox = {
+      name: 'x',
+      supportsSessions: true,
+      run: async () => base,
+      close: async () => {},
+      openSession: async () => Promise.reject(new Error('no room')),
+    };
     const env = codeInterpreter({ sandbox, session: 'trajectory' });
     const c = ctx();
     const out = await env.step(toolAction('print(1)'), c);

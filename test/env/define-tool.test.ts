@@ -32,17 +32,30 @@ describe('defineTool / toolEnvironment', () => {
 
   it('runs typed calls through the real rollout engine; schema violations and throws become observations', async () => {
     const renderer = await localRenderer();
-    const boom = defineTool({ name: 'boom', description: 'Always fails.', inputSchema: z.object({}), execute: () => { throw new Error('disk on fire'); } });
+    const boom = defineTool({
+      name: 'boom',
+      description: 'Always fails.',
+      inputSchema: z.object({}),
+      execute: () => {
+        throw new Error('disk on fire');
+      },
+    });
     const env = toolEnvironment({ name: 'units', tools: [convert, boom], initialMessages: (ex) => [{ role: 'user', content: ex.question }] });
     expect(env.tools.map((t) => t.function.name)).toEqual(['convert_units', 'boom']);
     const sampler = scriptedSampler({
       renderer,
       script: ({ call: n, sample }) => {
-        if (n === 0) return [call('convert_units', { value: 10, from: 'mi', to: 'km' }), call('convert_units', { value: -1, from: 'km', to: 'mi' }), call('boom', {})][sample]!;
+        if (n === 0)
+          return [call('convert_units', { value: 10, from: 'mi', to: 'km' }), call('convert_units', { value: -1, from: 'km', to: 'mi' }), call('boom', {})][
+            sample
+          ]!;
         return 'done: \\boxed{16.093}';
       },
     });
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: { id: 'u1', question: '10 mi in km?', answer: '16.093' }, groupSize: 3 });
+    const group = await runGroup(
+      { sampler, renderer, env, budgets: DEFAULT_BUDGETS },
+      { example: { id: 'u1', question: '10 mi in km?', answer: '16.093' }, groupSize: 3 },
+    );
     const observed = group.map((t) => t.messages.find((m) => m.role === 'tool')?.content);
     expect(observed[0]).toBe('16.093');
     expect(observed[1]).toMatch(/^Error: bad arguments for convert_units: value: /);

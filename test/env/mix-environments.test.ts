@@ -7,11 +7,31 @@ import { ConfigError, DEFAULT_BUDGETS, Trainer, defineTool, exactMatch, mixEnvir
 import { mockBackend, scriptedSampler } from 'agentrl/testing';
 import { localRenderer } from '../helpers/local-renderer.js';
 
-const data = (prefix: string, n: number, answer = 'ok'): Example[] => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, question: `${prefix} question ${i}`, answer }));
+const data = (prefix: string, n: number, answer = 'ok'): Example[] =>
+  Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, question: `${prefix} question ${i}`, answer }));
 const echo = defineTool({ name: 'echo', description: 'Echoes text.', inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text });
-const shout = defineTool({ name: 'shout', description: 'Upper-cases text.', inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text.toUpperCase() });
-const envA = toolEnvironment({ name: 'echoes', tools: [echo], initialMessages: (e) => [{ role: 'system', content: 'ENV-A' }, { role: 'user', content: e.question }] });
-const envB = toolEnvironment({ name: 'shouts', tools: [shout], initialMessages: (e) => [{ role: 'system', content: 'ENV-B' }, { role: 'user', content: e.question }] });
+const shout = defineTool({
+  name: 'shout',
+  description: 'Upper-cases text.',
+  inputSchema: z.object({ text: z.string() }),
+  execute: ({ text }) => text.toUpperCase(),
+});
+const envA = toolEnvironment({
+  name: 'echoes',
+  tools: [echo],
+  initialMessages: (e) => [
+    { role: 'system', content: 'ENV-A' },
+    { role: 'user', content: e.question },
+  ],
+});
+const envB = toolEnvironment({
+  name: 'shouts',
+  tools: [shout],
+  initialMessages: (e) => [
+    { role: 'system', content: 'ENV-B' },
+    { role: 'user', content: e.question },
+  ],
+});
 const envOf = (e: Example) => e.meta?.['agentrl.env'];
 
 /** Hazard: a mix that ignores its weights, runs an example in the wrong environment, or restarts an environment's data after a resume. */
@@ -19,16 +39,40 @@ describe('mixEnvironments', () => {
   it('draws groups by weight, each environment through its whole data before repeating, with unique ids; deterministic per seed', () => {
     const a = data('a', 30);
     const b = data('b', 10);
-    const m = mixEnvironments([{ env: envA, dataset: a, reward: exactMatch(), weight: 3 }, { env: envB, dataset: b, reward: exactMatch(), weight: 1 }], { seed: 7 });
+    const m = mixEnvironments(
+      [
+        { env: envA, dataset: a, reward: exactMatch(), weight: 3 },
+        { env: envB, dataset: b, reward: exactMatch(), weight: 1 },
+      ],
+      { seed: 7 },
+    );
     const shareA = m.dataset.filter((e) => envOf(e) === 'echoes').length / m.dataset.length;
     expect(shareA).toBeGreaterThan(0.6);
     expect(shareA).toBeLessThan(0.9);
     expect(new Set(m.dataset.map((e) => e.id)).size).toBe(m.dataset.length);
-    const firstA = m.dataset.filter((e) => envOf(e) === 'echoes').slice(0, 30).map((e) => e.id).sort();
+    const firstA = m.dataset
+      .filter((e) => envOf(e) === 'echoes')
+      .slice(0, 30)
+      .map((e) => e.id)
+      .sort();
     expect(firstA).toEqual(a.map((e) => `echoes/${e.id}`).sort()); // a whole pass over a before any repeat
-    expect(mixEnvironments([{ env: envA, dataset: a, reward: exactMatch(), weight: 3 }, { env: envB, dataset: b, reward: exactMatch(), weight: 1 }], { seed: 7 }).dataset.map((e) => e.id)).toEqual(m.dataset.map((e) => e.id));
+    expect(
+      mixEnvironments(
+        [
+          { env: envA, dataset: a, reward: exactMatch(), weight: 3 },
+          { env: envB, dataset: b, reward: exactMatch(), weight: 1 },
+        ],
+        { seed: 7 },
+      ).dataset.map((e) => e.id),
+    ).toEqual(m.dataset.map((e) => e.id));
     // weights 1:1 over equal data: about half each, and a different seed gives another order
-    const even = mixEnvironments([{ env: envA, dataset: data('a', 200), reward: exactMatch() }, { env: envB, dataset: data('b', 200), reward: exactMatch() }], { seed: 1 });
+    const even = mixEnvironments(
+      [
+        { env: envA, dataset: data('a', 200), reward: exactMatch() },
+        { env: envB, dataset: data('b', 200), reward: exactMatch() },
+      ],
+      { seed: 1 },
+    );
     expect(Math.abs(even.dataset.filter((e) => envOf(e) === 'echoes').length / even.dataset.length - 0.5)).toBeLessThan(0.08);
   });
 
@@ -40,7 +84,9 @@ describe('mixEnvironments', () => {
       script: ({ prompt }) => {
         prompts.push(prompt);
         if (prompt.includes('<tool_response>')) return 'done';
-        return prompt.includes('ENV-A') ? '<tool_call>\n{"name": "echo", "arguments": {"text": "hi"}}\n</tool_call>' : '<tool_call>\n{"name": "shout", "arguments": {"text": "hi"}}\n</tool_call>';
+        return prompt.includes('ENV-A')
+          ? '<tool_call>\n{"name": "echo", "arguments": {"text": "hi"}}\n</tool_call>'
+          : '<tool_call>\n{"name": "shout", "arguments": {"text": "hi"}}\n</tool_call>';
       },
     });
     const m = mixEnvironments([
@@ -64,13 +110,28 @@ describe('mixEnvironments', () => {
     const renderer = await localRenderer();
     const sampler = scriptedSampler({ renderer, script: ({ prompt, sample }) => (sample % 2 === 0 ? 'ok' : prompt.includes('ENV-A') ? 'no' : 'nope') });
     const mix = () =>
-      mixEnvironments([{ env: envA, dataset: data('a', 6), reward: exactMatch(), weight: 2 }, { env: envB, dataset: data('b', 4), reward: exactMatch(), weight: 1, name: 'loud' }], { seed: 3 });
+      mixEnvironments(
+        [
+          { env: envA, dataset: data('a', 6), reward: exactMatch(), weight: 2 },
+          { env: envB, dataset: data('b', 4), reward: exactMatch(), weight: 1, name: 'loud' },
+        ],
+        { seed: 3 },
+      );
     const dir = await mkdtemp(join(tmpdir(), 'agentrl-mix-'));
     const run = async (opts: { maxSteps: number; resume?: string; logDir?: string }) => {
       const m = mix();
       const seen: string[][] = [];
       const metrics: Record<string, number>[] = [];
-      const trainer = new Trainer({ ...m, backend: mockBackend({ renderer, sampler }), loss: { kind: 'importance_sampling' }, groupSize: 2, questionsPerBatch: 3, progress: false, rollout: { streaming: false }, ...opts });
+      const trainer = new Trainer({
+        ...m,
+        backend: mockBackend({ renderer, sampler }),
+        loss: { kind: 'importance_sampling' },
+        groupSize: 2,
+        questionsPerBatch: 3,
+        progress: false,
+        rollout: { streaming: false },
+        ...opts,
+      });
       trainer.on('rollout:start', () => seen.push([]));
       trainer.on('group', (g) => seen[seen.length - 1]!.push(g.exampleId));
       trainer.on('step', (s) => metrics.push(s.metrics));
@@ -94,6 +155,11 @@ describe('mixEnvironments', () => {
   it('rejects an empty mix, bad weights and clashing names', () => {
     expect(() => mixEnvironments([])).toThrow(ConfigError);
     expect(() => mixEnvironments([{ env: envA, dataset: data('a', 1), reward: exactMatch(), weight: 0 }])).toThrow(/weight/);
-    expect(() => mixEnvironments([{ env: envA, dataset: data('a', 1), reward: exactMatch() }, { env: envA, dataset: data('b', 1), reward: exactMatch() }])).toThrow(/named 'echoes'/);
+    expect(() =>
+      mixEnvironments([
+        { env: envA, dataset: data('a', 1), reward: exactMatch() },
+        { env: envA, dataset: data('b', 1), reward: exactMatch() },
+      ]),
+    ).toThrow(/named 'echoes'/);
   });
 });

@@ -3,7 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, EnvironmentOutputError, defineTool, exactMatch, isAgentRLError, mixEnvironments, runGroup, toolEnvironment, DEFAULT_BUDGETS, type Environment, type Example, type Message, type ToolContext } from 'agentrl';
+import {
+  ConfigError,
+  EnvironmentOutputError,
+  defineTool,
+  exactMatch,
+  isAgentRLError,
+  mixEnvironments,
+  runGroup,
+  toolEnvironment,
+  DEFAULT_BUDGETS,
+  type Environment,
+  type Example,
+  type Message,
+  type ToolContext,
+} from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
 import { scaffold } from '../../apps/cli/init.js';
 import { localRenderer } from '../helpers/local-renderer.js';
@@ -33,7 +47,15 @@ describe('a tool that returns a number, undefined, an object… : a named observ
     ['a bigint', 12n, /^12$/],
     ['undefined', undefined, /returned undefined; a tool returns a string, an array of messages, or a JSON value/],
     ['a function', () => 1, /returned a function/],
-    ['a cyclic object', (() => { const o: Record<string, unknown> = {}; o.self = o; return o; })(), /returned an object/],
+    [
+      'a cyclic object',
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+      /returned an object/,
+    ],
   ];
   it.each(cases)('%s', async (_, value, expected) => {
     const tool = defineTool({ name: 'odd', description: 'returns something odd', inputSchema: z.object({}), execute: (() => value) as never });
@@ -43,8 +65,19 @@ describe('a tool that returns a number, undefined, an object… : a named observ
   });
 
   it('a custom environment whose observation is not messages ends that trajectory with EnvironmentOutputError naming it', async () => {
-    for (const [observation, said] of [[42, /number 42/], ['text', /string text/], [undefined, /undefined/], [[{ role: 'tool' }], /array of 1/], [{ role: 'tool', content: 'x' }, /an object/]] as const) {
-      const env: Environment = { name: 'bad', tools: [{ type: 'function', function: { name: 'odd', description: 'd', parameters: { type: 'object' } } }], initialMessages, step: async () => ({ done: false, observation }) as never };
+    for (const [observation, said] of [
+      [42, /number 42/],
+      ['text', /string text/],
+      [undefined, /undefined/],
+      [[{ role: 'tool' }], /array of 1/],
+      [{ role: 'tool', content: 'x' }, /an object/],
+    ] as const) {
+      const env: Environment = {
+        name: 'bad',
+        tools: [{ type: 'function', function: { name: 'odd', description: 'd', parameters: { type: 'object' } } }],
+        initialMessages,
+        step: async () => ({ done: false, observation }) as never,
+      };
       const t = await rollout(env, 'odd');
       expect(t.stopReason).toBe('error');
       expect(t.error).toMatchObject({ stage: 'env_step', code: 'ENV_OUTPUT' });
@@ -62,7 +95,10 @@ describe('a tool that returns a number, undefined, an object… : a named observ
 
 describe('mixEnvironments: an example from no environment of the mix is a typed error', () => {
   const env = (name: string): Environment => ({ name, tools: [], initialMessages, step: async () => ({ done: true }) });
-  const mixed = mixEnvironments([{ env: env('a'), dataset: [ex], reward: exactMatch() }, { env: env('b'), dataset: [ex], reward: exactMatch() }]);
+  const mixed = mixEnvironments([
+    { env: env('a'), dataset: [ex], reward: exactMatch() },
+    { env: env('b'), dataset: [ex], reward: exactMatch() },
+  ]);
   const ctxOf = (example: Example) => ({ example }) as unknown as ToolContext;
   it.each([
     ['no tag', { id: 'x', question: 'q', answer: '' }],

@@ -21,7 +21,12 @@ describe('one error for a prompt-prefix mismatch', () => {
   });
 
   it('every place defaults to drop: assembleTrainingData and buildDatums leave the trajectory out and name it', () => {
-    const bad = { turns: [{ promptTokens: [1, 2], completionTokens: [3], logprobs: [-1] }, { promptTokens: [9, 9], completionTokens: [4], logprobs: [-1] }] };
+    const bad = {
+      turns: [
+        { promptTokens: [1, 2], completionTokens: [3], logprobs: [-1] },
+        { promptTokens: [9, 9], completionTokens: [4], logprobs: [-1] },
+      ],
+    };
     const good = { turns: [{ promptTokens: [1], completionTokens: [2], logprobs: [-1] }] };
     const group = { trajectories_G: [bad, good], outcome: { advantages_G: [1, -1], kept_G: [true, true], degenerate: false, droppedGroup: false } } as never;
     const assembled = assembleTrainingData([group]);

@@ -9,7 +9,7 @@ const exportedClasses = Object.entries(agentrl).filter(
 ) as [string, typeof AgentRLError & { code?: unknown }][];
 
 describe('error identity by code', () => {
-  it('every exported error class has its own literal static code, unique, equal to its instances\' code', () => {
+  it("every exported error class has its own literal static code, unique, equal to its instances' code", () => {
     expect(exportedClasses.length).toBeGreaterThan(25);
     const codes = exportedClasses.map(([name, C]) => {
       expect(Object.hasOwn(C, 'code'), name).toBe(true);
@@ -30,7 +30,11 @@ describe('error identity by code', () => {
   it('isAgentRLError is true for agentrl errors (also from another copy) and false otherwise', () => {
     expect(isAgentRLError(new SandboxTimeoutError(5))).toBe(true);
     expect(isAgentRLError(new ConfigError('x', []))).toBe(true);
-    const foreign = Object.assign(Object.create(Error.prototype) as object, { [Symbol.for('agentrl.error')]: true, [Symbol.for('agentrl.error.codes')]: ['SANDBOX_TIMEOUT'], code: 'SANDBOX_TIMEOUT' });
+    const foreign = Object.assign(Object.create(Error.prototype) as object, {
+      [Symbol.for('agentrl.error')]: true,
+      [Symbol.for('agentrl.error.codes')]: ['SANDBOX_TIMEOUT'],
+      code: 'SANDBOX_TIMEOUT',
+    });
     expect(isAgentRLError(foreign)).toBe(true);
     for (const v of [new Error('x'), { code: 'SANDBOX_TIMEOUT' }, null, 'CONFIG_INVALID', 3]) expect(isAgentRLError(v)).toBe(false);
   });

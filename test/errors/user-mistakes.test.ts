@@ -23,7 +23,10 @@ describe('user mistakes throw typed agentrl errors', () => {
     await expect(plotRuns([])).rejects.toBeInstanceOf(ConfigError);
     const empty = await mkdtemp(join(tmpdir(), 'agentrl-plot-'));
     for (const dir of [join(empty, 'missing'), empty]) {
-      const err = await plotRuns([dir], { outDir: join(empty, 'out') }).then(() => undefined, (e: unknown) => e);
+      const err = await plotRuns([dir], { outDir: join(empty, 'out') }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isAgentRLError(err), dir).toBe(true);
     }
   });
@@ -44,7 +47,10 @@ describe('user mistakes throw typed agentrl errors', () => {
       progress: false,
     });
     const first = t.train();
-    const second = await t.train().then(() => undefined, (e: unknown) => e);
+    const second = await t.train().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await first;
     expect(second).toBeInstanceOf(TrainerBusyError);
     expect((second as TrainerBusyError).code).toBe('TRAINER_BUSY');

@@ -47,7 +47,10 @@ describe('evaluate', () => {
     expect(r.metrics['eval/tool_calls']).toBe(0.5);
     expect(r.metrics['eval/self_correction_rate']).toBe(1);
     expect(r.metrics['eval/valid_tool_call_rate']).toBe(1);
-    const lines = (await readFile(outPath, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(outPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.id)).toEqual(['a', 'b']);
     expect(lines[0].correct).toEqual([true, false]);
     expect(lines[0].toolCalls).toEqual([2, 0]);

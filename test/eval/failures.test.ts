@@ -45,7 +45,15 @@ describe('evaluate survives bad trajectories', () => {
       },
     };
     const env = codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null });
-    const r = await evaluate({ sampler, renderer, env, reward, examples, n: 2, budgets: { maxToolCalls: 50, maxTurns: 50, maxTrajectoryTokens: 4096, maxTurnTokens: 128 } });
+    const r = await evaluate({
+      sampler,
+      renderer,
+      env,
+      reward,
+      examples,
+      n: 2,
+      budgets: { maxToolCalls: 50, maxTurns: 50, maxTrajectoryTokens: 4096, maxTurnTokens: 128 },
+    });
     expect(r.metrics['eval/error_rate']).toBe(0);
     expect(r.metrics['eval/tool_calls']).toBeGreaterThan(0);
   });

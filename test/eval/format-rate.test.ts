@@ -15,7 +15,13 @@ describe('evaluate: format rate and the ending rule', () => {
       const ok = t.finalText.includes(`\\boxed{${ex.answer}}`);
       return { reward: ok ? 1 : -1, correct: ok, validFormat: t.finalText.includes('\\boxed{') };
     };
-    const base = { sampler, renderer, env: codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null }), examples: [{ id: 'a', question: 'sum?', answer: '12' }], n: 2 };
+    const base = {
+      sampler,
+      renderer,
+      env: codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null }),
+      examples: [{ id: 'a', question: 'sum?', answer: '12' }],
+      n: 2,
+    };
     const withNaive = await evaluate({ ...base, reward: naive });
     expect(withNaive.metrics['eval/format_rate']).toBe(0.5);
     const math = mathReward({ inThread: true });

@@ -23,7 +23,14 @@ describe('unbiased pass@k (HumanEval estimator)', () => {
   });
 
   it('metrics: pass_at_1 is the mean correctness, pass_at_n the share of problems solved', () => {
-    const m = passAtKMetrics([[true, false, false, false], [false, false, false, false], [true, true, false, true]], 4);
+    const m = passAtKMetrics(
+      [
+        [true, false, false, false],
+        [false, false, false, false],
+        [true, true, false, true],
+      ],
+      4,
+    );
     expect(m['eval/pass_at_1']).toBeCloseTo((0.25 + 0 + 0.75) / 3, 12);
     expect(m['eval/pass_at_2']).toBeCloseTo((0.5 + 0 + 1) / 3, 12);
     expect(m['eval/pass_at_4']).toBeCloseTo(2 / 3, 12);

@@ -33,23 +33,44 @@ const reward: Reward<TeaExample> = (t, ex) => {
   const m = exactMatch()(t, ex);
   return { ...m, reward: m.correct ? 1 : ex.meta.country === 'Peru' ? 0 : 0.1 };
 };
-const example = (i: number): TeaExample => ({ id: `d${i}`, question: `What does tea cost in ${i % 2 ? 'Chile' : 'Peru'}?`, answer: String(10 + i), meta: { country: i % 2 ? 'Chile' : 'Peru', prices: { Peru: 10 + i, Chile: 10 + i } } });
+const example = (i: number): TeaExample => ({
+  id: `d${i}`,
+  question: `What does tea cost in ${i % 2 ? 'Chile' : 'Peru'}?`,
+  answer: String(10 + i),
+  meta: { country: i % 2 ? 'Chile' : 'Peru', prices: { Peru: 10 + i, Chile: 10 + i } },
+});
 const call = (country: string) => `<tool_call>\n{"name": "price", "arguments": {"country": "${country}"}}\n</tool_call>`;
 
 describe('trainAndEvaluate: held-out eval → cold start → RL → held-out eval, one budgets object for every stage', () => {
   it('runs the stages in order, prints the table with 95% intervals, and hands every stage the same budgets', async () => {
     const renderer = await localRenderer();
     // The scripted "model": calls the tool, then copies its reply.
-    const sampler = scriptedSampler({ renderer, script: ({ prompt }) => (prompt.includes('<tool_response>') ? /<tool_response>\n(\d+)/.exec(prompt)![1]! : call(/in (\w+)\?/.exec(prompt)![1]!)) });
+    const sampler = scriptedSampler({
+      renderer,
+      script: ({ prompt }) => (prompt.includes('<tool_response>') ? /<tool_response>\n(\d+)/.exec(prompt)![1]! : call(/in (\w+)\?/.exec(prompt)![1]!)),
+    });
     const backend = mockBackend({ renderer, sampler, maxContextTokens: 512 });
     const lines: string[] = [];
     const budgets = { maxToolCalls: 1, maxTurns: 2, maxTurnTokens: 64, maxToolResponseTokens: 8 };
     let seen: Trainer<TeaExample> | undefined;
     const train = Array.from({ length: 6 }, (_, i) => example(i));
     const r = await trainAndEvaluate({
-      backend, env, reward, train, heldOut: [example(10), example(11), example(12)], budgets,
+      backend,
+      env,
+      reward,
+      train,
+      heldOut: [example(10), example(11), example(12)],
+      budgets,
       eval: { samples: 2 },
-      coldStart: { demonstrations: train.map((ex) => ({ example: ex, turns: [{ call: { name: 'price', arguments: { country: ex.meta.country } } }, { answer: ex.answer }] })), steps: 2, batchSize: 2, learningRate: 1e-3 },
+      coldStart: {
+        demonstrations: train.map((ex) => ({
+          example: ex,
+          turns: [{ call: { name: 'price', arguments: { country: ex.meta.country } } }, { answer: ex.answer }],
+        })),
+        steps: 2,
+        batchSize: 2,
+        learningRate: 1e-3,
+      },
       rl: { maxSteps: 1, groupSize: 2, questionsPerBatch: 2, progress: false },
       log: (l) => lines.push(l),
       onTrainer: (t) => (seen = t),
@@ -73,7 +94,12 @@ describe('trainAndEvaluate: held-out eval → cold start → RL → held-out eva
     const renderer = await localRenderer();
     const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script: () => '1' }) });
     const base = { backend, env, reward, train: [example(1)], heldOut: [example(2)], log: () => {} };
-    for (const [extra, path] of [[{ budget: {} }, "budget: unknown key (did you mean 'budgets'?)"], [{ budgets: { maxTurnToken: 3 } }, 'budgets.maxTurnToken'], [{ heldOut: [] }, 'heldOut'], [{ eval: { sample: 2 } }, 'eval.sample']] as const) {
+    for (const [extra, path] of [
+      [{ budget: {} }, "budget: unknown key (did you mean 'budgets'?)"],
+      [{ budgets: { maxTurnToken: 3 } }, 'budgets.maxTurnToken'],
+      [{ heldOut: [] }, 'heldOut'],
+      [{ eval: { sample: 2 } }, 'eval.sample'],
+    ] as const) {
       const e = await trainAndEvaluate({ ...base, ...(extra as object) } as never).catch((x: unknown) => x);
       expect(ConfigError.isInstance(e)).toBe(true);
       expect((e as Error).message).toContain(path);
@@ -105,13 +131,39 @@ describe('evaluate({ backend }) and the in-training eval: the same weights give 
     expect(a.metrics['eval/average_at_n']).toBeGreaterThan(0);
     const other = await evaluate({ backend, env, reward, examples: heldOut, n: 4, budgets, sampling: { seed: DEFAULT_EVAL_SEED + 1 } });
     expect(other.records.map((r) => r.predictions)).not.toEqual(a.records.map((r) => r.predictions));
-    const trainer = new Trainer<TeaExample>({ backend, env, reward, dataset: heldOut, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, budgets, groupSize: 2, questionsPerBatch: 1, maxSteps: 1, progress: false, seed: 5, eval: { dataset: heldOut, every: 1, samples: 4 } });
+    const trainer = new Trainer<TeaExample>({
+      backend,
+      env,
+      reward,
+      dataset: heldOut,
+      loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+      budgets,
+      groupSize: 2,
+      questionsPerBatch: 1,
+      maxSteps: 1,
+      progress: false,
+      seed: 5,
+      eval: { dataset: heldOut, every: 1, samples: 4 },
+    });
     const evals: Record<string, number>[] = [];
     trainer.on('eval', (e) => evals.push(e.metrics));
     await trainer.train();
-    for (const key of ['eval/average_at_n', 'eval/pass_at_n', 'eval/average_at_n_ci95_low', 'eval/format_rate']) expect(evals[0]![key], key).toBe(a.metrics[key]);
+    for (const key of ['eval/average_at_n', 'eval/pass_at_n', 'eval/average_at_n_ci95_low', 'eval/format_rate'])
+      expect(evals[0]![key], key).toBe(a.metrics[key]);
     // told otherwise: eval.seed
-    const seeded = new Trainer<TeaExample>({ backend, env, reward, dataset: heldOut, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, budgets, groupSize: 2, questionsPerBatch: 1, maxSteps: 1, progress: false, eval: { dataset: heldOut, every: 1, samples: 4, seed: DEFAULT_EVAL_SEED + 1 } });
+    const seeded = new Trainer<TeaExample>({
+      backend,
+      env,
+      reward,
+      dataset: heldOut,
+      loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+      budgets,
+      groupSize: 2,
+      questionsPerBatch: 1,
+      maxSteps: 1,
+      progress: false,
+      eval: { dataset: heldOut, every: 1, samples: 4, seed: DEFAULT_EVAL_SEED + 1 },
+    });
     const evals2: Record<string, number>[] = [];
     seeded.on('eval', (e) => evals2.push(e.metrics));
     await seeded.train();
@@ -123,7 +175,12 @@ describe('evaluate({ backend }) and the in-training eval: the same weights give 
     const sampler = scriptedSampler({ renderer, script: () => '1' });
     const backend = mockBackend({ renderer, sampler });
     const base = { env, reward, examples: [example(1)] };
-    for (const [opts, path] of [[{ ...base, backend, sampler }, 'sampler: give either backend'], [{ ...base }, 'backend: missing'], [{ ...base, sampler }, 'renderer: missing'], [{ ...base, backend: {} }, 'backend: expected a TrainingBackend']] as const) {
+    for (const [opts, path] of [
+      [{ ...base, backend, sampler }, 'sampler: give either backend'],
+      [{ ...base }, 'backend: missing'],
+      [{ ...base, sampler }, 'renderer: missing'],
+      [{ ...base, backend: {} }, 'backend: expected a TrainingBackend'],
+    ] as const) {
       const e = await evaluate(opts as never).catch((x: unknown) => x);
       expect(ConfigError.isInstance(e)).toBe(true);
       expect((e as Error).message).toContain(path);
@@ -150,7 +207,11 @@ describe('intervals of Average@N and Pass@N', () => {
 
   it('Wilson for Pass@N (the reference values of Wilson 1927 / Newcombe 1998)', () => {
     // Newcombe (1998) table I: 81/263 → 0.2553–0.3662; 15/148 → 0.0624–0.1605; 0/20 → 0–0.1611
-    for (const [s, n, low, high] of [[81, 263, 0.2553, 0.3662], [15, 148, 0.0624, 0.1605], [0, 20, 0, 0.1611]] as const) {
+    for (const [s, n, low, high] of [
+      [81, 263, 0.2553, 0.3662],
+      [15, 148, 0.0624, 0.1605],
+      [0, 20, 0, 0.1611],
+    ] as const) {
       const w = wilsonInterval(s, n);
       expect(w.low).toBeCloseTo(low, 4);
       expect(w.high).toBeCloseTo(high, 4);
@@ -158,7 +219,19 @@ describe('intervals of Average@N and Pass@N', () => {
   });
 
   it('the table prints them, or ± stderr, or nothing; the positional form still works', () => {
-    const r = { records: [], metrics: { 'eval/average_at_n': 0.578, 'eval/average_at_n_ci95_low': 0.45, 'eval/average_at_n_ci95_high': 0.706, 'eval/average_at_n_stderr': 0.065, 'eval/pass_at_n': 0.719, 'eval/pass_at_n_ci95_low': 0.546, 'eval/pass_at_n_ci95_high': 0.844, 'eval/pass_at_n_stderr': 0.079 } };
+    const r = {
+      records: [],
+      metrics: {
+        'eval/average_at_n': 0.578,
+        'eval/average_at_n_ci95_low': 0.45,
+        'eval/average_at_n_ci95_high': 0.706,
+        'eval/average_at_n_stderr': 0.065,
+        'eval/pass_at_n': 0.719,
+        'eval/pass_at_n_ci95_low': 0.546,
+        'eval/pass_at_n_ci95_high': 0.844,
+        'eval/pass_at_n_stderr': 0.079,
+      },
+    };
     expect(evalTable({ labelWidth: 10 }).row('x', r)).toMatch(/^x +57\.8% +\[45\.0–70\.6\] +71\.9% +\[54\.6–84\.4\]/);
     expect(evalTable({ labelWidth: 10, intervals: 'stderr' }).row('x', r)).toMatch(/^x +57\.8% +±6\.5 +71\.9% +±7\.9/);
     expect(evalTable({ labelWidth: 10, intervals: 'none' }).row('x', r)).toMatch(/^x +57\.8% +71\.9% /);

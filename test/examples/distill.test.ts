@@ -12,7 +12,18 @@ async function distillStep(weakenSteps: number): Promise<Record<string, number>>
   const student = localBackend(MODEL);
   await weaken(student, weakenSteps, 1e-2);
   const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '' })), systemPrompt: null });
-  const trainer = new Trainer(distillOptions({ student, teacher: await teacherBackend.saveWeightsForSampler(), env, dataset, steps: 1, learningRate: 1e-3, groupSize: 2, questionsPerBatch: 2 }));
+  const trainer = new Trainer(
+    distillOptions({
+      student,
+      teacher: await teacherBackend.saveWeightsForSampler(),
+      env,
+      dataset,
+      steps: 1,
+      learningRate: 1e-3,
+      groupSize: 2,
+      questionsPerBatch: 2,
+    }),
+  );
   const steps: Record<string, number>[] = [];
   trainer.on('step', (e) => steps.push(e.metrics));
   await trainer.train();

@@ -1,8 +1,31 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
-import { DEFAULT_BUDGETS, coldStart, exactMatch, localBackend, mcpEnvironment, runGroup, tokenize, type DemonstrationTurn, type Example, type McpEnvironment } from 'agentrl';
+import {
+  DEFAULT_BUDGETS,
+  coldStart,
+  exactMatch,
+  localBackend,
+  mcpEnvironment,
+  runGroup,
+  tokenize,
+  type DemonstrationTurn,
+  type Example,
+  type McpEnvironment,
+} from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
-import { BUDGETS, DEPOTS, FIELDS, HELD_OUT_DEPOTS, MODEL, SYSTEM_PROMPT, TOOL, demonstrations, lookupCall, questions, recordsServer } from '../../examples/mcp-agent/task.js';
+import {
+  BUDGETS,
+  DEPOTS,
+  FIELDS,
+  HELD_OUT_DEPOTS,
+  MODEL,
+  SYSTEM_PROMPT,
+  TOOL,
+  demonstrations,
+  lookupCall,
+  questions,
+  recordsServer,
+} from '../../examples/mcp-agent/task.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 import { renderDemonstration } from '../../src/rollout/demonstration.js';
 
@@ -20,7 +43,10 @@ async function recordsEnv() {
     server,
     connection: 'shared',
     tools: [TOOL],
-    initialMessages: (ex) => [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: ex.question }],
+    initialMessages: (ex) => [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: ex.question },
+    ],
   });
   envs.push(env);
   return env;
@@ -64,11 +90,22 @@ describe('mcp-agent example', () => {
     const test = questions('test');
     const calls = new Map(await Promise.all(test.map(async (e) => [e.question, await callText(renderer, env, e)] as const)));
     // the call as the template renders it: compact arguments, parsed back to the same path
-    expect(calls.get(test[0]!.question)).toBe(`<tool_call>\n{"name": "${TOOL}", "arguments": {"path":"${String(test[0]!.meta?.['depot'])}/${String(test[0]!.meta?.['field'])}"}}\n</tool_call>`);
-    const copier = scriptedSampler({ renderer, script: ({ prompt }) => (toolResponse(prompt) === undefined ? calls.get(test.find((e) => prompt.includes(e.question))!.question)! : `<answer>${toolResponse(prompt)!.trim()}</answer>`) });
+    expect(calls.get(test[0]!.question)).toBe(
+      `<tool_call>\n{"name": "${TOOL}", "arguments": {"path":"${String(test[0]!.meta?.['depot'])}/${String(test[0]!.meta?.['field'])}"}}\n</tool_call>`,
+    );
+    const copier = scriptedSampler({
+      renderer,
+      script: ({ prompt }) =>
+        toolResponse(prompt) === undefined
+          ? calls.get(test.find((e) => prompt.includes(e.question))!.question)!
+          : `<answer>${toolResponse(prompt)!.trim()}</answer>`,
+    });
     const reward = exactMatch();
     for (const ex of test.slice(0, 6)) {
-      const [t] = await runGroup({ sampler: copier, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 1, maxTurns: 2 } }, { example: ex, groupSize: 1 });
+      const [t] = await runGroup(
+        { sampler: copier, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls: 1, maxTurns: 2 } },
+        { example: ex, groupSize: 1 },
+      );
       expect(t!.stopReason).toBe('answer');
       expect((await reward(t!, ex)).reward).toBe(1);
     }
@@ -93,7 +130,9 @@ describe('mcp-agent example', () => {
     expect(lookups.filter((d, i) => shown[i] !== d.example.answer).length).toBeGreaterThan(lookups.length * 0.9);
     // per training question, the lookups' answers differ across passes: no single answer fits them
     const byQuestion = new Map<string, Set<string>>();
-    lookups.forEach((d, i) => byQuestion.set(d.example.id, (byQuestion.get(d.example.id) ?? new Set()).add(shown[i]!)));
+    lookups.forEach((d, i) => {
+      byQuestion.set(d.example.id, (byQuestion.get(d.example.id) ?? new Set()).add(shown[i]!));
+    });
     expect([...byQuestion.values()].filter((v) => v.size > 1).length).toBeGreaterThan(train.length / 2);
     for (const d of demos.slice(0, train.length).filter((x) => x.turns.length === 2)) expect(answerOf(d)).toBe(d.example.answer);
     // without otherRecords every pass shows the server's record
@@ -102,8 +141,21 @@ describe('mcp-agent example', () => {
     }
     // the fixed observation is rendered token for token like the real server's answer
     const ex = train[0]!;
-    const real = await renderDemonstration(renderer, env, { example: ex, turns: [{ call: lookupCall(ex) }, { answer: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
-    const fixed = await renderDemonstration(renderer, env, { example: ex, turns: [{ call: lookupCall(ex), observation: [{ role: 'tool', name: TOOL, content: ex.answer }] }, { answer: `<answer>${ex.answer}</answer>` }] }, { maxToolResponseTokens: 16 });
+    const real = await renderDemonstration(
+      renderer,
+      env,
+      { example: ex, turns: [{ call: lookupCall(ex) }, { answer: `<answer>${ex.answer}</answer>` }] },
+      { maxToolResponseTokens: 16 },
+    );
+    const fixed = await renderDemonstration(
+      renderer,
+      env,
+      {
+        example: ex,
+        turns: [{ call: lookupCall(ex), observation: [{ role: 'tool', name: TOOL, content: ex.answer }] }, { answer: `<answer>${ex.answer}</answer>` }],
+      },
+      { maxToolResponseTokens: 16 },
+    );
     expect(fixed.tokens).toEqual(real.tokens);
   });
 
@@ -121,7 +173,13 @@ describe('mcp-agent example', () => {
       for (const d of demos.filter((x) => x.turns.length === 1)) expect(d.turns[0]).not.toEqual({ answer: `<answer>${d.example.answer}</answer>` });
       const warnings: string[] = [];
       const r = await coldStart(backend, env, demos, {
-        steps: 2, batchSize: 4, learningRate: 1e-3, seed: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTurnTokens: BUDGETS.maxTurnTokens, onWarning: (m) => warnings.push(m),
+        steps: 2,
+        batchSize: 4,
+        learningRate: 1e-3,
+        seed: 1,
+        maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
+        maxTurnTokens: BUDGETS.maxTurnTokens,
+        onWarning: (m) => warnings.push(m),
       });
       expect([r.skipped, r.longTurns, warnings]).toEqual([0, 0, []]);
       expect(r.datums).toBe(demos.length);

@@ -3,7 +3,15 @@ import { rmSync } from 'node:fs';
 import { DEFAULT_BUDGETS, agentEnvironment, localBackend, runGroup, type AgentEnvironment } from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
 import { BUDGETS, MODEL, questions, recordsServer } from '../../examples/mcp-agent/task.js';
-import { AGENT, COLD_START_CHECKPOINT, PYTHON, SYSTEM_PROMPT, TOOL, coldStartDemonstrations as demonstrations, demonstrationEnv } from '../../examples/python-agent/task.js';
+import {
+  AGENT,
+  COLD_START_CHECKPOINT,
+  PYTHON,
+  SYSTEM_PROMPT,
+  TOOL,
+  coldStartDemonstrations as demonstrations,
+  demonstrationEnv,
+} from '../../examples/python-agent/task.js';
 import { renderDemonstration } from '../../src/rollout/demonstration.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
@@ -34,7 +42,10 @@ describe('python-agent example', () => {
     });
     const env = agentEnvironment({ command: [PYTHON, AGENT], env: { RECORDS_DIR: dir, MAX_TURN_TOKENS: String(BUDGETS.maxTurnTokens) } });
     envs.push(env);
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, ...BUDGETS, maxTrajectoryTokens: 4096 } }, { example: example!, groupSize: 1 });
+    const [t] = await runGroup(
+      { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, ...BUDGETS, maxTrajectoryTokens: 4096 } },
+      { example: example!, groupSize: 1 },
+    );
     expect(t!.error?.message).toBeUndefined();
     expect(t!.finalText).toBe(`<answer>${example!.answer}</answer>`);
     expect(t!.turns).toHaveLength(2);
@@ -57,7 +68,12 @@ describe('python-agent example', () => {
     const probs: number[] = [];
     for (const example of test) {
       const demo = demonstrations([example], { passes: 1, guessShare: 0, seed: 1 })[0]!;
-      const { tokens, mask } = await renderDemonstration(renderer, demonstrationEnv(dir), { example, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+      const { tokens, mask } = await renderDemonstration(
+        renderer,
+        demonstrationEnv(dir),
+        { example, turns: demo.turns.map((x) => (typeof x === 'string' ? { text: x } : x)) },
+        { maxToolResponseTokens: BUDGETS.maxToolResponseTokens },
+      );
       const lps = await sampler.computeLogprobs(tokens);
       probs.push(Math.exp(lps.reduce<number>((s, lp, i) => s + (mask[i] === 1 ? lp! : 0), 0)));
     }

@@ -30,7 +30,12 @@ describe('retool prepare-data', () => {
   it('converts a JSONL fixture: template stripped, bad rows skipped and counted', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'retool-'));
     const input = join(dir, 'rows.jsonl');
-    await writeFile(input, fixtureRows().map((r) => JSON.stringify(r)).join('\n'));
+    await writeFile(
+      input,
+      fixtureRows()
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
     const r = await prepareData({ input, out: dir, dev: 2, count: 0, seed: 0 });
     expect(r).toEqual({ train: 4, dev: 2, skipped: 1, overlapping: 0 });
     const train = await loadMathDataset(join(dir, 'train.jsonl'));
@@ -66,7 +71,14 @@ describe('retool prepare-data', () => {
 
   it('the dev split skips candidates that overlap training (or an earlier dev problem) and counts them', () => {
     const row = (q: string, a: string) => ({ prompt: [{ role: 'user', content: q }], reward_model: { ground_truth: a } });
-    const rows = [row('What is 12 times 34?', '408'), row('What is 20 times 30?', '600'), row('Each of 34 shelves holds 12 books.', '408'), row('What is 41 times 52?', '2132'), row('What is 52 times 41?', '2132'), row('What is 11 times 13?', '143')];
+    const rows = [
+      row('What is 12 times 34?', '408'),
+      row('What is 20 times 30?', '600'),
+      row('Each of 34 shelves holds 12 books.', '408'),
+      row('What is 41 times 52?', '2132'),
+      row('What is 52 times 41?', '2132'),
+      row('What is 11 times 13?', '143'),
+    ];
     const r = prepareRows(rows, 2, { trainCount: 2 });
     expect(r.train.map((e) => e.question)).toEqual(['What is 12 times 34?', 'What is 20 times 30?']);
     expect(r.dev.map((e) => e.question)).toEqual(['What is 41 times 52?', 'What is 11 times 13?']);
@@ -80,6 +92,11 @@ describe('retool prepare-data', () => {
     const dev = await loadMathDataset(PATHS.dev);
     expect(dev.length).toBe(64);
     expect(overlappingPairs(train, dev)).toEqual([]);
-    expect(overlappingPairs(dev, dev.map((e) => ({ ...e, id: e.id + '-copy' })))).toHaveLength(64); // the check can fail
+    expect(
+      overlappingPairs(
+        dev,
+        dev.map((e) => ({ ...e, id: e.id + '-copy' })),
+      ),
+    ).toHaveLength(64); // the check can fail
   });
 });

@@ -67,7 +67,12 @@ describe('search-agent example', () => {
     const renderer = await backend.renderer();
     const env = searchEnv(await makeRetriever());
     const examples = (await loadMathDataset(PATHS.train)).slice(0, 40);
-    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, { seed: 5, epochs: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTokens: MODEL.contextTokens });
+    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, {
+      seed: 5,
+      epochs: 1,
+      maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
+      maxTokens: MODEL.contextTokens,
+    });
     expect(datums.length + dropped).toBe(40);
     for (const d of datums) {
       expect(d.modelInput.length).toBeLessThanOrEqual(MODEL.contextTokens);
@@ -82,7 +87,8 @@ describe('search-agent example', () => {
     expect(demoTurns(ex, 'search', 'x', () => 0)[1]).toEqual({ answer: `<answer>${ex.answer}</answer>` });
     expect(one.datums.length).toBe(1);
     // the call, written as data, renders in the template's call syntax and parses back; the malformed style does not parse
-    const render = (style: 'search' | 'malformed') => renderDemonstration(renderer, env, { example: ex, turns: demoTurns(ex, style, 'x', () => 0) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+    const render = (style: 'search' | 'malformed') =>
+      renderDemonstration(renderer, env, { example: ex, turns: demoTurns(ex, style, 'x', () => 0) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
     const [call] = (await render('search')).texts;
     expect(call).toBe(`<tool_call>\n{"name": "search", "arguments": {"query":${JSON.stringify(goodQuery(ex))}}}\n</tool_call>`);
     const parsed = renderer.parseAssistant(call!, env.tools);

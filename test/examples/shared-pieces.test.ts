@@ -16,12 +16,23 @@ const STYLES = ['right', 'at-once', 'recover', 'mistake', 'malformed'] as const;
 describe('examples/shared: the pieces the pipeline examples share', () => {
   it('the cold-start mix cuts at 0.5 / 0.75 / 0.85 / 0.9 and takes exactly one draw', () => {
     const cases: [number, (typeof STYLES)[number]][] = [
-      [0, 'right'], [0.4999, 'right'], [0.5, 'at-once'], [0.7499, 'at-once'], [0.75, 'recover'], [0.8499, 'recover'],
-      [0.85, 'mistake'], [0.8999, 'mistake'], [0.9, 'malformed'], [0.9999, 'malformed'],
+      [0, 'right'],
+      [0.4999, 'right'],
+      [0.5, 'at-once'],
+      [0.7499, 'at-once'],
+      [0.75, 'recover'],
+      [0.8499, 'recover'],
+      [0.85, 'mistake'],
+      [0.8999, 'mistake'],
+      [0.9, 'malformed'],
+      [0.9999, 'malformed'],
     ];
     for (const [x, want] of cases) {
       let draws = 0;
-      expect(pickMixStyle(() => (draws++, x), STYLES), String(x)).toBe(want);
+      expect(
+        pickMixStyle(() => (draws++, x), STYLES),
+        String(x),
+      ).toBe(want);
       expect(draws).toBe(1);
     }
   });
@@ -53,7 +64,8 @@ describe('examples/shared: the pieces the pipeline examples share', () => {
         expect(c).not.toBe('Fiji'); // one field only
         expect(c).not.toBe('Trinidad and Tobago'); // name longer than 12 characters
       }
-      for (const part of [s.train, s.test]) for (let i = 0; i < part.length; i += 2) expect(part.slice(i, i + 2).map((r) => r.field)).toEqual(['capital', 'currency']);
+      for (const part of [s.train, s.test])
+        for (let i = 0; i < part.length; i += 2) expect(part.slice(i, i + 2).map((r) => r.field)).toEqual(['capital', 'currency']);
       expect(splitByCountry(rows, 2, 4, seed)).toEqual(s);
     }
     expect(splitByCountry(rows, 2, 4, 1).train).not.toEqual(splitByCountry(rows, 2, 4, 2).train);
@@ -83,13 +95,24 @@ describe('examples/shared: the pieces the pipeline examples share', () => {
 
   it('evaluation and RL close their environments and the reward when the split cannot be read', async () => {
     const closed: string[] = [];
-    const env = (name: string): Environment => ({ name, tools: [], initialMessages: () => [], step: async () => ({ done: true, reason: 'answer' }), close: async () => void closed.push(name) });
+    const env = (name: string): Environment => ({
+      name,
+      tools: [],
+      initialMessages: () => [],
+      step: async () => ({ done: true, reason: 'answer' }),
+      close: async () => void closed.push(name),
+    });
     const reward = Object.assign((() => ({ reward: 0, correct: false, validFormat: true })) as Reward, { close: async () => void closed.push('reward') });
     const missing = join(tmpdir(), 'agentrl-no-such-split.jsonl');
     const backend = {} as TrainingBackend; // never reached: the split is read first
     const budgets = { maxTurns: 1 };
     const sampling = { temperature: 1, topP: 1 };
-    await expect(evaluateHeldOut(backend, { testPath: missing, budgets, sampling, reward }, { n: 1, problems: 1, seed: 1 }, [{ env: env('tool'), file: 'a.jsonl' }, { env: env('text'), file: 'b.jsonl' }])).rejects.toThrow();
+    await expect(
+      evaluateHeldOut(backend, { testPath: missing, budgets, sampling, reward }, { n: 1, problems: 1, seed: 1 }, [
+        { env: env('tool'), file: 'a.jsonl' },
+        { env: env('text'), file: 'b.jsonl' },
+      ]),
+    ).rejects.toThrow();
     expect(closed).toEqual(['tool', 'text', 'reward']);
     closed.length = 0;
     const opts = { steps: 1, questionsPerBatch: 1, groupSize: 2, learningRate: 1e-4, logDir: tmpdir(), seed: 1 };

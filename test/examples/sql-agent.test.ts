@@ -59,12 +59,13 @@ describe('sql-agent example', () => {
 
   // Hazard: a call written as data that the template renders in a form the parser rejects (every demonstrated call
   // would teach an invalid call), or a "malformed" style that parses as a valid call (nothing left for RL to fix).
-  it('demonstrated calls render in the template\'s call syntax and parse back; the malformed style does not parse', async () => {
+  it("demonstrated calls render in the template's call syntax and parse back; the malformed style does not parse", async () => {
     const backend = localBackend({ ...MODEL });
     const renderer = await backend.renderer();
     const env = sqlEnv(loadDatabase());
     const [ex] = await loadMathDataset(PATHS.train, { limit: 1 });
-    const render = (style: 'query' | 'malformed') => renderDemonstration(renderer, env, { example: ex!, turns: demoTurns(ex!, style, () => 0) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
+    const render = (style: 'query' | 'malformed') =>
+      renderDemonstration(renderer, env, { example: ex!, turns: demoTurns(ex!, style, () => 0) }, { maxToolResponseTokens: BUDGETS.maxToolResponseTokens });
     const [call] = (await render('query')).texts;
     expect(call).toBe(`<tool_call>\n{"name": "execute_sql", "arguments": {"sql":${JSON.stringify(ex!.answer)}}}\n</tool_call>`);
     const parsed = renderer.parseAssistant(call!, env.tools);
@@ -83,7 +84,12 @@ describe('sql-agent example', () => {
     const renderer = await backend.renderer();
     const env = sqlEnv(loadDatabase());
     const examples = (await loadMathDataset(PATHS.train)).slice(0, 40);
-    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, { seed: 5, epochs: 1, maxToolResponseTokens: BUDGETS.maxToolResponseTokens, maxTokens: MODEL.contextTokens });
+    const { datums, dropped } = await buildDemoDatums(renderer, env, examples, {
+      seed: 5,
+      epochs: 1,
+      maxToolResponseTokens: BUDGETS.maxToolResponseTokens,
+      maxTokens: MODEL.contextTokens,
+    });
     expect(datums.length + dropped).toBe(40);
     let sawTable = false;
     for (const d of datums) {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { demonstrationDatum } from 'agentrl/internal';
 import { renderDemonstration } from '../../src/rollout/demonstration.js';
-import { compareDemonstrations, compareEnv, compareReward, formatHeldOut, makeCompareDataset, runTeaCompare, COMPARE_BUDGETS } from '../../examples/custom-env/tea-compare.js';
+import {
+  compareDemonstrations,
+  compareEnv,
+  compareReward,
+  formatHeldOut,
+  makeCompareDataset,
+  runTeaCompare,
+  COMPARE_BUDGETS,
+} from '../../examples/custom-env/tea-compare.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
 describe('tea-compare example (parallel tool calls on the embedded backend): its task and demonstrations', () => {
@@ -36,8 +44,33 @@ describe('tea-compare example (parallel tool calls on the embedded backend): its
 
   it('rewards only a turn that looked both prices up at once, plus the right country', () => {
     const ex = makeCompareDataset(1, 3)[0]!;
-    const call = (n: number) => ({ kind: 'tool' as const, content: '', raw: '', call: { type: 'function' as const, function: { name: 'price', arguments: {} } }, calls: Array.from({ length: n }, () => ({ type: 'function' as const, function: { name: 'price', arguments: {} } })) });
-    const traj = (n: number, final: string) => ({ id: 't', example: ex, groupIndex: 0, messages: [], toolCalls: n, stopReason: 'answer' as const, finalText: final, turns: [{ promptTokens: [1], completionTokens: [2], logprobs: [0], text: '', stopReason: 'stop' as const, action: call(n), observation: [] }, { promptTokens: [1], completionTokens: [2], logprobs: [0], text: final, stopReason: 'stop' as const, action: { kind: 'answer' as const, content: final, raw: final } }] });
+    const call = (n: number) => ({
+      kind: 'tool' as const,
+      content: '',
+      raw: '',
+      call: { type: 'function' as const, function: { name: 'price', arguments: {} } },
+      calls: Array.from({ length: n }, () => ({ type: 'function' as const, function: { name: 'price', arguments: {} } })),
+    });
+    const traj = (n: number, final: string) => ({
+      id: 't',
+      example: ex,
+      groupIndex: 0,
+      messages: [],
+      toolCalls: n,
+      stopReason: 'answer' as const,
+      finalText: final,
+      turns: [
+        { promptTokens: [1], completionTokens: [2], logprobs: [0], text: '', stopReason: 'stop' as const, action: call(n), observation: [] },
+        {
+          promptTokens: [1],
+          completionTokens: [2],
+          logprobs: [0],
+          text: final,
+          stopReason: 'stop' as const,
+          action: { kind: 'answer' as const, content: final, raw: final },
+        },
+      ],
+    });
     expect((compareReward(traj(2, ex.answer), ex) as { reward: number }).reward).toBe(1);
     expect((compareReward(traj(1, ex.answer), ex) as { reward: number }).reward).toBe(0.5);
     expect((compareReward(traj(2, 'Nowhere'), ex) as { reward: number }).reward).toBe(0.5);

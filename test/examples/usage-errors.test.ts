@@ -16,8 +16,15 @@ describe('example scripts exit 2 on a usage error', () => {
   it('tea-compare: a value that is not a whole number, or no held-out days', async () => {
     // Asynchronous, so the worker keeps answering vitest while the scripts start.
     const run = promisify(execFile);
-    for (const args of [['--sft-steps', 'ten'], ['--eval-days', '0']]) {
-      const r = await run(process.execPath, ['--import', 'tsx', 'examples/custom-env/tea-compare.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 }).then(
+    for (const args of [
+      ['--sft-steps', 'ten'],
+      ['--eval-days', '0'],
+    ]) {
+      const r = await run(process.execPath, ['--import', 'tsx', 'examples/custom-env/tea-compare.ts', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 120_000,
+      }).then(
         () => ({ code: 0, stderr: '' }),
         (e: { code?: number; stderr?: string }) => ({ code: e.code, stderr: e.stderr ?? '' }),
       );

@@ -25,7 +25,10 @@ export async function scriptedRun(opts: { steps: number; logDir?: string; perSte
     env: codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '12\n' })), systemPrompt: null }),
     reward,
     loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-    dataset: [{ id: 'a', question: 'What is 3 * 4?', answer: '12' }, { id: 'b', question: 'What is 6 + 6?', answer: '12' }],
+    dataset: [
+      { id: 'a', question: 'What is 3 * 4?', answer: '12' },
+      { id: 'b', question: 'What is 6 + 6?', answer: '12' },
+    ],
     groupSize: 3,
     questionsPerBatch: 2,
     maxSteps: opts.steps,

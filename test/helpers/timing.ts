@@ -20,4 +20,3 @@ export function fastestMs(fn: () => unknown, runs = 5): number {
  * a small input that fits in cache runs 30–500× faster than a large one even in linear code.
  */
 export const LINEAR_BOUND_MS = 2_000;
-

@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 export interface WandbRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
-  readonly body: { query?: string; variables?: Record<string, unknown>; files?: Record<string, { offset: number; content: string[] }>; complete?: boolean; exitcode?: number };
+  readonly body: {
+    query?: string;
+    variables?: Record<string, unknown>;
+    files?: Record<string, { offset: number; content: string[] }>;
+    complete?: boolean;
+    exitcode?: number;
+  };
 }
 
 /**
@@ -25,7 +31,11 @@ export async function wandbServer(opts: { entity?: string; status?: number; upse
       const body = text ? (JSON.parse(text) as WandbRequest['body']) : {};
       const path = req.url ?? '';
       requests.push({ path, headers: req.headers, body });
-      const fail = path.includes('/file_stream') ? (opts.fileStreamStatus ?? opts.status) : body.query?.includes('mutation UpsertBucket') ? (opts.upsertStatus ?? opts.status) : opts.status;
+      const fail = path.includes('/file_stream')
+        ? (opts.fileStreamStatus ?? opts.status)
+        : body.query?.includes('mutation UpsertBucket')
+          ? (opts.upsertStatus ?? opts.status)
+          : opts.status;
       res.setHeader('content-type', 'application/json');
       if (fail) {
         res.statusCode = fail;
@@ -36,7 +46,24 @@ export async function wandbServer(opts: { entity?: string; status?: number; upse
         res.end(JSON.stringify({ data: { viewer: { id: 'u1', entity: opts.entity ?? 'test-team', flags: null, teams: { edges: [] } } } }));
       } else if (path === '/graphql' && body.query?.includes('mutation UpsertBucket')) {
         const v = body.variables ?? {};
-        res.end(JSON.stringify({ data: { upsertBucket: { bucket: { id: 'b1', name: v['name'], displayName: v['displayName'] ?? 'generated-name', description: null, config: v['config'], sweepName: null, project: { id: 'p1', name: v['project'], entity: { id: 'e1', name: v['entity'] } } }, inserted: true } } }));
+        res.end(
+          JSON.stringify({
+            data: {
+              upsertBucket: {
+                bucket: {
+                  id: 'b1',
+                  name: v['name'],
+                  displayName: v['displayName'] ?? 'generated-name',
+                  description: null,
+                  config: v['config'],
+                  sweepName: null,
+                  project: { id: 'p1', name: v['project'], entity: { id: 'e1', name: v['entity'] } },
+                },
+                inserted: true,
+              },
+            },
+          }),
+        );
       } else if (path.endsWith('/file_stream')) {
         res.end('{}');
       } else {
@@ -55,7 +82,9 @@ export async function wandbServer(opts: { entity?: string; status?: number; upse
       const rows = new Map<number, Record<string, unknown>>();
       for (const r of requests) {
         const h = r.body.files?.['wandb-history.jsonl'];
-        h?.content.forEach((line, i) => rows.set(h.offset + i, JSON.parse(line) as Record<string, unknown>));
+        h?.content.forEach((line, i) => {
+          rows.set(h.offset + i, JSON.parse(line) as Record<string, unknown>);
+        });
       }
       return [...rows.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
     },

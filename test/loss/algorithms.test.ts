@@ -69,7 +69,9 @@ describe('rollout correction', () => {
     expect(m.advantages).toEqual([1, 0, 0]);
     const s = correctRollouts([d], lp, { level: 'sequence', mode: 'truncate', cap: 2 });
     // Π ρ = 1.2·3·0.4 = 1.44 on every token.
-    s.datums_D[0]!.advantages.forEach((a) => expect(a).toBeCloseTo(1.44, 12));
+    s.datums_D[0]!.advantages.forEach((a) => {
+      expect(a).toBeCloseTo(1.44, 12);
+    });
     const sm = correctRollouts([d], [[Math.log(1.5), Math.log(1.5), Math.log(0.6)]], { level: 'sequence', mode: 'mask', cap: 2 });
     // Π ρ = 3·3·1.2 = 10.8 > 2: the whole sequence is masked.
     expect(sm.datums_D[0]!.mask).toEqual([0, 0, 0]);
@@ -85,7 +87,12 @@ describe('rollout correction', () => {
     const K = 5;
     const theta = [0.3, -0.2, 1.1, 0.0, -0.7];
     const noise = [0.9, -0.6, -0.8, 0.5, 0.4];
-    const softmax = (x: number[]) => { const m = Math.max(...x); const e = x.map((v) => Math.exp(v - m)); const z = e.reduce((a, b) => a + b, 0); return e.map((v) => v / z); };
+    const softmax = (x: number[]) => {
+      const m = Math.max(...x);
+      const e = x.map((v) => Math.exp(v - m));
+      const z = e.reduce((a, b) => a + b, 0);
+      return e.map((v) => v / z);
+    };
     const pi = softmax(theta);
     const mu = softmax(theta.map((v, k) => v + noise[k]!));
     const A = (ys: number[]) => (level === 'token' ? [1, -0.5, 0.8, -1, 0.2][ys[0]!]! : Math.sin(ys[0]! + 2 * ys[1]!));
@@ -98,11 +105,24 @@ describe('rollout correction', () => {
       for (const y of ys) for (let k = 0; k < K; k++) exact[k]! += p * A(ys) * ((k === y ? 1 : 0) - pi[k]!);
     }
     let s = seed >>> 0;
-    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
-    const draw = () => { let u = rnd(); for (let k = 0; k < K; k++) { u -= mu[k]!; if (u < 0) return k; } return K - 1; };
+    const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
+    const draw = () => {
+      let u = rnd();
+      for (let k = 0; k < K; k++) {
+        u -= mu[k]!;
+        if (u < 0) return k;
+      }
+      return K - 1;
+    };
     const N = 20_000;
     const samples = Array.from({ length: N }, () => Array.from({ length: L }, draw));
-    const datums = samples.map((ys) => datum(ys.map((y) => Math.log(mu[y]!)), ys.map(() => A(ys)), ys.map(() => 1)));
+    const datums = samples.map((ys) =>
+      datum(
+        ys.map((y) => Math.log(mu[y]!)),
+        ys.map(() => A(ys)),
+        ys.map(() => 1),
+      ),
+    );
     const learner = samples.map((ys) => ys.map((y) => Math.log(pi[y]!)));
     const used = corrected
       ? correctRollouts(datums, learner, { level, mode: 'truncate', cap: 5 }).datums_D
@@ -110,7 +130,9 @@ describe('rollout correction', () => {
     const est = new Array<number>(K).fill(0);
     used.forEach((d, i) => {
       const g = perTokenLossGrad({ kind: 'importance_sampling' }, { targetLogprobs: learner[i]!, samplingLogprobs: d.logprobs, advantages: d.advantages });
-      samples[i]!.forEach((y, t) => { for (let k = 0; k < K; k++) est[k]! += (-g[t]! * ((k === y ? 1 : 0) - pi[k]!)) / N; });
+      samples[i]!.forEach((y, t) => {
+        for (let k = 0; k < K; k++) est[k]! += (-g[t]! * ((k === y ? 1 : 0) - pi[k]!)) / N;
+      });
     });
     return Math.hypot(...est.map((v, k) => v - exact[k]!));
   }
@@ -143,7 +165,7 @@ describe('DAPO overlong penalty and learning-rate schedules', () => {
     expect(lr('linear', 7)).toBeCloseTo(0.5, 12);
     expect(lr('cosine', 7)).toBeCloseTo(0.5, 12);
     expect(lr('cosine', 5)).toBeCloseTo(0.5 * (1 + Math.cos(Math.PI * 0.25)), 12);
-    expect(lr('cosine', 10)).toBeCloseTo(0.5 * (1 + Math.cos(Math.PI * 7 / 8)), 12);
+    expect(lr('cosine', 10)).toBeCloseTo(0.5 * (1 + Math.cos((Math.PI * 7) / 8)), 12);
     expect(scheduledLearningRate(undefined, 3e-4, 5, 10)).toBe(3e-4);
   });
 });

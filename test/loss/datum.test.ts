@@ -24,7 +24,7 @@ const trajectoryArb = fc
     });
     return { turns: built } satisfies DatumSource;
   })
-  .filter((s) => (s.turns.at(-1)!.promptTokens.length + s.turns.at(-1)!.completionTokens.length) >= 2);
+  .filter((s) => s.turns.at(-1)!.promptTokens.length + s.turns.at(-1)!.completionTokens.length >= 2);
 const advantageArb = fc.double({ min: -4, max: 4, noNaN: true }).filter((a) => a !== 0);
 
 const completions = (s: DatumSource) => s.turns.flatMap((t) => [...t.completionTokens]);
@@ -166,7 +166,9 @@ describe('buildDatums', () => {
     expect(datums[1]!.modelInput).toEqual([7, 8, 9, 10, 11, 12]);
     expect(datums[1]!.mask).toEqual([0, 0, 1, 1, 0, 1]);
     expect(datums.flatMap((d) => masked(d, d.targetTokens))).toEqual([3, 4, 10, 11, 13]);
-    datums.forEach((d) => validateDatum(d));
+    datums.forEach((d) => {
+      validateDatum(d);
+    });
   });
 
   it("drops a mismatching trajectory by default ('drop'), names it, and keeps the others", () => {
@@ -207,7 +209,11 @@ describe('buildDatums', () => {
   it('split datums over random trajectories keep all sampled tokens in order (property)', () => {
     fc.assert(
       fc.property(fc.array(trajectoryArb, { minLength: 1, maxLength: 4 }), advantageArb, (trajs, A) => {
-        const { datums, trajectoryIndex } = buildDatums(trajs, trajs.map(() => A), { onPrefixMismatch: 'split' });
+        const { datums, trajectoryIndex } = buildDatums(
+          trajs,
+          trajs.map(() => A),
+          { onPrefixMismatch: 'split' },
+        );
         expect(datums).toHaveLength(trajs.length); // prefix-extending trajectories never split
         datums.forEach((d, i) => {
           expect(masked(d, d.targetTokens)).toEqual(completions(trajs[trajectoryIndex[i]!]!));
@@ -219,17 +225,17 @@ describe('buildDatums', () => {
 
   it('splitting at random broken prefixes keeps every sampled token exactly once, in order (property)', () => {
     // Hazard: a split must neither drop nor duplicate sampled tokens, and each piece must stay well-formed.
-    const broken = fc
-      .tuple(trajectoryArb, fc.array(fc.tuple(fc.boolean(), tokenIds(1, 5)), { minLength: 5, maxLength: 5 }))
-      .map(([s, resets]) => ({
-        turns: s.turns.map((t, k) => (k > 0 && resets[k]![0] ? { ...t, promptTokens: resets[k]![1] } : t)),
-      }));
+    const broken = fc.tuple(trajectoryArb, fc.array(fc.tuple(fc.boolean(), tokenIds(1, 5)), { minLength: 5, maxLength: 5 })).map(([s, resets]) => ({
+      turns: s.turns.map((t, k) => (k > 0 && resets[k]![0] ? { ...t, promptTokens: resets[k]![1] } : t)),
+    }));
     fc.assert(
       fc.property(broken, advantageArb, (s, A) => {
         const { datums } = buildDatums([s], [A], { onPrefixMismatch: 'split' });
         expect(datums.flatMap((d) => masked(d, d.targetTokens))).toEqual(completions(s));
         expect(datums.flatMap((d) => masked(d, d.logprobs))).toEqual(sampledLogprobs(s));
-        datums.forEach((d) => validateDatum(d));
+        datums.forEach((d) => {
+          validateDatum(d);
+        });
       }),
     );
   });

@@ -33,7 +33,9 @@ describe('groupOutcome', () => {
         expect(o.advantages_G).toHaveLength(rewards_G.length);
         const sum = o.advantages_G.reduce((a, b) => a + b, 0);
         expect(Math.abs(sum)).toBeLessThan(1e-9);
-        rewards_G.forEach((r, g) => r.drop && expect(o.advantages_G[g]).toBe(0));
+        rewards_G.forEach((r, g) => {
+          if (r.drop) expect(o.advantages_G[g]).toBe(0);
+        });
       }),
     );
   });

@@ -56,7 +56,7 @@ describe('lossConfigSchema / parseLossConfig', () => {
   });
 });
 
-describe('each kind\'s describe (LossDefinition.describe)', () => {
+describe("each kind's describe (LossDefinition.describe)", () => {
   it('describes every kind with defaults filled in', () => {
     expect(describeLoss({ kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 })).toBe('ppo clip [0.8, 1.28], token-mean');
     expect(describeLoss({ kind: 'importance_sampling', aggregation: 'token-sum' })).toBe('importance sampling, token-sum');

@@ -20,7 +20,9 @@ describe('packMicroBatches', () => {
           const seen = batches.flatMap((b) => [...b.indices]).sort((a, b) => a - b);
           expect(seen).toEqual(lengths.map((_, i) => i));
           for (const b of batches) {
-            b.indices.forEach((i, j) => expect(b.datums[j]).toBe(datums[i]));
+            b.indices.forEach((i, j) => {
+              expect(b.datums[j]).toBe(datums[i]);
+            });
             const lens = b.indices.map((i) => lengths[i]!);
             const cost = budget === 'padded' ? Math.max(...lens) * lens.length : lens.reduce((s, x) => s + x, 0);
             expect(b.tokens).toBe(cost);
@@ -45,7 +47,7 @@ describe('packMicroBatches', () => {
 });
 
 describe('microBatchWeight (n_k / N)', () => {
-  it('is the share of the step\'s samples in micro-batch k, and refuses out-of-range counts', () => {
+  it("is the share of the step's samples in micro-batch k, and refuses out-of-range counts", () => {
     // Hazard: averaging per request then summing over-weights small micro-batches (agentic-rl-lab 05-retool/train.py).
     expect(microBatchWeight(3, 6)).toBe(0.5);
     expect(microBatchWeight(0, 6)).toBe(0);

@@ -36,7 +36,11 @@ describe('gspo', () => {
     expect(l[1]).toBeCloseTo(-1.0004, 12);
     expect(l[2]).toBeCloseTo(-1.0004, 12);
     expect(perTokenLossGrad(GSPO, { ...base, advantages: [0, 1, 1] })).toEqual([0, 0, 0]);
-    const r = referenceLoss([{ modelInput: [1, 2, 3], targetTokens: [2, 3, 4], logprobs: base.samplingLogprobs, advantages: [0, 1, 1], mask: base.mask }], [base.targetLogprobs], GSPO);
+    const r = referenceLoss(
+      [{ modelInput: [1, 2, 3], targetTokens: [2, 3, 4], logprobs: base.samplingLogprobs, advantages: [0, 1, 1], mask: base.mask }],
+      [base.targetLogprobs],
+      GSPO,
+    );
     expect(r.clipFrac).toBe(1);
     expect(r.loss).toBeCloseTo(-1.0004, 12);
   });
@@ -67,10 +71,19 @@ describe('gspo', () => {
 
 describe('each kind: grad is the derivative of Σ c·ℓ (numerical check)', () => {
   const seqs: LossSequence[] = [
-    { targetLogprobs: [-1.3, -0.2, -2.5, -0.9], samplingLogprobs: [-1.0, -0.5, -2.0, -1.1], advantages: [0.7, 0.7, -0.4, 0], weights: [1, 0.5, 1, 0], mask: [1, 1, 1, 0] },
+    {
+      targetLogprobs: [-1.3, -0.2, -2.5, -0.9],
+      samplingLogprobs: [-1.0, -0.5, -2.0, -1.1],
+      advantages: [0.7, 0.7, -0.4, 0],
+      weights: [1, 0.5, 1, 0],
+      mask: [1, 1, 1, 0],
+    },
     { targetLogprobs: [-3.1, -0.05, -1.6], samplingLogprobs: [-3.0, -0.06, -1.4], advantages: [-1.2, -1.2, -1.2], weights: [1, 1, 1], mask: [1, 1, 1] },
   ];
-  const coef = [[0.25, 0.25, 0.5, 0], [1, 2, 0.5]];
+  const coef = [
+    [0.25, 0.25, 0.5, 0],
+    [1, 2, 0.5],
+  ];
   const configs: LossConfig[] = [
     { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
     { kind: 'importance_sampling' },
@@ -83,7 +96,9 @@ describe('each kind: grad is the derivative of Σ c·ℓ (numerical check)', () 
       seqs.forEach((s, i) => {
         const g = LOSSES[cfg.kind].grad(cfg as never, lossSequence(cfg, s), coef[i]!);
         const n = numericGrad(cfg, s, coef[i]!);
-        g.forEach((x, t) => expect(x).toBeCloseTo(n[t]!, 5));
+        g.forEach((x, t) => {
+          expect(x).toBeCloseTo(n[t]!, 5);
+        });
       });
     });
   }
@@ -92,7 +107,9 @@ describe('each kind: grad is the derivative of Σ c·ℓ (numerical check)', () 
     const s = seqs[0]!;
     const g = perTokenLossGrad(cfg, s, coef[0]);
     const r = s.targetLogprobs.map((lp, t) => Math.exp(lp - s.samplingLogprobs[t]!));
-    g.forEach((x, t) => expect(x).toBeCloseTo(-Math.min(Math.max(r[t]!, 0.9), 1.1) * s.advantages[t]! * coef[0]![t]!, 12));
+    g.forEach((x, t) => {
+      expect(x).toBeCloseTo(-Math.min(Math.max(r[t]!, 0.9), 1.1) * s.advantages[t]! * coef[0]![t]!, 12);
+    });
   });
 });
 
@@ -112,18 +129,27 @@ describe('custom losses (defineLoss)', () => {
       name: 'tis',
       level: 'token',
       perToken: (q) => q.targetLogprobs.map((lp, t) => -Math.min(Math.exp(lp - q.samplingLogprobs[t]!), 1.5) * q.advantages[t]!),
-      grad: (q, c) => q.targetLogprobs.map((lp, t) => { const r = Math.exp(lp - q.samplingLogprobs[t]!); return r > 1.5 ? 0 : -r * q.advantages[t]! * c[t]!; }),
+      grad: (q, c) =>
+        q.targetLogprobs.map((lp, t) => {
+          const r = Math.exp(lp - q.samplingLogprobs[t]!);
+          return r > 1.5 ? 0 : -r * q.advantages[t]! * c[t]!;
+        }),
       clipped: (q) => q.targetLogprobs.map((lp, t) => Math.exp(lp - q.samplingLogprobs[t]!) > 1.5),
     });
     const q = { targetLogprobs: [Math.log(2), 0], samplingLogprobs: [0, 0], advantages: [1, 1] };
     expect(perTokenLossGrad({ kind: 'custom', loss: tis }, q)).toEqual([0, -1]);
-    const r = referenceLoss([{ modelInput: [1, 2], targetTokens: [2, 3], logprobs: [0, 0], advantages: [1, 1], mask: [1, 1] }], [q.targetLogprobs], { kind: 'custom', loss: tis });
+    const r = referenceLoss([{ modelInput: [1, 2], targetTokens: [2, 3], logprobs: [0, 0], advantages: [1, 1], mask: [1, 1] }], [q.targetLogprobs], {
+      kind: 'custom',
+      loss: tis,
+    });
     expect(r.clipFrac).toBe(0.5);
     expect(r.loss).toBeCloseTo((-1.5 - 1) / 2, 12);
   });
 
   it('refuses a sequence-level loss without grad, a non-loss, and wrong-length outputs', () => {
-    expect(() => parseLossConfig({ kind: 'custom', loss: { name: 'x', level: 'sequence', perToken: () => [] } })).toThrow(/loss.loss: expected a loss made with defineLoss/);
+    expect(() => parseLossConfig({ kind: 'custom', loss: { name: 'x', level: 'sequence', perToken: () => [] } })).toThrow(
+      /loss.loss: expected a loss made with defineLoss/,
+    );
     expect(() => parseLossConfig({ kind: 'custom', loss: 'reinforce' })).toThrow(ConfigError);
     const bad = defineLoss({ name: 'short', level: 'token', perToken: () => [1] });
     expect(() => perTokenLoss({ kind: 'custom', loss: bad }, s)).toThrow(DatumShapeError);

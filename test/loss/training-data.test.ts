@@ -21,7 +21,13 @@ describe('assembleTrainingData', () => {
     const out = assembleTrainingData(
       [
         { trajectories_G: a, outcome: groupOutcome([{ reward: 1 }, { reward: -1 }]) },
-        { trajectories_G: [traj(1), traj(2)], outcome: groupOutcome([{ reward: 1, drop: true }, { reward: 0, drop: true }]) },
+        {
+          trajectories_G: [traj(1), traj(2)],
+          outcome: groupOutcome([
+            { reward: 1, drop: true },
+            { reward: 0, drop: true },
+          ]),
+        },
         { trajectories_G: [traj(3), traj(4)], outcome: groupOutcome([{ reward: 2 }, { reward: 2 }]) },
       ],
       { skipDegenerateGroups: false },

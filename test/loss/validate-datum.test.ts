@@ -38,9 +38,7 @@ describe('validateDatum', () => {
   });
 
   it('rejects empty datums, non-finite values, bad token ids and non-binary masks', () => {
-    expect(thrownField(() => validateDatum({ modelInput: [], targetTokens: [], logprobs: [], advantages: [], mask: [] }))).toBe(
-      'modelInput',
-    );
+    expect(thrownField(() => validateDatum({ modelInput: [], targetTokens: [], logprobs: [], advantages: [], mask: [] }))).toBe('modelInput');
     expect(thrownField(() => validateDatum({ ...good, logprobs: [0, Number.NaN, -1] }))).toBe('logprobs');
     expect(thrownField(() => validateDatum({ ...good, advantages: [0, Infinity, 1] }))).toBe('advantages');
     expect(thrownField(() => validateDatum({ ...good, weights: [0, -1, 1] }))).toBe('weights');

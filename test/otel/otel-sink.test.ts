@@ -10,15 +10,29 @@ const dataset: Example[] = [{ id: 'q1', question: 'What is 2 + 3?', answer: '5' 
 const budgets = { maxToolCalls: 2, maxTurns: 3, maxTurnTokens: 64, maxTrajectoryTokens: 512, maxToolResponseTokens: 32 };
 // Branch 0 runs good code, branch 1 code the sandbox fails; after the tool's reply both answer.
 const script: Script = ({ prompt, sample }) => (prompt.includes('<tool_response>') ? '5' : toolCall(sample === 0 ? 'print(2 + 3)' : 'boom()'));
-const sandbox = () => fakeSandbox(async (req) => {
-  await new Promise((r) => setTimeout(r, 20));
-  return req.code.includes('boom') ? { status: 'error', exitCode: 1, stderr: 'NameError: boom' } : { status: 'ok', stdout: '5\n' };
-});
+const sandbox = () =>
+  fakeSandbox(async (req) => {
+    await new Promise((r) => setTimeout(r, 20));
+    return req.code.includes('boom') ? { status: 'error', exitCode: 1, stderr: 'NameError: boom' } : { status: 'ok', stdout: '5\n' };
+  });
 
 async function run(env: Environment, sinks: MetricsSink[], extra: Record<string, unknown> = {}) {
   const renderer = await localRenderer();
   const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script }), maxContextTokens: 4096 });
-  const trainer = new Trainer({ backend, env, reward: exactMatch(), dataset, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, groupSize: 2, questionsPerBatch: 1, maxSteps: 1, budgets, progress: false, sinks, ...extra });
+  const trainer = new Trainer({
+    backend,
+    env,
+    reward: exactMatch(),
+    dataset,
+    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+    groupSize: 2,
+    questionsPerBatch: 1,
+    maxSteps: 1,
+    budgets,
+    progress: false,
+    sinks,
+    ...extra,
+  });
   return trainer.train();
 }
 
@@ -45,11 +59,22 @@ describe('otelSink (in-memory exporter)', () => {
     for (const root of roots) {
       expect(parentOf(root)).toBeUndefined();
       const a = root.attributes;
-      expect(a).toMatchObject({ 'agentrl.step': 1, 'agentrl.example.id': 'q1', 'agentrl.stop_reason': 'answer', 'agentrl.turns': 2, 'agentrl.tool_calls': 1, 'agentrl.correct': true, 'agentrl.reward': 1 });
+      expect(a).toMatchObject({
+        'agentrl.step': 1,
+        'agentrl.example.id': 'q1',
+        'agentrl.stop_reason': 'answer',
+        'agentrl.turns': 2,
+        'agentrl.tool_calls': 1,
+        'agentrl.correct': true,
+        'agentrl.reward': 1,
+      });
       expect(a['gen_ai.usage.output_tokens']).toBeGreaterThan(10);
       expect(root.status.code).not.toBe(SpanStatusCode.ERROR);
       const turns = spans.filter((s) => parentOf(s) === root.spanContext().spanId).sort((x, y) => ms(x.startTime) - ms(y.startTime));
-      expect(turns.map((t) => [t.name, t.attributes['agentrl.turn.index'], t.attributes['agentrl.action']])).toEqual([['chat', 0, 'tool'], ['chat', 1, 'answer']]);
+      expect(turns.map((t) => [t.name, t.attributes['agentrl.turn.index'], t.attributes['agentrl.action']])).toEqual([
+        ['chat', 0, 'tool'],
+        ['chat', 1, 'answer'],
+      ]);
       expect(ms(turns[0]!.startTime)).toBeGreaterThanOrEqual(ms(root.startTime));
       expect(ms(turns[1]!.startTime)).toBeGreaterThanOrEqual(ms(turns[0]!.endTime));
       expect(ms(turns[1]!.endTime)).toBeLessThanOrEqual(ms(root.endTime));
@@ -73,7 +98,14 @@ describe('otelSink (in-memory exporter)', () => {
 
   it('a trajectory that failed (env.step threw) is an ERROR span naming the stage and cause', async () => {
     const { exporter, tracer } = tracing();
-    const broken: Environment = { name: 'broken', tools: codeInterpreter({ sandbox: sandbox() }).tools, initialMessages: (ex) => [{ role: 'user', content: ex.question }], step: async () => { throw new Error('database is locked'); } };
+    const broken: Environment = {
+      name: 'broken',
+      tools: codeInterpreter({ sandbox: sandbox() }).tools,
+      initialMessages: (ex) => [{ role: 'user', content: ex.question }],
+      step: async () => {
+        throw new Error('database is locked');
+      },
+    };
     vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     await run(broken, [otelSink({ tracer, stepSpans: false })]);
     const roots = exporter.getFinishedSpans().filter((s) => s.name === 'agentrl.trajectory');
@@ -91,10 +123,16 @@ describe('MetricsSink hooks', () => {
     const calls: string[] = [];
     let config: Record<string, unknown> = {};
     const sink: MetricsSink = {
-      config: (c) => { calls.push('config'); config = { ...c }; },
+      config: (c) => {
+        calls.push('config');
+        config = { ...c };
+      },
       rolloutStart: (e) => void calls.push(`rolloutStart ${e.step}`),
       turn: (e) => void calls.push(`turn ${e.trajectoryId}#${e.turnIndex}`),
-      trajectory: async (e) => { await new Promise((r) => setTimeout(r, 5)); calls.push(`trajectory ${e.trajectory.id} ${e.reward.reward}`); },
+      trajectory: async (e) => {
+        await new Promise((r) => setTimeout(r, 5));
+        calls.push(`trajectory ${e.trajectory.id} ${e.reward.reward}`);
+      },
       eval: (e) => void calls.push(`eval ${e.step} ${e.metrics['eval/average_at_n']}`),
       write: (r) => void calls.push(`write ${r['step']} ${r['reward/mean']}`),
       close: () => void calls.push('close'),
@@ -115,7 +153,15 @@ describe('MetricsSink hooks', () => {
 
   it('a sink that throws in a hook is reported once and never stops training; a non-sink is a ConfigError', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const bad: MetricsSink = { write: () => undefined, trajectory: () => { throw new Error('disk full'); }, turn: async () => { throw new Error('network down'); } };
+    const bad: MetricsSink = {
+      write: () => undefined,
+      trajectory: () => {
+        throw new Error('disk full');
+      },
+      turn: async () => {
+        throw new Error('network down');
+      },
+    };
     const summary = await run(codeInterpreter({ sandbox: sandbox() }), [bad]);
     expect(summary.steps).toBe(1);
     const msgs = warn.mock.calls.map((c) => String(c[0])).filter((m) => m.includes('metrics sink'));

@@ -19,7 +19,8 @@ describe('the published package is whole', () => {
     for (const f of sources(join(root, 'src'))) {
       // References to other projects' docs (tinker-cookbook `docs/losses.mdx`, open-rl docs/configuration.md, SkyRL
       // .claude/docs/tinker.md: named after the project, or inside a longer path) are not ours.
-      for (const m of readFileSync(f, 'utf8').matchAll(/(?<!(?:cookbook|open-rl|SkyRL|TuFT|tinker) `?)(?<![\w./-])(docs\/[\w./-]+\.md)\b(?!x)/g)) refs.add(m[1]!);
+      for (const m of readFileSync(f, 'utf8').matchAll(/(?<!(?:cookbook|open-rl|SkyRL|TuFT|tinker) `?)(?<![\w./-])(docs\/[\w./-]+\.md)\b(?!x)/g))
+        refs.add(m[1]!);
     }
     expect(refs.size).toBeGreaterThan(0);
     const missing = [...refs].filter((r) => !existsSync(join(root, r)));

@@ -20,7 +20,10 @@ describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chr
       const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
       await page.goto(dash.url);
       // Browser-side expressions are strings: the test is compiled without DOM types.
-      await until(page, "document.querySelectorAll('#charts img').length >= 8 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)");
+      await until(
+        page,
+        "document.querySelectorAll('#charts img').length >= 8 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)",
+      );
       // The reward chart has a line per run.
       const svg = await page.evaluate<string>("fetch('/api/charts/reward.svg').then((r) => r.text())");
       expect((svg.match(/<path[^>]+d="M/g) ?? []).length).toBeGreaterThanOrEqual(2);
@@ -31,7 +34,9 @@ describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chr
       await page.waitForSelector('#detail .tool-call');
       expect(await page.textContent('#detail .tool-call')).toContain('print(3 * 4)');
       expect(await page.textContent('#detail .msg.tool')).toContain('12');
-      const styles = await page.evaluate<string[]>("['trained', 'masked'].map((c) => getComputedStyle(document.querySelector('#detail .seg.' + c)).backgroundColor)");
+      const styles = await page.evaluate<string[]>(
+        "['trained', 'masked'].map((c) => getComputedStyle(document.querySelector('#detail .seg.' + c)).backgroundColor)",
+      );
       expect(styles[0]).not.toBe(styles[1]); // trained and masked tokens look different
 
       if (process.env['AGENTRL_SCREENSHOT']) {
@@ -53,37 +58,54 @@ describe.skipIf(!haveBrowser)('agentrl dashboard in a real browser (headless Chr
   it('hovering a chart shows the step under the pointer and each series\u2019 value there, as in metrics.jsonl', async () => {
     const run = await scriptedRun({ steps: 3 });
     // Two more steps with values no other step has, so the readout can only be right by reading the step hovered.
-    await appendFile(join(run, 'metrics.jsonl'), [{ step: 4, 'reward/mean': 0.1234 }, { step: 5, 'reward/mean': 0.9876 }].map((r) => JSON.stringify(r) + '\n').join(''));
+    await appendFile(
+      join(run, 'metrics.jsonl'),
+      [
+        { step: 4, 'reward/mean': 0.1234 },
+        { step: 5, 'reward/mean': 0.9876 },
+      ]
+        .map((r) => JSON.stringify(r) + '\n')
+        .join(''),
+    );
     const dash = await startDashboard({ runDirs: [run], port: 0, pollMs: 200 });
     const browser = await launchBrowser();
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
       await page.goto(dash.url);
-      await until(page, "[...document.querySelectorAll('#charts img')].length > 0 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)");
+      await until(
+        page,
+        "[...document.querySelectorAll('#charts img')].length > 0 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)",
+      );
       const readout = await page.evaluate<{ step: number; x: number }[]>("fetch('/api/charts/reward.json').then((r) => r.json()).then((j) => j.steps)");
       expect(readout.map((s) => s.step)).toEqual([1, 2, 3, 4, 5]);
       // Each step's x is where the SVG draws its point: the root group's translation plus the point's.
       const svg = await page.evaluate<string>("fetch('/api/charts/reward.svg').then((r) => r.text())");
       const root = Number(/<g fill="none"[^>]*transform="translate\(([\d.]+),/.exec(svg)![1]);
-      const drawn = [...svg.matchAll(/aria-label="[^"]*step: (\d+);[^"]*"[^>]*transform="translate\(([\d.]+),/g)].map((m) => ({ step: Number(m[1]), x: root + Number(m[2]) }));
+      const drawn = [...svg.matchAll(/aria-label="[^"]*step: (\d+);[^"]*"[^>]*transform="translate\(([\d.]+),/g)].map((m) => ({
+        step: Number(m[1]),
+        x: root + Number(m[2]),
+      }));
       expect(drawn.map((d) => d.step)).toEqual([1, 2, 3, 4, 5]);
       for (const d of drawn) expect(readout.find((s) => s.step === d.step)!.x).toBeCloseTo(d.x, 1);
-      const rows = (await readFile(join(run, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+      const rows = (await readFile(join(run, 'metrics.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, number>);
       for (const step of [4, 2, 5]) {
         // The pointer at the step's x in the SVG, scaled to the image as the page lays it out.
         const box = await page.evaluate<{ left: number; top: number; width: number; height: number; natural: number }>(
-          "(() => { const i = document.querySelector('#charts img[data-chart=\"reward\"]'); const b = i.getBoundingClientRect(); return { left: b.left, top: b.top, width: b.width, height: b.height, natural: i.naturalWidth }; })()",
+          '(() => { const i = document.querySelector(\'#charts img[data-chart="reward"]\'); const b = i.getBoundingClientRect(); return { left: b.left, top: b.top, width: b.width, height: b.height, natural: i.naturalWidth }; })()',
         );
         const x = readout.find((s) => s.step === step)!.x;
         await page.mouse.move(box.left + (x * box.width) / box.natural, box.top + box.height / 3);
         await until(page, `document.querySelector('#charts img[data-chart="reward"] + .readout')?.dataset.step === '${step}'`);
-        const text = await page.evaluate<string>("document.querySelector('#charts img[data-chart=\"reward\"] + .readout').textContent");
+        const text = await page.evaluate<string>('document.querySelector(\'#charts img[data-chart="reward"] + .readout\').textContent');
         const want = rows.find((r) => r['step'] === step)!['reward/mean']!;
         expect(text).toBe(`step ${step}\nreward/mean: ${Number(want.toPrecision(4))}`);
         expect(await page.isVisible('#charts img[data-chart="reward"] + .readout')).toBe(true);
       }
       await page.mouse.move(5, 5); // off the chart: the readout goes away
-      await until(page, "document.querySelector('#charts img[data-chart=\"reward\"] + .readout').hidden === true");
+      await until(page, 'document.querySelector(\'#charts img[data-chart="reward"] + .readout\').hidden === true');
     } finally {
       await browser.close();
       await dash.close();

@@ -24,7 +24,18 @@ describe('dashboard limits and headers', () => {
     const dir = await scriptedRun({ steps: 1 });
     const dash = await startDashboard({ runDirs: [dir], port: 0 });
     try {
-      for (const path of ['/', '/app.js', '/app.css', '/api/runs', '/api/charts', '/api/charts/reward.svg', '/api/charts/nope.svg', '/api/runs/9/steps', '/api/runs/0/trajectory?step=1&index=99', '/nope']) {
+      for (const path of [
+        '/',
+        '/app.js',
+        '/app.css',
+        '/api/runs',
+        '/api/charts',
+        '/api/charts/reward.svg',
+        '/api/charts/nope.svg',
+        '/api/runs/9/steps',
+        '/api/runs/0/trajectory?step=1&index=99',
+        '/nope',
+      ]) {
         const r = await fetch(dash.url + path);
         expect(r.headers.get('content-security-policy'), path).toMatch(/^default-src 'none'; script-src 'self';.*frame-ancestors 'none'$/);
         expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
@@ -116,26 +127,33 @@ describe('dashboard limits and headers', () => {
     }
   });
 
-  it.skipIf(!haveBrowser)('with --api-key, the page works in a browser after opening URL/?key=KEY once', async () => {
-    const dir = await scriptedRun({ steps: 2 });
-    const dash = await startDashboard({ runDirs: [dir], port: 0, apiKey: 'k-browser' });
-    const browser = await launchBrowser();
-    try {
-      const page = await browser.newPage();
-      await page.goto(`${dash.url}/?key=k-browser`);
-      expect(new URL(page.url()).search).toBe(''); // the key left the address bar
-      await until(page, "document.body.dataset.ready === '1' && document.querySelectorAll('#charts img').length > 5 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)");
-      await until(page, "document.querySelector('#live').textContent.startsWith('live')");
-      const cookies = await page.context().cookies();
-      expect(cookies.find((c) => c.name === 'agentrl_dashboard')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
-      expect(await page.evaluate<string>('document.cookie')).toBe(''); // not readable by script
-      // Without the cookie (a fresh context) the page cannot load its data.
-      const other = await browser.newPage();
-      const res = await other.goto(dash.url);
-      expect(res!.status()).toBe(401);
-    } finally {
-      await browser.close();
-      await dash.close();
-    }
-  }, 300_000); // ~40 s on a quiet machine; chart rendering takes minutes on a saturated one
+  it.skipIf(!haveBrowser)(
+    'with --api-key, the page works in a browser after opening URL/?key=KEY once',
+    async () => {
+      const dir = await scriptedRun({ steps: 2 });
+      const dash = await startDashboard({ runDirs: [dir], port: 0, apiKey: 'k-browser' });
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${dash.url}/?key=k-browser`);
+        expect(new URL(page.url()).search).toBe(''); // the key left the address bar
+        await until(
+          page,
+          "document.body.dataset.ready === '1' && document.querySelectorAll('#charts img').length > 5 && [...document.querySelectorAll('#charts img')].every((i) => i.complete && i.naturalWidth > 0)",
+        );
+        await until(page, "document.querySelector('#live').textContent.startsWith('live')");
+        const cookies = await page.context().cookies();
+        expect(cookies.find((c) => c.name === 'agentrl_dashboard')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+        expect(await page.evaluate<string>('document.cookie')).toBe(''); // not readable by script
+        // Without the cookie (a fresh context) the page cannot load its data.
+        const other = await browser.newPage();
+        const res = await other.goto(dash.url);
+        expect(res!.status()).toBe(401);
+      } finally {
+        await browser.close();
+        await dash.close();
+      }
+    },
+    300_000,
+  ); // ~40 s on a quiet machine; chart rendering takes minutes on a saturated one
 });

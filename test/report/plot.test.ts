@@ -38,8 +38,12 @@ describe('agentrl plot', () => {
     const run = await readRun(dir);
     const spec = chartSpec([run, { ...run, name: 'copy' }], RUN_CHARTS.find((c) => c.name === 'time')!);
     const values = (spec['data'] as { values: { series: string; step: number; value: number; smoothed: number }[] }).values;
-    expect(new Set(values.map((v) => v.series.replace(/\n/g, ' ')))).toEqual(new Set([`${run.name} · time/rollout_s`, `${run.name} · time/train_s`, 'copy · time/rollout_s', 'copy · time/train_s']));
-    expect(values.filter((v) => v.series === 'copy · time/train_s').map((v) => v.value)).toEqual(run.metrics.map((m) => Number((m['time/train_s'] as number).toPrecision(12))));
+    expect(new Set(values.map((v) => v.series.replace(/\n/g, ' ')))).toEqual(
+      new Set([`${run.name} · time/rollout_s`, `${run.name} · time/train_s`, 'copy · time/rollout_s', 'copy · time/train_s']),
+    );
+    expect(values.filter((v) => v.series === 'copy · time/train_s').map((v) => v.value)).toEqual(
+      run.metrics.map((m) => Number((m['time/train_s'] as number).toPrecision(12))),
+    );
   });
 
   it('exits 2 on usage errors and 1 on a folder that is not a run', async () => {
@@ -55,7 +59,20 @@ describe('agentrl plot', () => {
 describe('the eval charts', () => {
   it('draw one metric family each, rates and Average/Pass@N only (counts such as eval/n would squash them)', async () => {
     const { evalCharts } = await import('../../src/report/charts.js');
-    const row = { step: 1, 'eval/average_at_n': 0.2, 'eval/pass_at_n': 0.5, 'eval/format_rate': 0.9, 'eval/valid_tool_call_rate': 1, 'eval/tool_use_rate': 0.7, 'eval/self_correction_rate': 0.1, 'eval/error_rate': 0, 'eval/custom_rate': 0.3, 'eval/n': 4, 'eval/problems': 16, 'eval/tool_calls': 1.2 };
+    const row = {
+      step: 1,
+      'eval/average_at_n': 0.2,
+      'eval/pass_at_n': 0.5,
+      'eval/format_rate': 0.9,
+      'eval/valid_tool_call_rate': 1,
+      'eval/tool_use_rate': 0.7,
+      'eval/self_correction_rate': 0.1,
+      'eval/error_rate': 0,
+      'eval/custom_rate': 0.3,
+      'eval/n': 4,
+      'eval/problems': 16,
+      'eval/tool_calls': 1.2,
+    };
     const run = { name: 'r', detail: 'r', dir: '/r', trajectories: [], warnings: [], metrics: [row] };
     const charts = evalCharts([run]);
     expect(charts.map((c) => c.metrics)).toEqual([
@@ -81,7 +98,10 @@ describe('the held-out curve on the console', () => {
     ];
     const lines = formatEvalCurve({ metrics });
     expect(lines[0]).toMatch(/16 problems × 2 samples/);
-    expect(lines.slice(2).map((l) => l.trim().split(/\s+/))).toEqual([['0', '34.4%', '50.0%'], ['10', '50.0%', '68.8%']]);
+    expect(lines.slice(2).map((l) => l.trim().split(/\s+/))).toEqual([
+      ['0', '34.4%', '50.0%'],
+      ['10', '50.0%', '68.8%'],
+    ]);
     expect(formatEvalCurve({ metrics: [{ step: 1, 'reward/mean': 1 }] })).toEqual([]);
   });
 });
@@ -89,7 +109,10 @@ describe('the held-out curve on the console', () => {
 // Hazard (issue 39): the held-out curve was a smoothed spline through 3 points (a hump at 0.84 where the points were
 // 0.75, 0.89, 0.72), and always-zero panels filled the page.
 describe('sparse curves are drawn as the points measured; always-zero panels fold', () => {
-  const run = (rows: Record<string, number>[]) => ({ dir: '/x', name: 'r', detail: 'r', metrics: rows.map((r, i) => ({ step: i, ...r })), trajectories: [], warnings: [] }) as unknown as Parameters<typeof chartSpec>[0][number];
+  const run = (rows: Record<string, number>[]) =>
+    ({ dir: '/x', name: 'r', detail: 'r', metrics: rows.map((r, i) => ({ step: i, ...r })), trajectories: [], warnings: [] }) as unknown as Parameters<
+      typeof chartSpec
+    >[0][number];
   it('held-out and few-point charts: markers, straight segments, the raw values only, a tooltip per point', () => {
     const r = run([{ 'eval/average_at_n': 0.75 }, { 'eval/average_at_n': 0.89 }, { 'eval/average_at_n': 0.72 }]);
     const spec = chartSpec([r], { name: 'eval', title: 'Held-out', metrics: ['eval/average_at_n'], yTitle: 'fraction' });
@@ -100,11 +123,20 @@ describe('sparse curves are drawn as the points measured; always-zero panels fol
     expect(layer[0]!.encoding.tooltip.map((t) => t.field)).toEqual(['series', 'step', 'value']);
     // many points: the raw line (straight) under the smoothed one
     const dense = run(Array.from({ length: 40 }, (_, i) => ({ 'reward/mean': Math.sin(i) })));
-    const layers = chartSpec([dense], RUN_CHARTS.find((c) => c.name === 'reward')!)['layer'] as { mark: { interpolate: string }; encoding: { y: { field: string } } }[];
-    expect(layers.map((l) => [l.encoding.y.field, l.mark.interpolate])).toEqual([['value', 'linear'], ['smoothed', 'monotone']]);
+    const layers = chartSpec([dense], RUN_CHARTS.find((c) => c.name === 'reward')!)['layer'] as {
+      mark: { interpolate: string };
+      encoding: { y: { field: string } };
+    }[];
+    expect(layers.map((l) => [l.encoding.y.field, l.mark.interpolate])).toEqual([
+      ['value', 'linear'],
+      ['smoothed', 'monotone'],
+    ]);
   });
   it('a chart at 0 throughout folds (listed by constantCharts); a headline chart or one non-zero value keeps it', () => {
-    const r = run([{ 'reward/mean': 0, 'optim/clip_frac': 0, 'optim/kl_sample_train': 0, 'optim/loss': 0.2 }, { 'reward/mean': 0, 'optim/clip_frac': 0, 'optim/kl_sample_train': 0.01, 'optim/loss': 0.1 }]);
+    const r = run([
+      { 'reward/mean': 0, 'optim/clip_frac': 0, 'optim/kl_sample_train': 0, 'optim/loss': 0.2 },
+      { 'reward/mean': 0, 'optim/clip_frac': 0, 'optim/kl_sample_train': 0.01, 'optim/loss': 0.1 },
+    ]);
     expect(chartsFor([r]).map((c) => c.name)).toEqual(['reward', 'loss', 'kl']);
     expect(constantCharts([r]).map((c) => c.chart.name)).toEqual(['clip-frac']);
   });

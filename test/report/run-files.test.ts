@@ -16,12 +16,12 @@ describe('run files with malformed records', () => {
     const dir = await scriptedRun({ steps: 2 });
     const good = (await readFile(join(dir, 'trajectories.jsonl'), 'utf8')).trim().split('\n');
     const bad = [
-      '{"step": 3, "id": "cut',                  // not JSON (cut mid-record)
-      '[1, 2, 3]',                               // JSON, not an object
+      '{"step": 3, "id": "cut', // not JSON (cut mid-record)
+      '[1, 2, 3]', // JSON, not an object
       '"a string"',
       'null',
-      '{"id": "no-step"}',                       // no step
-      '{"step": "2", "id": "string-step"}',      // step of the wrong type
+      '{"id": "no-step"}', // no step
+      '{"step": "2", "id": "string-step"}', // step of the wrong type
       '\u0000\u0001\u00ff garbage',
       '{"step": 2, "id": "' + 'x'.repeat(5000) + '"}', // over the record limit set below
     ];
@@ -44,7 +44,13 @@ describe('run files with malformed records', () => {
     try {
       const runs = (await (await fetch(`${dash.url}/api/runs`)).json()) as { skipped: number; warnings: string[] }[];
       expect(runs[0]!.skipped).toBe(12);
-      for (const path of ['/api/charts', '/api/runs/0/steps', '/api/runs/0/trajectories?step=1', '/api/runs/0/trajectory?step=1&index=0', '/api/charts/reward.svg']) {
+      for (const path of [
+        '/api/charts',
+        '/api/runs/0/steps',
+        '/api/runs/0/trajectories?step=1',
+        '/api/runs/0/trajectory?step=1&index=0',
+        '/api/charts/reward.svg',
+      ]) {
         expect((await fetch(dash.url + path)).status, path).toBe(200);
       }
     } finally {
@@ -54,7 +60,8 @@ describe('run files with malformed records', () => {
 
   it('reads only what was appended; leaves a half-written line for later; starts over when a file is rewritten', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentrl-index-'));
-    const traj = (step: number, id: string) => JSON.stringify({ step, id, reward: 1, correct: true, stopReason: 'answer', toolCalls: 0, turns: 1, advantage: 0, messages: [], segments: [] });
+    const traj = (step: number, id: string) =>
+      JSON.stringify({ step, id, reward: 1, correct: true, stopReason: 'answer', toolCalls: 0, turns: 1, advantage: 0, messages: [], segments: [] });
     await writeFile(join(dir, 'metrics.jsonl'), '{"step":1,"reward/mean":0.5}\n');
     await writeFile(join(dir, 'trajectories.jsonl'), traj(1, 'a') + '\n' + traj(1, 'b').slice(0, 20));
     const index = new RunIndex(dir);
@@ -90,7 +97,19 @@ describe('a trajectories.jsonl larger than a JavaScript string can hold', () => 
       const out = createWriteStream(join(dir, 'trajectories.jsonl'));
       const filler = 'ab<c> de'.repeat(128 * 1024) + '"\\';
       for (let i = 0; i < 544; i++) {
-        const rec = JSON.stringify({ step: 1 + Math.floor(i / 4), id: `t${i}`, reward: i % 2, correct: i % 2 === 1, stopReason: 'answer', toolCalls: 1, turns: 2, advantage: 0.5, messages: [], segments: [{ kind: 'completion', mask: 1, text: filler, tokens: 1 }] }) + '\n';
+        const rec =
+          JSON.stringify({
+            step: 1 + Math.floor(i / 4),
+            id: `t${i}`,
+            reward: i % 2,
+            correct: i % 2 === 1,
+            stopReason: 'answer',
+            toolCalls: 1,
+            turns: 2,
+            advantage: 0.5,
+            messages: [],
+            segments: [{ kind: 'completion', mask: 1, text: filler, tokens: 1 }],
+          }) + '\n';
         if (!out.write(rec)) await new Promise<void>((r) => out.once('drain', () => r()));
         if (i % 64 === 0) out.write('{"step": 1, "id": "cut\n'); // malformed, counted
       }

@@ -25,7 +25,8 @@ function poison(v: unknown, k: number, everything: boolean): unknown {
   if (typeof v === 'string') return p + v;
   if ((typeof v === 'number' || typeof v === 'boolean') && everything) return p;
   if (Array.isArray(v)) return v.map((x, i) => poison(x, k + i + 1, everything));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([key, x], i) => [key, key === 'step' ? x : poison(x, k + i + 1, everything)]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([key, x], i) => [key, key === 'step' ? x : poison(x, k + i + 1, everything)]));
   return v;
 }
 
@@ -33,14 +34,20 @@ async function hostileRun(): Promise<string> {
   const dir = join(tmpdir(), `agentrl-xss-${process.pid}-${Date.now()}`, DIR_PAYLOAD);
   await mkdir(dir, { recursive: true });
   await scriptedRun({ steps: 2, logDir: dir });
-  const records = (await readFile(join(dir, 'trajectories.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const records = (await readFile(join(dir, 'trajectories.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const hostile = [
     ...records.map((r, i) => poison(r, i, false)),
     ...records.map((r, i) => poison(r, i + 3, true)),
     { step: 1, id: PAYLOADS[0], messages: PAYLOADS[1], segments: { kind: PAYLOADS[2] }, reward: PAYLOADS[3] }, // wrong shapes
   ];
   await writeFile(join(dir, 'trajectories.jsonl'), hostile.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  const metrics = (await readFile(join(dir, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const metrics = (await readFile(join(dir, 'metrics.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const extra = { [`eval/${PAYLOADS[0]}_rate`]: 0.5, [`${PAYLOADS[1]}`]: 1, note: PAYLOADS[2], 'eval/average_at_n': 0.25 };
   await writeFile(join(dir, 'metrics.jsonl'), metrics.map((m) => JSON.stringify({ ...m, ...extra })).join('\n') + '\n');
   const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as Record<string, unknown>;
@@ -65,7 +72,9 @@ function watch(page: Page): Watch {
 }
 
 async function expectNothingRan(page: Page, w: Watch, where: string): Promise<void> {
-  const state = await page.evaluate<{ pwned: unknown; injected: number }>("({ pwned: window.__pwned ?? null, injected: document.querySelectorAll('.pwned').length })");
+  const state = await page.evaluate<{ pwned: unknown; injected: number }>(
+    "({ pwned: window.__pwned ?? null, injected: document.querySelectorAll('.pwned').length })",
+  );
   expect(state, where).toEqual({ pwned: null, injected: 0 });
   expect(w.dialogs, where).toBe(0);
   // A CSP violation would mean markup got in and was only stopped by the policy: escaping must stop it first.
@@ -113,7 +122,10 @@ describe.skipIf(!haveBrowser)('dashboard and report.html render run data as text
         const n = await page.evaluate<number>("document.querySelectorAll('#list button').length");
         for (let i = 0; i < n; i++) {
           await page.click(`#list button >> nth=${i}`);
-          await until(page, `document.querySelectorAll('#list button')[${i}].classList.contains('sel') && document.querySelector('#detail').dataset.index === document.querySelectorAll('#list button')[${i}].dataset.index`);
+          await until(
+            page,
+            `document.querySelectorAll('#list button')[${i}].classList.contains('sel') && document.querySelector('#detail').dataset.index === document.querySelectorAll('#list button')[${i}].dataset.index`,
+          );
           await page.hover('#detail');
           await expectNothingRan(page, w, `dashboard, step ${step}, trajectory ${i}`);
         }

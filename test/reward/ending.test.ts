@@ -29,12 +29,20 @@ describe('the ending rule (answerOf)', () => {
     const t = traj(`The sum is \\boxed{12}. ${TOOL}`, 'invalid');
     await expect(math(t, ex('12'))).resolves.toEqual({ reward: -1, correct: false, validFormat: false, failure: 'invalid_format' });
     // Variants: the same for exactMatch, and for a correct-looking <answer> block.
-    expect(exactMatch({ wrong: -1 })(traj(`<answer>12</answer> ${TOOL}`, 'invalid'), ex('12'))).toMatchObject({ reward: -1, validFormat: false, failure: 'invalid_format' });
+    expect(exactMatch({ wrong: -1 })(traj(`<answer>12</answer> ${TOOL}`, 'invalid'), ex('12'))).toMatchObject({
+      reward: -1,
+      validFormat: false,
+      failure: 'invalid_format',
+    });
     await expect(math(traj('\\boxed{12}</tool_call>', 'invalid'), ex('12'))).resolves.toMatchObject({ reward: -1, correct: false, validFormat: false });
   });
 
   it('searches only the text after the last </think>', async () => {
-    await expect(math(traj('<think>maybe \\boxed{7}</think>\n\nSo it is 8.'), ex('7'))).resolves.toMatchObject({ reward: -1, correct: false, failure: 'no_answer' });
+    await expect(math(traj('<think>maybe \\boxed{7}</think>\n\nSo it is 8.'), ex('7'))).resolves.toMatchObject({
+      reward: -1,
+      correct: false,
+      failure: 'no_answer',
+    });
     // Variants: two think blocks, the box in the second one; a box after the think is found.
     await expect(math(traj('<think>a</think> x <think>\\boxed{7}</think> So 8.'), ex('7'))).resolves.toMatchObject({ reward: -1, correct: false });
     await expect(math(traj('<think>\\boxed{8}</think>So \\boxed{7}.'), ex('7'))).resolves.toMatchObject({ reward: 1, correct: true });
@@ -49,7 +57,9 @@ describe('the ending rule (answerOf)', () => {
     expect(answerPart('<think>x')).toBeNull();
     expect(answerPart('plain \\boxed{1}')).toBe('plain \\boxed{1}');
     // Harmony (GPT-OSS): only the final channel is the answer; analysis is reasoning.
-    expect(answerPart('<|channel|>analysis<|message|>maybe \\boxed{7}<|end|><|start|>assistant<|channel|>final<|message|>So \\boxed{8}.')).toBe('So \\boxed{8}.');
+    expect(answerPart('<|channel|>analysis<|message|>maybe \\boxed{7}<|end|><|start|>assistant<|channel|>final<|message|>So \\boxed{8}.')).toBe(
+      'So \\boxed{8}.',
+    );
     expect(answerPart('<|channel|>analysis<|message|>maybe \\boxed{7}')).toBeNull();
     expect(answerPart('text that mentions <|channel|>final<|message|> inside')).toBe('text that mentions <|channel|>final<|message|> inside');
   });
@@ -75,11 +85,14 @@ describe('the ending rule (answerOf)', () => {
 
   it('puts a custom reward under the same rule', async () => {
     let calls = 0;
-    const custom = withValidEnding((t): RewardResult => {
-      calls++;
-      const ok = t.finalText.includes('12');
-      return { reward: ok ? 1 : 0, correct: ok, validFormat: true };
-    }, { wrong: 0 });
+    const custom = withValidEnding(
+      (t): RewardResult => {
+        calls++;
+        const ok = t.finalText.includes('12');
+        return { reward: ok ? 1 : 0, correct: ok, validFormat: true };
+      },
+      { wrong: 0 },
+    );
     expect(await custom(traj(`12 ${TOOL}`, 'invalid'), ex('12'))).toEqual({ reward: 0, correct: false, validFormat: false, failure: 'invalid_format' });
     expect(await custom(traj('<think>12</think>13'), ex('12'))).toMatchObject({ reward: 0, correct: false });
     expect(await custom(traj('<think>x</think> 12'), ex('12'))).toMatchObject({ reward: 1, correct: true });
@@ -93,23 +106,27 @@ describe('reward/format and reward/mean', () => {
 
   it('counts only valid endings as valid format, whatever a custom reward says', () => {
     // A custom reward that forgot the rule says validFormat: true for an invalid ending.
-    const m = rolloutMetrics([group(
-      [traj('\\boxed{1}', 'invalid'), traj('\\boxed{1}', 'max_turn_tokens'), traj('\\boxed{1}'), traj('<think>\\boxed{1}')],
-      Array.from({ length: 4 }, () => ({ reward: 1, correct: true, validFormat: true })),
-    )]);
+    const m = rolloutMetrics([
+      group(
+        [traj('\\boxed{1}', 'invalid'), traj('\\boxed{1}', 'max_turn_tokens'), traj('\\boxed{1}'), traj('<think>\\boxed{1}')],
+        Array.from({ length: 4 }, () => ({ reward: 1, correct: true, validFormat: true })),
+      ),
+    ]);
     expect(m['reward/format']).toBe(0.25);
     expect(endedValidly(traj('x', 'max_turn_tokens'), { scoreTruncated: true })).toBe(true);
   });
 
   it('excludes dropped samples from reward/mean, reward/correct and reward/format', () => {
-    const m = rolloutMetrics([group(
-      [traj('\\boxed{1}'), traj('\\boxed{2}'), traj('\\boxed{3}')],
-      [
-        { reward: 1, correct: true, validFormat: true },
-        { reward: -1, correct: false, validFormat: true },
-        { reward: 0, correct: false, validFormat: true, failure: 'gold_unparseable', drop: true },
-      ],
-    )]);
+    const m = rolloutMetrics([
+      group(
+        [traj('\\boxed{1}'), traj('\\boxed{2}'), traj('\\boxed{3}')],
+        [
+          { reward: 1, correct: true, validFormat: true },
+          { reward: -1, correct: false, validFormat: true },
+          { reward: 0, correct: false, validFormat: true, failure: 'gold_unparseable', drop: true },
+        ],
+      ),
+    ]);
     expect(m['reward/mean']).toBe(0);
     expect(m['reward/correct']).toBe(0.5);
     expect(m['reward/format']).toBe(1);

@@ -18,7 +18,12 @@ describe('exactMatch', () => {
 
   it('scores the last <answer> block, against the answer and its aliases', () => {
     const r = exactMatch();
-    expect(r(traj('<answer>Oslo</answer> no wait <answer> helsinki. </answer>'), example)).toEqual({ reward: 1, correct: true, validFormat: true, answer: 'helsinki.' });
+    expect(r(traj('<answer>Oslo</answer> no wait <answer> helsinki. </answer>'), example)).toEqual({
+      reward: 1,
+      correct: true,
+      validFormat: true,
+      answer: 'helsinki.',
+    });
     expect(r(traj('<answer>Helsingfors</answer>'), example)).toMatchObject({ reward: 1, correct: true });
     expect(r(traj('<answer>Oslo</answer>'), example)).toMatchObject({ reward: 0, correct: false, validFormat: true, answer: 'Oslo' });
   });

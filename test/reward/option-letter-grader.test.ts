@@ -8,14 +8,44 @@ import type { Example } from '../../src/types/example.js';
 import type { Trajectory } from '../../src/types/trajectory.js';
 
 const ex = (answer: string): Example => ({ id: 'e', question: 'q', answer });
-const traj = (finalText: string, example: Example): Trajectory => ({ id: 'e/0', example, groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText });
+const traj = (finalText: string, example: Example): Trajectory => ({
+  id: 'e/0',
+  example,
+  groupIndex: 0,
+  messages: [],
+  turns: [],
+  stopReason: 'answer',
+  toolCalls: 0,
+  finalText,
+});
 
 /** The forms of "letter L, maybe with its option text" a model writes. */
 const forms = (L: string): string[] => [
-  `${L}) 17`, `(${L}) 17`, `${L}. 17`, `\\text{${L}}: 17`, `${L}: 17`, `**${L}**`, `Option ${L}`, `(${L})`, `${L}`,
-  `**(${L}) 17**`, `*${L}*`, `__${L}__`, `[${L}]`, `Option (${L}): 17`, `Choice ${L}`, `Answer: ${L}) 17`, `The answer is (${L})`,
-  `the correct answer is ${L}`, `\\textbf{${L}}. 17`, `\\underline{${L}}`, `${L}) $\\frac{3}{4}$`, `(${L}) x^2 + 1`, `${L}.\\ 17`,
-  `\\text{Option ${L}}`, `${L.toLowerCase()}) 17`,
+  `${L}) 17`,
+  `(${L}) 17`,
+  `${L}. 17`,
+  `\\text{${L}}: 17`,
+  `${L}: 17`,
+  `**${L}**`,
+  `Option ${L}`,
+  `(${L})`,
+  `${L}`,
+  `**(${L}) 17**`,
+  `*${L}*`,
+  `__${L}__`,
+  `[${L}]`,
+  `Option (${L}): 17`,
+  `Choice ${L}`,
+  `Answer: ${L}) 17`,
+  `The answer is (${L})`,
+  `the correct answer is ${L}`,
+  `\\textbf{${L}}. 17`,
+  `\\underline{${L}}`,
+  `${L}) $\\frac{3}{4}$`,
+  `(${L}) x^2 + 1`,
+  `${L}.\\ 17`,
+  `\\text{Option ${L}}`,
+  `${L.toLowerCase()}) 17`,
 ];
 
 // Hazard: gold `C` against `C) 17` was judged wrong by the math grader (mathEquivalentSync / mathEquivalent) even
@@ -45,7 +75,10 @@ describe('multiple-choice letter with option text (issue 37 §6)', () => {
     const math = mathReward();
     const em = exactMatch();
     try {
-      for (const [gold, right, wrong] of [['C', 'C', 'D'], ['(A)', 'A', 'B']] as const) {
+      for (const [gold, right, wrong] of [
+        ['C', 'C', 'D'],
+        ['(A)', 'A', 'B'],
+      ] as const) {
         for (const f of forms(right)) {
           await expect(math(traj(`So the answer is \\boxed{${f}}`, ex(gold)), ex(gold)), `${gold} / ${f}`).resolves.toMatchObject({ correct: true, reward: 1 });
           expect(em(traj(`<answer>${f}</answer>`, ex(gold)), ex(gold)), `${gold} / ${f}`).toMatchObject({ correct: true });

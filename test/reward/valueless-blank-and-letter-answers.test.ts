@@ -13,15 +13,37 @@ import type { Trajectory } from '../../src/types/trajectory.js';
 
 const ex = (answer: string): Example => ({ id: 'e', question: 'q', answer });
 const traj = (finalText: string, example = ex('12')): Trajectory => ({
-  id: 'e/0', example, groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText,
+  id: 'e/0',
+  example,
+  groupIndex: 0,
+  messages: [],
+  turns: [],
+  stopReason: 'answer',
+  toolCalls: 0,
+  finalText,
 });
 const math = mathReward({ inThread: true });
 const boxed = (s: string) => `\\boxed{${s}}`;
 
 describe('a reference with no definite value drops the sample, never rewards', () => {
   const valueless = [
-    '\\frac{1}{0}', '\\frac{0}{0}', '\\frac{7}{3-3}', '1/(2-2)', '\\ln 0', '\\log_{2} 0', '\\log(0)', '\\tan\\frac{\\pi}{2}',
-    '\\sec(\\pi/2)', '\\cot 0', '\\csc(0)', '\\frac{1}{\\sin 0}', '0^{-1}', '\\Gamma(0)', '\\Gamma(-3)', '0^0', '\\frac{\\pi}{0}',
+    '\\frac{1}{0}',
+    '\\frac{0}{0}',
+    '\\frac{7}{3-3}',
+    '1/(2-2)',
+    '\\ln 0',
+    '\\log_{2} 0',
+    '\\log(0)',
+    '\\tan\\frac{\\pi}{2}',
+    '\\sec(\\pi/2)',
+    '\\cot 0',
+    '\\csc(0)',
+    '\\frac{1}{\\sin 0}',
+    '0^{-1}',
+    '\\Gamma(0)',
+    '\\Gamma(-3)',
+    '0^0',
+    '\\frac{\\pi}{0}',
   ];
   const predictions = ['\\infty', '-\\infty', '+\\infty', '\\frac{1}{0}', '\\frac{2}{0}', '\\frac{0}{0}', '\\ln 0', '0', '1', 'undefined', '\\text{DNE}'];
 
@@ -107,8 +129,28 @@ describe('an empty or blank box is no answer (no format credit)', () => {
 });
 
 describe('multiple-choice letters', () => {
-  const forms = ['B', '(B)', 'B)', 'B.', 'B:', '\\text{B}', '\\text{(B)}', '\\textbf{(B)}', '\\mathrm{B}', 'b', '(b)',
-    'B) 12', '(B) 12', 'B. 12', 'B: 12', '\\text{(B) } 12', '\\textbf{(B)}\\ 12', '(B) $\\frac{1}{2}$', 'B) 3\\sqrt{2}', '(B) Paris'];
+  const forms = [
+    'B',
+    '(B)',
+    'B)',
+    'B.',
+    'B:',
+    '\\text{B}',
+    '\\text{(B)}',
+    '\\textbf{(B)}',
+    '\\mathrm{B}',
+    'b',
+    '(b)',
+    'B) 12',
+    '(B) 12',
+    'B. 12',
+    'B: 12',
+    '\\text{(B) } 12',
+    '\\textbf{(B)}\\ 12',
+    '(B) $\\frac{1}{2}$',
+    'B) 3\\sqrt{2}',
+    '(B) Paris',
+  ];
   const hedges = ['B or C', 'B and C', 'B, C', 'B/C', '(B) 12, (C) 15', 'B) 12 or C) 15', '(B) or (C)', 'B) 12 and C) 15'];
   const others = ['C', '(C) 12', 'A) 12', '12', 'Bob', 'B12'];
 
@@ -123,8 +165,10 @@ describe('multiple-choice letters', () => {
 
   it('mathReward: every form of the right letter is +1, hedges and other letters are −1', async () => {
     for (const gold of ['B', '(B)', '\\text{B}', '(B) 12']) {
-      for (const f of forms) await expect(math(traj(`Answer: ${boxed(f)}`, ex(gold)), ex(gold)), `${gold} / ${f}`).resolves.toMatchObject({ reward: 1, correct: true });
-      for (const f of [...hedges, ...others]) await expect(math(traj(boxed(f), ex(gold)), ex(gold)), `${gold} / ${f}`).resolves.toMatchObject({ reward: -1, correct: false });
+      for (const f of forms)
+        await expect(math(traj(`Answer: ${boxed(f)}`, ex(gold)), ex(gold)), `${gold} / ${f}`).resolves.toMatchObject({ reward: 1, correct: true });
+      for (const f of [...hedges, ...others])
+        await expect(math(traj(boxed(f), ex(gold)), ex(gold)), `${gold} / ${f}`).resolves.toMatchObject({ reward: -1, correct: false });
     }
   });
 

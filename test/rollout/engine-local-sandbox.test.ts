@@ -18,10 +18,15 @@ describe('rollout engine × local sandbox', () => {
     const renderer = await localRenderer();
     const sampler = scriptedSampler({
       renderer,
-      script: ({ call, sample, prompt }) => (call < 2 ? toolCall(CODES[sample % CODES.length]!) : prompt.includes('timed out') ? 'gave up \\boxed{0}' : 'done \\boxed{42}'),
+      script: ({ call, sample, prompt }) =>
+        call < 2 ? toolCall(CODES[sample % CODES.length]!) : prompt.includes('timed out') ? 'gave up \\boxed{0}' : 'done \\boxed{42}',
     });
     const env = codeInterpreter({ sandbox, systemPrompt: null, timeoutMs: 1500 });
-    const [group] = await runRollouts({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 200 } }, [{ id: 'q', question: 'go', answer: '42' }], CODES.length);
+    const [group] = await runRollouts(
+      { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 200 } },
+      [{ id: 'q', question: 'go', answer: '42' }],
+      CODES.length,
+    );
     const first = group!.map((t) => t.turns[0]!);
     expect(first.map((t) => t.exec?.status)).toEqual(['ok', 'error', 'timeout', 'ok']);
     expect(first[0]!.observation![0]!.content).toBe('42\n');

@@ -15,7 +15,13 @@ function tracked(inner: Sandbox) {
     openSession: async (o) => {
       const s = await inner.openSession!(o);
       open.add(s);
-      return { run: (r, sig) => s.run(r, sig), close: async () => { open.delete(s); await s.close(); } };
+      return {
+        run: (r, sig) => s.run(r, sig),
+        close: async () => {
+          open.delete(s);
+          await s.close();
+        },
+      };
     },
   };
   return { sandbox, open };
@@ -32,11 +38,21 @@ describe("rollout engine × local sandbox, session: 'trajectory'", () => {
       renderer,
       script: ({ prompt, sample }) => {
         const turn = prompt.split('<tool_call>').length - 1; // tool calls already made on this branch
-        return turn === 0 ? toolCall(`x = ${sample + 1}`) : turn === 1 ? toolCall('x = x * 10\nimport math') : turn === 2 ? toolCall('print(x, math.factorial(3))') : 'done \\boxed{1}';
+        return turn === 0
+          ? toolCall(`x = ${sample + 1}`)
+          : turn === 1
+            ? toolCall('x = x * 10\nimport math')
+            : turn === 2
+              ? toolCall('print(x, math.factorial(3))')
+              : 'done \\boxed{1}';
       },
     });
     const env = codeInterpreter({ sandbox, session: 'trajectory', systemPrompt: null, timeoutMs: 5000 });
-    const [group] = await runRollouts({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 200 } }, [{ id: 'q', question: 'go', answer: '1' }], 3);
+    const [group] = await runRollouts(
+      { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 200 } },
+      [{ id: 'q', question: 'go', answer: '1' }],
+      3,
+    );
     expect(group!.map((t) => t.turns[2]!.observation![0]!.content)).toEqual(['10 6\n', '20 6\n', '30 6\n']);
     for (const t of group!) expect(t.stopReason).toBe('answer');
     expect(open.size).toBe(0);

@@ -77,7 +77,9 @@ describe('rollout failures end one trajectory, not the call', () => {
     expect(bad.turns).toHaveLength(1);
 
     n = 0;
-    await expect(runRollouts({ sampler, renderer: rewriting, env, budgets, onPrefixMismatch: 'fail' }, [ex('q')], 2)).rejects.toBeInstanceOf(RolloutFailedError);
+    await expect(runRollouts({ sampler, renderer: rewriting, env, budgets, onPrefixMismatch: 'fail' }, [ex('q')], 2)).rejects.toBeInstanceOf(
+      RolloutFailedError,
+    );
   });
 
   it('initialMessages throwing for one example ends only that group, as errors', async () => {
@@ -142,16 +144,21 @@ describe('rollout failures end one trajectory, not the call', () => {
     // First fork: sample 1 calls the failing tool; the retry's one-sample fork calls a good one.
     const sampler = scriptedSampler({
       renderer,
-      script: ({ prompt, call, sample }) => (prompt.includes('<tool_response>') ? '\\boxed{1}' : call === 0 && sample === 1 ? toolCall('print(1)') : toolCall('print(0)')),
+      script: ({ prompt, call, sample }) =>
+        prompt.includes('<tool_response>') ? '\\boxed{1}' : call === 0 && sample === 1 ? toolCall('print(1)') : toolCall('print(0)'),
     });
     const env = throwingEnv(1);
     const dropped = await runGroup({ sampler, renderer, env, budgets }, { example: ex('q'), groupSize: 2 });
     expect(dropped.map((t) => t.stopReason)).toEqual(['answer', 'error']);
     const sampler2 = scriptedSampler({
       renderer,
-      script: ({ prompt, call, sample }) => (prompt.includes('<tool_response>') ? '\\boxed{1}' : call === 0 && sample === 1 ? toolCall('print(1)') : toolCall('print(0)')),
+      script: ({ prompt, call, sample }) =>
+        prompt.includes('<tool_response>') ? '\\boxed{1}' : call === 0 && sample === 1 ? toolCall('print(1)') : toolCall('print(0)'),
     });
-    const retried = await runGroup({ sampler: sampler2, renderer, env, budgets, failure: { kind: 'retry', maxRetries: 1 } }, { example: ex('q'), groupSize: 2 });
+    const retried = await runGroup(
+      { sampler: sampler2, renderer, env, budgets, failure: { kind: 'retry', maxRetries: 1 } },
+      { example: ex('q'), groupSize: 2 },
+    );
     expect(retried.map((t) => t.stopReason)).toEqual(['answer', 'answer']);
     expect(retried.map((t) => t.id)).toEqual(['q/0', 'q/1']);
   });

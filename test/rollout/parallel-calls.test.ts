@@ -35,12 +35,19 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
     const { tool, maxInFlight } = slowTool();
     const env = toolEnvironment({ name: 'dict', tools: [tool], parallelToolCalls: true, initialMessages: (e) => [{ role: 'user', content: e.question }] });
     // The first call is the slowest: results must still come back in call order.
-    const sampler = scriptedSampler({ renderer, script: ({ call }) => (call === 0 ? `Both.\n${lookup('lookup', 'aaaaaa')}\n${lookup('lookup', 'b')}` : 'done') });
+    const sampler = scriptedSampler({
+      renderer,
+      script: ({ call }) => (call === 0 ? `Both.\n${lookup('lookup', 'aaaaaa')}\n${lookup('lookup', 'b')}` : 'done'),
+    });
     const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('answer');
     expect(t!.toolCalls).toBe(2);
     const first = t!.turns[0]!;
-    expect(first.action).toMatchObject({ kind: 'tool', content: 'Both.', calls: [{ function: { arguments: { q: 'aaaaaa' } } }, { function: { arguments: { q: 'b' } } }] });
+    expect(first.action).toMatchObject({
+      kind: 'tool',
+      content: 'Both.',
+      calls: [{ function: { arguments: { q: 'aaaaaa' } } }, { function: { arguments: { q: 'b' } } }],
+    });
     expect(first.observation!.map((m) => m.content)).toEqual(['def(aaaaaa)', 'def(b)']);
     expect(maxInFlight()).toBe(2);
     // The second prompt holds both tool responses, in order, after the sampled call tokens.
@@ -59,7 +66,13 @@ describe('parallel tool calls through the rollout engine (embedded renderer, scr
   it('bounds the calls in flight (maxConcurrentCalls)', async () => {
     const renderer = await localRenderer();
     const { tool, maxInFlight } = slowTool();
-    const env = toolEnvironment({ name: 'dict', tools: [tool], parallelToolCalls: true, maxConcurrentCalls: 2, initialMessages: (e) => [{ role: 'user', content: e.question }] });
+    const env = toolEnvironment({
+      name: 'dict',
+      tools: [tool],
+      parallelToolCalls: true,
+      maxConcurrentCalls: 2,
+      initialMessages: (e) => [{ role: 'user', content: e.question }],
+    });
     const four = ['aaa', 'bb', 'cccc', 'd'].map((q) => lookup('lookup', q)).join('\n');
     const sampler = scriptedSampler({ renderer, script: ({ call }) => (call === 0 ? four : 'done') });
     const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
@@ -108,7 +121,11 @@ describe('withCallIds: every tool message answers its call by id (Kimi K2-style 
 
   it('one call, several calls, and the environment’s own ids', () => {
     expect(withCallIds(act(c('f', 'functions.f:0')), [tool('1')])).toEqual([tool('1', 'functions.f:0')]);
-    expect(withCallIds(act(c('f', 'a'), c('g', 'b')), [tool('1'), { role: 'user', content: 'note' }, tool('2')])).toEqual([tool('1', 'a'), { role: 'user', content: 'note' }, tool('2', 'b')]);
+    expect(withCallIds(act(c('f', 'a'), c('g', 'b')), [tool('1'), { role: 'user', content: 'note' }, tool('2')])).toEqual([
+      tool('1', 'a'),
+      { role: 'user', content: 'note' },
+      tool('2', 'b'),
+    ]);
     expect(withCallIds(act(c('f', 'a'), c('g', 'b')), [tool('1', 'mine'), tool('2')])).toEqual([tool('1', 'mine'), tool('2', 'b')]);
     expect(withCallIds(act(c('f', 'a'), c('g')), [tool('1'), tool('2')])).toEqual([tool('1', 'a'), tool('2')]);
   });
@@ -132,7 +149,13 @@ describe('withCallIds: every tool message answers its call by id (Kimi K2-style 
       },
     };
     const kimi = await loadRenderer({ ...standInFiles('kimi_k2') });
-    const sampler = scriptedSampler({ renderer: kimi, script: ({ call }) => (call === 0 ? '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>' : 'done') });
+    const sampler = scriptedSampler({
+      renderer: kimi,
+      script: ({ call }) =>
+        call === 0
+          ? '<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>'
+          : 'done',
+    });
     const [t] = await runGroup({ sampler, renderer: kimi, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.turns[0]!.observation).toEqual([{ role: 'tool', content: 'ok', toolCallId: 'functions.f:0' }]);
     expect(kimi.decode(t!.turns[1]!.promptTokens)).toContain('## Return of functions.f:0\nok');

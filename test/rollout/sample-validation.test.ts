@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { codeInterpreter, mathReward, runGroup, Trainer, DEFAULT_BUDGETS, SampledSequenceError, type Example, type SampledSequence, type SamplingClient } from 'agentrl';
+import {
+  codeInterpreter,
+  mathReward,
+  runGroup,
+  Trainer,
+  DEFAULT_BUDGETS,
+  SampledSequenceError,
+  type Example,
+  type SampledSequence,
+  type SamplingClient,
+} from 'agentrl';
 import { fakeSandbox, mockBackend, scriptedSampler } from 'agentrl/testing';
 import { checkSampledSequence } from '../../src/rollout/check-sample.js';
 import { localRenderer, toolCall } from '../helpers/local-renderer.js';
@@ -18,7 +28,11 @@ const CORRUPTIONS: Record<string, Corrupt> = {
   'positive logprob': (s) => ({ ...s, logprobs: [...s.logprobs.slice(0, -1), 0.25] }),
   '-Infinity logprob': (s) => ({ ...s, logprobs: [-Infinity, ...s.logprobs.slice(1)] }),
   'string token': (s) => ({ ...s, tokens: ['7' as unknown as number, ...s.tokens.slice(1)] }),
-  'longer than maxTokens': (s, max) => ({ ...s, tokens: Array.from({ length: max + 1 }, () => s.tokens[0]!), logprobs: Array.from({ length: max + 1 }, () => -0.5) }),
+  'longer than maxTokens': (s, max) => ({
+    ...s,
+    tokens: Array.from({ length: max + 1 }, () => s.tokens[0]!),
+    logprobs: Array.from({ length: max + 1 }, () => -0.5),
+  }),
   'fewer logprobs than tokens': (s) => ({ ...s, logprobs: s.logprobs.slice(1) }),
 };
 

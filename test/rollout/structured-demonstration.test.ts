@@ -14,9 +14,19 @@ const price = defineTool({
   inputSchema: z.object({ country: z.enum(COUNTRIES), cups: z.number().int().min(1).optional() }),
   execute: ({ country }) => String(country.length * 10),
 });
-const note = defineTool({ name: 'note', description: 'Writes a note.', inputSchema: z.strictObject({ items: z.array(z.object({ sku: z.string() })) }), execute: () => 'ok' });
+const note = defineTool({
+  name: 'note',
+  description: 'Writes a note.',
+  inputSchema: z.strictObject({ items: z.array(z.object({ sku: z.string() })) }),
+  execute: () => 'ok',
+});
 const env = toolEnvironment({ name: 'tea', tools: [price, note], initialMessages: (ex) => [{ role: 'user', content: ex.question }] });
-const parallelEnv = toolEnvironment({ name: 'tea2', tools: [price], parallelToolCalls: true, initialMessages: (ex) => [{ role: 'user', content: ex.question }] });
+const parallelEnv = toolEnvironment({
+  name: 'tea2',
+  tools: [price],
+  parallelToolCalls: true,
+  initialMessages: (ex) => [{ role: 'user', content: ex.question }],
+});
 const example: Example = { id: 'day-3', question: 'What does tea cost in Peru?', answer: '40' };
 
 /** Each family's call syntax, as a marker its rendered call text must contain. */
@@ -63,7 +73,23 @@ describe('a demonstration written as data renders in each model family’s own c
   it('several calls in one turn render as the family’s parallel calls when the environment allows them', async () => {
     for (const family of ['qwen3', 'mistral', 'kimi_k2'] as const) {
       const r = renderers[family];
-      const out = await renderDemonstration(r, parallelEnv, { example, turns: [{ calls: [{ name: 'price', arguments: { country: 'Peru' } }, { name: 'price', arguments: { country: 'Chile' } }] }, { answer: '40' }] }, { maxToolResponseTokens: 16 });
+      const out = await renderDemonstration(
+        r,
+        parallelEnv,
+        {
+          example,
+          turns: [
+            {
+              calls: [
+                { name: 'price', arguments: { country: 'Peru' } },
+                { name: 'price', arguments: { country: 'Chile' } },
+              ],
+            },
+            { answer: '40' },
+          ],
+        },
+        { maxToolResponseTokens: 16 },
+      );
       const parsed = r.parseAssistant(out.texts[0]!, parallelEnv.tools, { parallelToolCalls: true });
       expect(parsed.kind === 'tool' ? parsed.calls.map((c) => c.function.arguments['country']) : parsed).toEqual(['Peru', 'Chile']);
     }
@@ -77,8 +103,18 @@ describe('the embedded model writes a data call in the compact form it is traine
   it('{ call } renders to exactly the tokens of the compact raw text (arguments without spaces)', async () => {
     const renderer = await localRenderer();
     const args = { country: 'Peru', cups: 2 };
-    const data = await renderDemonstration(renderer, env, { example, turns: [{ call: { name: 'price', arguments: args } }, { answer: '40' }] }, { maxToolResponseTokens: 16 });
-    const raw = await renderDemonstration(renderer, env, { example, turns: [`<tool_call>\n{"name": "price", "arguments": ${JSON.stringify(args)}}\n</tool_call>`, '40'] }, { maxToolResponseTokens: 16 });
+    const data = await renderDemonstration(
+      renderer,
+      env,
+      { example, turns: [{ call: { name: 'price', arguments: args } }, { answer: '40' }] },
+      { maxToolResponseTokens: 16 },
+    );
+    const raw = await renderDemonstration(
+      renderer,
+      env,
+      { example, turns: [`<tool_call>\n{"name": "price", "arguments": ${JSON.stringify(args)}}\n</tool_call>`, '40'] },
+      { maxToolResponseTokens: 16 },
+    );
     expect(data.texts[0]).toBe('<tool_call>\n{"name": "price", "arguments": {"country":"Peru","cups":2}}\n</tool_call>');
     expect(data.tokens).toEqual(raw.tokens);
     expect(data.mask).toEqual(raw.mask);
@@ -97,13 +133,43 @@ describe('a demonstration that does not fit the tools is a DemonstrationError na
   };
 
   for (const [label, turns, field, message] of [
-    ['a value outside the enum', [{ call: { name: 'price', arguments: { country: 'peru' } } }, { answer: '4' }], 'call.arguments.country', /expected one of "Peru", "Chile", "Japan", got "peru"/],
-    ['a wrong type', [{ call: { name: 'price', arguments: { country: 'Peru', cups: '2' } } }, { answer: '4' }], 'call.arguments.cups', /expected integer, got string "2"/],
-    ['a number below the minimum', [{ call: { name: 'price', arguments: { country: 'Peru', cups: 0 } } }, { answer: '4' }], 'call.arguments.cups', /expected ≥ 1, got 0/],
+    [
+      'a value outside the enum',
+      [{ call: { name: 'price', arguments: { country: 'peru' } } }, { answer: '4' }],
+      'call.arguments.country',
+      /expected one of "Peru", "Chile", "Japan", got "peru"/,
+    ],
+    [
+      'a wrong type',
+      [{ call: { name: 'price', arguments: { country: 'Peru', cups: '2' } } }, { answer: '4' }],
+      'call.arguments.cups',
+      /expected integer, got string "2"/,
+    ],
+    [
+      'a number below the minimum',
+      [{ call: { name: 'price', arguments: { country: 'Peru', cups: 0 } } }, { answer: '4' }],
+      'call.arguments.cups',
+      /expected ≥ 1, got 0/,
+    ],
     ['a missing required argument', [{ call: { name: 'price', arguments: {} } }, { answer: '4' }], 'call.arguments.country', /required, missing/],
-    ['a nested field', [{ call: { name: 'note', arguments: { items: [{ sku: 'a' }, { sku: 3 }] } } }, { answer: '4' }], 'call.arguments.items.1.sku', /expected string, got integer 3/],
-    ['an unknown tool', [{ call: { name: 'cost', arguments: { country: 'Peru' } } }, { answer: '4' }], 'call.name', /'cost' is not offered.*tools: price, note/],
-    ['an unknown argument of a strict schema', [{ call: { name: 'note', arguments: { items: [], sku: 'a' } } }, { answer: '4' }], 'call.arguments.sku', /unknown field \(the tool takes items\)/],
+    [
+      'a nested field',
+      [{ call: { name: 'note', arguments: { items: [{ sku: 'a' }, { sku: 3 }] } } }, { answer: '4' }],
+      'call.arguments.items.1.sku',
+      /expected string, got integer 3/,
+    ],
+    [
+      'an unknown tool',
+      [{ call: { name: 'cost', arguments: { country: 'Peru' } } }, { answer: '4' }],
+      'call.name',
+      /'cost' is not offered.*tools: price, note/,
+    ],
+    [
+      'an unknown argument of a strict schema',
+      [{ call: { name: 'note', arguments: { items: [], sku: 'a' } } }, { answer: '4' }],
+      'call.arguments.sku',
+      /unknown field \(the tool takes items\)/,
+    ],
   ] as const) {
     it(label, async () => {
       const e = await fails([...turns]);
@@ -123,7 +189,15 @@ describe('a demonstration that does not fit the tools is a DemonstrationError na
   });
 
   it('two calls in one turn where the environment allows one', async () => {
-    const e = await fails([{ calls: [{ name: 'price', arguments: { country: 'Peru' } }, { name: 'price', arguments: { country: 'Chile' } }] }, { answer: '4' }]);
+    const e = await fails([
+      {
+        calls: [
+          { name: 'price', arguments: { country: 'Peru' } },
+          { name: 'price', arguments: { country: 'Chile' } },
+        ],
+      },
+      { answer: '4' },
+    ]);
     expect(e.field).toBe('calls');
     expect(e.message).toMatch(/allows one call per turn/);
   });
@@ -137,11 +211,21 @@ describe('a wrongly shaped demonstration is a DemonstrationError, never a TypeEr
     ['no example', { turns: ['4'] }, /expected 'example' to be a dataset example/, 'example'],
     ['a number as a turn', { example, turns: [4] }, /expected a string or a turn object/, undefined],
     ['a misspelt key', { example, turns: [{ cal: { name: 'price' } }] }, /unknown key 'cal'/, 'cal'],
-    ['arguments as a string', { example, turns: [{ call: { name: 'price', arguments: '{"country":"Peru"}' } }] }, /expected an object of arguments, got string/, 'call.arguments'],
+    [
+      'arguments as a string',
+      { example, turns: [{ call: { name: 'price', arguments: '{"country":"Peru"}' } }] },
+      /expected an object of arguments, got string/,
+      'call.arguments',
+    ],
     ['a call without a name', { example, turns: [{ call: { arguments: {} } }] }, /expected the tool's name/, 'call.name'],
     ['text and call together', { example, turns: [{ text: 'x', call: { name: 'price', arguments: {} } }] }, /not 'text' and 'call' together/, 'call'],
     ['an empty turn', { example, turns: [{}] }, /an empty turn/, undefined],
-    ['an observation that is not messages', { example, turns: [{ call: { name: 'price', arguments: { country: 'Peru' } }, observation: 'forty' }] }, /expected an array of messages/, 'observation'],
+    [
+      'an observation that is not messages',
+      { example, turns: [{ call: { name: 'price', arguments: { country: 'Peru' } }, observation: 'forty' }] },
+      /expected an array of messages/,
+      'observation',
+    ],
     ['an empty list of turns', { example, turns: [] }, /'turns' is empty/, 'turns'],
     ['say as a number', { example, turns: [{ say: 4 }] }, /expected a string, got number/, 'say'],
   ];

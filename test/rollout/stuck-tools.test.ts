@@ -32,8 +32,22 @@ const never = () => new Promise<never>(() => {});
 /** One step of 3 branches: branch 0 calls `tool`, then answers A after any tool response; branch 1 answers A, branch 2 B. */
 async function train(env: Environment, tool: string, over: Partial<TrainerOptions> = {}) {
   const renderer = await localRenderer();
-  const sampler = scriptedSampler({ renderer, script: ({ prompt, sample }) => (prompt.includes('<tool_response>') ? 'A' : sample === 0 ? callText(tool, { q: 'x' }) : sample === 1 ? 'A' : 'B') });
-  const trainer = new Trainer({ backend: mockBackend({ renderer, sampler }), env, reward, loss: { kind: 'importance_sampling' }, dataset, groupSize: 3, questionsPerBatch: 1, maxSteps: 1, progress: false, ...over } as TrainerOptions);
+  const sampler = scriptedSampler({
+    renderer,
+    script: ({ prompt, sample }) => (prompt.includes('<tool_response>') ? 'A' : sample === 0 ? callText(tool, { q: 'x' }) : sample === 1 ? 'A' : 'B'),
+  });
+  const trainer = new Trainer({
+    backend: mockBackend({ renderer, sampler }),
+    env,
+    reward,
+    loss: { kind: 'importance_sampling' },
+    dataset,
+    groupSize: 3,
+    questionsPerBatch: 1,
+    maxSteps: 1,
+    progress: false,
+    ...over,
+  } as TrainerOptions);
   const trajectories: Trajectory[] = [];
   trainer.on('trajectory', (e) => trajectories.push(e.trajectory));
   const t0 = performance.now();
@@ -81,7 +95,10 @@ describe('a stuck call ends its trajectory (stage timeout), and train() complete
     expect(a.stuck.error!.message).toMatch(/'hang' did not resolve within 300 ms/);
     expect(aborted).toEqual(['hang']);
     // A tool's own deadline wins over the environment's.
-    const b = await train(toolEnvironment({ name: 'tools', tools: [stuckTool('slow', aborted, { timeoutMs: 200 })], initialMessages, callTimeoutMs: 60_000 }), 'slow');
+    const b = await train(
+      toolEnvironment({ name: 'tools', tools: [stuckTool('slow', aborted, { timeoutMs: 200 })], initialMessages, callTimeoutMs: 60_000 }),
+      'slow',
+    );
     expect(b.stuck.error).toMatchObject({ stage: 'timeout', code: 'TOOL_TIMEOUT' });
     expect(b.wallMs).toBeLessThan(20_000);
     const ai = fromAiSdkTools({ hang: { description: 'never', inputSchema: z.object({ q: z.string() }), execute: () => never() } });
@@ -105,34 +122,50 @@ describe('a stuck call ends its trajectory (stage timeout), and train() complete
   });
 
   it('the option is validated', () => {
-    expect(() => new Trainer({ backend: {} as never, env: stuckEnv([]), reward, loss: { kind: 'importance_sampling' }, dataset, groupSize: 2, questionsPerBatch: 1, maxSteps: 1, rollout: { stepTimeoutMs: -1 } } as never)).toThrow(/rollout\.stepTimeoutMs/);
+    expect(
+      () =>
+        new Trainer({
+          backend: {} as never,
+          env: stuckEnv([]),
+          reward,
+          loss: { kind: 'importance_sampling' },
+          dataset,
+          groupSize: 2,
+          questionsPerBatch: 1,
+          maxSteps: 1,
+          rollout: { stepTimeoutMs: -1 },
+        } as never),
+    ).toThrow(/rollout\.stepTimeoutMs/);
     expect(() => toolEnvironment({ name: 't', tools: [], initialMessages, callTimeoutMs: 0 })).toThrow(/callTimeoutMs/);
   });
 
-  it(
-    'under the defaults: toolEnvironment (30 s), a custom environment (60 s) and an MCP server that never answers (30 s, an observation) all complete',
-    async () => {
-      expect(DEFAULT_STEP_TIMEOUT_MS).toBe(60_000);
-      const aborted: string[] = [];
-      const mcp = await mcpEnvironment({ server: { command: process.execPath, args: [HOSTILE_SERVER], env: { HOSTILE_TOOLS: JSON.stringify([{ name: 'hang', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }]) } }, initialMessages });
-      try {
-        const [tools, custom, server] = await Promise.all([
-          train(toolEnvironment({ name: 'tools', tools: [stuckTool('hang', aborted)], initialMessages }), 'hang'),
-          train(stuckEnv(aborted), 'lookup'),
-          train(mcp, 'hang'),
-        ]);
-        expect(tools.stuck.error).toMatchObject({ stage: 'timeout', code: 'TOOL_TIMEOUT' });
-        expect(tools.stuck.error!.message).toMatch(/30000 ms/);
-        expect(custom.stuck.error).toMatchObject({ stage: 'timeout', code: 'TIMEOUT' });
-        expect(custom.stuck.error!.message).toMatch(/60000 ms/);
-        expect(server.stuck.stopReason).toBe('answer');
-        expect(server.stuck.turns[0]!.observation![0]!.content).toMatch(/timed out after 30000 ms/);
-        for (const r of [tools, custom, server]) expect(r.result.steps).toBe(1);
-        expect(aborted.sort()).toEqual(['hang', 'step']);
-      } finally {
-        await mcp.close();
-      }
-    },
-    150_000,
-  );
+  it('under the defaults: toolEnvironment (30 s), a custom environment (60 s) and an MCP server that never answers (30 s, an observation) all complete', async () => {
+    expect(DEFAULT_STEP_TIMEOUT_MS).toBe(60_000);
+    const aborted: string[] = [];
+    const mcp = await mcpEnvironment({
+      server: {
+        command: process.execPath,
+        args: [HOSTILE_SERVER],
+        env: { HOSTILE_TOOLS: JSON.stringify([{ name: 'hang', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }]) },
+      },
+      initialMessages,
+    });
+    try {
+      const [tools, custom, server] = await Promise.all([
+        train(toolEnvironment({ name: 'tools', tools: [stuckTool('hang', aborted)], initialMessages }), 'hang'),
+        train(stuckEnv(aborted), 'lookup'),
+        train(mcp, 'hang'),
+      ]);
+      expect(tools.stuck.error).toMatchObject({ stage: 'timeout', code: 'TOOL_TIMEOUT' });
+      expect(tools.stuck.error!.message).toMatch(/30000 ms/);
+      expect(custom.stuck.error).toMatchObject({ stage: 'timeout', code: 'TIMEOUT' });
+      expect(custom.stuck.error!.message).toMatch(/60000 ms/);
+      expect(server.stuck.stopReason).toBe('answer');
+      expect(server.stuck.turns[0]!.observation![0]!.content).toMatch(/timed out after 30000 ms/);
+      for (const r of [tools, custom, server]) expect(r.result.steps).toBe(1);
+      expect(aborted.sort()).toEqual(['hang', 'step']);
+    } finally {
+      await mcp.close();
+    }
+  }, 150_000);
 });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { codeInterpreter, runGroup, DEFAULT_BUDGETS, rolloutMetrics, MAX_BYTES_PER_TOKEN, type Environment, type Trajectory, type Turn } from 'agentrl/internal';
+import {
+  codeInterpreter,
+  runGroup,
+  DEFAULT_BUDGETS,
+  rolloutMetrics,
+  MAX_BYTES_PER_TOKEN,
+  type Environment,
+  type Trajectory,
+  type Turn,
+} from 'agentrl/internal';
 import { fakeSandbox, scriptedSampler } from 'agentrl/testing';
 import { localRenderer, toolCall } from '../helpers/local-renderer.js';
 
@@ -73,16 +82,44 @@ describe('sandbox/latency_ms', () => {
     logprobs: [0],
     text: '',
     stopReason: 'stop',
-    action: { kind: 'tool', content: '', raw: '', call: { type: 'function', function: { name: 'code_interpreter', arguments: { code: 'x' } } }, calls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: 'x' } } }] },
+    action: {
+      kind: 'tool',
+      content: '',
+      raw: '',
+      call: { type: 'function', function: { name: 'code_interpreter', arguments: { code: 'x' } } },
+      calls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: 'x' } } }],
+    },
     ...over,
   });
-  const traj = (turns: Turn[], stopReason: Trajectory['stopReason']): Trajectory => ({ id: 'q/0', example: ex, groupIndex: 0, messages: [], turns, stopReason, toolCalls: 1, finalText: '' });
+  const traj = (turns: Turn[], stopReason: Trajectory['stopReason']): Trajectory => ({
+    id: 'q/0',
+    example: ex,
+    groupIndex: 0,
+    messages: [],
+    turns,
+    stopReason,
+    toolCalls: 1,
+    finalText: '',
+  });
 
   it('averages only the calls that ran', () => {
-    const ran = turn({ toolMs: 100, observation: [{ role: 'tool', content: 'ok' }], exec: { status: 'ok', exitCode: 0, stdout: 'ok', stderr: '', truncated: false, wallMs: 90 } });
+    const ran = turn({
+      toolMs: 100,
+      observation: [{ role: 'tool', content: 'ok' }],
+      exec: { status: 'ok', exitCode: 0, stdout: 'ok', stderr: '', truncated: false, wallMs: 90 },
+    });
     const refused = turn({}); // cut by maxToolCalls: never ran
     const ended = turn({ toolMs: 3 }); // the environment ended the episode instead of running it
-    const m = rolloutMetrics([{ trajectories: [traj([ran, refused], 'max_tool_calls'), traj([ended], 'env_done')], rewards: [{ reward: 0, correct: false, validFormat: false }, { reward: 0, correct: false, validFormat: false }], degenerate: false }]);
+    const m = rolloutMetrics([
+      {
+        trajectories: [traj([ran, refused], 'max_tool_calls'), traj([ended], 'env_done')],
+        rewards: [
+          { reward: 0, correct: false, validFormat: false },
+          { reward: 0, correct: false, validFormat: false },
+        ],
+        degenerate: false,
+      },
+    ]);
     expect(m['sandbox/latency_ms']).toBe(100);
   });
 });

@@ -10,7 +10,10 @@ describe('runGroup reports each trajectory as soon as it is final (onTrajectoryE
     // Hazard: scoring waits for the whole group; or a trajectory that is going to be retried gets scored (and trained) too.
     const renderer = await localRenderer();
     // Branch 0 answers at once; the others call the tool with print(<sample>) first. Retries sample index 0 again.
-    const sampler = scriptedSampler({ renderer, script: ({ prompt, call, sample }) => (call === 0 && sample > 0 && !prompt.includes('<tool_response>') ? toolCall(`print(${sample})`) : '\\boxed{1}') });
+    const sampler = scriptedSampler({
+      renderer,
+      script: ({ prompt, call, sample }) => (call === 0 && sample > 0 && !prompt.includes('<tool_response>') ? toolCall(`print(${sample})`) : '\\boxed{1}'),
+    });
     let failures = 0;
     let release!: () => void;
     const slow = new Promise<void>((r) => (release = r));

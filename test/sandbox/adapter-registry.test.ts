@@ -19,7 +19,10 @@ describe('sandbox adapter registry', () => {
   it('finds every adapter folder of the repository by its descriptor, named like its folder', async () => {
     expect(defaultAdaptersDir().replace(/\/$/, '')).toBe(ADAPTERS.replace(/\/$/, ''));
     const adapters = await loadSandboxAdapters();
-    const all = readdirSync(ADAPTERS, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    const all = readdirSync(ADAPTERS, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
     // pyodide runs in a page's Web Workers (agentrl/browser), so Node's registry and the CLI cannot create it: the
     // one folder without a descriptor, by design.
     expect(all.filter((f) => !existsSync(`${ADAPTERS}${f}/adapter.ts`))).toEqual(['pyodide']);
@@ -42,7 +45,7 @@ describe('sandbox adapter registry', () => {
     await expect(sandboxAdapter('k8s')).rejects.toThrow(/no sandbox adapter 'k8s' \(found: docker, isolated-vm, local, remote\)/);
   });
 
-  it('maps flags to each adapter\'s options and capacity', async () => {
+  it("maps flags to each adapter's options and capacity", async () => {
     const local = await sandboxAdapter('local');
     expect(local.optionsFromFlags({ workers: '3' }, { timeoutMs: 500 })).toEqual({ workers: 3, timeoutMs: 500 });
     expect(local.capacity({ workers: 3 })).toBe(3);
@@ -75,7 +78,12 @@ describe('sandbox adapter registry', () => {
     expect(text).toMatch(/--workers <n>\s+isolated-vm: worker processes; local: concurrent calls/);
     expect(text).toMatch(/--pool-size <n>\s+docker: warm containers/);
     expect(text).not.toContain('--sandbox-url');
-    for (const args of [['--backend', 'remote'], ['--backend', 'k8s'], ['--workers', 'many'], ['--backend', 'docker', '--pool-size', 'x']]) {
+    for (const args of [
+      ['--backend', 'remote'],
+      ['--backend', 'k8s'],
+      ['--workers', 'many'],
+      ['--backend', 'docker', '--pool-size', 'x'],
+    ]) {
       const r = io();
       expect(await runCli(['sandbox-serve', ...args], r.io)).toBe(2);
       expect(r.err.join('')).toMatch(/--backend must be docker, isolated-vm, local|expects a number/);

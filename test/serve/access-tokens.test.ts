@@ -149,7 +149,7 @@ describe('agentrl serve issues access tokens; tinkerBackend exchanges, uses and 
     expect((await call(base, 'create_session', { tags: [], type: 'create_session' }, { 'x-api-key': fresh })).status).toBe(200);
   });
 
-  it('with several keys a token is its key\'s principal: it sees that key\'s models only', async () => {
+  it("with several keys a token is its key's principal: it sees that key's models only", async () => {
     const { base } = await start({ apiKeys: ['tml-one', 'tml-two'] });
     const one = (await call(base, 'auth/token', {}, { 'x-api-key': 'tml-one' })).body.jwt as string;
     const two = (await call(base, 'auth/token', {}, { 'x-api-key': 'tml-two' })).body.jwt as string;

@@ -52,13 +52,31 @@ describe('agentrl serve keeps the engine off the request thread (default options
     const base = await serve.listen();
     try {
       const { modelId } = await newModel(base);
-      const fb = await submit(base, 'forward_backward', { model_id: modelId, forward_backward_input: { data: small.map((d) => wireDatum(d, 'ppo')), loss_fn: 'ppo' } });
-      fb.loss_fn_outputs.forEach((o: any, i: number) => o.logprobs.data.forEach((x: number, t: number) => expect(x).toBeCloseTo(ref.logprobs[i]![t]!, 5)));
+      const fb = await submit(base, 'forward_backward', {
+        model_id: modelId,
+        forward_backward_input: { data: small.map((d) => wireDatum(d, 'ppo')), loss_fn: 'ppo' },
+      });
+      fb.loss_fn_outputs.forEach((o: any, i: number) => {
+        o.logprobs.data.forEach((x: number, t: number) => {
+          expect(x).toBeCloseTo(ref.logprobs[i]![t]!, 5);
+        });
+      });
       const eph = await submit(base, 'save_weights_for_sampler', { model_id: modelId });
-      const s = await submit(base, 'asample', { sampling_session_id: eph.sampling_session_id, num_samples: 2, prompt: { chunks: [{ tokens: [1, 2, 3] }] }, sampling_params: { max_tokens: 6, seed: 5 } });
+      const s = await submit(base, 'asample', {
+        sampling_session_id: eph.sampling_session_id,
+        num_samples: 2,
+        prompt: { chunks: [{ tokens: [1, 2, 3] }] },
+        sampling_params: { max_tokens: 6, seed: 5 },
+      });
       expect(s.sequences.map((q: any) => q.tokens)).toEqual(refS.map((q) => q.tokens));
       // Typed errors cross the thread: a token outside the vocabulary is a user error.
-      const bad = await submit(base, 'forward', { model_id: modelId, forward_input: { data: [wireDatum({ ...small[0]!, modelInput: [99_999, ...small[0]!.modelInput.slice(1)] }, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+      const bad = await submit(base, 'forward', {
+        model_id: modelId,
+        forward_input: {
+          data: [wireDatum({ ...small[0]!, modelInput: [99_999, ...small[0]!.modelInput.slice(1)] }, 'cross_entropy')],
+          loss_fn: 'cross_entropy',
+        },
+      });
       expect(bad).toMatchObject({ category: 'user' });
     } finally {
       await serve.close();

@@ -50,7 +50,14 @@ describe('SeqQueue', () => {
     for (const n of [3, 1, 4, 2]) {
       const a = q.admit(n, `d${n}`);
       if (a.kind !== 'new') throw new Error('expected new');
-      all.push(new Promise<void>((res) => a.start(async () => { await job(n)(); res(); })));
+      all.push(
+        new Promise<void>((res) =>
+          a.start(async () => {
+            await job(n)();
+            res();
+          }),
+        ),
+      );
     }
     await Promise.all(all);
     expect(ran).toEqual([1, 2, 3, 4]);

@@ -26,12 +26,24 @@ describe('training over agentrl serve', () => {
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       expect(url, out).toBeDefined();
       const backend = tinkerBackend({ baseUrl: url!, apiKey: 'tml-k', baseModel: 'agentrl/local', renderer: LOCAL_MODEL_DIR });
-      const add = defineTool({ name: 'add', description: 'Add two numbers.', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => String(a + b) });
+      const add = defineTool({
+        name: 'add',
+        description: 'Add two numbers.',
+        inputSchema: z.object({ a: z.number(), b: z.number() }),
+        execute: ({ a, b }) => String(a + b),
+      });
       const env = toolEnvironment({ name: 'calc', tools: [add], initialMessages: (ex) => [{ role: 'user', content: ex.question }] });
       const dataset = Array.from({ length: 16 }, (_, i) => ({ id: `q${i}`, question: `What is ${i} + 1?`, answer: String(i + 1) }));
       const trainer = new Trainer({
-        backend, env, reward: exactMatch(), dataset, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
-        groupSize: 8, questionsPerBatch: 4, maxSteps: 1, progress: false,
+        backend,
+        env,
+        reward: exactMatch(),
+        dataset,
+        loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+        groupSize: 8,
+        questionsPerBatch: 4,
+        maxSteps: 1,
+        progress: false,
         budgets: { maxToolCalls: 1, maxTurns: 2, maxTurnTokens: 16, maxTrajectoryTokens: 256, maxToolResponseTokens: 8 },
         optimizer: { learningRate: 1e-3 },
         eval: { dataset: dataset.slice(0, 8), every: 1, samples: 2 },

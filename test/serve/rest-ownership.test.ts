@@ -17,7 +17,13 @@ const B = { authorization: 'Bearer key-bob' };
 const T = tinkerProto.type('ForwardBackwardRequest');
 const proto = (o: unknown) => T.encode(T.fromObject(o as Record<string, unknown>)).finish();
 
-async function rest(base: string, path: string, headers: Record<string, string>, method: 'GET' | 'POST' | 'DELETE' = 'GET', body?: unknown): Promise<{ status: number; body: any; location?: string }> {
+async function rest(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  method: 'GET' | 'POST' | 'DELETE' = 'GET',
+  body?: unknown,
+): Promise<{ status: number; body: any; location?: string }> {
   const res = await request(`${base}/api/v1/${path}`, {
     method,
     headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },

@@ -47,7 +47,10 @@ describe('agentrl serve answers SDK ≥ 0.26 requests (hand-written bytes)', () 
     const T = tinkerProto.type('ForwardBackwardRequest');
     const old = await postProto(base, T.encode(T.fromObject(fx.FB_PROTO(a.modelId, 1, false))).finish());
     expect(old.status).toBe(200);
-    const neu = await postProto(base, fb026({ modelId: b.modelId, seqId: 1, v2: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 }, datum: datum026(GOOD_INPUT, GOOD_LOSS) }));
+    const neu = await postProto(
+      base,
+      fb026({ modelId: b.modelId, seqId: 1, v2: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 }, datum: datum026(GOOD_INPUT, GOOD_LOSS) }),
+    );
     expect(neu.status, JSON.stringify(neu.body)).toBe(200);
     const [ra, rb] = [await result(base, old.body.request_id), await result(base, neu.body.request_id)];
     expect(rb.error).toBeUndefined();
@@ -58,11 +61,27 @@ describe('agentrl serve answers SDK ≥ 0.26 requests (hand-written bytes)', () 
   it('a server prefers loss_fn_config_v2 over the legacy map: the v2 value is the one range-checked and used', async () => {
     const m = await model(base, '0.39.0');
     // v2 out of range, legacy mirror fine: refused, so v2 was read.
-    const bad = await postProto(base, fb026({ modelId: m.modelId, seqId: 1, v2: { clip_low_threshold: 0.8, clip_high_threshold: 5000 }, legacy: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 } }));
+    const bad = await postProto(
+      base,
+      fb026({
+        modelId: m.modelId,
+        seqId: 1,
+        v2: { clip_low_threshold: 0.8, clip_high_threshold: 5000 },
+        legacy: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 },
+      }),
+    );
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain('loss_fn_config');
     // v2 says 1.28, legacy says 5000 (out of range): accepted, so the legacy map was not read.
-    const good = await postProto(base, fb026({ modelId: m.modelId, seqId: 1, v2: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 }, legacy: { clip_low_threshold: 0.8, clip_high_threshold: 5000 } }));
+    const good = await postProto(
+      base,
+      fb026({
+        modelId: m.modelId,
+        seqId: 1,
+        v2: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 },
+        legacy: { clip_low_threshold: 0.8, clip_high_threshold: 5000 },
+      }),
+    );
     expect(good.status, JSON.stringify(good.body)).toBe(200);
     expect((await result(base, good.body.request_id)).error).toBeUndefined();
   });
@@ -92,12 +111,23 @@ describe('agentrl serve answers SDK ≥ 0.26 requests (hand-written bytes)', () 
     ['only loss_fn_input_spans', [], GOOD_LOSS, 'pair'],
     ['input runs short of the 4 tokens', [{ kind: 'prompt', sequenceId: 's', length: 3 }], GOOD_LOSS, 'model_input_spans'],
     ['loss runs past the 4 targets', GOOD_INPUT, [{ kind: 'sampled', sequenceId: 's', length: 5 }], 'loss_fn_input_spans'],
-    ['a zero-length run', [{ kind: 'prompt', sequenceId: 's', length: 0 }, { kind: 'prompt', sequenceId: 's', length: 4 }], GOOD_LOSS, 'length'],
+    [
+      'a zero-length run',
+      [
+        { kind: 'prompt', sequenceId: 's', length: 0 },
+        { kind: 'prompt', sequenceId: 's', length: 4 },
+      ],
+      GOOD_LOSS,
+      'length',
+    ],
     ['an empty sequence_id', [{ kind: 'sampled', sequenceId: '', length: 4 }], GOOD_LOSS, 'sequence_id'],
     ['a negative offset', GOOD_INPUT, [{ kind: 'sampled', sequenceId: 's', offset: -1, length: 4 }], 'offset'],
   ])('provenance: %s is a 400 naming the rule', async (_name, input, loss, word) => {
     const m = await model(base, '0.39.0');
-    const r = await postProto(base, fb026({ modelId: m.modelId, seqId: 1, v2: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 }, datum: datum026(input, loss) }));
+    const r = await postProto(
+      base,
+      fb026({ modelId: m.modelId, seqId: 1, v2: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 }, datum: datum026(input, loss) }),
+    );
     expect(r.status).toBe(400);
     expect(r.body.error).toContain(word);
     expect(r.body.error).toContain('data[0]');
@@ -107,9 +137,16 @@ describe('agentrl serve answers SDK ≥ 0.26 requests (hand-written bytes)', () 
     const m = await model(base, '0.39.0');
     const meta = { step: '3', note: 'ünïcode ok', empty: '' };
     const saved = await submit(base, 'save_weights', { model_id: m.modelId, seq_id: 1, path: 'meta-1', user_metadata: meta, type: 'save_weights' });
-    const snap = await submit(base, 'save_weights_for_sampler', { model_id: m.modelId, seq_id: 2, path: 'snap-1', user_metadata: { kind: 'eval' }, type: 'save_weights_for_sampler' });
+    const snap = await submit(base, 'save_weights_for_sampler', {
+      model_id: m.modelId,
+      seq_id: 2,
+      path: 'snap-1',
+      user_metadata: { kind: 'eval' },
+      type: 'save_weights_for_sampler',
+    });
     const plain = await submit(base, 'save_weights', { model_id: m.modelId, seq_id: 3, path: 'plain', type: 'save_weights' });
-    const listed = async () => Object.fromEntries(((await call(base, `training_runs/${m.modelId}/checkpoints`)).body.checkpoints as any[]).map((c) => [c.tinker_path, c.user_metadata]));
+    const listed = async () =>
+      Object.fromEntries(((await call(base, `training_runs/${m.modelId}/checkpoints`)).body.checkpoints as any[]).map((c) => [c.tinker_path, c.user_metadata]));
     expect(await listed()).toEqual({ [saved.path]: meta, [snap.path]: { kind: 'eval' }, [plain.path]: null });
     await submit(base, 'save_weights', { model_id: m.modelId, seq_id: 4, path: 'meta-1', overwrite: true, type: 'save_weights' });
     expect((await listed())[saved.path]).toBeNull();

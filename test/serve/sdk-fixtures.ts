@@ -73,7 +73,9 @@ export const FORWARD_JSON = (modelId: string, seqId: number) => {
 const le = (bytes: number, write: (v: DataView, i: number, x: number) => void) => (xs: readonly number[]) => {
   const b = new Uint8Array(xs.length * bytes);
   const v = new DataView(b.buffer);
-  xs.forEach((x, i) => write(v, i * bytes, x));
+  xs.forEach((x, i) => {
+    write(v, i * bytes, x);
+  });
   return b;
 };
 /** Little-endian int32 bytes (tokens), as numpy `tobytes()` on x86. */

@@ -15,7 +15,11 @@ interface Raw {
   headers: Record<string, unknown>;
 }
 
-async function raw(base: string, path: string, o: { body?: Uint8Array | string; contentType?: string; accept?: string; headers?: Record<string, string>; method?: 'GET' | 'POST' | 'DELETE' } = {}): Promise<Raw> {
+async function raw(
+  base: string,
+  path: string,
+  o: { body?: Uint8Array | string; contentType?: string; accept?: string; headers?: Record<string, string>; method?: 'GET' | 'POST' | 'DELETE' } = {},
+): Promise<Raw> {
   const res = await request(`${base}${path}`, {
     method: o.method ?? (o.body === undefined ? 'GET' : 'POST'),
     headers: { ...(o.contentType ? { 'content-type': o.contentType } : {}), ...(o.accept ? { accept: o.accept } : {}), ...o.headers },
@@ -30,7 +34,11 @@ const json = (r: Raw) => JSON.parse(r.body.toString('utf8'));
 /** Polls like the SDK: `Accept` per version; returns the final answer (JSON try_again skipped). */
 async function poll(base: string, requestId: string, accept: string): Promise<Raw> {
   for (;;) {
-    const r = await raw(base, '/api/v1/retrieve_future', { body: JSON.stringify({ request_id: requestId, allow_metadata_only: false }), contentType: 'application/json', accept });
+    const r = await raw(base, '/api/v1/retrieve_future', {
+      body: JSON.stringify({ request_id: requestId, allow_metadata_only: false }),
+      contentType: 'application/json',
+      accept,
+    });
     if (r.status === 200 && r.contentType === 'application/json' && json(r).type === 'try_again') continue;
     return r;
   }
@@ -55,11 +63,18 @@ describe('agentrl serve answers the official SDK, version by version', () => {
   });
   afterAll(() => serve.close());
 
-  it('client/config answers every flag the SDK reads, with its type and the server\'s truth; dynamic_config too', async () => {
+  it("client/config answers every flag the SDK reads, with its type and the server's truth; dynamic_config too", async () => {
     const r = await call(base, 'client/config', fx.CLIENT_CONFIG_REQUEST);
     expect(r.status).toBe(200);
     for (const [k, t] of Object.entries(fx.CLIENT_CONFIG_FIELDS)) expect(typeof r.body[k], k).toBe(t);
-    expect(r.body).toMatchObject({ pjwt_auth_enabled: false, proto_write_fwdbwd: true, proto_compress_fwdbwd: false, fwdbwd_max_chunk_len: 1024, use_pyqwest_transport: false, sample_use_retrieve_futures: false });
+    expect(r.body).toMatchObject({
+      pjwt_auth_enabled: false,
+      proto_write_fwdbwd: true,
+      proto_compress_fwdbwd: false,
+      fwdbwd_max_chunk_len: 1024,
+      use_pyqwest_transport: false,
+      sample_use_retrieve_futures: false,
+    });
     expect(r.body.fwdbwd_max_chunk_bytes_count).toBe((64 * 1024 * 1024) / 4);
     expect(r.body.sample_max_concurrent_requests).toBe(256);
     expect((await call(base, 'client/dynamic_config', fx.CLIENT_CONFIG_REQUEST)).body).toEqual({ refresh_interval_sec: 300, sample_cancel_enabled: false });
@@ -90,23 +105,33 @@ describe('agentrl serve answers the official SDK, version by version', () => {
     expect(i64s(rec.fields.logprobs.offsets)).toEqual([0, 16]);
     // Both models start from the same weights: the protobuf result carries the JSON one's numbers (as float32).
     const lp = f32s(rec.fields.logprobs.data);
-    lp.forEach((x, i) => expect(x).toBeCloseTo(jsonResult.loss_fn_outputs[0].logprobs.data[i], 5));
+    lp.forEach((x, i) => {
+      expect(x).toBeCloseTo(jsonResult.loss_fn_outputs[0].logprobs.data[i], 5);
+    });
     expect(out.metrics['loss:sum']).toBeCloseTo(jsonResult.metrics['loss:sum'], 5);
   });
 
   it('0.25: forward_only in the protobuf body is a forward pass (no gradient); ≤ 0.24 POST /forward agrees', async () => {
     const { modelId } = await session(base, '0.25.0');
     const T = tinkerProto.type('ForwardBackwardRequest');
-    const sp = await raw(base, '/api/v1/forward_backward', { body: T.encode(T.fromObject(fx.FB_PROTO(modelId, 1, true))).finish(), contentType: 'application/x-protobuf' });
+    const sp = await raw(base, '/api/v1/forward_backward', {
+      body: T.encode(T.fromObject(fx.FB_PROTO(modelId, 1, true))).finish(),
+      contentType: 'application/x-protobuf',
+    });
     const pr = await poll(base, json(sp).request_id, fx.POLL_ACCEPT.proto);
     const out = tinkerProto.type('ForwardBackwardOutput').decode(pr.body) as any;
     const viaProto = f32s(out.loss_fn_outputs[0].fields.logprobs.data);
     const fw = await call(base, 'forward', fx.FORWARD_JSON(modelId, 2));
     const viaJson = json(await poll(base, fw.body.request_id, fx.POLL_ACCEPT.json)).loss_fn_outputs[0].logprobs.data;
-    viaProto.forEach((x, i) => expect(x).toBeCloseTo(viaJson[i], 5));
+    viaProto.forEach((x, i) => {
+      expect(x).toBeCloseTo(viaJson[i], 5);
+    });
     // optim_step after forwards only: nothing accumulated, weights unchanged → same logprobs again.
     await submit(base, 'optim_step', { model_id: modelId, seq_id: 3, adam_params: { learning_rate: 0.1 }, type: 'optim_step' });
-    const again = await raw(base, '/api/v1/forward_backward', { body: T.encode(T.fromObject(fx.FB_PROTO(modelId, 4, true))).finish(), contentType: 'application/x-protobuf' });
+    const again = await raw(base, '/api/v1/forward_backward', {
+      body: T.encode(T.fromObject(fx.FB_PROTO(modelId, 4, true))).finish(),
+      contentType: 'application/x-protobuf',
+    });
     const out2 = tinkerProto.type('ForwardBackwardOutput').decode((await poll(base, json(again).request_id, fx.POLL_ACCEPT.proto)).body) as any;
     expect(f32s(out2.loss_fn_outputs[0].fields.logprobs.data)).toEqual(viaProto);
   });
@@ -125,13 +150,17 @@ describe('agentrl serve answers the official SDK, version by version', () => {
       expect(msg.sequences).toHaveLength(2);
       msg.sequences.forEach((s: any, i: number) => {
         expect(i32s(s.tokens)).toEqual(asJson.sequences[i].tokens);
-        f32s(s.logprobs).forEach((x, t) => expect(x).toBeCloseTo(asJson.sequences[i].logprobs[t], 5));
+        f32s(s.logprobs).forEach((x, t) => {
+          expect(x).toBeCloseTo(asJson.sequences[i].logprobs[t], 5);
+        });
         expect(s.stop_reason ?? 0).toBe(asJson.sequences[i].stop_reason === 'length' ? 1 : 0);
       });
       const pl = f32s(msg.prompt_logprobs);
       expect(pl).toHaveLength(3);
       expect(Number.isNaN(pl[0])).toBe(true);
-      pl.slice(1).forEach((x, t) => expect(x).toBeCloseTo(asJson.prompt_logprobs[t + 1], 5));
+      pl.slice(1).forEach((x, t) => {
+        expect(x).toBeCloseTo(asJson.prompt_logprobs[t + 1], 5);
+      });
     }
   });
 
@@ -205,7 +234,9 @@ describe('agentrl serve checkpoint names and conflicts', () => {
     const res = await submit(base, 'save_weights', { model_id: modelId, seq_id: 2, path: 'step-1', overwrite: false });
     expect(res.path).toBe(`tinker://${modelId}/weights/step-1`);
     // Sampler names too, independently of training names.
-    expect((await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 3, path: 'step-1', overwrite: false })).path).toBe(`tinker://${modelId}/sampler_weights/step-1`);
+    expect((await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 3, path: 'step-1', overwrite: false })).path).toBe(
+      `tinker://${modelId}/sampler_weights/step-1`,
+    );
     expect((await call(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 4, path: 'step-1', overwrite: false })).status).toBe(409);
     // seq_id 5 is not held behind the refused 2 and 4.
     const os = await submit(base, 'optim_step', { model_id: modelId, seq_id: 5, adam_params: { learning_rate: 0 } });
@@ -268,7 +299,14 @@ describe('agentrl serve REST surface (RestClient, create_training_client_from_st
     const runs = await get('training_runs?limit=10&offset=0');
     expect(runs.body.cursor).toEqual({ offset: 0, limit: 10, total_count: 1 });
     const run = runs.body.training_runs[0];
-    expect(run).toMatchObject({ training_run_id: id, base_model: 'agentrl/local', is_lora: true, corrupted: false, lora_rank: 8, user_metadata: { run: 'r1', n: '3' } });
+    expect(run).toMatchObject({
+      training_run_id: id,
+      base_model: 'agentrl/local',
+      is_lora: true,
+      corrupted: false,
+      lora_rank: 8,
+      user_metadata: { run: 'r1', n: '3' },
+    });
     expect(Number.isNaN(Date.parse(run.last_request_time))).toBe(false);
     expect(run.last_checkpoint).toMatchObject({ checkpoint_id: 'weights/ckpt-1', checkpoint_type: 'training', tinker_path: saved.path, public: false });
     expect(run.last_sampler_checkpoint).toMatchObject({ checkpoint_id: 'sampler_weights/snap', checkpoint_type: 'sampler', tinker_path: named.path });
@@ -282,8 +320,17 @@ describe('agentrl serve REST surface (RestClient, create_training_client_from_st
     expect((await get('checkpoints')).body.cursor.total_count).toBe(2);
 
     // get_base_model: a sampler made from the named weights.
-    const ss = await post('create_sampling_session', { session_id: s.body.session_id, sampling_session_seq_id: 0, model_path: named.path, type: 'create_sampling_session' });
-    expect((await get(`samplers/${ss.body.sampling_session_id}`)).body).toEqual({ sampler_id: ss.body.sampling_session_id, base_model: 'agentrl/local', model_path: named.path });
+    const ss = await post('create_sampling_session', {
+      session_id: s.body.session_id,
+      sampling_session_seq_id: 0,
+      model_path: named.path,
+      type: 'create_sampling_session',
+    });
+    expect((await get(`samplers/${ss.body.sampling_session_id}`)).body).toEqual({
+      sampler_id: ss.body.sampling_session_id,
+      base_model: 'agentrl/local',
+      model_path: named.path,
+    });
     expect((await get('samplers/sampler_nothere')).status).toBe(404);
 
     const sessions = await get('sessions');
@@ -302,7 +349,11 @@ describe('agentrl serve REST surface (RestClient, create_training_client_from_st
     expect([...files.keys()].sort()).toEqual(['checkpoint_complete', 'config.json', 'model.safetensors', 'optimizer.safetensors']);
     expect(JSON.parse(files.get('config.json')!.toString('utf8')).format).toBe('agentrl-local-v1');
     const sa = await get(`training_runs/${id}/checkpoints/sampler_weights/snap/archive`);
-    expect([...untar((await raw(base, new URL(String(sa.raw.headers['location'])).pathname)).body).keys()].sort()).toEqual(['checkpoint_complete', 'config.json', 'model.safetensors']);
+    expect([...untar((await raw(base, new URL(String(sa.raw.headers['location'])).pathname)).body).keys()].sort()).toEqual([
+      'checkpoint_complete',
+      'config.json',
+      'model.safetensors',
+    ]);
     expect((await raw(base, '/api/v1/checkpoint_archives/0123abcd')).status).toBe(404);
     expect((await get(`training_runs/${id}/checkpoints/weights/ckpt-1/archive`, {})).status).toBe(401);
 

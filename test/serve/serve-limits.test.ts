@@ -54,11 +54,17 @@ describe('agentrl serve request limits (each refused before the engine allocates
       expect(r.status, `max_tokens ${t}`).toBe(400);
       expect(r.body.error).toMatch(/max_tokens/);
     }
-    const long = await call(base, 'asample', { base_model: 'agentrl/local', prompt: prompt(Array.from({ length: C + 5 }, (_, i) => i % LOCAL_VOCAB)), sampling_params: { max_tokens: 2 } });
+    const long = await call(base, 'asample', {
+      base_model: 'agentrl/local',
+      prompt: prompt(Array.from({ length: C + 5 }, (_, i) => i % LOCAL_VOCAB)),
+      sampling_params: { max_tokens: 2 },
+    });
     expect(long.status).toBe(400);
     const ok = await submit(base, 'asample', { sampling_session_id: id, num_samples: 8, prompt: prompt([1, 2]), sampling_params: { max_tokens: 5, seed: 1 } });
     expect(ok.sequences).toHaveLength(8);
-    ok.sequences.forEach((s: any) => expect(s.tokens.length).toBeLessThanOrEqual(5));
+    ok.sequences.forEach((s: any) => {
+      expect(s.tokens.length).toBeLessThanOrEqual(5);
+    });
   });
 
   it('n, max_tokens and prompts × n of /v1 completions and chat completions', async () => {
@@ -75,7 +81,17 @@ describe('agentrl serve request limits (each refused before the engine allocates
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.param).toBe(param);
     }
-    const ok = await v1(base, 'completions', { model: 'agentrl/local', prompt: [[1, 2], [3, 4], [5, 6]], n: 4, max_tokens: 3, seed: 2 });
+    const ok = await v1(base, 'completions', {
+      model: 'agentrl/local',
+      prompt: [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      n: 4,
+      max_tokens: 3,
+      seed: 2,
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.choices).toHaveLength(12);
     const chat = await v1(base, 'chat/completions', { model: 'agentrl/local', messages: [{ role: 'user', content: 'hi' }], n: 2, max_tokens: 3 });
@@ -133,12 +149,17 @@ describe('agentrl serve request limits (each refused before the engine allocates
       expect(r.status, JSON.stringify(adam)).toBe(400);
       expect(r.body.category).toBe('user');
     }
-    const lossCfg = await call(base, 'forward_backward', { model_id: modelId, forward_backward_input: { data: [datum(8)], loss_fn: 'ppo', loss_fn_config: { clip_low_threshold: -1 } } });
+    const lossCfg = await call(base, 'forward_backward', {
+      model_id: modelId,
+      forward_backward_input: { data: [datum(8)], loss_fn: 'ppo', loss_fn_config: { clip_low_threshold: -1 } },
+    });
     expect(lossCfg.status).toBe(400);
     const step = await submit(base, 'optim_step', { model_id: modelId, adam_params: { learning_rate: 1e-2 } });
     expect(step.metrics.grad_norm).toBeGreaterThan(0);
     const fw = await submit(base, 'forward', { model_id: modelId, forward_input: { data: [datum(16)], loss_fn: 'cross_entropy' } });
-    fw.loss_fn_outputs[0].logprobs.data.forEach((x: number) => expect(Number.isFinite(x)).toBe(true));
+    fw.loss_fn_outputs[0].logprobs.data.forEach((x: number) => {
+      expect(Number.isFinite(x)).toBe(true);
+    });
   });
 });
 
@@ -155,7 +176,11 @@ describe('agentrl serve load limits', () => {
       expect(third.body.error).toMatch(/maxModelsPerSession/);
       const s2 = (await call(base, 'create_session', {})).body.session_id;
       await submit(base, 'create_model', { session_id: s2 });
-      const full = await request(`${base}/api/v1/create_model`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: s2 }) });
+      const full = await request(`${base}/api/v1/create_model`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ session_id: s2 }),
+      });
       expect(full.statusCode).toBe(503);
       expect(Number(full.headers['retry-after'])).toBeGreaterThan(0);
       await full.body.dump();
@@ -222,11 +247,17 @@ describe('agentrl serve load limits', () => {
   });
 
   it('out-of-order seq_id bodies per model: count and bytes (429), time (the held request fails; later ones still run)', async () => {
-    const serve = createServeApp({ port: 0, model: MODEL, pollTimeoutMs: 200, serveLimits: { maxOutOfOrderRequests: 3, maxOutOfOrderBytes: 7_000, outOfOrderTimeoutMs: 1500 } });
+    const serve = createServeApp({
+      port: 0,
+      model: MODEL,
+      pollTimeoutMs: 200,
+      serveLimits: { maxOutOfOrderRequests: 3, maxOutOfOrderBytes: 7_000, outOfOrderTimeoutMs: 1500 },
+    });
     const base = await serve.listen();
     try {
       const { modelId } = await newModel(base);
-      for (let seq = 3; seq <= 5; seq++) expect((await call(base, 'optim_step', { model_id: modelId, seq_id: seq, adam_params: { learning_rate: 1e-3 } })).status).toBe(200);
+      for (let seq = 3; seq <= 5; seq++)
+        expect((await call(base, 'optim_step', { model_id: modelId, seq_id: seq, adam_params: { learning_rate: 1e-3 } })).status).toBe(200);
       const count = await call(base, 'optim_step', { model_id: modelId, seq_id: 6, adam_params: { learning_rate: 1e-3 } });
       expect(count.status).toBe(429);
       expect(count.body.error).toMatch(/missing seq_id 1/);
@@ -238,7 +269,12 @@ describe('agentrl serve load limits', () => {
       expect(serve.service.stats()).toMatchObject({ outOfOrder: 0, outOfOrderBytes: 0 });
 
       // Bytes: one large held body fits, the next does not.
-      const big = (seq: number) => fbBody(modelId, seq, Array.from({ length: 3 }, (_, i) => datum(120, i)));
+      const big = (seq: number) =>
+        fbBody(
+          modelId,
+          seq,
+          Array.from({ length: 3 }, (_, i) => datum(120, i)),
+        );
       expect((await call(base, 'forward_backward', big(9))).status).toBe(200);
       const bytes = await call(base, 'forward_backward', big(10));
       expect(bytes.status).toBe(429);

@@ -13,7 +13,11 @@ const MODEL = { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, 
 const A = { 'x-api-key': 'key-alice' };
 const B = { authorization: 'Bearer key-bob' };
 const datum = (seed = 1) => wireDatum(randomDatum(lcg(seed), 10, 2), 'cross_entropy');
-const fb = (modelId: string, seq?: number) => ({ model_id: modelId, ...(seq !== undefined ? { seq_id: seq } : {}), forward_backward_input: { data: [datum()], loss_fn: 'cross_entropy' } });
+const fb = (modelId: string, seq?: number) => ({
+  model_id: modelId,
+  ...(seq !== undefined ? { seq_id: seq } : {}),
+  forward_backward_input: { data: [datum()], loss_fn: 'cross_entropy' },
+});
 
 describe('agentrl serve: ownership between API keys', () => {
   let serve: ServeApp;
@@ -62,18 +66,31 @@ describe('agentrl serve: ownership between API keys', () => {
     expect(load).toMatchObject({ category: 'user' });
     expect(load.error).toMatch(/no saved state/);
     // The OpenAI surface: neither listed nor sampled for the other key.
-    const models = await (await request(`${base}/v1/models`, { headers: B })).body.json() as any;
+    const models = (await (await request(`${base}/v1/models`, { headers: B })).body.json()) as any;
     expect(models.data.map((m: any) => m.id)).toEqual(['agentrl/local']);
-    const v1 = await request(`${base}/v1/completions`, { method: 'POST', headers: { ...B, 'content-type': 'application/json' }, body: JSON.stringify({ model: named.path, prompt: [1, 2], max_tokens: 2 }) });
+    const v1 = await request(`${base}/v1/completions`, {
+      method: 'POST',
+      headers: { ...B, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: named.path, prompt: [1, 2], max_tokens: 2 }),
+    });
     expect(v1.statusCode).toBe(404);
     await v1.body.dump();
-    const mine = await (await request(`${base}/v1/models`, { headers: A })).body.json() as any;
+    const mine = (await (await request(`${base}/v1/models`, { headers: A })).body.json()) as any;
     expect(mine.data.map((m: any) => m.id)).toContain(named.path);
 
     // Nothing of A's changed, and A still works: its model trains, samples and loads its own checkpoint.
     expect(serve.service.modelCount).toBe(2);
     expect((await submit(base, 'forward_backward', fb(a.modelId, 5), A)).loss_fn_outputs).toHaveLength(1);
-    expect((await submit(base, 'asample', { sampling_session_id: eph.sampling_session_id, prompt: { chunks: [{ tokens: [1, 2] }] }, sampling_params: { max_tokens: 2 } }, A)).sequences).toHaveLength(1);
+    expect(
+      (
+        await submit(
+          base,
+          'asample',
+          { sampling_session_id: eph.sampling_session_id, prompt: { chunks: [{ tokens: [1, 2] }] }, sampling_params: { max_tokens: 2 } },
+          A,
+        )
+      ).sequences,
+    ).toHaveLength(1);
     expect((await submit(base, 'load_weights', { model_id: a.modelId, seq_id: 6, path: saved.path }, A)).type).toBe('load_weights');
     // ids are unguessable (128 bits).
     expect(a.modelId).toMatch(/^model_[0-9a-f]{32}$/);
@@ -136,7 +153,8 @@ describe('agentrl serve: sampler weight versions have a lifetime', () => {
       let seq = 1;
       for (let i = 0; i < 3; i++) ids.push((await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: seq++ })).sampling_session_id);
       expect(serve.service.stats().samplerVersions).toBe(2);
-      const sample = (id: string, maxTokens = 2) => call(base, 'asample', { sampling_session_id: id, prompt: { chunks: [{ tokens: [1, 2] }] }, sampling_params: { max_tokens: maxTokens, seed: 1 } });
+      const sample = (id: string, maxTokens = 2) =>
+        call(base, 'asample', { sampling_session_id: id, prompt: { chunks: [{ tokens: [1, 2] }] }, sampling_params: { max_tokens: maxTokens, seed: 1 } });
       expect((await sample(ids[0]!)).status).toBe(404);
       // In use: a long sample on the oldest kept version, then two newer saves retire it — the sample still finishes.
       const long = (await sample(ids[1]!, 100)).body.request_id;
@@ -149,7 +167,15 @@ describe('agentrl serve: sampler weight versions have a lifetime', () => {
       await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: seq++, path: 'keep' });
       await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: seq++, path: 'keep' });
       expect(serve.service.stats().samplerVersions).toBe(3);
-      expect((await submit(base, 'asample', { model_path: `tinker://${modelId}/sampler_weights/keep`, prompt: { chunks: [{ tokens: [1] }] }, sampling_params: { max_tokens: 1 } })).sequences).toHaveLength(1);
+      expect(
+        (
+          await submit(base, 'asample', {
+            model_path: `tinker://${modelId}/sampler_weights/keep`,
+            prompt: { chunks: [{ tokens: [1] }] },
+            sampling_params: { max_tokens: 1 },
+          })
+        ).sequences,
+      ).toHaveLength(1);
       await submit(base, 'unload_model', { model_id: modelId });
       expect(serve.service.stats()).toMatchObject({ samplerVersions: 0, models: 0 });
       expect((await sample(ids.at(-1)!)).status).toBe(404);

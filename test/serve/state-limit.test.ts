@@ -25,7 +25,11 @@ afterAll(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-const fb = (modelId: string, seqId: number) => ({ model_id: modelId, seq_id: seqId, forward_backward_input: { data: [wireDatum(randomDatum(lcg(seqId), 16, 4), 'cross_entropy')], loss_fn: 'cross_entropy' } });
+const fb = (modelId: string, seqId: number) => ({
+  model_id: modelId,
+  seq_id: seqId,
+  forward_backward_input: { data: [wireDatum(randomDatum(lcg(seqId), 16, 4), 'cross_entropy')], loss_fn: 'cross_entropy' },
+});
 
 describe('agentrl serve: state-folder byte limits', () => {
   it('per session: saves past the budget are refused before writing; the next request runs; deleting frees room', async () => {

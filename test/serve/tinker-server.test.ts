@@ -31,13 +31,19 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
       const fb = await submit(base, 'forward_backward', {
         model_id: modelId,
         seq_id: 1,
-        forward_backward_input: { data: datums.map((d) => wireDatum(d, 'ppo')), loss_fn: 'ppo', loss_fn_config: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 } },
+        forward_backward_input: {
+          data: datums.map((d) => wireDatum(d, 'ppo')),
+          loss_fn: 'ppo',
+          loss_fn_config: { clip_low_threshold: 0.8, clip_high_threshold: 1.28 },
+        },
       });
       const ref = await local.forwardBackward(datums, { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation: 'token-sum' });
       expect(fb.loss_fn_outputs).toHaveLength(2);
       fb.loss_fn_outputs.forEach((o: any, i: number) => {
         expect(o.logprobs.shape).toEqual([datums[i]!.modelInput.length]);
-        o.logprobs.data.forEach((x: number, t: number) => expect(x).toBeCloseTo(ref.logprobs[i]![t]!, 5));
+        o.logprobs.data.forEach((x: number, t: number) => {
+          expect(x).toBeCloseTo(ref.logprobs[i]![t]!, 5);
+        });
       });
       expect(fb.metrics['loss:sum']).toBeCloseTo(ref.metrics['loss']!, 5);
       const adam = { learning_rate: 1e-2, beta1: 0.9, beta2: 0.99, eps: 1e-8, weight_decay: 0, grad_clip_norm: 1 };
@@ -45,9 +51,15 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
       const refStep = await local.optimStep({ learningRate: 1e-2, beta1: 0.9, beta2: 0.99, eps: 1e-8, weightDecay: 0, gradClipNorm: 1 });
       expect(os.metrics.grad_norm).toBeCloseTo(refStep.metrics['grad_norm']!, 5);
       // After the update: same logprobs (forward, no gradient).
-      const fw = await submit(base, 'forward', { model_id: modelId, seq_id: 3, forward_input: { data: [wireDatum(datums[0]!, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+      const fw = await submit(base, 'forward', {
+        model_id: modelId,
+        seq_id: 3,
+        forward_input: { data: [wireDatum(datums[0]!, 'cross_entropy')], loss_fn: 'cross_entropy' },
+      });
       const after = await local.computeLogprobs([...datums[0]!.modelInput, datums[0]!.targetTokens.at(-1)!]);
-      fw.loss_fn_outputs[0].logprobs.data.forEach((x: number, t: number) => expect(x).toBeCloseTo(after[t + 1]!, 5));
+      fw.loss_fn_outputs[0].logprobs.data.forEach((x: number, t: number) => {
+        expect(x).toBeCloseTo(after[t + 1]!, 5);
+      });
       // cross_entropy: −Σ lp · weights, with weights = the datum's mask.
       const ce = -after.slice(1).reduce((a: number, lp, t) => a + lp! * datums[0]!.mask[t]!, 0);
       expect(fw.metrics['loss:sum']).toBeCloseTo(ce, 3);
@@ -56,12 +68,16 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     }
   });
 
-  it('runs a model\'s requests in seq_id order whatever order they arrive in', async () => {
+  it("runs a model's requests in seq_id order whatever order they arrive in", async () => {
     // Hazard: an optim_step submitted ahead of its forward_backward running first (on no gradient).
     const { modelId } = await newModel(base);
     const d = randomDatum(lcg(5), 16, 4);
     const opt = await call(base, 'optim_step', { model_id: modelId, seq_id: 2, adam_params: { learning_rate: 1e-3 } });
-    const fb = await call(base, 'forward_backward', { model_id: modelId, seq_id: 1, forward_backward_input: { data: [wireDatum(d, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+    const fb = await call(base, 'forward_backward', {
+      model_id: modelId,
+      seq_id: 1,
+      forward_backward_input: { data: [wireDatum(d, 'cross_entropy')], loss_fn: 'cross_entropy' },
+    });
     expect((await result(base, fb.body.request_id)).loss_fn_outputs).toHaveLength(1);
     expect((await result(base, opt.body.request_id)).metrics.grad_norm).toBeGreaterThan(0);
   });
@@ -78,7 +94,11 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     expect(other.status).toBe(409);
     expect(other.body.category).toBe('user');
     const d = randomDatum(lcg(6), 8, 2);
-    await submit(base, 'forward_backward', { model_id: modelId, seq_id: 1, forward_backward_input: { data: [wireDatum(d, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+    await submit(base, 'forward_backward', {
+      model_id: modelId,
+      seq_id: 1,
+      forward_backward_input: { data: [wireDatum(d, 'cross_entropy')], loss_fn: 'cross_entropy' },
+    });
     expect((await result(base, first.body.request_id)).metrics.grad_norm).toBeGreaterThan(0);
   });
 
@@ -86,13 +106,25 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     const { modelId } = await newModel(base);
     const good = randomDatum(lcg(7), 10, 2);
     const oov = { ...good, targetTokens: good.targetTokens.map(() => LOCAL_VOCAB + 3) };
-    const r1 = await submit(base, 'forward_backward', { model_id: modelId, seq_id: 1, forward_backward_input: { data: [wireDatum(oov, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+    const r1 = await submit(base, 'forward_backward', {
+      model_id: modelId,
+      seq_id: 1,
+      forward_backward_input: { data: [wireDatum(oov, 'cross_entropy')], loss_fn: 'cross_entropy' },
+    });
     expect(r1).toMatchObject({ category: 'user' });
     expect(r1.error).toMatch(/outside the vocabulary/);
     const ragged = { ...good, advantages: good.advantages.slice(1) };
-    const r2 = await submit(base, 'forward_backward', { model_id: modelId, seq_id: 2, forward_backward_input: { data: [wireDatum(ragged, 'ppo')], loss_fn: 'ppo' } });
+    const r2 = await submit(base, 'forward_backward', {
+      model_id: modelId,
+      seq_id: 2,
+      forward_backward_input: { data: [wireDatum(ragged, 'ppo')], loss_fn: 'ppo' },
+    });
     expect(r2).toMatchObject({ category: 'user' });
-    const r3 = await submit(base, 'forward_backward', { model_id: modelId, seq_id: 3, forward_backward_input: { data: [wireDatum(good, 'dro')], loss_fn: 'dro' } });
+    const r3 = await submit(base, 'forward_backward', {
+      model_id: modelId,
+      seq_id: 3,
+      forward_backward_input: { data: [wireDatum(good, 'dro')], loss_fn: 'dro' },
+    });
     expect(r3).toMatchObject({ category: 'user' });
     const unknown = await call(base, 'forward_backward', { model_id: 'model_nope', seq_id: 1, forward_backward_input: { data: [], loss_fn: 'cross_entropy' } });
     expect(unknown.status).toBe(404);
@@ -101,7 +133,11 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.category).toBe('user');
     // The model still trains after the rejected requests.
-    const ok = await submit(base, 'forward_backward', { model_id: modelId, seq_id: 4, forward_backward_input: { data: [wireDatum(good, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+    const ok = await submit(base, 'forward_backward', {
+      model_id: modelId,
+      seq_id: 4,
+      forward_backward_input: { data: [wireDatum(good, 'cross_entropy')], loss_fn: 'cross_entropy' },
+    });
     expect(ok.metrics['loss:sum']).toBeGreaterThan(0);
     expect((await call(base, 'healthz')).status).toBe(200);
   });
@@ -110,7 +146,13 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     const { sessionId, modelId } = await newModel(base);
     const eph = await submit(base, 'save_weights_for_sampler', { model_id: modelId, seq_id: 1, sampling_session_seq_id: 0 });
     const sample = (sid: string) =>
-      submit(base, 'asample', { sampling_session_id: sid, num_samples: 2, prompt: { chunks: [{ tokens: [5, 6, 7], type: 'encoded_text' }] }, sampling_params: { max_tokens: 6, seed: 11, temperature: 1 }, prompt_logprobs: true });
+      submit(base, 'asample', {
+        sampling_session_id: sid,
+        num_samples: 2,
+        prompt: { chunks: [{ tokens: [5, 6, 7], type: 'encoded_text' }] },
+        sampling_params: { max_tokens: 6, seed: 11, temperature: 1 },
+        prompt_logprobs: true,
+      });
     const a = await sample(eph.sampling_session_id);
     const b = await sample(eph.sampling_session_id);
     expect(a.sequences).toHaveLength(2);
@@ -124,7 +166,11 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     expect(named.path).toBe(`tinker://${modelId}/sampler_weights/snap`);
     const sess = await call(base, 'create_sampling_session', { session_id: sessionId, sampling_session_seq_id: 1, model_path: named.path });
     expect((await sample(sess.body.sampling_session_id)).sequences).toEqual(a.sequences);
-    const bad = await submit(base, 'asample', { sampling_session_id: eph.sampling_session_id, prompt: { chunks: [{ tokens: [LOCAL_VOCAB], type: 'encoded_text' }] }, sampling_params: { max_tokens: 2 } });
+    const bad = await submit(base, 'asample', {
+      sampling_session_id: eph.sampling_session_id,
+      prompt: { chunks: [{ tokens: [LOCAL_VOCAB], type: 'encoded_text' }] },
+      sampling_params: { max_tokens: 2 },
+    });
     expect(bad).toMatchObject({ category: 'user' });
   });
 
@@ -132,7 +178,12 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     const a = await newModel(base);
     const b = await newModel(base);
     const d = randomDatum(lcg(9), 12, 3);
-    const fb = (m: string, seq: number) => submit(base, 'forward_backward', { model_id: m, seq_id: seq, forward_backward_input: { data: [wireDatum(d, 'cross_entropy')], loss_fn: 'cross_entropy' } });
+    const fb = (m: string, seq: number) =>
+      submit(base, 'forward_backward', {
+        model_id: m,
+        seq_id: seq,
+        forward_backward_input: { data: [wireDatum(d, 'cross_entropy')], loss_fn: 'cross_entropy' },
+      });
     await fb(a.modelId, 1);
     await submit(base, 'optim_step', { model_id: a.modelId, seq_id: 2, adam_params: { learning_rate: 1e-2 } });
     const saved = await submit(base, 'save_weights', { model_id: a.modelId, seq_id: 3, path: 'ckpt-1' });
@@ -152,9 +203,9 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
       expect(r.status, path).toBe(400);
     }
     // A malformed path is refused at once (400), before it is queued.
-    const escape = await call(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
-    expect(escape.status).toBe(400);
-    expect(escape.body).toMatchObject({ category: 'user' });
+    const traversal = await call(base, 'load_weights', { model_id: b.modelId, seq_id: 5, path: `tinker://${a.modelId}/weights/..` });
+    expect(traversal.status).toBe(400);
+    expect(traversal.body).toMatchObject({ category: 'user' });
   });
 
   it('reports lora_config in get_info and refuses unknown sessions and base models', async () => {
@@ -174,7 +225,11 @@ describe('agentrl serve: the Tinker HTTP API over the embedded engine', () => {
     const eph = await submit(base, 'save_weights_for_sampler', { model_id: b.modelId, seq_id: 1 });
     // Model a's queue is blocked (seq 1 missing); b's sampler must not wait for it.
     const blocked = await call(base, 'optim_step', { model_id: a.modelId, seq_id: 2, adam_params: { learning_rate: 1e-3 } });
-    const s = await submit(base, 'asample', { sampling_session_id: eph.sampling_session_id, prompt: { chunks: [{ tokens: [1, 2], type: 'encoded_text' }] }, sampling_params: { max_tokens: 2, seed: 1 } });
+    const s = await submit(base, 'asample', {
+      sampling_session_id: eph.sampling_session_id,
+      prompt: { chunks: [{ tokens: [1, 2], type: 'encoded_text' }] },
+      sampling_params: { max_tokens: 2, seed: 1 },
+    });
     expect(s.sequences).toHaveLength(1);
     expect((await call(base, 'retrieve_future', { request_id: blocked.body.request_id })).body.type).toBe('try_again');
   });

@@ -86,7 +86,11 @@ describe('decodeZstdBody: frames from the reference zstd and by hand', () => {
       zx.skippableFrame([1, 2]).subarray(0, 9), // skippable frame shorter than it says
       zx.concat(z, Uint8Array.from([0xde, 0xad])), // trailing garbage
     ];
-    for (const v of variants) expect(status(() => decodeZstdBody(v, MiB)), Buffer.from(v).toString('hex').slice(0, 40)).toBe(400);
+    for (const v of variants)
+      expect(
+        status(() => decodeZstdBody(v, MiB)),
+        Buffer.from(v).toString('hex').slice(0, 40),
+      ).toBe(400);
     // Corrupt compressed payloads: a refusal (400), or bytes that are then not the request — never a crash.
     for (const at of [20, 60, 120, 200, 300, z.length - 6]) {
       const c = Uint8Array.from(z);
@@ -124,7 +128,11 @@ describe('agentrl serve takes zstd forward_backward bodies (Content-Encoding: zs
     expect((await call(base, 'client/config', fx.CLIENT_CONFIG_REQUEST)).body.proto_compress_fwdbwd).toBe(true);
     const T = tinkerProto.type('ForwardBackwardRequest');
     const results: unknown[] = [];
-    for (const wrap of [(b: Uint8Array) => ({ b, enc: undefined }), (b: Uint8Array) => ({ b: zx.rawFrame(b, { blockBytes: 64 }), enc: 'zstd' }), (b: Uint8Array) => ({ b: zx.rawFrame(b, { contentSize: false }), enc: 'ZSTD' })]) {
+    for (const wrap of [
+      (b: Uint8Array) => ({ b, enc: undefined }),
+      (b: Uint8Array) => ({ b: zx.rawFrame(b, { blockBytes: 64 }), enc: 'zstd' }),
+      (b: Uint8Array) => ({ b: zx.rawFrame(b, { contentSize: false }), enc: 'ZSTD' }),
+    ]) {
       const id = await model();
       const { b, enc } = wrap(T.encode(T.fromObject(fx.FB_PROTO(id, 1, false))).finish());
       const r = await post(b, enc);

@@ -79,7 +79,7 @@ describe('zstd bombs: refused (413) with bounded memory, whatever the frame head
     for (const declared of [1, 100, real - 1]) {
       const patched = Uint8Array.from(zx.ZSTD_L3);
       expect(patched[4]! >> 6).toBe(1); // 2-byte content size field, at byte 5 (single segment)
-      patched.set(le(declared - 256 < 0 ? 0 : declared - 256, 2), 5);
+      patched.set(le(Math.max(declared - 256, 0), 2), 5);
       const r = (() => {
         try {
           return decodeZstdBody(patched, LIMIT).length;
@@ -95,7 +95,10 @@ describe('zstd bombs: refused (413) with bounded memory, whatever the frame head
     const blocks: number[] = [];
     const n = 3000; // 3000 × 128 KiB > 2 × 64 MiB
     for (let i = 0; i < n; i++) blocks.push(...le((i === n - 1 ? 1 : 0) | (2 << 1) | (1 << 3), 3), 0);
-    for (const header of [[...magic, 0x80, 0x58, ...le(100, 4)], [...magic, 0x00, 0x58]]) {
+    for (const header of [
+      [...magic, 0x80, 0x58, ...le(100, 4)],
+      [...magic, 0x00, 0x58],
+    ]) {
       const r = refusal(Uint8Array.from([...header, ...blocks]));
       expect(r.status).toBe(413);
       expect(r.ms).toBeLessThan(1000);
@@ -118,7 +121,8 @@ describe('zstd bombs: refused (413) with bounded memory, whatever the frame head
         out = -(e as ServeRequestError).status;
       }
       expect(performance.now() - t0).toBeLessThan(3000);
-      if (out >= 0) expect(out).toBe(declared); // the buffer the frame declared, nothing past it
+      if (out >= 0)
+        expect(out).toBe(declared); // the buffer the frame declared, nothing past it
       else expect([-400, -413]).toContain(out);
       expect(maxRssBytes() - rss0).toBeLessThan(LIMIT + 32 * MiB);
     }

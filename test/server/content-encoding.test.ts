@@ -10,7 +10,14 @@ import { TINY } from '../backend/helpers.js';
 // never inflated whatever it declares.
 const MiB = 1024 * 1024;
 const json = Buffer.from(JSON.stringify({ pad: 'a'.repeat(64 * MiB) })); // inflates to 64 MiB
-const bombs: Record<string, Buffer> = { gzip: gzipSync(json), deflate: deflateSync(json), br: brotliCompressSync(json), 'gzip, br': gzipSync(json), 'x-gzip': gzipSync(json), GZIP: gzipSync(json) };
+const bombs: Record<string, Buffer> = {
+  gzip: gzipSync(json),
+  deflate: deflateSync(json),
+  br: brotliCompressSync(json),
+  'gzip, br': gzipSync(json),
+  'x-gzip': gzipSync(json),
+  GZIP: gzipSync(json),
+};
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -48,7 +55,11 @@ describe('Content-Encoding: refused (415) unless the route decodes it within a b
   });
 
   it('agentrl serve: /v1 and every Tinker route refuse compressed bodies they do not decode', async () => {
-    const serve: ServeApp = createServeApp({ port: 0, model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! }, pollTimeoutMs: 200 });
+    const serve: ServeApp = createServeApp({
+      port: 0,
+      model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! },
+      pollTimeoutMs: 200,
+    });
     closers.push(() => serve.close());
     const base = await serve.listen();
     for (const path of ['/v1/chat/completions', '/v1/completions', '/api/v1/create_session', '/api/v1/asample']) {

@@ -71,7 +71,9 @@ describe('FairAdmission', () => {
     expect(await adm.acquire('a')).toEqual({ ok: false, reason: 'queue_full' });
     const r3 = granted(await adm.acquire('b'));
     expect(await adm.acquire('c')).toEqual({ ok: false, reason: 'queue_full' });
-    [r1, r2, r3].forEach((r) => r());
+    [r1, r2, r3].forEach((r) => {
+      r();
+    });
     r1(); // releasing twice is harmless
     expect(adm.inFlight).toBe(0);
   });

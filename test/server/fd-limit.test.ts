@@ -7,7 +7,9 @@ const SCRIPT = fileURLToPath(new URL('./fixtures/fd-limit-server.ts', import.met
 
 /** Starts the fixture server under `ulimit -n nofile`; resolves once it printed its port. */
 async function startLimited(nofile: number, headroom: number) {
-  const child = spawn('bash', ['-c', `ulimit -n ${nofile} && exec "${process.execPath}" --import tsx "${SCRIPT}" ${headroom}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-c', `ulimit -n ${nofile} && exec "${process.execPath}" --import tsx "${SCRIPT}" ${headroom}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

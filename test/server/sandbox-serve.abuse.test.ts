@@ -23,10 +23,14 @@ function scripted() {
         holds.set(req.code, d.resolve);
         await new Promise<void>((resolve, reject) => {
           d.promise.then(resolve, reject);
-          signal?.addEventListener('abort', () => {
-            aborted.push(req.code);
-            reject(signal.reason);
-          }, { once: true });
+          signal?.addEventListener(
+            'abort',
+            () => {
+              aborted.push(req.code);
+              reject(signal.reason);
+            },
+            { once: true },
+          );
         });
       }
       return ok(`t=${req.timeoutMs}`);
@@ -97,10 +101,22 @@ describe('sandbox-serve under hostile requests', () => {
     const { url } = await start(sb);
     const port = new URL(url).port;
     const body = JSON.stringify({ language: 'python', code: 'print(1)' });
-    const simple = await send(url, { path: '/run_code', body, headers: { 'content-type': 'text/plain', origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' } });
+    const simple = await send(url, {
+      path: '/run_code',
+      body,
+      headers: { 'content-type': 'text/plain', origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
     expect(simple.status).toBe(403);
     expect(JSON.parse(simple.text)).toHaveProperty('detail');
-    expect((await send(url, { path: '/run_code', body, headers: { 'content-type': 'text/plain', host: `evil.example:${port}`, origin: `http://evil.example:${port}` } })).status).toBe(403);
+    expect(
+      (
+        await send(url, {
+          path: '/run_code',
+          body,
+          headers: { 'content-type': 'text/plain', host: `evil.example:${port}`, origin: `http://evil.example:${port}` },
+        })
+      ).status,
+    ).toBe(403);
     expect((await send(url, { path: '/run_code', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
     expect(seen).toHaveLength(0);
   });

@@ -67,7 +67,8 @@ describe('abort() emits the aborted step\u2019s trajectories', () => {
       const stops = (id: string) => trajectories.filter((e) => e.trajectory.example.id === id).map((e) => e.trajectory.stopReason);
       expect(stops('a')).toEqual(['answer', 'answer', 'answer']);
       expect(stops('b')).toEqual(['aborted', 'aborted', 'aborted']);
-      for (const e of trajectories.filter((x) => x.trajectory.example.id === 'b')) expect(e.reward).toMatchObject({ failure: 'aborted', drop: true, reward: 0 });
+      for (const e of trajectories.filter((x) => x.trajectory.example.id === 'b'))
+        expect(e.reward).toMatchObject({ failure: 'aborted', drop: true, reward: 0 });
       expect(backend.optimSteps).toHaveLength(0);
     });
   }

@@ -45,12 +45,31 @@ const ALGORITHMS: Partial<TrainerOptions> = {
   overlong: { bufferTokens: 32, penalty: 0.5 },
   updatesPerBatch: { minibatches: 2, epochs: 1 },
 };
-const KEYS = ['kl/reference_mean', 'kl/reference_max', 'rollout_corr/ratio_mean', 'rollout_corr/clipped_frac', 'rollout_corr/masked_frac', 'rollout/attempts', 'rollout/refilled_groups', 'optim/lr', 'optim/updates', 'optim/clip_frac_last', 'optim/entropy_sampled', 'optim/kl_sample_train'];
+const KEYS = [
+  'kl/reference_mean',
+  'kl/reference_max',
+  'rollout_corr/ratio_mean',
+  'rollout_corr/clipped_frac',
+  'rollout_corr/masked_frac',
+  'rollout/attempts',
+  'rollout/refilled_groups',
+  'optim/lr',
+  'optim/updates',
+  'optim/clip_frac_last',
+  'optim/entropy_sampled',
+  'optim/kl_sample_train',
+];
 
 describe('the algorithm options on both backends, with the same metrics', () => {
   const remote = async (): Promise<TrainingBackend> => {
     serve ??= createServeApp({ port: 0, model: MODEL });
-    return tinkerBackend({ baseUrl: await serve.listen(), baseModel: 'agentrl/local', renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)), maxContextTokens: MODEL.contextTokens, retry: { tryAgainDelayMs: 0 } });
+    return tinkerBackend({
+      baseUrl: await serve.listen(),
+      baseModel: 'agentrl/local',
+      renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)),
+      maxContextTokens: MODEL.contextTokens,
+      retry: { tryAgainDelayMs: 0 },
+    });
   };
 
   it('kl + rolloutCorrection + dynamicSampling + overlong + cosine + updatesPerBatch: embedded engine and tinkerBackend → agentrl serve', async () => {
@@ -63,7 +82,15 @@ describe('the algorithm options on both backends, with the same metrics', () => 
       expect(Math.abs(steps[0]!['rollout_corr/ratio_mean']! - 1)).toBeLessThan(1e-3);
       expect(steps[0]!['optim/lr']).toBeCloseTo(1e-3, 12);
     }
-    expect(Object.keys(served[0]!).filter((k) => KEYS.includes(k)).sort()).toEqual(Object.keys(local[0]!).filter((k) => KEYS.includes(k)).sort());
+    expect(
+      Object.keys(served[0]!)
+        .filter((k) => KEYS.includes(k))
+        .sort(),
+    ).toEqual(
+      Object.keys(local[0]!)
+        .filter((k) => KEYS.includes(k))
+        .sort(),
+    );
     // The full-vocabulary entropy needs the logits: the embedded engine reports it; over the Tinker wire (target
     // logprobs only) it is absent rather than estimated under the same name.
     for (const m of local) expect(m['optim/entropy']).toBeGreaterThan(0);

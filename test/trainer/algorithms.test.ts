@@ -51,13 +51,22 @@ describe('Trainer algorithm options', () => {
   });
 
   it('updatesPerBatch: minibatches × epochs optimizer steps per batch', async () => {
-    const { backend, steps } = await run({ maxSteps: 1, updatesPerBatch: { minibatches: 2, epochs: 3 }, questionsPerBatch: 3, dynamicSampling: { maxAttempts: 1 } });
+    const { backend, steps } = await run({
+      maxSteps: 1,
+      updatesPerBatch: { minibatches: 2, epochs: 3 },
+      questionsPerBatch: 3,
+      dynamicSampling: { maxAttempts: 1 },
+    });
     // Step 1 has groups a (informative), b (degenerate), c (informative): 4 datums → 2 minibatches × 3 epochs.
     expect(steps[0]!['optim/updates']).toBe(6);
     expect(backend.optimSteps.length).toBe(6);
     // 4 datums in 3 minibatches (2, 1, 1) × 2 epochs: 6 steps (slices of ⌈4/3⌉ gave 2 slices, 4 steps); 4 datums in
     // 6 minibatches (more slices than datums): 6 × 1.
-    for (const [minibatches, epochs] of [[3, 2], [6, 1], [4, 3]] as const) {
+    for (const [minibatches, epochs] of [
+      [3, 2],
+      [6, 1],
+      [4, 3],
+    ] as const) {
       const r = await run({ maxSteps: 1, updatesPerBatch: { minibatches, epochs }, questionsPerBatch: 3, dynamicSampling: { maxAttempts: 1 } });
       expect(r.backend.optimSteps.length, `${minibatches} × ${epochs}`).toBe(minibatches * epochs);
     }
@@ -112,7 +121,13 @@ describe('Trainer algorithm options', () => {
 
   it('refuses invalid algorithm options with ConfigError naming them', async () => {
     const renderer = await localRenderer();
-    const base = { backend: mockBackend({ renderer, sampler: scriptedSampler({ renderer, script: () => '' }) }), env: codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '' })) }), reward: mathReward(), loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 } as const, dataset };
+    const base = {
+      backend: mockBackend({ renderer, sampler: scriptedSampler({ renderer, script: () => '' }) }),
+      env: codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '' })) }),
+      reward: mathReward(),
+      loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 } as const,
+      dataset,
+    };
     const bad = (o: Record<string, unknown>) => {
       try {
         new Trainer({ ...base, ...o } as TrainerOptions);
@@ -151,7 +166,12 @@ describe('Trainer algorithm options', () => {
     // A backend that returns target logprobs only (no learnerEntropy), e.g. a Tinker server.
     const mock = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script: () => '' }) });
     expect(attempt({ backend: mock })).toMatch(/entropyBonus.*full next-token distribution/);
-    const remote = tinkerBackend({ baseUrl: 'http://127.0.0.1:9', baseModel: 'agentrl/local', renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)), maxContextTokens: 128 });
+    const remote = tinkerBackend({
+      baseUrl: 'http://127.0.0.1:9',
+      baseModel: 'agentrl/local',
+      renderer: fileURLToPath(new URL('../../assets/local-model', import.meta.url)),
+      maxContextTokens: 128,
+    });
     expect(attempt({ backend: remote })).toMatch(/entropyBonus.*backend 'tinker'/);
     // coef 0 is no bonus: accepted anywhere.
     expect(attempt({ backend: mock, entropyBonus: { coef: 0 } })).toBe('accepted');

@@ -47,9 +47,7 @@ describe('Trainer config validation (before any rollout)', () => {
 
   it('rejects an unknown loss kind and unknown keys, listing every problem at once', async () => {
     const { opts } = await baseOptions();
-    const e = configError(() =>
-      new Trainer({ ...opts, loss: { kind: 'grpo' } as never, budgets: { maxTurn: 3 } as never, questionsPerBatch: 0 }),
-    );
+    const e = configError(() => new Trainer({ ...opts, loss: { kind: 'grpo' } as never, budgets: { maxTurn: 3 } as never, questionsPerBatch: 0 }));
     expect(e.message).toMatch(/^\d+ problems in Trainer options/);
     const paths = e.issues.map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(['loss.kind', 'budgets.maxTurn', 'questionsPerBatch']));

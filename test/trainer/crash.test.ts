@@ -10,12 +10,19 @@ const SCRIPT = fileURLToPath(new URL('./fixtures/resumable-run.ts', import.meta.
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const STEPS = 5;
 
-interface Child { code: number | null; signal: NodeJS.Signals | null; out: string }
+interface Child {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+}
 
 /** Runs the resumable training script; `onLine` may kill it (returns the signal to send). */
 function run(logDir: string, pauseMs: number, onLine: (line: string) => NodeJS.Signals | undefined = () => undefined): Promise<Child> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, logDir, String(STEPS), String(pauseMs)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, logDir, String(STEPS), String(pauseMs)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let buf = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -35,7 +42,10 @@ function run(logDir: string, pauseMs: number, onLine: (line: string) => NodeJS.S
 }
 
 const rows = async (dir: string) =>
-  (await readFile(join(dir, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+  (await readFile(join(dir, 'metrics.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, number>);
 
 /**
  * Hazard: a run that dies cannot continue, or continues wrong — replaying batches, duplicating or losing

@@ -9,16 +9,23 @@ const call = (args: unknown) => `<tool_call>\n{"name": "lookup", "arguments": ${
 
 /** A tool whose observation is long (`obs` characters): it must not count in the response length. */
 function env(obs: number) {
-  const lookup = defineTool({ name: 'lookup', description: 'Look a fact up.', inputSchema: z.object({ q: z.string() }), execute: () => `fact ${'x'.repeat(obs)}` });
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Look a fact up.',
+    inputSchema: z.object({ q: z.string() }),
+    execute: () => `fact ${'x'.repeat(obs)}`,
+  });
   return toolEnvironment({ name: 'facts', tools: [lookup], initialMessages: (ex) => [{ role: 'user', content: ex.question }] });
 }
 
 /** Sample 0 calls the tool once then answers with a `pad`-character answer; sample 1 answers at once, briefly. */
-const answerScript = (pad: number): Script => ({ prompt, sample }) => {
-  if (sample === 1 && !prompt.includes('<tool_response>')) return '\\boxed{1}';
-  if (!prompt.includes('<tool_response>')) return call({ q: 'n' });
-  return `${'w'.repeat(pad)} \\boxed{1}`;
-};
+const answerScript =
+  (pad: number): Script =>
+  ({ prompt, sample }) => {
+    if (sample === 1 && !prompt.includes('<tool_response>')) return '\\boxed{1}';
+    if (!prompt.includes('<tool_response>')) return call({ q: 'n' });
+    return `${'w'.repeat(pad)} \\boxed{1}`;
+  };
 
 async function run(extra: Partial<TrainerOptions>, o: { question: number; obs: number; pad: number; reward?: Reward; dataset?: Example[]; script?: Script }) {
   const renderer = await localRenderer();
@@ -53,7 +60,13 @@ describe('DAPO soft overlong penalty: measured on the response', () => {
   it('the same answers get the same penalty whatever the question and the tool observations', async () => {
     const overlong = { bufferTokens: 100, penalty: 1, maxResponseTokens: 200 };
     const runs = [];
-    for (const [question, obs] of [[10, 10], [900, 10], [10, 900], [1500, 1200]] as const) runs.push(await run({ overlong }, { question, obs, pad: 140 }));
+    for (const [question, obs] of [
+      [10, 10],
+      [900, 10],
+      [10, 900],
+      [1500, 1200],
+    ] as const)
+      runs.push(await run({ overlong }, { question, obs, pad: 140 }));
     const base = runs[0]!;
     // Sample 0: a tool call (~45 tokens) + a 140-character answer: inside the buffer; sample 1: a short answer.
     expect(base.rewards[0]!.reward).toBeLessThan(1);
@@ -72,11 +85,17 @@ describe('DAPO soft overlong penalty: measured on the response', () => {
   it('the budget defaults to budgets.maxTrajectoryTokens, measured on the response only; past the budget the penalty is −penalty', async () => {
     // A 3000-character question and a 600-character answer under maxTrajectoryTokens 5000, buffer 4000: the old
     // measure (last prompt + completion ≈ 3700 tokens) was deep in the buffer (≈ −1.35); the response (~630) is not.
-    const r = await run({ budgets: { maxTrajectoryTokens: 5000, maxTurnTokens: 1000, maxToolResponseTokens: 1000 }, overlong: { bufferTokens: 4000, penalty: 2 } }, { question: 3000, obs: 10, pad: 600 });
+    const r = await run(
+      { budgets: { maxTrajectoryTokens: 5000, maxTurnTokens: 1000, maxToolResponseTokens: 1000 }, overlong: { bufferTokens: 4000, penalty: 2 } },
+      { question: 3000, obs: 10, pad: 600 },
+    );
     expect(r.rewards[0]!.response).toBeLessThan(1000);
     expect(r.rewards.map((x) => x.reward)).toEqual([1, 1]);
     // The same answer 1100 characters long is inside the buffer of the default budget.
-    const longer = await run({ budgets: { maxTrajectoryTokens: 5000, maxTurnTokens: 2000, maxToolResponseTokens: 1000 }, overlong: { bufferTokens: 4000, penalty: 2 } }, { question: 3000, obs: 10, pad: 1100 });
+    const longer = await run(
+      { budgets: { maxTrajectoryTokens: 5000, maxTurnTokens: 2000, maxToolResponseTokens: 1000 }, overlong: { bufferTokens: 4000, penalty: 2 } },
+      { question: 3000, obs: 10, pad: 1100 },
+    );
     const L = longer.rewards[0]!.response;
     expect(L).toBeGreaterThan(1000);
     expect(longer.rewards[0]!.reward).toBeCloseTo(1 + overlongPenalty(L, 5000, 4000, 2), 12);
@@ -94,7 +113,9 @@ describe('DAPO soft overlong penalty: measured on the response', () => {
 
   it('refuses a buffer not below the response budget, naming overlong.bufferTokens', async () => {
     await expect(run({ overlong: { bufferTokens: 300, penalty: 1, maxResponseTokens: 300 } }, { question: 1, obs: 1, pad: 1 })).rejects.toThrow(ConfigError);
-    await expect(run({ overlong: { bufferTokens: 300, penalty: 1, maxResponseTokens: 200 } }, { question: 1, obs: 1, pad: 1 })).rejects.toThrow(/overlong\.bufferTokens/);
+    await expect(run({ overlong: { bufferTokens: 300, penalty: 1, maxResponseTokens: 200 } }, { question: 1, obs: 1, pad: 1 })).rejects.toThrow(
+      /overlong\.bufferTokens/,
+    );
     await expect(run({ overlong: { bufferTokens: 10, penalty: 1, maxResponseTokens: 0 } }, { question: 1, obs: 1, pad: 1 })).rejects.toThrow(/overlong/);
   });
 });
@@ -121,13 +142,19 @@ describe('DAPO dynamic sampling: informative groups decided on correctness by de
     // a (all correct), b (all wrong) are not informative: attempts a, b, c.
     expect(r.steps[0]!['rollout/attempts']).toBe(3);
     expect(r.steps[0]!['rollout/informative_groups']).toBe(1);
-    const byReward = await run({ questionsPerBatch: 1, dynamicSampling: { maxAttempts: 3, metric: 'reward' } }, { question: 0, obs: 0, pad: 0, dataset, reward: byText, script });
+    const byReward = await run(
+      { questionsPerBatch: 1, dynamicSampling: { maxAttempts: 3, metric: 'reward' } },
+      { question: 0, obs: 0, pad: 0, dataset, reward: byText, script },
+    );
     expect(byReward.steps[0]!['rollout/attempts']).toBe(1);
   });
 
   it('an overlong penalty never makes an all-correct group informative', async () => {
     const longScript: Script = ({ sample }) => (sample === 0 ? 'right' : `right ${'z'.repeat(400)}`);
-    const r = await run({ questionsPerBatch: 1, dynamicSampling: { maxAttempts: 2 }, overlong: { bufferTokens: 200, penalty: 1, maxResponseTokens: 300 } }, { question: 0, obs: 0, pad: 0, dataset, reward: byText, script: longScript });
+    const r = await run(
+      { questionsPerBatch: 1, dynamicSampling: { maxAttempts: 2 }, overlong: { bufferTokens: 200, penalty: 1, maxResponseTokens: 300 } },
+      { question: 0, obs: 0, pad: 0, dataset, reward: byText, script: longScript },
+    );
     expect(r.steps[0]!['rollout/attempts']).toBe(2);
     expect(r.steps[0]!['rollout/informative_groups']).toBe(0);
     expect(r.steps[0]!['reward/overlong_penalty_mean']).toBeLessThan(0);
@@ -146,6 +173,8 @@ describe('DAPO dynamic sampling: informative groups decided on correctness by de
   });
 
   it('refuses an unknown dynamicSampling.metric', async () => {
-    await expect(run({ dynamicSampling: { maxAttempts: 2, metric: 'acc' as 'correct' } }, { question: 0, obs: 0, pad: 0 })).rejects.toThrow(/dynamicSampling\.metric/);
+    await expect(run({ dynamicSampling: { maxAttempts: 2, metric: 'acc' as 'correct' } }, { question: 0, obs: 0, pad: 0 })).rejects.toThrow(
+      /dynamicSampling\.metric/,
+    );
   });
 });

@@ -54,10 +54,21 @@ describe('Trainer end to end (tiny model)', () => {
     ]);
     expect(events.filter((e) => e === 'trajectory')).toHaveLength(3 * 8);
 
-    const lines = (await readFile(join(logDir, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(join(logDir, 'metrics.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.step)).toEqual([1, 2, 3]);
     for (const l of lines) {
-      for (const k of ['reward/mean', 'reward/correct', 'rollout/valid_tool_call_rate', 'rollout/degenerate_group_rate', 'optim/loss', 'time/rollout_s', 'time/train_s']) {
+      for (const k of [
+        'reward/mean',
+        'reward/correct',
+        'rollout/valid_tool_call_rate',
+        'rollout/degenerate_group_rate',
+        'optim/loss',
+        'time/rollout_s',
+        'time/train_s',
+      ]) {
         expect(Number.isFinite(l[k]), k).toBe(true);
       }
       expect(l['reward/mean']).toBeGreaterThanOrEqual(-1);

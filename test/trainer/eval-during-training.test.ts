@@ -10,7 +10,10 @@ import { localRenderer } from '../helpers/local-renderer.js';
 describe('evaluation during training', () => {
   it('runs evaluate() before the first update and every N steps, emits eval and writes eval/* into the step metrics', async () => {
     const renderer = await localRenderer();
-    const sampler = scriptedSampler({ renderer, script: ({ prompt, sample }) => (prompt.includes('held-out') && sample % 2 === 0 ? '\\boxed{4}' : '\\boxed{5}') });
+    const sampler = scriptedSampler({
+      renderer,
+      script: ({ prompt, sample }) => (prompt.includes('held-out') && sample % 2 === 0 ? '\\boxed{4}' : '\\boxed{5}'),
+    });
     const reward = mathReward();
     const trainer = new Trainer({
       backend: mockBackend({ renderer, sampler }),
@@ -18,7 +21,14 @@ describe('evaluation during training', () => {
       reward,
       loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
       dataset: [{ id: 't', question: 'train 2+2', answer: '4' }],
-      eval: { dataset: [{ id: 'h1', question: 'held-out 2+2', answer: '4' }, { id: 'h2', question: 'held-out 1+3', answer: '4' }], every: 2, samples: 4 },
+      eval: {
+        dataset: [
+          { id: 'h1', question: 'held-out 2+2', answer: '4' },
+          { id: 'h2', question: 'held-out 1+3', answer: '4' },
+        ],
+        every: 2,
+        samples: 4,
+      },
       groupSize: 2,
       questionsPerBatch: 1,
       maxSteps: 4,
@@ -67,7 +77,10 @@ describe('evaluation during training', () => {
       const trainer = make({ runName: 'calendar agent, seed 1' });
       expect(trainer.options.runName).toBe('calendar agent, seed 1');
       await trainer.train();
-      const rows = (await readFile(join(logDir, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+      const rows = (await readFile(join(logDir, 'metrics.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, number>);
       expect(rows.map((r) => r['step'])).toEqual([0, 1, 2, 3]);
       expect(typeof rows[0]!['eval/average_at_n']).toBe('number');
       expect(rows[0]!['reward/mean']).toBeUndefined(); // no training metrics before the first update

@@ -41,7 +41,7 @@ const reward: Reward = (t) => {
   return { reward: ok ? 1 : -1, correct: ok, validFormat: true };
 };
 
-function trainer(renderer: Renderer, backend: ReturnType<typeof mockBackend>, over: Partial<TrainerOptions>): Trainer {
+function trainer(_renderer: Renderer, backend: ReturnType<typeof mockBackend>, over: Partial<TrainerOptions>): Trainer {
   return new Trainer({
     backend,
     env: codeInterpreter({ sandbox: fakeSandbox(), systemPrompt: null }),
@@ -73,7 +73,8 @@ function throwingEnv(exampleId: string, bad: number): Environment {
   return {
     ...inner,
     async step(action, ctx) {
-      if (ctx.example.id === exampleId && action.kind === 'tool' && action.call.function.arguments['code'] === `print(${bad})`) throw new Error('tool exploded');
+      if (ctx.example.id === exampleId && action.kind === 'tool' && action.call.function.arguments['code'] === `print(${bad})`)
+        throw new Error('tool exploded');
       return inner.step(action, ctx);
     },
   };
@@ -183,7 +184,10 @@ describe('Trainer: one bad trajectory never ends a run', () => {
   it('abort() ends train() while a sampling call hangs, and the call sees the abort', async () => {
     const renderer = await localRenderer();
     let seen: AbortSignal | undefined;
-    const sampler = { ...scriptedSampler({ renderer, script: () => 'x' }), sample: (_p: readonly number[], params: { signal?: AbortSignal }) => ((seen = params.signal), new Promise<never>(() => {})) };
+    const sampler = {
+      ...scriptedSampler({ renderer, script: () => 'x' }),
+      sample: (_p: readonly number[], params: { signal?: AbortSignal }) => ((seen = params.signal), new Promise<never>(() => {})),
+    };
     const backend = mockBackend({ renderer, sampler });
     const t = trainer(renderer, backend, { maxSteps: 3 });
     const run = t.train();
@@ -228,7 +232,14 @@ describe('Trainer: the prefix-mismatch policy', () => {
   });
 
   it("assembleTrainingData onPrefixMismatch 'drop' leaves out a trajectory whose turns do not extend each other and names it", () => {
-    const turn = (prompt: number[], completion: number[]) => ({ promptTokens: prompt, completionTokens: completion, logprobs: completion.map(() => -1), text: '', stopReason: 'stop' as const, action: { kind: 'answer' as const, content: '' } });
+    const turn = (prompt: number[], completion: number[]) => ({
+      promptTokens: prompt,
+      completionTokens: completion,
+      logprobs: completion.map(() => -1),
+      text: '',
+      stopReason: 'stop' as const,
+      action: { kind: 'answer' as const, content: '' },
+    });
     const base = { example: dataset[0]!, groupIndex: 0, messages: [], stopReason: 'answer' as const, toolCalls: 0, finalText: '' };
     const good = { ...base, id: 'good', turns: [turn([1, 2], [3]), turn([1, 2, 3, 4], [5])] } as unknown as Trajectory;
     const bad = { ...base, id: 'bad', turns: [turn([1, 2], [3]), turn([9, 9, 9, 9], [5])] } as unknown as Trajectory;
@@ -259,7 +270,9 @@ describe('Trainer: settings that cannot train are refused', () => {
 
   it('minSurvivors above groupSize is a ConfigError (every group would be dropped)', async () => {
     const { renderer, backend } = await setup();
-    expect(() => trainer(renderer, backend, { groupSize: 3, rollout: { failure: { kind: 'drop', minSurvivors: 4 } } })).toThrow(/rollout\.failure\.minSurvivors: 4 exceeds groupSize 3/);
+    expect(() => trainer(renderer, backend, { groupSize: 3, rollout: { failure: { kind: 'drop', minSurvivors: 4 } } })).toThrow(
+      /rollout\.failure\.minSurvivors: 4 exceeds groupSize 3/,
+    );
   });
 
   it('a backend that cannot reproduce temperature or truncation in its learner is refused; T = 1 (and greedy) are fine', async () => {
@@ -286,7 +299,10 @@ describe('Trainer: settings that cannot train are refused', () => {
     const { renderer, backend } = await setup();
     const seen: unknown[] = [];
     const fb = backend.forwardBackward.bind(backend);
-    const spy = { ...backend, forwardBackward: (d: Parameters<typeof fb>[0], l: Parameters<typeof fb>[1], o: Parameters<typeof fb>[2]) => (seen.push(o?.sampling), fb(d, l, o)) };
+    const spy = {
+      ...backend,
+      forwardBackward: (d: Parameters<typeof fb>[0], l: Parameters<typeof fb>[1], o: Parameters<typeof fb>[2]) => (seen.push(o?.sampling), fb(d, l, o)),
+    };
     const t = trainer(renderer, spy as typeof backend, { sampling: { temperature: 0.7, topP: 0.95 } });
     await t.train();
     expect(seen.length).toBeGreaterThan(0);

@@ -23,12 +23,20 @@ const add = defineTool({
 });
 const env = toolEnvironment({ name: 'calculator', tools: [add], initialMessages: (ex) => [{ role: 'user', content: ex.question }] });
 const call = (name: string, args: unknown) => `<tool_call>\n{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(args)}}\n</tool_call>`;
-const dataset: Example[] = [{ id: 'q1', question: 'What is 2 + 3?', answer: '5' }, { id: 'q2', question: 'What is 1 + 1?', answer: '2' }];
+const dataset: Example[] = [
+  { id: 'q1', question: 'What is 2 + 3?', answer: '5' },
+  { id: 'q2', question: 'What is 1 + 1?', answer: '2' },
+];
 
 describe('demonstrationDatum refuses demonstrations the environment cannot play', () => {
   it('a call to a tool the env does not offer is a DemonstrationError naming the example, turn and the tools offered', async () => {
     const renderer = await localRenderer();
-    const e = await demonstrationDatum(renderer, env, { example: dataset[0]!, turns: [{ text: call('sum', { a: 2, b: 3 }) }, { text: '5' }] }, { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    const e = await demonstrationDatum(
+      renderer,
+      env,
+      { example: dataset[0]!, turns: [{ text: call('sum', { a: 2, b: 3 }) }, { text: '5' }] },
+      { maxToolResponseTokens: 16 },
+    ).catch((x: unknown) => x);
     expect(DemonstrationError.isInstance(e)).toBe(true);
     expect((e as DemonstrationError).exampleId).toBe('q1');
     expect((e as DemonstrationError).turn).toBe(0);
@@ -37,7 +45,12 @@ describe('demonstrationDatum refuses demonstrations the environment cannot play'
 
   it('a call omitting a required argument names the argument', async () => {
     const renderer = await localRenderer();
-    const e = await demonstrationDatum(renderer, env, { example: dataset[0]!, turns: [{ text: call('add', { a: 2 }) }, { text: '5' }] }, { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    const e = await demonstrationDatum(
+      renderer,
+      env,
+      { example: dataset[0]!, turns: [{ text: call('add', { a: 2 }) }, { text: '5' }] },
+      { maxToolResponseTokens: 16 },
+    ).catch((x: unknown) => x);
     expect(DemonstrationError.isInstance(e)).toBe(true);
     expect((e as DemonstrationError).field).toBe('call.arguments.b');
     expect((e as Error).message).toMatch(/required, missing/);
@@ -45,14 +58,24 @@ describe('demonstrationDatum refuses demonstrations the environment cannot play'
 
   it('turns after the final answer are refused instead of silently dropped', async () => {
     const renderer = await localRenderer();
-    const e = await demonstrationDatum(renderer, env, { example: dataset[0]!, turns: [{ text: '5' }, { text: call('add', { a: 2, b: 3 }) }] }, { maxToolResponseTokens: 16 }).catch((x: unknown) => x);
+    const e = await demonstrationDatum(
+      renderer,
+      env,
+      { example: dataset[0]!, turns: [{ text: '5' }, { text: call('add', { a: 2, b: 3 }) }] },
+      { maxToolResponseTokens: 16 },
+    ).catch((x: unknown) => x);
     expect(DemonstrationError.isInstance(e)).toBe(true);
     expect((e as Error).message).toMatch(/1 more turn/);
   });
 
   it('a valid demonstration renders the tool result from the env and trains only on the assistant tokens', async () => {
     const renderer = await localRenderer();
-    const d = await demonstrationDatum(renderer, env, { example: dataset[0]!, turns: [{ text: call('add', { a: 2, b: 3 }) }, { text: '5' }] }, { maxToolResponseTokens: 16 });
+    const d = await demonstrationDatum(
+      renderer,
+      env,
+      { example: dataset[0]!, turns: [{ text: call('add', { a: 2, b: 3 }) }, { text: '5' }] },
+      { maxToolResponseTokens: 16 },
+    );
     const all = renderer.decode([...d.modelInput, d.targetTokens.at(-1)!]);
     expect(all).toContain('<tool_response>\n5\n</tool_response>');
     const trained = renderer.decode(d.targetTokens.filter((_, i) => d.mask[i] === 1));
@@ -102,7 +125,11 @@ describe('a reward of the wrong shape fails at its first call, naming the trajec
   }
 
   it('a result without booleans is used (correct = reward > 0) and warned about once as reward_shape', async () => {
-    const { trainer, warnings } = await run({ reward: ((t: { finalText: string }) => ({ reward: t.finalText.includes('5') ? 1 : 0 })) as unknown as Reward }, () => '5', 2);
+    const { trainer, warnings } = await run(
+      { reward: ((t: { finalText: string }) => ({ reward: t.finalText.includes('5') ? 1 : 0 })) as unknown as Reward },
+      () => '5',
+      2,
+    );
     const summary = await trainer.train();
     expect(summary.steps).toBe(2);
     const w = warnings.filter((x) => x.code === 'reward_shape');
@@ -226,7 +253,15 @@ describe('coldStart', () => {
     // Tool-call demonstrations are much longer than direct answers: a mixed batch holds both.
     const mixed = backend.forwardBackwardCalls.filter((b) => Math.max(...lengths(b)) - Math.min(...lengths(b)) > 20).length;
     expect(mixed).toBeGreaterThanOrEqual(3);
-    await expect(coldStart(backend, env, [{ example: examples[0]!, turns: [call('sub', { a: 1, b: 1 }), '0'] }], { steps: 1, batchSize: 1, learningRate: 1e-3, seed: 1, maxToolResponseTokens: 16 })).rejects.toThrow(/does not offer/);
+    await expect(
+      coldStart(backend, env, [{ example: examples[0]!, turns: [call('sub', { a: 1, b: 1 }), '0'] }], {
+        steps: 1,
+        batchSize: 1,
+        learningRate: 1e-3,
+        seed: 1,
+        maxToolResponseTokens: 16,
+      }),
+    ).rejects.toThrow(/does not offer/);
   });
 });
 

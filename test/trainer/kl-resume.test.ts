@@ -63,7 +63,10 @@ describe("kl.reference 'base' across resume", () => {
     const second = await train(split, 2, { resume: 'latest' });
     const third = await train(split, 3, { resume: 'latest' });
     expect(second.warnings.filter((w) => w.code === 'kl_reference_resumed')).toEqual([]);
-    for (const [got, k] of [[second.steps[0]!, 1], [third.steps[0]!, 2]] as const) {
+    for (const [got, k] of [
+      [second.steps[0]!, 1],
+      [third.steps[0]!, 2],
+    ] as const) {
       const want = full.steps[k]!;
       // After updates the policy has moved away from the base: the KL is not 0 (it would be ≈ 0 to the resumed weights).
       expect(Math.abs(want['kl/reference_max']!)).toBeGreaterThan(1e-3);

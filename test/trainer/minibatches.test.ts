@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from 'agentrl';
 import { mockBackend, scriptedSampler } from 'agentrl/testing';
-import { minibatchSlices, trainBatch } from '../../src/trainer/step-algorithms.js';
+import { minibatchSlices, trainBatch } from '../../src/trainer/minibatch-updates.js';
 import type { Datum } from '../../src/types/datum.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 
@@ -17,7 +17,16 @@ describe('updatesPerBatch: exactly minibatches × epochs optimizer steps', () =>
         for (const epochs of [1, 2, 3]) {
           const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script: () => '' }) });
           const datums = Array.from({ length: D }, (_, i) => datum(i + 10));
-          const m = await trainBatch(backend, datums, { loss: { kind: 'importance_sampling' }, optimizer: { learningRate: 1e-3 }, step: 1, maxSteps: 1, maxTokensPerBatch: 1 << 20, maxDatumsPerBatch: 1 << 10, minibatches, epochs });
+          const m = await trainBatch(backend, datums, {
+            loss: { kind: 'importance_sampling' },
+            optimizer: { learningRate: 1e-3 },
+            step: 1,
+            maxSteps: 1,
+            maxTokensPerBatch: 1 << 20,
+            maxDatumsPerBatch: 1 << 10,
+            minibatches,
+            epochs,
+          });
           const label = `D=${D} minibatches=${minibatches} epochs=${epochs}`;
           expect(backend.optimSteps.length, label).toBe(minibatches * epochs);
           expect(m['optim/updates'], label).toBe(minibatches * epochs);
@@ -30,10 +39,18 @@ describe('updatesPerBatch: exactly minibatches × epochs optimizer steps', () =>
   });
 
   it('slices are contiguous, never empty, sizes differing by at most one; with fewer datums than slices each slice is one datum', () => {
-    const ids = (D: number, M: number) => minibatchSlices(Array.from({ length: D }, (_, i) => i), M);
+    const ids = (D: number, M: number) =>
+      minibatchSlices(
+        Array.from({ length: D }, (_, i) => i),
+        M,
+      );
     expect(ids(6, 4)).toEqual([[0, 1], [2, 3], [4], [5]]);
     expect(ids(7, 6)).toEqual([[0, 1], [2], [3], [4], [5], [6]]);
-    expect(ids(10, 3)).toEqual([[0, 1, 2, 3], [4, 5, 6], [7, 8, 9]]);
+    expect(ids(10, 3)).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6],
+      [7, 8, 9],
+    ]);
     expect(ids(2, 5)).toEqual([[0], [0], [0], [1], [1]]);
     expect(ids(3, 4)).toEqual([[0], [0], [1], [2]]);
     expect(ids(0, 4)).toEqual([]);
@@ -58,7 +75,16 @@ describe('updatesPerBatch: exactly minibatches × epochs optimizer steps', () =>
   it('an empty batch makes no optimizer step', async () => {
     const renderer = await localRenderer();
     const backend = mockBackend({ renderer, sampler: scriptedSampler({ renderer, script: () => '' }) });
-    const m = await trainBatch(backend, [], { loss: { kind: 'importance_sampling' }, optimizer: { learningRate: 1e-3 }, step: 1, maxSteps: 1, maxTokensPerBatch: 1 << 20, maxDatumsPerBatch: 1 << 10, minibatches: 4, epochs: 2 });
+    const m = await trainBatch(backend, [], {
+      loss: { kind: 'importance_sampling' },
+      optimizer: { learningRate: 1e-3 },
+      step: 1,
+      maxSteps: 1,
+      maxTokensPerBatch: 1 << 20,
+      maxDatumsPerBatch: 1 << 10,
+      minibatches: 4,
+      epochs: 2,
+    });
     expect(backend.optimSteps.length).toBe(0);
     expect(m['optim/updates']).toBeUndefined();
   });

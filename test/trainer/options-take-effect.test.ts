@@ -206,7 +206,10 @@ describe('every documented Trainer option takes effect in every mode or is refus
         try {
           resolveTrainerOptions(opts);
         } catch (err) {
-          expect((err as ConfigError).issues.map((i) => i.path), path).toContain(path);
+          expect(
+            (err as ConfigError).issues.map((i) => i.path),
+            path,
+          ).toContain(path);
         }
         continue;
       }

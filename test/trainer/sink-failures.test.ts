@@ -10,7 +10,12 @@ import { localRenderer } from '../helpers/local-renderer.js';
 // ends or hangs train(). Each failure is a `sink_failed` warning (once per sink and kind), the wait for a sink is
 // bounded per call and at close, its queue is bounded (dropped calls counted), and the run completes.
 const dataset: Example[] = ['a', 'b', 'c'].map((id) => ({ id, question: `q ${id}`, answer: 'A' }));
-const env: Environment = { name: 'plain', tools: [], initialMessages: (e) => [{ role: 'user', content: e.question }], step: async (a) => ({ done: true, reason: a.kind === 'answer' ? 'answer' : 'invalid' }) };
+const env: Environment = {
+  name: 'plain',
+  tools: [],
+  initialMessages: (e) => [{ role: 'user', content: e.question }],
+  step: async (a) => ({ done: true, reason: a.kind === 'answer' ? 'answer' : 'invalid' }),
+};
 const reward: Reward = (t) => ({ reward: t.finalText.includes('A') ? 1 : -1, correct: t.finalText.includes('A'), validFormat: true });
 const never = () => new Promise<never>(() => {});
 
@@ -20,7 +25,19 @@ async function train(sinks: MetricsSink[], over: Partial<TrainerOptions> = {}) {
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
   const renderer = await localRenderer();
   const sampler = scriptedSampler({ renderer, script: ({ sample }) => (sample % 2 === 0 ? 'A' : 'B') });
-  const trainer = new Trainer({ backend: mockBackend({ renderer, sampler }), env, reward, loss: { kind: 'importance_sampling' }, dataset, groupSize: 4, questionsPerBatch: 1, maxSteps: 3, progress: false, sinks, ...over } as TrainerOptions);
+  const trainer = new Trainer({
+    backend: mockBackend({ renderer, sampler }),
+    env,
+    reward,
+    loss: { kind: 'importance_sampling' },
+    dataset,
+    groupSize: 4,
+    questionsPerBatch: 1,
+    maxSteps: 3,
+    progress: false,
+    sinks,
+    ...over,
+  } as TrainerOptions);
   const warnings: WarningEvent[] = [];
   trainer.on('warning', (w) => warnings.push(w));
   const t0 = performance.now();
@@ -30,11 +47,63 @@ async function train(sinks: MetricsSink[], over: Partial<TrainerOptions> = {}) {
 
 describe('a failing sink is a warning, never the end of the run', () => {
   it.each([
-    ['write throws', { write: () => { throw new Error('disk full'); } }, /#0 failed in write\(\): disk full/],
-    ['write rejects', { write: async () => { throw new TypeError('bad row'); } }, /#0 failed in write\(\): bad row/],
-    ['trajectory and turn throw', { write: () => undefined, trajectory: () => { throw new Error('x'); }, turn: async () => { throw new Error('y'); } }, /#0 failed in (trajectory|turn)\(\)/],
-    ['config, rolloutStart and warning throw', { write: () => undefined, config: () => { throw new Error('c'); }, rolloutStart: () => { throw new Error('r'); }, warning: () => { throw new Error('w'); } }, /#0 failed in config\(\): c/],
-    ['close throws', { write: () => undefined, close: () => { throw new Error('gone'); } }, /#0 failed in close\(\): gone/],
+    [
+      'write throws',
+      {
+        write: () => {
+          throw new Error('disk full');
+        },
+      },
+      /#0 failed in write\(\): disk full/,
+    ],
+    [
+      'write rejects',
+      {
+        write: async () => {
+          throw new TypeError('bad row');
+        },
+      },
+      /#0 failed in write\(\): bad row/,
+    ],
+    [
+      'trajectory and turn throw',
+      {
+        write: () => undefined,
+        trajectory: () => {
+          throw new Error('x');
+        },
+        turn: async () => {
+          throw new Error('y');
+        },
+      },
+      /#0 failed in (trajectory|turn)\(\)/,
+    ],
+    [
+      'config, rolloutStart and warning throw',
+      {
+        write: () => undefined,
+        config: () => {
+          throw new Error('c');
+        },
+        rolloutStart: () => {
+          throw new Error('r');
+        },
+        warning: () => {
+          throw new Error('w');
+        },
+      },
+      /#0 failed in config\(\): c/,
+    ],
+    [
+      'close throws',
+      {
+        write: () => undefined,
+        close: () => {
+          throw new Error('gone');
+        },
+      },
+      /#0 failed in close\(\): gone/,
+    ],
   ] as Array<[string, MetricsSink, RegExp]>)('%s', async (_, sink, said) => {
     const ok: string[] = [];
     const { result, sinkWarnings } = await train([sink, { write: (r) => void ok.push(String(r['step'])) }]);
@@ -65,7 +134,10 @@ describe('a stalled sink is bounded: per call, in its queue, and at close', () =
 
   it('trajectory never settles, with a queue of 5: calls past it are dropped and counted; close has a deadline', async () => {
     const written: number[] = [];
-    const { result, sinkWarnings, wallMs } = await train([{ write: (r) => void written.push(Number(r['step'])), trajectory: () => never(), close: () => never() }], { sinkLimits: { callTimeoutMs: 200, maxQueuedCalls: 5, closeTimeoutMs: 500 } });
+    const { result, sinkWarnings, wallMs } = await train(
+      [{ write: (r) => void written.push(Number(r['step'])), trajectory: () => never(), close: () => never() }],
+      { sinkLimits: { callTimeoutMs: 200, maxQueuedCalls: 5, closeTimeoutMs: 500 } },
+    );
     expect(result.steps).toBe(3);
     const dropped = sinkWarnings.find((w) => /dropped \d+ call/.test(w.message));
     expect(dropped?.count).toBeGreaterThan(0);
@@ -79,16 +151,15 @@ describe('a stalled sink is bounded: per call, in its queue, and at close', () =
     await expect(train([], { sinkLimits: { maxQueuedCalls: 0 } })).rejects.toThrow(/sinkLimits\.maxQueuedCalls/);
   });
 
-  it(
-    'under the defaults: write never settles (one sink), close never settles (another): the run ends within the limits',
-    async () => {
-      expect(DEFAULT_SINK_LIMITS).toEqual({ callTimeoutMs: 5_000, maxQueuedCalls: 1_000, closeTimeoutMs: 35_000 });
-      const { result, sinkWarnings, wallMs } = await train([{ write: () => never() }, { write: () => undefined, trajectory: () => never(), close: () => never() }]);
-      expect(result.steps).toBe(3);
-      expect(sinkWarnings.some((w) => /#0 did not finish write\(\) within 5000 ms/.test(w.message))).toBe(true);
-      expect(sinkWarnings.some((w) => /#1 did not close within 35000 ms/.test(w.message))).toBe(true);
-      expect(wallMs).toBeLessThan(DEFAULT_SINK_LIMITS.callTimeoutMs * 2 + DEFAULT_SINK_LIMITS.closeTimeoutMs + 10_000);
-    },
-    90_000,
-  );
+  it('under the defaults: write never settles (one sink), close never settles (another): the run ends within the limits', async () => {
+    expect(DEFAULT_SINK_LIMITS).toEqual({ callTimeoutMs: 5_000, maxQueuedCalls: 1_000, closeTimeoutMs: 35_000 });
+    const { result, sinkWarnings, wallMs } = await train([
+      { write: () => never() },
+      { write: () => undefined, trajectory: () => never(), close: () => never() },
+    ]);
+    expect(result.steps).toBe(3);
+    expect(sinkWarnings.some((w) => /#0 did not finish write\(\) within 5000 ms/.test(w.message))).toBe(true);
+    expect(sinkWarnings.some((w) => /#1 did not close within 35000 ms/.test(w.message))).toBe(true);
+    expect(wallMs).toBeLessThan(DEFAULT_SINK_LIMITS.callTimeoutMs * 2 + DEFAULT_SINK_LIMITS.closeTimeoutMs + 10_000);
+  }, 90_000);
 });

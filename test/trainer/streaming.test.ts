@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, Trainer, type Environment, type Example, type GroupEvent, type Reward, type TrainerOptions, type TrajectoryEvent, type WarningEvent } from 'agentrl';
+import {
+  ConfigError,
+  Trainer,
+  type Environment,
+  type Example,
+  type GroupEvent,
+  type Reward,
+  type TrainerOptions,
+  type TrajectoryEvent,
+  type WarningEvent,
+} from 'agentrl';
 import { mockBackend, scriptedSampler } from 'agentrl/testing';
 import { localRenderer } from '../helpers/local-renderer.js';
 
@@ -77,9 +87,20 @@ describe('streaming groups', () => {
     const t = new Trainer(options(s, { maxSteps: 3 }));
     t.on('trajectory', (e) => events.push(e));
     const summary = await t.train();
-    expect(events.map((e) => `${e.step}:${e.trajectory.example.id}/${e.trajectory.groupIndex}`)).toEqual(
-      ['1:q0/0', '1:q0/1', '1:q1/0', '1:q1/1', '2:q2/0', '2:q2/1', '2:q3/0', '2:q3/1', '3:q4/0', '3:q4/1', '3:q5/0', '3:q5/1'],
-    );
+    expect(events.map((e) => `${e.step}:${e.trajectory.example.id}/${e.trajectory.groupIndex}`)).toEqual([
+      '1:q0/0',
+      '1:q0/1',
+      '1:q1/0',
+      '1:q1/1',
+      '2:q2/0',
+      '2:q2/1',
+      '2:q3/0',
+      '2:q3/1',
+      '3:q4/0',
+      '3:q4/1',
+      '3:q5/0',
+      '3:q5/1',
+    ]);
     expect(events.map((e) => e.trajectory.weightsVersion)).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
     expect(summary.lastMetrics['rollout/staleness_mean']).toBe(0);
     expect(summary.lastMetrics['rollout/stale_dropped']).toBe(0);
@@ -131,7 +152,10 @@ describe('streaming groups', () => {
     expect(state.examplesConsumed).toBe(4);
     const summary = await new Trainer(options(s, { maxSteps: 4, async: { maxStaleness: 1 }, logDir: dir, checkpointEvery: 1, resume: 'latest' })).train();
     expect(summary.resumedFromStep).toBe(2);
-    const steps = (await readFile(join(dir, 'metrics.jsonl'), 'utf8')).trim().split('\n').map((l) => (JSON.parse(l) as { step: number }).step);
+    const steps = (await readFile(join(dir, 'metrics.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { step: number }).step);
     expect(steps).toEqual([1, 2, 3, 4]);
   });
 });
@@ -140,7 +164,14 @@ describe('group rewards that fail', () => {
   it('a group reward that throws, or returns a non-finite value, drops the members with the cause; training goes on', async () => {
     const s = await setup();
     const groups: GroupEvent[] = [];
-    const t = new Trainer(options(s, { questionsPerBatch: 1, groupReward: () => { throw new Error('pairwise judge down'); } }));
+    const t = new Trainer(
+      options(s, {
+        questionsPerBatch: 1,
+        groupReward: () => {
+          throw new Error('pairwise judge down');
+        },
+      }),
+    );
     t.on('group', (e) => groups.push(e));
     await t.train();
     expect(groups[0]!.dropped).toBe(2);

@@ -3,7 +3,8 @@ import { lengthBucketedBatches, supervisedDatum, trainSupervised } from 'agentrl
 import { mockBackend, scriptedSampler } from 'agentrl/testing';
 import { localRenderer } from '../helpers/local-renderer.js';
 
-const datum = (n: number) => supervisedDatum({ tokens: Array.from({ length: n }, (_, i) => i % 200), mask: Array.from({ length: n }, (_, i) => (i > 1 ? 1 : 0)) });
+const datum = (n: number) =>
+  supervisedDatum({ tokens: Array.from({ length: n }, (_, i) => i % 200), mask: Array.from({ length: n }, (_, i) => (i > 1 ? 1 : 0)) });
 
 describe('trainSupervised', () => {
   it('batches by length, keeps every datum once, in a seeded order', () => {

@@ -16,7 +16,17 @@ const datum = (mask: number[], loss: number[]): Datum & { loss: number[] } => ({
 function accumulated(split: (Datum & { loss: number[] })[][], agg: 'sequence-mean' | 'token-mean'): number {
   const all = split.flat();
   const totals = { datums: all.filter((d) => d.mask.some((m) => m !== 0)).length, tokens: all.reduce((s, d) => s + d.mask.reduce((a, b) => a + b, 0), 0) };
-  return split.reduce((acc, b) => acc + microBatchLossWeight(agg, b, totals) * aggregateLoss(b.map((d) => d.loss), b.map((d) => d.mask), agg), 0);
+  return split.reduce(
+    (acc, b) =>
+      acc +
+      microBatchLossWeight(agg, b, totals) *
+        aggregateLoss(
+          b.map((d) => d.loss),
+          b.map((d) => d.mask),
+          agg,
+        ),
+    0,
+  );
 }
 
 describe('micro-batch loss weights', () => {
@@ -26,11 +36,34 @@ describe('micro-batch loss weights', () => {
     const a = datum([1, 1, 0], [1, 3, 0]);
     const b = datum([1, 0, 0], [5, 0, 0]);
     const c = datum([0, 1, 1], [0, 2, 4]);
-    const global = aggregateLoss([a, b, c, empty].map((d) => d.loss), [a, b, c, empty].map((d) => d.mask), 'sequence-mean');
+    const global = aggregateLoss(
+      [a, b, c, empty].map((d) => d.loss),
+      [a, b, c, empty].map((d) => d.mask),
+      'sequence-mean',
+    );
     expect(global).toBeCloseTo((2 + 5 + 3) / 3, 12);
-    for (const split of [[[a, b, c, empty]], [[a, empty], [b, c]], [[empty], [a], [b, c]], [[a, b], [c, empty]], [[empty, a, b], [c]]]) {
+    for (const split of [
+      [[a, b, c, empty]],
+      [
+        [a, empty],
+        [b, c],
+      ],
+      [[empty], [a], [b, c]],
+      [
+        [a, b],
+        [c, empty],
+      ],
+      [[empty, a, b], [c]],
+    ]) {
       expect(accumulated(split, 'sequence-mean')).toBeCloseTo(global, 12);
-      expect(accumulated(split, 'token-mean')).toBeCloseTo(aggregateLoss([a, b, c, empty].map((d) => d.loss), [a, b, c, empty].map((d) => d.mask), 'token-mean'), 12);
+      expect(accumulated(split, 'token-mean')).toBeCloseTo(
+        aggregateLoss(
+          [a, b, c, empty].map((d) => d.loss),
+          [a, b, c, empty].map((d) => d.mask),
+          'token-mean',
+        ),
+        12,
+      );
     }
     expect(microBatchLossWeight('sequence-mean', [empty], { datums: 3, tokens: 5 })).toBe(0);
     expect(microBatchLossWeight('sequence-mean', [a, empty], { datums: 3, tokens: 5 })).toBeCloseTo(1 / 3, 12);

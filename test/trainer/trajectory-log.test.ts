@@ -8,7 +8,10 @@ import { scriptedRun } from '../helpers/scripted-run.js';
 describe('Trainer run log (trajectories.jsonl, config.json)', () => {
   it('records the best and worst trajectory of each group with messages, mask segments and advantage', async () => {
     const dir = await scriptedRun({ steps: 2 });
-    const records = (await readFile(join(dir, 'trajectories.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as TrajectoryRecord);
+    const records = (await readFile(join(dir, 'trajectories.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as TrajectoryRecord);
     // perStep 4 by default: 2 groups × (best, worst) per step.
     expect(records).toHaveLength(4 * 2);
     expect(records.map((r) => r.step)).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
@@ -21,7 +24,12 @@ describe('Trainer run log (trajectories.jsonl, config.json)', () => {
     const worst = records.find((r) => r.step === best.step && r.exampleId === best.exampleId && !r.correct)!;
     expect(worst.advantage).toBeCloseTo(-2 / 3, 6);
     // Segments: prompt (mask 0), completion with the tool call (1), interpreter output + scaffolding (0), answer (1).
-    expect(best.segments.map((s) => [s.kind, s.mask])).toEqual([['prompt', 0], ['completion', 1], ['observation', 0], ['completion', 1]]);
+    expect(best.segments.map((s) => [s.kind, s.mask])).toEqual([
+      ['prompt', 0],
+      ['completion', 1],
+      ['observation', 0],
+      ['completion', 1],
+    ]);
     expect(best.segments[1]!.text).toContain('print(3 * 4)');
     expect(best.segments[2]!.text).toContain('12');
     expect(best.segments[3]!.text).toContain('\\boxed{12}');

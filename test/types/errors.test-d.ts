@@ -1,5 +1,14 @@
 import { expectTypeOf, test } from 'vitest';
-import { isAgentRLError, type AgentRLErrorCode, type AgentRLErrorUnion, type ConfigError, type ConfigIssue, type PromptPrefixError, type SandboxTimeoutError, type RolloutFailedError } from 'agentrl';
+import {
+  isAgentRLError,
+  type AgentRLErrorCode,
+  type AgentRLErrorUnion,
+  type ConfigError,
+  type ConfigIssue,
+  type PromptPrefixError,
+  type SandboxTimeoutError,
+  type RolloutFailedError,
+} from 'agentrl';
 
 test('switch (e.code) narrows an agentrl error to its class', () => {
   const e: unknown = undefined;

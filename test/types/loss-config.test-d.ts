@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import { lossConfigSchema, parseLossConfig } from '../../src/loss/index.js';
+import { type lossConfigSchema, parseLossConfig } from '../../src/loss/index.js';
 import type { Aggregation, LossConfig } from '../../src/types/index.js';
 
 describe('LossConfig and lossConfigSchema stay in step', () => {

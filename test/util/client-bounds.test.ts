@@ -6,7 +6,14 @@ import { decodeForwardBackwardProto, decodeSampleProto, tinkerProto } from '../.
 import { openaiCompatibleSampler } from '../../src/backend/openai/openai-sampler.js';
 import { httpRetriever } from '../../src/env/search/http-retriever.js';
 import { Endpoint } from '../../adapters/remote/endpoint.js';
-import { BackendRequestError, BackendUnavailableError, RetrieverError, ResponseTooLargeError, RedirectRefusedError, SamplerUnavailableError } from '../../src/errors/index.js';
+import {
+  BackendRequestError,
+  BackendUnavailableError,
+  RetrieverError,
+  ResponseTooLargeError,
+  RedirectRefusedError,
+  SamplerUnavailableError,
+} from '../../src/errors/index.js';
 import type { Renderer } from '../../src/chat/types.js';
 import { localRenderer } from '../helpers/local-renderer.js';
 import { drip, flood, hostileServer, redirect, silent, type HostileServer } from './hostile-server.js';
@@ -108,7 +115,8 @@ describe('tinkerBackend transport', () => {
   });
 
   it('a future answered try_again forever (or held, or 408) fails after timeouts.futureMs', async () => {
-    const tryAgain = (_q: unknown, res: import('node:http').ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"type":"try_again"}');
+    const tryAgain = (_q: unknown, res: import('node:http').ServerResponse) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"type":"try_again"}');
     const status408 = (_q: unknown, res: import('node:http').ServerResponse) => res.writeHead(408).end();
     let n = 0;
     const mixed = (q: never, res: import('node:http').ServerResponse) => (n++ % 2 ? tryAgain(q, res) : status408(q, res));
@@ -129,13 +137,18 @@ describe('tinkerBackend transport', () => {
     const data = tinkerProto.float32Bytes(Array.from({ length: 1024 }, () => -1));
     // 100k offsets alternating 0 and the data's end: decoded naively, 50k copies of the data (≈ 400 MB of numbers).
     const offsets = tinkerProto.int64Bytes(Array.from({ length: 100_000 }, (_, i) => (i % 2 ? data.length : 0)));
-    const reply = tinkerProto.type('ForwardBackwardOutput').encode({ loss_fn_outputs: [{ fields: { logprobs: { data, offsets, dtype: 1 } }, num_datums: 2 }] }).finish();
+    const reply = tinkerProto
+      .type('ForwardBackwardOutput')
+      .encode({ loss_fn_outputs: [{ fields: { logprobs: { data, offsets, dtype: 1 } }, num_datums: 2 }] })
+      .finish();
     expect(reply.length).toBeLessThan(MAX * 16);
     evil.behaviour = (_q, res) => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(Buffer.from(reply));
     const opts = tinkerOpts({ maxResponseBytes: 4 << 20 });
     const http = new TinkerHttp(opts);
     const heap0 = process.memoryUsage().heapUsed;
-    const { error, ms } = await timed(() => awaitFuture(http, opts, 'r1', { op: 'forward_backward', submit: async () => 'r1', json: (v) => v, proto: (b) => decodeForwardBackwardProto(b, 2) }));
+    const { error, ms } = await timed(() =>
+      awaitFuture(http, opts, 'r1', { op: 'forward_backward', submit: async () => 'r1', json: (v) => v, proto: (b) => decodeForwardBackwardProto(b, 2) }),
+    );
     expect(error).toBeInstanceOf(BackendRequestError);
     expect((error as Error).message).toMatch(/offsets/);
     expect(ms).toBeLessThan(SLACK_MS);
@@ -147,9 +160,15 @@ describe('tinkerBackend transport', () => {
 describe('protobuf decoder validates lengths and offsets before allocating', () => {
   const data = tinkerProto.float32Bytes([-1, -2, -3, -4]);
   const fb = (offsets: number[], d: Uint8Array = data, dtype = 1) =>
-    tinkerProto.type('ForwardBackwardOutput').encode({ loss_fn_outputs: [{ fields: { logprobs: { data: d, offsets: tinkerProto.int64Bytes(offsets), dtype } }, num_datums: 2 }] }).finish();
+    tinkerProto
+      .type('ForwardBackwardOutput')
+      .encode({ loss_fn_outputs: [{ fields: { logprobs: { data: d, offsets: tinkerProto.int64Bytes(offsets), dtype } }, num_datums: 2 }] })
+      .finish();
   it('accepts well-formed offsets', () => {
-    expect(decodeForwardBackwardProto(fb([0, 8, 16]), 2).logprobs).toEqual([[-1, -2], [-3, -4]]);
+    expect(decodeForwardBackwardProto(fb([0, 8, 16]), 2).logprobs).toEqual([
+      [-1, -2],
+      [-3, -4],
+    ]);
   });
   const bad: Record<string, Uint8Array> = {
     backwards: fb([0, 16, 8]),
@@ -163,7 +182,10 @@ describe('protobuf decoder validates lengths and offsets before allocating', () 
     'int64 offset beyond 2^53': (() => {
       const o = new Uint8Array(24);
       new DataView(o.buffer).setBigInt64(8, 2n ** 62n, true);
-      return tinkerProto.type('ForwardBackwardOutput').encode({ loss_fn_outputs: [{ fields: { logprobs: { data, offsets: o, dtype: 1 } } }] }).finish();
+      return tinkerProto
+        .type('ForwardBackwardOutput')
+        .encode({ loss_fn_outputs: [{ fields: { logprobs: { data, offsets: o, dtype: 1 } } }] })
+        .finish();
     })(),
     'truncated message': fb([0, 8, 16]).subarray(0, 20),
   };
@@ -184,7 +206,17 @@ describe('protobuf decoder validates lengths and offsets before allocating', () 
 
 describe('openaiCompatibleSampler transport', () => {
   const sampler = (extra: object = {}) =>
-    openaiCompatibleSampler({ baseUrl: `${evil.url}/v1`, model: 'm', renderer, maxRetries: 1, timeoutMs: 400, maxResponseBytes: MAX, headers: { 'x-team-secret': 's3' }, apiKey: 'sk-secret', ...extra });
+    openaiCompatibleSampler({
+      baseUrl: `${evil.url}/v1`,
+      model: 'm',
+      renderer,
+      maxRetries: 1,
+      timeoutMs: 400,
+      maxResponseBytes: MAX,
+      headers: { 'x-team-secret': 's3' },
+      apiKey: 'sk-secret',
+      ...extra,
+    });
 
   it('refuses a huge (streamed or announced) answer with ResponseTooLargeError, without retrying', async () => {
     for (const b of [flood(8 * 1024), flood(1 << 20), flood(100, 5 * 2 ** 30)]) {
@@ -206,7 +238,12 @@ describe('openaiCompatibleSampler transport', () => {
   });
 
   it('refuses every redirect status; the target never sees the prompt, the API key or custom headers', async () => {
-    for (const [status, where] of [[307, `${other.url}/v1/completions`], [308, `${other.url}/x`], [302, '/v1/elsewhere'], [301, `${evil.url.replace('127.0.0.1', 'localhost')}/v1/completions`]] as const) {
+    for (const [status, where] of [
+      [307, `${other.url}/v1/completions`],
+      [308, `${other.url}/x`],
+      [302, '/v1/elsewhere'],
+      [301, `${evil.url.replace('127.0.0.1', 'localhost')}/v1/completions`],
+    ] as const) {
       evil.behaviour = redirect(status, where);
       const before = evil.requests.length;
       const { error } = await timed(() => sampler().sample([1, 2, 3], { maxTokens: 4 }));

@@ -41,7 +41,66 @@ const parsers: Record<string, (s: string) => unknown> = {
 };
 
 /** Fragments of every syntax these parsers look for, plus whitespace of each kind. */
-const UNITS = [' ', '\t', '\n', '\r\n', '\u00a0', ' \n', '<sql>', '</sql>', '```sql', '```sql ', '```', '<solution>', '<answer>', '</answer>', '<think>', '</think>', '$$', '$', '$a', '\\[', '\\(', '\\boxed{', '\\boxed ', '\\fbox{', '{', '}', '\\{', '\\\\', 'final answer ', 'final answer is ', 'answer: ', 'answer', '"', "'", '“', '\\"', ';', '; ', '.', '. ', '/*', '--', '<tool_call>', '</tool_call>', '{"name": "f", "arguments": {"a": "', '[', '\\text{', 'I hope ', '1,', '1 /', '1.', '12', 'a', 'the ', '<|im_end|>', '<|', 'x = ', '\\boxed{1} and '];
+const UNITS = [
+  ' ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\u00a0',
+  ' \n',
+  '<sql>',
+  '</sql>',
+  '```sql',
+  '```sql ',
+  '```',
+  '<solution>',
+  '<answer>',
+  '</answer>',
+  '<think>',
+  '</think>',
+  '$$',
+  '$',
+  '$a',
+  '\\[',
+  '\\(',
+  '\\boxed{',
+  '\\boxed ',
+  '\\fbox{',
+  '{',
+  '}',
+  '\\{',
+  '\\\\',
+  'final answer ',
+  'final answer is ',
+  'answer: ',
+  'answer',
+  '"',
+  "'",
+  '“',
+  '\\"',
+  ';',
+  '; ',
+  '.',
+  '. ',
+  '/*',
+  '--',
+  '<tool_call>',
+  '</tool_call>',
+  '{"name": "f", "arguments": {"a": "',
+  '[',
+  '\\text{',
+  'I hope ',
+  '1,',
+  '1 /',
+  '1.',
+  '12',
+  'a',
+  'the ',
+  '<|im_end|>',
+  '<|',
+  'x = ',
+  '\\boxed{1} and ',
+];
 const TAILS = ['', 'x', '!', '}', '\n', '$', '</sql>', '</answer>'];
 
 const fill = (a: string, b: string, tail: string) => {
@@ -56,7 +115,10 @@ describe('parsers of model output run in linear time (issue 14 §1)', () => {
       for (const u of UNITS) {
         for (const tail of ['', '}']) {
           const s = fill(u, u, tail);
-          expect(fastestMs(() => parse(s)), `${name} on ${JSON.stringify(u)}×N + ${JSON.stringify(tail)}`).toBeLessThan(BOUND_MS);
+          expect(
+            fastestMs(() => parse(s)),
+            `${name} on ${JSON.stringify(u)}×N + ${JSON.stringify(tail)}`,
+          ).toBeLessThan(BOUND_MS);
         }
       }
     });
@@ -64,7 +126,12 @@ describe('parsers of model output run in linear time (issue 14 §1)', () => {
     it(`${name}: property, two repeated fragments and a tail, in < ${BOUND_MS} ms`, () => {
       parse('warm up');
       fc.assert(
-        fc.property(fc.constantFrom(...UNITS), fc.constantFrom(...UNITS), fc.constantFrom(...TAILS), (a, b, tail) => fastestMs(() => parse(fill(a, b, tail))) < BOUND_MS),
+        fc.property(
+          fc.constantFrom(...UNITS),
+          fc.constantFrom(...UNITS),
+          fc.constantFrom(...TAILS),
+          (a, b, tail) => fastestMs(() => parse(fill(a, b, tail))) < BOUND_MS,
+        ),
         { numRuns: 25 },
       );
     });
@@ -96,7 +163,6 @@ function oldFindBoxes(text: string): { content: string; start: number; end: numb
         const next = text[i + 1];
         if (next === '{' || next === '}') {
           i++;
-          continue;
         }
       } else if (ch === '{') depth++;
       else if (ch === '}') {
@@ -110,7 +176,11 @@ function oldFindBoxes(text: string): { content: string; start: number; end: numb
   for (const m of text.matchAll(/\\(?:boxed|fbox)\s*\{/g)) {
     const brace = (m.index ?? 0) + m[0].length - 1;
     const close = matchBrace(brace);
-    out.push(close < 0 ? { content: text.slice(brace + 1), start: m.index ?? 0, end: text.length, closed: false } : { content: text.slice(brace + 1, close), start: m.index ?? 0, end: close + 1, closed: true });
+    out.push(
+      close < 0
+        ? { content: text.slice(brace + 1), start: m.index ?? 0, end: text.length, closed: false }
+        : { content: text.slice(brace + 1, close), start: m.index ?? 0, end: close + 1, closed: true },
+    );
   }
   return out;
 }
@@ -135,23 +205,32 @@ describe('linear rewrites return what the patterns they replaced returned', () =
 
   it('extractFinalSql equals the old pattern-based extraction', () => {
     const text = reply(['```sql', '```SQL', '```', 'sql', '<sql>', '</sql>', '<SQL>', '<solution>', '</solution>', 'SELECT 1', ';', ' ', '\t', '\n', 'x']);
-    fc.assert(fc.property(text, (t) => {
+    fc.assert(
+      fc.property(text, (t) => {
         expect(extractFinalSql(t)).toBe(oldExtractFinalSql(t));
-      }), { numRuns: 3_000 });
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   it('joinLines equals replace(/\\s*\\n\\s*/g, " ")', () => {
     const text = reply([' ', '\n', '\t', '\r', '\u00a0', '\u2028', 'a', 'b c']);
-    fc.assert(fc.property(text, (t) => {
+    fc.assert(
+      fc.property(text, (t) => {
         expect(joinLines(t)).toBe(t.replace(/\s*\n\s*/g, ' '));
-      }), { numRuns: 3_000 });
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   it('findBoxes equals scanning from each opener', () => {
     const text = reply(['\\boxed{', '\\boxed ', '\\fbox{', '{', '}', '\\{', '\\}', '\\', 'x', ' ', '\\boxed{1}']);
-    fc.assert(fc.property(text, (t) => {
+    fc.assert(
+      fc.property(text, (t) => {
         expect(findBoxes(t)).toEqual(oldFindBoxes(t));
-      }), { numRuns: 3_000 });
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   it('extractTaggedAnswer keeps its answers on fixed cases', () => {

@@ -24,7 +24,8 @@ describe('parseNumberFlag: the one number-flag parser of the CLI', () => {
 
   it('an empty or blank value is refused, not read as 0', () => {
     // Hazard: Number('') === 0, so `--port ''` used to bind a random port and `--seed ''` used seed 0.
-    for (const raw of ['', '  ']) expect(message(() => parseNumberFlag('port', raw, { integer: true, min: 0, max: 65535 }))).toBe(`--port expects an integer in [0, 65535], got '${raw}'`);
+    for (const raw of ['', '  '])
+      expect(message(() => parseNumberFlag('port', raw, { integer: true, min: 0, max: 65535 }))).toBe(`--port expects an integer in [0, 65535], got '${raw}'`);
   });
 
   it('refuses non-numbers, non-strings and values outside the rule, naming the flag and the value', () => {
@@ -34,7 +35,9 @@ describe('parseNumberFlag: the one number-flag parser of the CLI', () => {
     expect(message(() => parseNumberFlag('n', '0', { integer: true, min: 1 }))).toBe("--n expects an integer ≥ 1, got '0'");
     expect(message(() => parseNumberFlag('max-bytes', '0', { integer: true, above: 0 }))).toBe("--max-bytes expects a positive integer, got '0'");
     expect(message(() => parseNumberFlag('t', '-1', { min: 0 }))).toBe("--t expects a number ≥ 0, got '-1'");
-    expect(message(() => parseNumberFlag('s', '90000', { min: 1, max: 86_400, expects: 'seconds in [1, 86400]' }))).toBe("--s expects seconds in [1, 86400], got '90000'");
+    expect(message(() => parseNumberFlag('s', '90000', { min: 1, max: 86_400, expects: 'seconds in [1, 86400]' }))).toBe(
+      "--s expects seconds in [1, 86400], got '90000'",
+    );
   });
 
   it('its error is an AgentRLError with code USAGE_INVALID, which the CLI answers with exit code 2', () => {

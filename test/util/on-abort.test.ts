@@ -25,7 +25,10 @@ describe('onAbort (one shared abort listener per signal)', () => {
     const reason = new Error('stop');
     ac.abort(reason);
     ac.abort(new Error('again'));
-    expect(seen).toEqual([['a', reason], ['c', reason]]);
+    expect(seen).toEqual([
+      ['a', reason],
+      ['c', reason],
+    ]);
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);
   });
 

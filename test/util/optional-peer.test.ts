@@ -13,7 +13,11 @@ import { importOptionalPeer, isModuleNotFound } from '../../src/util/optional-pe
 const dir = mkdtempSync(join(tmpdir(), 'agentrl-optional-peer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const require = createRequire(import.meta.url);
-const caught = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+const caught = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 const ABSENT = 'agentrl-absent-peer-for-test';
 
 describe('importOptionalPeer', () => {

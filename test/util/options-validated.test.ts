@@ -46,7 +46,8 @@ const CALLS: Record<string, (opts: Record<string, unknown>) => unknown> = {
   mathEquivalent: (o) => agentrl.mathEquivalent('1', '1', o as never),
   mathReward: (o) => agentrl.mathReward(o as never),
   mcpEnvironment: (o) => agentrl.mcpEnvironment(o as never),
-  mixEnvironments: (o) => agentrl.mixEnvironments([{ env, dataset: [ex], reward: () => ({ reward: 0, correct: false, validFormat: true }) }] as never, o as never),
+  mixEnvironments: (o) =>
+    agentrl.mixEnvironments([{ env, dataset: [ex], reward: () => ({ reward: 0, correct: false, validFormat: true }) }] as never, o as never),
   openaiCompatibleSampler: (o) => agentrl.openaiCompatibleSampler(o as never),
   packMicroBatches: (o) => agentrl.packMicroBatches([], o as never),
   plotRuns: (o) => agentrl.plotRuns([], o as never),
@@ -136,19 +137,27 @@ describe('representative refusals name the key and how to call', () => {
   };
 
   it('runGroup: a renamed key, in the context or the group options, and positional calls', async () => {
-    expect(await message(() => agentrl.runGroup({ ...ctx, prefixMismatch: 'fail' } as never, { example: ex, groupSize: 2 }))).toMatch(/prefixMismatch: unknown key \(did you mean 'onPrefixMismatch'\?\)/);
-    expect(await message(() => agentrl.runGroup(ctx as never, { example: ex, groupSize: 2, prefixMismatch: 'fail' } as never))).toMatch(/prefixMismatch: unknown key/);
+    expect(await message(() => agentrl.runGroup({ ...ctx, prefixMismatch: 'fail' } as never, { example: ex, groupSize: 2 }))).toMatch(
+      /prefixMismatch: unknown key \(did you mean 'onPrefixMismatch'\?\)/,
+    );
+    expect(await message(() => agentrl.runGroup(ctx as never, { example: ex, groupSize: 2, prefixMismatch: 'fail' } as never))).toMatch(
+      /prefixMismatch: unknown key/,
+    );
     expect(await message(() => agentrl.runGroup(ctx as never, { example: ex, groupSize: 2, seedIndex: 1 } as never))).toMatch(/seedIndex: unknown key/);
     // The pre-options-object call runGroup(ctx, example, groupSize):
     const positional = await message(() => (agentrl.runGroup as (...a: unknown[]) => unknown)(ctx, ex, 4));
     expect(positional).toMatch(/runGroup\(ctx, \{ example, groupSize/);
     expect(positional).not.toMatch(/Cannot read properties/);
-    expect(await message(() => (agentrl.runGroup as (...a: unknown[]) => unknown)(ctx))).toMatch(/expected an options object — call runGroup\(ctx, \{ example, groupSize/);
+    expect(await message(() => (agentrl.runGroup as (...a: unknown[]) => unknown)(ctx))).toMatch(
+      /expected an options object — call runGroup\(ctx, \{ example, groupSize/,
+    );
     expect(await message(() => agentrl.runGroup(ctx as never, { example: ex, groupSize: 0 }))).toMatch(/groupSize: expected an integer ≥ 1/);
     expect(await message(() => agentrl.runGroup({ ...ctx, renderer: undefined } as never, { example: ex, groupSize: 1 }))).toMatch(/renderer: missing/);
     expect(await message(() => agentrl.runRollouts({ ...ctx, prefixMismatch: 'split' } as never, [ex], 2))).toMatch(/did you mean 'onPrefixMismatch'/);
     // An options object where runRollouts takes positional arguments.
-    expect(await message(() => agentrl.runRollouts(ctx as never, { examples: [ex], groupSize: 2 } as never, undefined as never))).toMatch(/examples: expected an array of examples — call runRollouts\(ctx, examples, groupSize/);
+    expect(await message(() => agentrl.runRollouts(ctx as never, { examples: [ex], groupSize: 2 } as never, undefined as never))).toMatch(
+      /examples: expected an array of examples — call runRollouts\(ctx, examples, groupSize/,
+    );
     expect(await message(() => agentrl.runRollouts(ctx as never, [ex], 0))).toMatch(/groupSize: expected an integer ≥ 1/);
   });
 
@@ -159,11 +168,15 @@ describe('representative refusals name the key and how to call', () => {
     const shape = await refusal(() => agentrl.demonstrationDatum(renderer as never, env as never, ex as never, { maxToolResponseTokens: 8 }));
     expect(shape).toBeInstanceOf(agentrl.DemonstrationError);
     expect((shape as Error).message).toMatch(/unknown key\(s\) 'id', 'question', 'answer' \(a demonstration has 'example' and 'turns'\)/);
-    expect(await message(() => agentrl.demonstrationDatum(renderer as never, env as never, { example: ex, turns: [] }, { maxToolResponseToken: 8 } as never))).toMatch(/maxToolResponseToken: unknown key \(did you mean 'maxToolResponseTokens'\?\)/);
+    expect(
+      await message(() => agentrl.demonstrationDatum(renderer as never, env as never, { example: ex, turns: [] }, { maxToolResponseToken: 8 } as never)),
+    ).toMatch(/maxToolResponseToken: unknown key \(did you mean 'maxToolResponseTokens'\?\)/);
   });
 
   it('pure functions and factories: a misspelt key is named with the key it most likely meant', async () => {
-    expect(await message(() => agentrl.groupAdvantages([1, 0], { normalise: 'std' } as never))).toMatch(/normalise: unknown key \(did you mean 'normalize'\?\)/);
+    expect(await message(() => agentrl.groupAdvantages([1, 0], { normalise: 'std' } as never))).toMatch(
+      /normalise: unknown key \(did you mean 'normalize'\?\)/,
+    );
     expect(await message(() => agentrl.groupOutcome([{ reward: 1 }], { minSurvivor: 2 } as never))).toMatch(/did you mean 'minSurvivors'/);
     expect(await message(() => agentrl.exactMatch({ corect: 2 } as never))).toMatch(/corect: unknown key \(did you mean 'correct'\?\)/);
     expect(await message(() => agentrl.trainSupervised(backend as never, [], { step: 3 } as never))).toMatch(/step: unknown key \(did you mean 'steps'\?\)/);
@@ -177,7 +190,14 @@ describe('representative refusals name the key and how to call', () => {
     expect(agentrl.groupAdvantages([1, 0], { normalize: 'none' })).toEqual([0.5, -0.5]);
     expect(agentrl.groupAdvantages([1, 0])).toEqual([0.5, -0.5]);
     expect(agentrl.groupOutcome([{ reward: 1 }, { reward: 0 }], { minSurvivors: 2 }).advantages_G).toEqual([0.5, -0.5]);
-    await expect(Promise.resolve(agentrl.exactMatch({ correct: 2 })({ id: 'x/0', example: ex, groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText: '<answer>1</answer>' }, ex))).resolves.toMatchObject({ reward: 2 });
+    await expect(
+      Promise.resolve(
+        agentrl.exactMatch({ correct: 2 })(
+          { id: 'x/0', example: ex, groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText: '<answer>1</answer>' },
+          ex,
+        ),
+      ),
+    ).resolves.toMatchObject({ reward: 2 });
     expect(agentrl.truncateTail('abcdef', 100, (s) => s.length)).toBe('abcdef');
     await expect(agentrl.mathEquivalent('1/2', '0.5', { timeoutMs: 5000 })).resolves.toMatchObject({ equal: true });
   });

@@ -136,17 +136,29 @@ describe('wandbSink over the real @wandb/sdk', () => {
   });
 
   it('W&B refusing the key (HTTP 401): one warning naming it, and training finishes', async () => {
-    const { records } = await trainThroughFailure({ status: 401 }, (url) => wandbSink({ project: 'p', apiKey: KEY, baseUrl: url }), /^wandbSink: W&B run not recorded: .*HTTP 401 \(check the API key\).*metrics\.jsonl/);
+    const { records } = await trainThroughFailure(
+      { status: 401 },
+      (url) => wandbSink({ project: 'p', apiKey: KEY, baseUrl: url }),
+      /^wandbSink: W&B run not recorded: .*HTTP 401 \(check the API key\).*metrics\.jsonl/,
+    );
     expect(records.map((r) => r['step'])).toEqual([0, 1, 2]);
   });
 
   it('W&B refusing to create the run (HTTP 403 on the mutation): the SDK throws in its own thread, training goes on', async () => {
-    await trainThroughFailure({ upsertStatus: 403 }, (url) => wandbSink({ project: 'p', entity: 'e', apiKey: KEY, baseUrl: url }), /^wandbSink: the W&B SDK failed: Failed to upsert run \(W&B answered HTTP 403 \(check the API key\)\)/);
+    await trainThroughFailure(
+      { upsertStatus: 403 },
+      (url) => wandbSink({ project: 'p', entity: 'e', apiKey: KEY, baseUrl: url }),
+      /^wandbSink: the W&B SDK failed: Failed to upsert run \(W&B answered HTTP 403 \(check the API key\)\)/,
+    );
   });
 
   it('W&B unreachable for history (HTTP 500, the SDK retrying): close() gives up after finishTimeoutMs with a warning', async () => {
     const t0 = Date.now();
-    await trainThroughFailure({ fileStreamStatus: 500 }, (url) => wandbSink({ project: 'p', entity: 'e', apiKey: KEY, baseUrl: url, finishTimeoutMs: 1500 }), /did not confirm the end of the run within 1500 ms.*last rows may be missing/);
+    await trainThroughFailure(
+      { fileStreamStatus: 500 },
+      (url) => wandbSink({ project: 'p', entity: 'e', apiKey: KEY, baseUrl: url, finishTimeoutMs: 1500 }),
+      /did not confirm the end of the run within 1500 ms.*last rows may be missing/,
+    );
     expect(Date.now() - t0).toBeLessThan(60_000);
   });
 

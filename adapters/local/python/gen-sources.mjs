@@ -3,8 +3,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 /** Each shipped runner: its export name, what it is, and its files in order (tests check sources.ts matches). */
 export const RUNNERS = [
-  { name: 'PYTHON_RUNTIME_SOURCE', doc: 'the local sandbox\'s zygote server / one-shot runner', parts: ['common.py', 'zygote.py', 'session.py', 'zygote_main.py'] },
-  { name: 'CONTAINER_RUNNER_SOURCE', doc: 'the Docker sandbox\'s in-container runner', parts: ['common.py', 'container.py'] },
+  {
+    name: 'PYTHON_RUNTIME_SOURCE',
+    doc: "the local sandbox's zygote server / one-shot runner",
+    parts: ['common.py', 'zygote.py', 'session.py', 'zygote_main.py'],
+  },
+  { name: 'CONTAINER_RUNNER_SOURCE', doc: "the Docker sandbox's in-container runner", parts: ['common.py', 'container.py'] },
 ];
 
 /** The source of one runner: its files concatenated. */

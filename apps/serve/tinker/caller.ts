@@ -9,6 +9,7 @@ import { digestKeys, matchApiKey, presentedKey } from 'agentrl/internal';
  * Models, futures, checkpoints and sampling sessions belong to the principal that created them.
  */
 export interface ServeCaller {
+  /** `key:<first 16 hex of the key's SHA-256>` with several keys, else `'anonymous'`. */
   readonly principal: string;
 }
 

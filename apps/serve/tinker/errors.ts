@@ -9,20 +9,21 @@ export type ErrorCategory = 'user' | 'server' | 'unknown';
  * load limit). `retryAfterS`, when set, is sent as `Retry-After` (load refusals: the same request may succeed later).
  */
 export class ServeRequestError extends AgentRLError {
+  /** Stable identifier of this error class (`'SERVE_REQUEST'`), kept by minifiers: match on it. */
   static readonly code = 'SERVE_REQUEST' as const;
+  /** The class's `code`, on every instance (narrows in a `switch (e.code)`). */
   readonly code = 'SERVE_REQUEST' as const;
   /** The failure category answered with the error (`{error, category}`). */
   readonly category: ErrorCategory;
   /** Sent as `Retry-After` (seconds) when set. */
   readonly retryAfterS: number | undefined;
+  /** The HTTP status answered (400, 404, 409, 429, 503, …). */
+  readonly status: number;
   /** `status`: the HTTP status answered; `options.category` defaults to `'user'`. */
-  constructor(
-    readonly status: number,
-    message: string,
-    options: { readonly category?: ErrorCategory; readonly retryAfterS?: number | undefined } & ErrorOptions = {},
-  ) {
+  constructor(status: number, message: string, options: { readonly category?: ErrorCategory; readonly retryAfterS?: number | undefined } & ErrorOptions = {}) {
     super(message, options);
     this.name = 'ServeRequestError';
+    this.status = status;
     this.category = options.category ?? 'user';
     this.retryAfterS = options.retryAfterS;
   }

@@ -13,7 +13,12 @@ import * as w from './request-schemas.js';
  * Refuses a `forward` / `forward_backward` input over the datum or token limits, or with a sequence longer than the
  * context (`contextTokens`), before anything is converted. @throws ServeRequestError 400 naming the limit.
  */
-export function checkForwardBatch(input: z.infer<typeof w.forwardInputSchema>, field: string, limits: Pick<ServeLimits, 'maxDatumsPerRequest' | 'maxTokensPerRequest'>, contextTokens: number): void {
+export function checkForwardBatch(
+  input: z.infer<typeof w.forwardInputSchema>,
+  field: string,
+  limits: Pick<ServeLimits, 'maxDatumsPerRequest' | 'maxTokensPerRequest'>,
+  contextTokens: number,
+): void {
   if (input.data.length > limits.maxDatumsPerRequest) {
     throw new ServeRequestError(400, `${field}.data: ${input.data.length} datums exceed maxDatumsPerRequest ${limits.maxDatumsPerRequest}; split the batch`);
   }
@@ -24,7 +29,8 @@ export function checkForwardBatch(input: z.infer<typeof w.forwardInputSchema>, f
     if (T > contextTokens) throw new ServeRequestError(400, `${field}.data[${i}].model_input: ${T} tokens exceed the context of ${contextTokens}`);
     tokens += T;
   });
-  if (tokens > limits.maxTokensPerRequest) throw new ServeRequestError(400, `${field}: ${tokens} tokens exceed maxTokensPerRequest ${limits.maxTokensPerRequest}; split the batch`);
+  if (tokens > limits.maxTokensPerRequest)
+    throw new ServeRequestError(400, `${field}: ${tokens} tokens exceed maxTokensPerRequest ${limits.maxTokensPerRequest}; split the batch`);
 }
 
 /** The datums and loss of a wire `forward_input` / `forward_backward_input`. */
@@ -42,7 +48,8 @@ export function checkForwardTargets(datums: readonly Datum[]): void {
   for (const [i, d] of datums.entries()) {
     const T = d.modelInput.length;
     if (T === 0) throw new BackendInputError(`data[${i}].model_input`, 'empty sequence');
-    if (d.targetTokens.length !== T) throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens`, `length ${d.targetTokens.length} != model_input length ${T}`);
+    if (d.targetTokens.length !== T)
+      throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens`, `length ${d.targetTokens.length} != model_input length ${T}`);
     for (let t = 0; t + 1 < T; t++) {
       if (d.targetTokens[t] !== d.modelInput[t + 1]) {
         throw new BackendInputError(`data[${i}].loss_fn_inputs.target_tokens[${t}]`, 'forward needs next-token targets (target_tokens[t] = model_input[t+1])');
@@ -52,7 +59,12 @@ export function checkForwardTargets(datums: readonly Datum[]): void {
 }
 
 /** The `forward_backward` future body: per-datum learner logprobs and elementwise loss, and `loss:sum` over them. */
-export function forwardOutput(datums: readonly Datum[], loss: LossConfig, logprobs: readonly (readonly number[])[], metrics: Record<string, number>): FutureBody {
+export function forwardOutput(
+  datums: readonly Datum[],
+  loss: LossConfig,
+  logprobs: readonly (readonly number[])[],
+  metrics: Record<string, number>,
+): FutureBody {
   let total = 0;
   const outputs = datums.map((d, i) => {
     const lp = logprobs[i]!;

@@ -11,7 +11,11 @@ interface Entry {
 }
 
 /** Outcome of {@link FutureStore.wait}. */
-export type FutureWait = { readonly state: 'done'; readonly body: FutureBody } | { readonly state: 'pending' } | { readonly state: 'expired' } | { readonly state: 'unknown' };
+export type FutureWait =
+  | { readonly state: 'done'; readonly body: FutureBody }
+  | { readonly state: 'pending' }
+  | { readonly state: 'expired' }
+  | { readonly state: 'unknown' };
 
 /** Limits of a {@link FutureStore}. */
 export interface FutureStoreOptions {

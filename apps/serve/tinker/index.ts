@@ -4,3 +4,4 @@ export { DEFAULT_SERVE_LIMITS, type ServeLimits } from './serve-limits.js';
 export { callerResolver, type ServeCaller } from './caller.js';
 export { registerTinkerRoutes, TINKER_PREFIX } from './routes.js';
 export { ServeRequestError, type ErrorCategory } from './errors.js';
+export type { ServeHost } from './serve-host.js';

@@ -27,9 +27,17 @@ export class LoadAccounting {
     const L = this.#limits;
     const mine = this.#queued.get(key) ?? 0;
     if (mine >= L.maxQueuedPerSession) {
-      throw new ServeRequestError(429, `${mine} requests of this session are unfinished (maxQueuedPerSession ${L.maxQueuedPerSession}); wait for them to finish`, { category: 'user', retryAfterS: 1 });
+      throw new ServeRequestError(
+        429,
+        `${mine} requests of this session are unfinished (maxQueuedPerSession ${L.maxQueuedPerSession}); wait for them to finish`,
+        { category: 'user', retryAfterS: 1 },
+      );
     }
-    if (this.#total >= L.maxQueued) throw new ServeRequestError(429, `server busy: ${this.#total} requests unfinished (maxQueued ${L.maxQueued}); retry later`, { category: 'server', retryAfterS: 1 });
+    if (this.#total >= L.maxQueued)
+      throw new ServeRequestError(429, `server busy: ${this.#total} requests unfinished (maxQueued ${L.maxQueued}); retry later`, {
+        category: 'server',
+        retryAfterS: 1,
+      });
     return this.count(key);
   }
 

@@ -96,7 +96,8 @@ function numbersOf(bytes: Uint8Array, dtype: number, field: string): number[] {
 }
 
 function tensorOf(t: TensorMsg, field: string): TensorData {
-  if (t.sparse_csr !== undefined && t.sparse_csr !== null) throw new BackendInputError(field, 'sparse (CSR) tensors are not supported; send a dense 1-D tensor');
+  if (t.sparse_csr !== undefined && t.sparse_csr !== null)
+    throw new BackendInputError(field, 'sparse (CSR) tensors are not supported; send a dense 1-D tensor');
   const dtype = t.dtype ?? 0;
   if (dtype === 0) throw new BackendInputError(field, 'tensor dtype is unspecified');
   const data = numbersOf(t.dense ?? new Uint8Array(), dtype, field);
@@ -122,7 +123,8 @@ export function decodeForwardBackwardRequest(body: Uint8Array): ProtoForwardBack
   if (!msg.model_id) throw new BackendInputError('forward_backward.model_id', 'missing');
   const data = (msg.data ?? []).map((d, i): WireDatum => {
     const chunks = (d.model_input ?? []).map((c, j) => {
-      if (c.encoded_text) return { type: 'encoded_text', tokens: numbersOf(c.encoded_text.tokens ?? new Uint8Array(), DTYPE_INT32, `data[${i}].model_input[${j}]`) };
+      if (c.encoded_text)
+        return { type: 'encoded_text', tokens: numbersOf(c.encoded_text.tokens ?? new Uint8Array(), DTYPE_INT32, `data[${i}].model_input[${j}]`) };
       return { type: c.image ? 'image' : c.dmel ? 'dmel' : 'unknown' };
     });
     const inputs: Record<string, TensorData> = {};
@@ -139,7 +141,7 @@ export function decodeForwardBackwardRequest(body: Uint8Array): ProtoForwardBack
   };
 }
 
-const has = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+const has = (o: object, key: string): boolean => Object.hasOwn(o, key);
 
 /**
  * The loss config of a request: SDK ≥ 0.26 sends `loss_fn_config_v2` (tagged number-or-text values) and mirrors its
@@ -153,7 +155,8 @@ function lossConfigOf(msg: FbRequestMsg): Record<string, number> | undefined {
   for (const [k, v] of Object.entries(v2)) {
     const field = `forward_backward_input.loss_fn_config_v2.${k}`;
     // Set oneof arms are own properties of a decoded message; the prototype holds the defaults ('' and 0).
-    if (has(v, 'text')) throw new BackendInputError(field, `text value '${String(v.text).slice(0, 64)}' is not accepted: every loss kind agentrl serve runs takes numbers`);
+    if (has(v, 'text'))
+      throw new BackendInputError(field, `text value '${String(v.text).slice(0, 64)}' is not accepted: every loss kind agentrl serve runs takes numbers`);
     if (!has(v, 'number') || typeof v.number !== 'number') throw new BackendInputError(field, 'LossConfigValue has neither number nor text');
     out[k] = v.number;
   }

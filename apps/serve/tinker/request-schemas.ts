@@ -242,7 +242,10 @@ const MODEL_ID = /^[A-Za-z0-9_-]{1,128}$/;
 export function parseTinkerPath(path: string, field: string): TinkerPath {
   const m = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/.exec(path);
   if (!m || !MODEL_ID.test(m[1]!) || !PATH_NAME.test(m[3]!)) {
-    throw new BackendInputError(field, `expected tinker://<model_id>/weights/<name> or …/sampler_weights/<name> (model id: letters, digits, _ -; name: ${PATH_NAME_RULE}), got '${path.slice(0, 300)}'`);
+    throw new BackendInputError(
+      field,
+      `expected tinker://<model_id>/weights/<name> or …/sampler_weights/<name> (model id: letters, digits, _ -; name: ${PATH_NAME_RULE}), got '${path.slice(0, 300)}'`,
+    );
   }
   return { modelId: m[1]!, kind: m[2] as TinkerPath['kind'], name: m[3]! };
 }

@@ -50,7 +50,9 @@ function runJson(r: RunRecord, checkpoints: readonly StoredCheckpoint[]): Record
     last_request_time: iso(r.lastRequestTime),
     ...(lw ? { last_checkpoint: checkpointJson(r.id, lw, r.baseModel) } : {}),
     ...(ls ? { last_sampler_checkpoint: checkpointJson(r.id, ls, r.baseModel) } : {}),
-    ...(r.userMetadata ? { user_metadata: Object.fromEntries(Object.entries(r.userMetadata).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])) } : {}),
+    ...(r.userMetadata
+      ? { user_metadata: Object.fromEntries(Object.entries(r.userMetadata).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])) }
+      : {}),
   };
 }
 
@@ -83,7 +85,8 @@ export function registerTinkerRestRoutes(app: FastifyInstance, service: TinkerSe
         return await fn(req, reply, callerOf(req));
       } catch (e) {
         if (e instanceof ServeRequestError) return reply.code(e.status).send({ error: e.message, category: e.category });
-        if (e instanceof z.ZodError) return reply.code(400).send({ error: e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), category: 'user' });
+        if (e instanceof z.ZodError)
+          return reply.code(400).send({ error: e.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), category: 'user' });
         throw e;
       }
     };
@@ -116,7 +119,10 @@ export function registerTinkerRestRoutes(app: FastifyInstance, service: TinkerSe
     }),
   );
 
-  app.get(`${p}/samplers/:id`, handle((req, _reply, caller) => service.samplerInfo(caller, params(req)['id']!)));
+  app.get(
+    `${p}/samplers/:id`,
+    handle((req, _reply, caller) => service.samplerInfo(caller, params(req)['id']!)),
+  );
 
   app.get(
     `${p}/training_runs`,
@@ -202,7 +208,12 @@ export function registerTinkerRestRoutes(app: FastifyInstance, service: TinkerSe
     `${p}/sessions`,
     handle((req, _reply, caller) => {
       const { limit, offset } = page(req);
-      return { sessions: service.sessions(caller).map((s) => s.id).slice(offset, offset + limit) };
+      return {
+        sessions: service
+          .sessions(caller)
+          .map((s) => s.id)
+          .slice(offset, offset + limit),
+      };
     }),
   );
   app.get(

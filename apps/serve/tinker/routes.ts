@@ -26,13 +26,18 @@ export const TINKER_PREFIX = TINKER_API_PREFIX;
  * Past a request limit (`ServeLimits`): 400; past a load limit: 429 (or 503 for the model count) with `Retry-After`.
  * `retrieve_future` long-polls and answers `{type: "try_again"}` while pending, 410 once a result has expired.
  */
-export function registerTinkerRoutes(app: FastifyInstance, service: TinkerService, options: TinkerRouteOptions = { maxBodyBytes: 64 * 1024 * 1024, maxInFlight: 256 }): void {
+export function registerTinkerRoutes(
+  app: FastifyInstance,
+  service: TinkerService,
+  options: TinkerRouteOptions = { maxBodyBytes: 64 * 1024 * 1024, maxInFlight: 256 },
+): void {
   const p = TINKER_PREFIX;
   // Protobuf bodies (SDK ≥ 0.22.3 with proto_write_fwdbwd, every body of 0.25) arrive as bytes; only forward_backward takes them.
   app.addContentTypeParser(PROTOBUF, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   const post = <S extends z.ZodType>(path: string, schema: S, handler: (body: z.infer<S>, caller: ServeCaller, signal: AbortSignal) => unknown) => {
     app.post(`${p}/${path}`, async (req, reply) => {
-      if (Buffer.isBuffer(req.body)) return reply.code(415).send({ error: `${path}: protobuf bodies are accepted by forward_backward only; send JSON`, category: 'user' });
+      if (Buffer.isBuffer(req.body))
+        return reply.code(415).send({ error: `${path}: protobuf bodies are accepted by forward_backward only; send JSON`, category: 'user' });
       const parsed = schema.safeParse(req.body ?? {});
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;

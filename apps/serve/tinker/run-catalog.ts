@@ -119,7 +119,14 @@ export class RunCatalog {
    * Writes checkpoint `<run>/<kind>/<name>` with `save` (given its directory) and its `user_metadata`, and commits
    * the bytes written (less those it replaced) to `booking`.
    */
-  async write(run: { readonly id: string; readonly principal: string }, kind: CheckpointKind, name: string, userMetadata: Readonly<Record<string, string>> | null | undefined, booking: StateBooking | undefined, save: (dir: string) => Promise<void>): Promise<void> {
+  async write(
+    run: { readonly id: string; readonly principal: string },
+    kind: CheckpointKind,
+    name: string,
+    userMetadata: Readonly<Record<string, string>> | null | undefined,
+    booking: StateBooking | undefined,
+    save: (dir: string) => Promise<void>,
+  ): Promise<void> {
     const dir = join(await this.runDir(run.id, run.principal), kind, name);
     const replaced = await dirBytes(dir);
     await save(dir);
@@ -153,7 +160,7 @@ export class RunCatalog {
     const out: StoredCheckpoint[] = [];
     for (const c of await listStoredCheckpoints(root, run.id)) {
       const real = await realpath(c.dir).catch(() => undefined);
-      if (real !== undefined && real.startsWith(root + sep) && real === join(root, run.id, c.kind, c.name)) out.push(c);
+      if (real?.startsWith(root + sep) && real === join(root, run.id, c.kind, c.name)) out.push(c);
     }
     return out;
   }

@@ -21,10 +21,15 @@ export function checkSampleOptions(body: z.infer<typeof sampleSchema>): void {
   const refuse = (field: string, why: string) => {
     throw new ServeRequestError(400, `${field}: ${why}; agentrl serve answers this option only at its default`);
   };
-  if ((body.topk_prompt_logprobs ?? 0) > 0) refuse('topk_prompt_logprobs', `${body.topk_prompt_logprobs} asks for top-k prompt logprobs, which the embedded sampler does not compute`);
-  if ((body.topk_sample_logprobs ?? 0) > 0) refuse('topk_sample_logprobs', `${body.topk_sample_logprobs} asks for top-k logprobs of each sampled token, which the embedded sampler does not compute`);
+  if ((body.topk_prompt_logprobs ?? 0) > 0)
+    refuse('topk_prompt_logprobs', `${body.topk_prompt_logprobs} asks for top-k prompt logprobs, which the embedded sampler does not compute`);
+  if ((body.topk_sample_logprobs ?? 0) > 0)
+    refuse('topk_sample_logprobs', `${body.topk_sample_logprobs} asks for top-k logprobs of each sampled token, which the embedded sampler does not compute`);
   if (body.target_prompt_logprobs != null) refuse('target_prompt_logprobs', 'prompt logprobs of chosen token ids are not computed here');
   if (body.record_stability_info === true) {
-    refuse('record_stability_info', 'sequences are not recorded for stable_reinforce (its formula and the encoding of SampledSequence.sequence_id are not public)');
+    refuse(
+      'record_stability_info',
+      'sequences are not recorded for stable_reinforce (its formula and the encoding of SampledSequence.sequence_id are not public)',
+    );
   }
 }

@@ -125,6 +125,9 @@ export class SamplerRegistry {
   }
 
   #unknown(ref: string): ServeRequestError {
-    return new ServeRequestError(404, `no sampler '${ref}': expected a live sampling_session_id (older unnamed sampler versions are released), a tinker://…/sampler_weights/… path or '${this.#modelName}'`);
+    return new ServeRequestError(
+      404,
+      `no sampler '${ref}': expected a live sampling_session_id (older unnamed sampler versions are released), a tinker://…/sampler_weights/… path or '${this.#modelName}'`,
+    );
   }
 }

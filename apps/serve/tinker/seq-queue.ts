@@ -58,7 +58,11 @@ export class SeqQueue {
   #waitingBytes = 0;
 
   constructor(limits: Partial<SeqQueueLimits> = {}) {
-    this.#limits = { maxWaiting: limits.maxWaiting ?? 64, maxWaitingBytes: limits.maxWaitingBytes ?? 64 * 1024 * 1024, waitTimeoutMs: limits.waitTimeoutMs ?? 120_000 };
+    this.#limits = {
+      maxWaiting: limits.maxWaiting ?? 64,
+      maxWaitingBytes: limits.maxWaitingBytes ?? 64 * 1024 * 1024,
+      waitTimeoutMs: limits.waitTimeoutMs ?? 120_000,
+    };
   }
 
   /** The lowest `seq_id` not yet released to run. */

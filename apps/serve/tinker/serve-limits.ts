@@ -80,7 +80,11 @@ export const DEFAULT_SERVE_LIMITS: ServeLimits = {
 /** The limits given in bytes that may pass 2³¹ (the others are counts, sizes and times up to 2³¹). */
 const LARGE_LIMITS: ReadonlySet<keyof ServeLimits> = new Set(['maxStateBytesPerSession', 'maxStateBytes']);
 
-const count = z.number().int().min(1).max(2 ** 31);
+const count = z
+  .number()
+  .int()
+  .min(1)
+  .max(2 ** 31);
 const bytes = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /** The largest value a limit accepts: 2³¹, or 2⁵³ − 1 for the state-folder byte limits. */
@@ -90,7 +94,10 @@ export function serveLimitMax(key: keyof ServeLimits): number {
 
 /** Schema of a partial {@link ServeLimits} (every field optional, every value a positive integer up to {@link serveLimitMax}). */
 export const serveLimitsSchema = z.strictObject(
-  Object.fromEntries(Object.keys(DEFAULT_SERVE_LIMITS).map((k) => [k, (LARGE_LIMITS.has(k as keyof ServeLimits) ? bytes : count).optional()])) as Record<keyof ServeLimits, z.ZodOptional<typeof count>>,
+  Object.fromEntries(Object.keys(DEFAULT_SERVE_LIMITS).map((k) => [k, (LARGE_LIMITS.has(k as keyof ServeLimits) ? bytes : count).optional()])) as Record<
+    keyof ServeLimits,
+    z.ZodOptional<typeof count>
+  >,
 );
 
 /** Defaults filled in (validation is the caller's, with {@link serveLimitsSchema}). */

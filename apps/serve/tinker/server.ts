@@ -4,14 +4,15 @@ import { ConfigError } from 'agentrl/internal';
 import { createHttpServer, type HttpLimits } from 'agentrl/internal';
 import { registerTinkerRoutes } from './routes.js';
 import { TinkerService } from './service.js';
+import type { ServeHost } from './serve-host.js';
 import { AccessTokens } from './access-tokens.js';
 import { serveLimitsSchema, type ServeLimits } from './serve-limits.js';
 
 /**
  * An extra surface mounted on the same server (e.g. the OpenAI-compatible `/v1`). It receives the Fastify
- * instance and the Tinker service (for its models and samplers) before the server listens.
+ * instance and the server's {@link ServeHost} (its model, limits and samplers) before the server listens.
  */
-export type ServePlugin = (app: FastifyInstance, service: TinkerService) => void | Promise<void>;
+export type ServePlugin = (app: FastifyInstance, service: ServeHost) => void | Promise<void>;
 
 /** Options of {@link createServeApp}. */
 export interface ServeAppOptions {
@@ -75,7 +76,20 @@ const optionsSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).optional(),
   apiKey: z.string().min(1).optional(),
   apiKeys: z.array(z.string().min(1)).optional(),
-  accessTokens: z.union([z.literal(false), z.strictObject({ ttlS: z.number().int().min(1).max(86_400 * 30).optional(), secret: z.string().min(32).optional() })]).optional(),
+  accessTokens: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        ttlS: z
+          .number()
+          .int()
+          .min(1)
+          .max(86_400 * 30)
+          .optional(),
+        secret: z.string().min(32).optional(),
+      }),
+    ])
+    .optional(),
   futureTtlMs: z.number().int().min(1000).optional(),
   serveLimits: serveLimitsSchema.optional(),
   engineThread: z.enum(['worker', 'main']).optional(),
@@ -85,7 +99,15 @@ const optionsSchema = z.strictObject({
   pollTimeoutMs: z.number().int().min(0).optional(),
   sessionTimeoutMs: z.number().int().min(1000).optional(),
   maxBatchTokens: z.number().int().min(64).optional(),
-  model: z.strictObject({ layers: z.number().int().optional(), dModel: z.number().int().optional(), heads: z.number().int().optional(), contextTokens: z.number().int().optional(), seed: z.number().int().optional() }).optional(),
+  model: z
+    .strictObject({
+      layers: z.number().int().optional(),
+      dModel: z.number().int().optional(),
+      heads: z.number().int().optional(),
+      contextTokens: z.number().int().optional(),
+      seed: z.number().int().optional(),
+    })
+    .optional(),
   limits: z.record(z.string(), z.number()).optional(),
   plugins: z.array(z.custom<ServePlugin>((f) => typeof f === 'function')).optional(),
 });
@@ -94,8 +116,8 @@ const optionsSchema = z.strictObject({
 export interface ServeApp {
   /** The Fastify instance (routes registered; add more before `listen`). */
   readonly app: FastifyInstance;
-  /** The Tinker state machine behind the routes. */
-  readonly service: TinkerService;
+  /** The served model, its limits, samplers and counters ({@link ServeHost}). */
+  readonly service: ServeHost;
   /** Registers the plugins and starts listening; resolves to the base URL, e.g. `http://127.0.0.1:8000`. */
   listen(): Promise<string>;
   /** Closes every model (pending polls answer at once), then stops the server. Idempotent. */
@@ -116,7 +138,11 @@ export interface ServeApp {
  */
 export function createServeApp(options: ServeAppOptions = {}): ServeApp {
   const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) throw new ConfigError('serve options', parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));
+  if (!parsed.success)
+    throw new ConfigError(
+      'serve options',
+      parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+    );
   const o = options;
   const keys = [...(o.apiKey !== undefined ? [o.apiKey] : []), ...(o.apiKeys ?? [])];
   const tokens = keys.length > 0 && o.accessTokens !== false ? new AccessTokens(keys, o.accessTokens ?? {}) : undefined;
@@ -142,7 +168,10 @@ export function createServeApp(options: ServeAppOptions = {}): ServeApp {
       ...(o.engineThread !== undefined ? { engineThread: o.engineThread } : {}),
       apiKeys: keys,
       ...(tokens ? { accessTokens: tokens } : {}),
-      engine: { ...(o.checkpoint === undefined ? o.model : { seed: o.model?.seed }), ...(o.maxBatchTokens !== undefined ? { maxBatchTokens: o.maxBatchTokens } : {}) },
+      engine: {
+        ...(o.checkpoint === undefined ? o.model : { seed: o.model?.seed }),
+        ...(o.maxBatchTokens !== undefined ? { maxBatchTokens: o.maxBatchTokens } : {}),
+      },
     });
   } catch (e) {
     void http.close();

@@ -47,7 +47,9 @@ export interface ServeSessionRef {
 
 /** Counters of a `TinkerService` (for tests, logs and `bench:serve-memory`). */
 export interface TinkerServiceStats {
+  /** Live sessions. */
   readonly sessions: number;
+  /** Live models. */
   readonly models: number;
   /** Submitted futures not finished yet. */
   readonly queued: number;
@@ -57,9 +59,8 @@ export interface TinkerServiceStats {
   readonly samplerVersions: number;
   /** Requests held for a missing lower `seq_id`, and their bytes, over all models. */
   readonly outOfOrder: number;
+  /** Bytes of those held requests. */
   readonly outOfOrderBytes: number;
   /** Checkpoint bytes this server holds (or has reserved) in the state folder. */
   readonly stateBytes: number;
 }
-
-

@@ -25,6 +25,7 @@ import * as w from './request-schemas.js';
 import type { ServeModelRef, ServeSessionRef, TinkerServiceOptions, TinkerServiceStats } from './service-options.js';
 import { checkForwardBatch, checkForwardTargets, convertForwardInput, forwardOutput } from './forward-inputs.js';
 import { adamParamsFromWire } from 'agentrl/internal';
+import type { ServeHost } from './serve-host.js';
 
 export type { RunRecord } from './run-catalog.js';
 export type { ServeModelRef, ServeSessionRef, TinkerServiceOptions, TinkerServiceStats } from './service-options.js';
@@ -35,7 +36,7 @@ export type { ServeModelRef, ServeSessionRef, TinkerServiceOptions, TinkerServic
  * maps HTTP onto it. Training requests of one model run one at a time in `seq_id` order; sampling runs
  * outside that queue. Every failure of a submitted request becomes a `{error, category}` result.
  */
-export class TinkerService {
+export class TinkerService implements ServeHost {
   readonly modelName: string;
   readonly contextTokens: number;
   readonly pollTimeoutMs: number;
@@ -109,7 +110,16 @@ export class TinkerService {
       outOfOrder += m.queue.waiting;
       outOfOrderBytes += m.queue.waitingBytes;
     }
-    return { sessions: this.#sessions.size, models: this.#models.size, queued: this.#load.total, retainedResults: this.#futures.retained, samplerVersions: this.#samplers.versions(), outOfOrder, outOfOrderBytes, stateBytes: this.#stateBytes.total };
+    return {
+      sessions: this.#sessions.size,
+      models: this.#models.size,
+      queued: this.#load.total,
+      retainedResults: this.#futures.retained,
+      samplerVersions: this.#samplers.versions(),
+      outOfOrder,
+      outOfOrderBytes,
+      stateBytes: this.#stateBytes.total,
+    };
   }
 
   /** `tinker://…/sampler_weights/<name>` paths `caller` saved (each a model id of the OpenAI-compatible `/v1`). */
@@ -170,7 +180,10 @@ export class TinkerService {
 
   /** Ids of `caller`'s live models (for listing routes). */
   modelIds(caller: ServeCaller): string[] {
-    return this.#models.all().filter((m) => m.principal === caller.principal).map((m) => m.id);
+    return this.#models
+      .all()
+      .filter((m) => m.principal === caller.principal)
+      .map((m) => m.id);
   }
 
   /** Ids of `caller`'s live sessions (for listing routes). */
@@ -206,17 +219,44 @@ export class TinkerService {
     }
     const L = this.limits;
     if (session.models.size >= L.maxModelsPerSession) {
-      throw new ServeRequestError(400, `session ${body.session_id} already holds ${session.models.size} models (maxModelsPerSession ${L.maxModelsPerSession}); unload one first`);
+      throw new ServeRequestError(
+        400,
+        `session ${body.session_id} already holds ${session.models.size} models (maxModelsPerSession ${L.maxModelsPerSession}); unload one first`,
+      );
     }
-    if (this.#models.size >= L.maxModels) throw new ServeRequestError(503, `server full: ${this.#models.size} models loaded (maxModels ${L.maxModels}); retry later`, { category: 'server', retryAfterS: 30 });
+    if (this.#models.size >= L.maxModels)
+      throw new ServeRequestError(503, `server full: ${this.#models.size} models loaded (maxModels ${L.maxModels}); retry later`, {
+        category: 'server',
+        retryAfterS: 30,
+      });
     const done = this.#load.take(body.session_id);
     const id = newId('model');
     // lora_config.seed is not applied: every model starts from the same weights (the checkpoint, or the seeded init).
     const work = (async () => {
       const backend = this.#newBackend();
       const queue = new SeqQueue({ maxWaiting: L.maxOutOfOrderRequests, maxWaitingBytes: L.maxOutOfOrderBytes, waitTimeoutMs: L.outOfOrderTimeoutMs });
-      this.#models.add({ id, sessionId: body.session_id, principal: caller.principal, backend, queue, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, ephemeral: [], named: new Set(), unfinished: new Set(), checkpoints: 0 });
-      this.#runs.add({ id, sessionId: body.session_id, principal: caller.principal, baseModel: this.modelName, lora: body.lora_config ?? undefined, userMetadata: body.user_metadata ?? undefined, lastRequestTime: Date.now() });
+      this.#models.add({
+        id,
+        sessionId: body.session_id,
+        principal: caller.principal,
+        backend,
+        queue,
+        lora: body.lora_config ?? undefined,
+        userMetadata: body.user_metadata ?? undefined,
+        ephemeral: [],
+        named: new Set(),
+        unfinished: new Set(),
+        checkpoints: 0,
+      });
+      this.#runs.add({
+        id,
+        sessionId: body.session_id,
+        principal: caller.principal,
+        baseModel: this.modelName,
+        lora: body.lora_config ?? undefined,
+        userMetadata: body.user_metadata ?? undefined,
+        lastRequestTime: Date.now(),
+      });
       session.models.add(id);
       return { type: 'create_model', model_id: id };
     })();
@@ -257,7 +297,12 @@ export class TinkerService {
     return this.#models.submit(caller, m, body.seq_id, 'forward_backward', raw ?? body, async () => {
       const { datums, loss } = convertForwardInput(body.forward_backward_input);
       const r = await m.backend.forwardBackward(datums, loss);
-      return forwardOutput(datums, loss, r.logprobs, { 'loss:sum': r.metrics['loss'] ?? 0, 'tokens:sum': r.metrics['tokens'] ?? 0, 'clip_frac:mean': r.metrics['clip_frac'] ?? 0, 'kl_sample_train:mean': r.metrics['kl_sample_train'] ?? 0 });
+      return forwardOutput(datums, loss, r.logprobs, {
+        'loss:sum': r.metrics['loss'] ?? 0,
+        'tokens:sum': r.metrics['tokens'] ?? 0,
+        'clip_frac:mean': r.metrics['clip_frac'] ?? 0,
+        'kl_sample_train:mean': r.metrics['kl_sample_train'] ?? 0,
+      });
     });
   }
 
@@ -300,7 +345,10 @@ export class TinkerService {
     const name = body.path ?? `state-${randomBytes(4).toString('hex')}`;
     if (!w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (${w.CHECKPOINT_NAME_RULE})`);
     if (m.checkpoints >= this.limits.maxCheckpointsPerModel) {
-      throw new ServeRequestError(400, `model ${m.id} already saved ${m.checkpoints} checkpoints (maxCheckpointsPerModel ${this.limits.maxCheckpointsPerModel})`);
+      throw new ServeRequestError(
+        400,
+        `model ${m.id} already saved ${m.checkpoints} checkpoints (maxCheckpointsPerModel ${this.limits.maxCheckpointsPerModel})`,
+      );
     }
     const path = `tinker://${m.id}/weights/${name}`;
     const booking = this.#stateBytes.booking(m.sessionId);
@@ -339,10 +387,14 @@ export class TinkerService {
   saveWeightsForSampler(body: z.infer<typeof w.saveForSamplerSchema>, caller: ServeCaller): { request_id: string; model_id: string } {
     const m = this.#models.of(caller, body.model_id);
     const name = body.path ?? undefined;
-    if (name !== undefined && !w.CHECKPOINT_NAME.test(name)) throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (${w.CHECKPOINT_NAME_RULE})`);
+    if (name !== undefined && !w.CHECKPOINT_NAME.test(name))
+      throw new ServeRequestError(400, `path: '${name}' is not a valid checkpoint name (${w.CHECKPOINT_NAME_RULE})`);
     const path = name === undefined ? undefined : `tinker://${m.id}/sampler_weights/${name}`;
     if (path !== undefined && !m.named.has(path) && m.named.size >= this.limits.maxNamedSamplersPerModel) {
-      throw new ServeRequestError(400, `model ${m.id} already holds ${m.named.size} named sampler weights (maxNamedSamplersPerModel ${this.limits.maxNamedSamplersPerModel})`);
+      throw new ServeRequestError(
+        400,
+        `model ${m.id} already holds ${m.named.size} named sampler weights (maxNamedSamplersPerModel ${this.limits.maxNamedSamplersPerModel})`,
+      );
     }
     // Only named versions are written to the state folder; unnamed ones live in memory.
     const booking = path !== undefined ? this.#stateBytes.booking(m.sessionId) : undefined;
@@ -375,13 +427,18 @@ export class TinkerService {
         while (m.ephemeral.length > this.limits.samplerVersionsPerModel) this.#samplers.release(m.ephemeral.shift()!);
         return { type: 'save_weights_for_sampler', sampling_session_id: id };
       },
-      name !== undefined && path !== undefined ? () => this.#runs.reserveName(m.id, 'sampler_weights', name, body.overwrite ?? true, { type: 'save_weights_for_sampler', path }) : undefined,
+      name !== undefined && path !== undefined
+        ? () => this.#runs.reserveName(m.id, 'sampler_weights', name, body.overwrite ?? true, { type: 'save_weights_for_sampler', path })
+        : undefined,
       booking,
     );
   }
 
   /** `create_sampling_session` from a named sampler path of the caller, or the base model. */
-  async createSamplingSession(body: z.infer<typeof w.createSamplingSessionSchema>, caller: ServeCaller): Promise<{ type: 'create_sampling_session'; sampling_session_id: string }> {
+  async createSamplingSession(
+    body: z.infer<typeof w.createSamplingSessionSchema>,
+    caller: ServeCaller,
+  ): Promise<{ type: 'create_sampling_session'; sampling_session_id: string }> {
     const session = this.#sessions.of(caller, body.session_id);
     const ref = body.model_path ?? body.base_model ?? undefined;
     if (ref === undefined) throw new ServeRequestError(400, 'one of model_path or base_model is required');
@@ -390,7 +447,13 @@ export class TinkerService {
     }
     if (body.model_path != null) w.parseTinkerPath(body.model_path, 'model_path');
     const target = await this.#samplers.resolve(ref, caller);
-    const id = this.#samplers.add({ sampler: target.sampler, principal: caller.principal, sessionId: body.session_id, aliasOf: ref, ...(body.model_path != null ? { modelPath: body.model_path } : {}) });
+    const id = this.#samplers.add({
+      sampler: target.sampler,
+      principal: caller.principal,
+      sessionId: body.session_id,
+      aliasOf: ref,
+      ...(body.model_path != null ? { modelPath: body.model_path } : {}),
+    });
     session.samplingSessions.push(id);
     while (session.samplingSessions.length > this.limits.maxSamplingSessionsPerSession) this.#samplers.forget(session.samplingSessions.shift()!);
     return { type: 'create_sampling_session', sampling_session_id: id };
@@ -414,7 +477,8 @@ export class TinkerService {
       throw new ServeRequestError(400, `sampling_params.max_tokens: ${maxTokens} is outside [0, ${L.maxSampleTokens}] (maxSampleTokens)`);
     }
     const prompt = w.modelInputTokens(body.prompt, 'prompt');
-    if (prompt.length >= this.contextTokens) throw new ServeRequestError(400, `prompt: ${prompt.length} tokens leave no room in the context of ${this.contextTokens}`);
+    if (prompt.length >= this.contextTokens)
+      throw new ServeRequestError(400, `prompt: ${prompt.length} tokens leave no room in the context of ${this.contextTokens}`);
     const params = w.toSamplingParams(body.sampling_params, n, Math.min(this.contextTokens, L.maxSampleTokens));
     const done = this.#load.take(entry.sessionId ?? `principal:${caller.principal}`);
     // A sampler of a session stops (at the next token boundary) when the session expires or the server closes.

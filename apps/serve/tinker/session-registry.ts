@@ -34,7 +34,8 @@ export class SessionRegistry {
   /** `caller`'s session `id`. @throws ServeRequestError 404 when unknown or another principal's. */
   of(caller: ServeCaller, id: string): SessionState {
     const s = this.#sessions.get(id);
-    if (!s || s.principal !== caller.principal) throw new ServeRequestError(404, `unknown session_id '${id}' (create_session first; sessions expire without heartbeats)`);
+    if (!s || s.principal !== caller.principal)
+      throw new ServeRequestError(404, `unknown session_id '${id}' (create_session first; sessions expire without heartbeats)`);
     return s;
   }
 

@@ -55,10 +55,16 @@ export class StateFolderBytes {
         const need = Math.max(this.#shapeEstimate(), this.#largest);
         const mine = this.#bySession.get(sessionId) ?? 0;
         if (mine + need > L.maxStateBytesPerSession) {
-          throw new ServeRequestError(400, `state folder: this session's checkpoints hold ${mine} bytes and one more needs about ${need} (maxStateBytesPerSession ${L.maxStateBytesPerSession}); delete a checkpoint first`);
+          throw new ServeRequestError(
+            400,
+            `state folder: this session's checkpoints hold ${mine} bytes and one more needs about ${need} (maxStateBytesPerSession ${L.maxStateBytesPerSession}); delete a checkpoint first`,
+          );
         }
         if (this.#total + need > L.maxStateBytes) {
-          throw new ServeRequestError(400, `state folder: checkpoints hold ${this.#total} bytes and one more needs about ${need} (maxStateBytes ${L.maxStateBytes}); delete a checkpoint first`);
+          throw new ServeRequestError(
+            400,
+            `state folder: checkpoints hold ${this.#total} bytes and one more needs about ${need} (maxStateBytes ${L.maxStateBytes}); delete a checkpoint first`,
+          );
         }
         reserved = need;
         this.add(sessionId, need);

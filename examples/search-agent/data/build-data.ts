@@ -71,9 +71,14 @@ for (const c of countries) {
       meta: { aliases: c.currencyCode ? [c.currencyCode] : [], template: 'currency', hops: 1 },
     });
   }
-  if (c.nationalDish) rows.push({ question: `What is the national dish of ${c.name}?`, answer: c.nationalDish, meta: { aliases: [], template: 'dish', hops: 1 } });
+  if (c.nationalDish)
+    rows.push({ question: `What is the national dish of ${c.name}?`, answer: c.nationalDish, meta: { aliases: [], template: 'dish', hops: 1 } });
   if (c.independenceYear) {
-    rows.push({ question: `In which year did ${c.name} become independent?`, answer: String(c.independenceYear), meta: { aliases: [], template: 'independence', hops: 1 } });
+    rows.push({
+      question: `In which year did ${c.name} become independent?`,
+      answer: String(c.independenceYear),
+      meta: { aliases: [], template: 'independence', hops: 1 },
+    });
   }
   if (c.capital && uniqueCapital.get(c.capital.toLowerCase()) === c && c.capital.toLowerCase() !== c.name.toLowerCase()) {
     rows.push({ question: `Which country has ${c.capital} as its capital?`, answer: c.name, meta: { aliases: [], template: 'country_of_capital', hops: 1 } });
@@ -87,7 +92,11 @@ for (const c of countries) {
   }
   if (c.nationalDish && c.capital && uniqueDish.get(c.nationalDish.toLowerCase()) === c) {
     const { answer, aliases } = named(c.capital);
-    rows.push({ question: `What is the capital of the country whose national dish is ${c.nationalDish}?`, answer, meta: { aliases, template: 'capital_of_dish', hops: 2 } });
+    rows.push({
+      question: `What is the capital of the country whose national dish is ${c.nationalDish}?`,
+      answer,
+      meta: { aliases, template: 'capital_of_dish', hops: 2 },
+    });
   }
 }
 

@@ -41,8 +41,16 @@ const insL = db.prepare('INSERT INTO country_language VALUES (?, ?)');
 db.transaction(() => {
   for (const c of countries) {
     insC.run(
-      c.name, c.capital ?? null, c.continent ?? null, c.region ?? null, c.population ?? null, c.surfaceArea ?? null,
-      c.independenceYear ?? null, c.government ?? null, c.lifeExpectancy ?? null, c.currencyCode ?? null,
+      c.name,
+      c.capital ?? null,
+      c.continent ?? null,
+      c.region ?? null,
+      c.population ?? null,
+      c.surfaceArea ?? null,
+      c.independenceYear ?? null,
+      c.government ?? null,
+      c.lifeExpectancy ?? null,
+      c.currencyCode ?? null,
       c.landlocked === undefined ? null : c.landlocked ? 1 : 0,
     );
     for (const l of c.languages) insL.run(c.name, l);
@@ -78,31 +86,47 @@ const years = distinct('SELECT independence_year FROM country WHERE independence
 
 for (const c of continents) {
   const w = `continent = ${q(c)}`;
-  add('largest_population', `Which country in ${c} has the largest population?`,
-    `SELECT name FROM country WHERE ${w} ORDER BY population DESC LIMIT 1`,
-    { orderSql: `SELECT population FROM country WHERE ${w} AND population IS NOT NULL ORDER BY population DESC`, k: 1 });
+  add('largest_population', `Which country in ${c} has the largest population?`, `SELECT name FROM country WHERE ${w} ORDER BY population DESC LIMIT 1`, {
+    orderSql: `SELECT population FROM country WHERE ${w} AND population IS NOT NULL ORDER BY population DESC`,
+    k: 1,
+  });
   add('count_continent', `How many countries are in ${c}?`, `SELECT COUNT(*) FROM country WHERE ${w}`);
   add('total_population', `What is the total population of ${c}?`, `SELECT SUM(population) FROM country WHERE ${w}`);
   add('avg_life', `What is the average life expectancy of the countries in ${c}?`, `SELECT AVG(life_expectancy) FROM country WHERE ${w}`);
   add('landlocked', `List the landlocked countries in ${c}.`, `SELECT name FROM country WHERE ${w} AND landlocked = 1`);
   for (const k of [3, 5]) {
-    add('top_area', `Name the ${k} largest countries of ${c} by surface area, largest first.`,
+    add(
+      'top_area',
+      `Name the ${k} largest countries of ${c} by surface area, largest first.`,
       `SELECT name FROM country WHERE ${w} ORDER BY surface_area DESC LIMIT ${k}`,
-      { orderSql: `SELECT surface_area FROM country WHERE ${w} AND surface_area IS NOT NULL ORDER BY surface_area DESC`, k });
+      { orderSql: `SELECT surface_area FROM country WHERE ${w} AND surface_area IS NOT NULL ORDER BY surface_area DESC`, k },
+    );
   }
-  add('most_languages', `Which country in ${c} has the most languages listed?`,
+  add(
+    'most_languages',
+    `Which country in ${c} has the most languages listed?`,
     `SELECT country FROM country_language JOIN country ON country.name = country_language.country WHERE ${w} GROUP BY country ORDER BY COUNT(*) DESC LIMIT 1`,
-    { orderSql: `SELECT COUNT(*) FROM country_language JOIN country ON country.name = country_language.country WHERE ${w} GROUP BY country ORDER BY 1 DESC`, k: 1 });
+    {
+      orderSql: `SELECT COUNT(*) FROM country_language JOIN country ON country.name = country_language.country WHERE ${w} GROUP BY country ORDER BY 1 DESC`,
+      k: 1,
+    },
+  );
 }
 for (const r of regions) {
-  add('region_list_pop', `Which countries in ${r} have more than 10 million inhabitants?`,
-    `SELECT name FROM country WHERE region = ${q(r)} AND population > 10000000`);
+  add(
+    'region_list_pop',
+    `Which countries in ${r} have more than 10 million inhabitants?`,
+    `SELECT name FROM country WHERE region = ${q(r)} AND population > 10000000`,
+  );
   add('region_capitals', `List the countries of ${r} with their capitals.`, `SELECT name, capital FROM country WHERE region = ${q(r)}`);
 }
 for (const l of languages) {
   add('count_language', `In how many countries is ${l} spoken?`, `SELECT COUNT(*) FROM country_language WHERE language = ${q(l)}`);
-  add('language_countries_pop', `Which countries where ${l} is spoken have a population above 5 million?`,
-    `SELECT c.name FROM country AS c JOIN country_language AS l ON l.country = c.name WHERE l.language = ${q(l)} AND c.population > 5000000`);
+  add(
+    'language_countries_pop',
+    `Which countries where ${l} is spoken have a population above 5 million?`,
+    `SELECT c.name FROM country AS c JOIN country_language AS l ON l.country = c.name WHERE l.language = ${q(l)} AND c.population > 5000000`,
+  );
 }
 for (const cur of currencies) {
   add('currency_countries', `Which countries use the currency with code ${cur}?`, `SELECT name FROM country WHERE currency_code = ${q(cur)}`);
@@ -112,7 +136,8 @@ for (const y of years) {
 }
 for (const c of countries) {
   if (c.capital) add('capital', `What is the capital of ${c.name}?`, `SELECT capital FROM country WHERE name = ${q(c.name)}`);
-  if (c.languages.length >= 2) add('languages_of', `Which languages are spoken in ${c.name}?`, `SELECT language FROM country_language WHERE country = ${q(c.name)}`);
+  if (c.languages.length >= 2)
+    add('languages_of', `Which languages are spoken in ${c.name}?`, `SELECT language FROM country_language WHERE country = ${q(c.name)}`);
 }
 
 const file = join(here, 'countries.sqlite');

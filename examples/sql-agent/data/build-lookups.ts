@@ -28,7 +28,12 @@ for (const r of db.prepare('SELECT * FROM country ORDER BY name').all() as Recor
   if (name.length > MAX_NAME || /['"]/.test(name)) continue;
   for (const col of COLUMNS) {
     if (r[col] === null || r[col] === undefined || r[col] === '') continue;
-    rows.push({ question: `What is the ${col.replace(/_/g, ' ')} of ${name}?`, answer: `SELECT ${col} FROM country WHERE name = '${name}'`, column: col, country: name });
+    rows.push({
+      question: `What is the ${col.replace(/_/g, ' ')} of ${name}?`,
+      answer: `SELECT ${col} FROM country WHERE name = '${name}'`,
+      column: col,
+      country: name,
+    });
   }
 }
 db.close();

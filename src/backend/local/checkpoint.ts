@@ -94,7 +94,8 @@ export async function readCheckpoint(dir: string, cfg: ModelConfig, optimizer: b
     for (const [name, shape] of paramShapes(cfg)) {
       const t = tensors.get(prefix + name);
       if (!t) throw new CheckpointError(`${file}: missing tensor ${prefix + name}`);
-      if (t.shape.join(',') !== shape.join(',')) throw new CheckpointError(`${file}: tensor ${prefix + name} has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
+      if (t.shape.join(',') !== shape.join(','))
+        throw new CheckpointError(`${file}: tensor ${prefix + name} has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
       out.set(name, t.data);
     }
     return out;

@@ -30,9 +30,13 @@ export class DecodeKernels {
       },
       { staticArgnums: [3] },
     ) as unknown as (p: Params, tokens: JaxArray, last: JaxArray, cacheLen: number) => [JaxArray, JaxArray[], JaxArray[]];
-    this.#write = jit((kc: JaxArray[], vc: JaxArray[], ks: JaxArray[], vs: JaxArray[], rm: JaxArray) =>
-      writeRows(kc, vc, ks, vs, rm),
-    ) as unknown as (kc: JaxArray[], vc: JaxArray[], ks: JaxArray[], vs: JaxArray[], rm: JaxArray) => [JaxArray[], JaxArray[]];
+    this.#write = jit((kc: JaxArray[], vc: JaxArray[], ks: JaxArray[], vs: JaxArray[], rm: JaxArray) => writeRows(kc, vc, ks, vs, rm)) as unknown as (
+      kc: JaxArray[],
+      vc: JaxArray[],
+      ks: JaxArray[],
+      vs: JaxArray[],
+      rm: JaxArray,
+    ) => [JaxArray[], JaxArray[]];
     this.#decode = jit((p: Params, kc: JaxArray[], vc: JaxArray[], tok: JaxArray, pos: JaxArray) => {
       const out = decodeStep(cfg, p, kc, vc, tok, pos);
       tree.dispose(p);
@@ -43,7 +47,13 @@ export class DecodeKernels {
         const relayout = (a: JaxArray): JaxArray => {
           const rows = np.take(a, idx.ref, 0);
           const cur = rows.shape[2]!;
-          if (len > cur) return np.pad(rows, [[0, 0], [0, 0], [0, len - cur], [0, 0]]);
+          if (len > cur)
+            return np.pad(rows, [
+              [0, 0],
+              [0, 0],
+              [0, len - cur],
+              [0, 0],
+            ]);
           if (len < cur) return np.take(rows, np.arange(len).astype(np.int32), 2);
           return rows;
         };

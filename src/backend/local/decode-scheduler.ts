@@ -77,7 +77,9 @@ export class DecodeScheduler {
     const maxTokens = Math.max(0, Math.min(params.maxTokens, C - prompt.length));
     if (n === 0) return Promise.resolve([]);
     if (maxTokens === 0) {
-      return Promise.resolve(Array.from({ length: n }, () => ({ tokens: [], logprobs: [], stopReason: 'length' as const, ...(params.topLogprobs ? { topLogprobs: [] } : {}) })));
+      return Promise.resolve(
+        Array.from({ length: n }, () => ({ tokens: [], logprobs: [], stopReason: 'length' as const, ...(params.topLogprobs ? { topLogprobs: [] } : {}) })),
+      );
     }
     const seed = params.seed ?? (this.#autoSeed = (Math.imul(this.#autoSeed, 1664525) + 1013904223) >>> 0);
     const signal = params.signal;
@@ -204,7 +206,12 @@ export class DecodeScheduler {
     const stopped = req.stop.has(token);
     if (stopped || row.tokens.length >= req.maxTokens) {
       this.#rows[slot] = undefined;
-      req.out[row.index] = { tokens: row.tokens, logprobs: row.logprobs, stopReason: stopped ? 'stop' : 'length', ...(row.top ? { topLogprobs: row.top } : {}) };
+      req.out[row.index] = {
+        tokens: row.tokens,
+        logprobs: row.logprobs,
+        stopReason: stopped ? 'stop' : 'length',
+        ...(row.top ? { topLogprobs: row.top } : {}),
+      };
       if (--req.remaining === 0) req.resolve(req.out as SampledSequence[]);
     }
   }
@@ -235,7 +242,9 @@ export class DecodeScheduler {
       this.#cache = this.#k.emptyCache(size, len);
     } else {
       const idx = new Int32Array(size);
-      keep.forEach((from, to) => (idx[to] = from));
+      keep.forEach((from, to) => {
+        idx[to] = from;
+      });
       this.#cache = this.#k.relayout(this.#cache, idx, len);
     }
     this.#len = len;

@@ -71,15 +71,21 @@ export class LocalEngine {
   forwardBackward(datums: readonly Datum[], rawLoss: LossConfig, weight: number, temperature = 1, entropyCoef = 0): ForwardBackwardResult {
     const loss = parseLossConfig(rawLoss);
     const native = lossDefinition(loss).native;
-    if (native === undefined) throw new BackendInputError('loss.kind', `'${loss.kind}' has no engine kernel; it runs through forwardBackwardCustom (localBackend does that)`);
+    if (native === undefined)
+      throw new BackendInputError('loss.kind', `'${loss.kind}' has no engine kernel; it runs through forwardBackwardCustom (localBackend does that)`);
     if (!Number.isFinite(weight)) throw new BackendInputError('weight', `must be a finite number, got ${weight}`);
     if (!(entropyCoef >= 0) || !Number.isFinite(entropyCoef)) throw new BackendInputError('entropyCoef', `must be a finite number ≥ 0, got ${entropyCoef}`);
-    if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
+    if (!(temperature >= 0) || !Number.isFinite(temperature))
+      throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
     const learnerT = temperature === 0 ? 1 : temperature;
     validateDatums(datums, this.cfg.vocabSize, this.cfg.contextTokens);
     const coefs = aggregationCoefficients(datums, loss);
     const [lo, hi] = ratioBounds(loss) ?? [0, 1e30];
-    const plans = planMicroBatches(datums.map((d) => d.modelInput.length), this.cfg.contextTokens, this.#maxBatchTokens);
+    const plans = planMicroBatches(
+      datums.map((d) => d.modelInput.length),
+      this.cfg.contextTokens,
+      this.#maxBatchTokens,
+    );
     const logprobs: number[][] = new Array(datums.length);
     const entropy = new MaskedMean();
     let total = 0;
@@ -112,11 +118,16 @@ export class LocalEngine {
    * @throws BackendInputError as {@link LocalEngine.forward}.
    */
   forwardWithEntropy(datums: readonly Datum[], temperature = 1): { logprobs: number[][]; entropy: number } {
-    if (!(temperature >= 0) || !Number.isFinite(temperature)) throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
+    if (!(temperature >= 0) || !Number.isFinite(temperature))
+      throw new BackendInputError('sampling.temperature', `must be a finite number ≥ 0, got ${temperature}`);
     validateDatums(datums, this.cfg.vocabSize, this.cfg.contextTokens);
     const out: number[][] = new Array(datums.length);
     const entropy = new MaskedMean();
-    for (const mb of planMicroBatches(datums.map((d) => d.modelInput.length), this.cfg.contextTokens, this.#maxBatchTokens)) {
+    for (const mb of planMicroBatches(
+      datums.map((d) => d.modelInput.length),
+      this.cfg.contextTokens,
+      this.#maxBatchTokens,
+    )) {
       const n = mb.batch * mb.seqLen;
       const tokens = new Int32Array(n);
       const targets = new Int32Array(n);

@@ -5,9 +5,9 @@ import { CheckpointError, ConfigError } from '../../errors/index.js';
 import { defaultModelDir } from './assets.js';
 import { readCheckpointConfig } from './checkpoint.js';
 import { decodeSafetensors } from './safetensors.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const EXPORT_OPTIONS = strictKeys(['format', 'tokenizerDir']);
+const EXPORT_OPTIONS = optionKeys<ExportCheckpointOptions>({ format: true, tokenizerDir: true });
 
 /** Options of {@link exportCheckpoint}. */
 export interface ExportCheckpointOptions {
@@ -30,7 +30,8 @@ const TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json', 'special_tok
  */
 export async function exportCheckpoint(from: string, to: string, options: ExportCheckpointOptions): Promise<string[]> {
   checkOptions('exportCheckpoint options', EXPORT_OPTIONS, options);
-  if (options.format !== 'safetensors') throw new ConfigError('exportCheckpoint options', [{ path: 'format', message: `'${String(options.format)}' is not supported; use 'safetensors'` }]);
+  if (options.format !== 'safetensors')
+    throw new ConfigError('exportCheckpoint options', [{ path: 'format', message: `'${String(options.format)}' is not supported; use 'safetensors'` }]);
   const cfg = readCheckpointConfig(from);
   const weights = await readFile(join(from, 'model.safetensors')).catch((e: unknown) => {
     throw new CheckpointError(`cannot read ${join(from, 'model.safetensors')}: ${String(e)}`, { cause: e });

@@ -173,7 +173,11 @@ class LocalBackend implements TrainingBackend {
     const entropyCoef = opts?.entropyCoef ?? 0;
     const config = parseLossConfig(loss);
     if (lossDefinition(config).native === undefined) {
-      if (entropyCoef !== 0) throw new BackendInputError('entropyCoef', `the entropy bonus runs in the engine's native loss kernels; '${config.kind}' runs as a custom loss (a weighted cross-entropy backward on the sampled tokens cannot carry the entropy's gradient)`);
+      if (entropyCoef !== 0)
+        throw new BackendInputError(
+          'entropyCoef',
+          `the entropy bonus runs in the engine's native loss kernels; '${config.kind}' runs as a custom loss (a weighted cross-entropy backward on the sampled tokens cannot carry the entropy's gradient)`,
+        );
       let entropy = 0;
       const steps = {
         forward: async (d: readonly Datum[]) => {

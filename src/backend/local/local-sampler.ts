@@ -88,14 +88,16 @@ export class LocalSampler implements SamplingClient {
     }
     const n = params.numSamples ?? 1;
     if (!Number.isInteger(n) || n < 0) throw new BackendInputError('numSamples', `must be an integer ≥ 0, got ${n}`);
-    if (!Number.isInteger(params.maxTokens) || params.maxTokens < 0) throw new BackendInputError('maxTokens', `must be an integer ≥ 0, got ${params.maxTokens}`);
+    if (!Number.isInteger(params.maxTokens) || params.maxTokens < 0)
+      throw new BackendInputError('maxTokens', `must be an integer ≥ 0, got ${params.maxTokens}`);
     const T = params.temperature ?? 1;
     if (!(T >= 0) || !Number.isFinite(T)) throw new BackendInputError('temperature', `must be ≥ 0, got ${T}`);
     const topP = params.topP ?? 1;
     if (!(topP > 0 && topP <= 1)) throw new BackendInputError('topP', `must be in (0, 1], got ${topP}`);
     if (params.stop) checkTokens('stop', params.stop, cfg.vocabSize);
     const k = params.topLogprobs ?? 0;
-    if (!Number.isInteger(k) || k < 0 || k > MAX_TOP_LOGPROBS) throw new BackendInputError('topLogprobs', `must be an integer in [0, ${MAX_TOP_LOGPROBS}], got ${k}`);
+    if (!Number.isInteger(k) || k < 0 || k > MAX_TOP_LOGPROBS)
+      throw new BackendInputError('topLogprobs', `must be an integer in [0, ${MAX_TOP_LOGPROBS}], got ${k}`);
     return this.#scheduler.submit([...promptTokens], params);
   }
 

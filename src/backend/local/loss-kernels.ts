@@ -12,15 +12,7 @@ import { unreachable } from '../../errors/internal-error.js';
  * - `cispo`: `−sg(clip(r, lo, hi))·logp_θ·A`.
  * All arguments are consumed. `lo`/`hi` are scalar arrays so changing them never recompiles.
  */
-export function perTokenLossKernel(
-  kind: LossKind,
-  lp: JaxArray,
-  oldLp: JaxArray,
-  adv: JaxArray,
-  mask: JaxArray,
-  lo: JaxArray,
-  hi: JaxArray,
-): JaxArray {
+export function perTokenLossKernel(kind: LossKind, lp: JaxArray, oldLp: JaxArray, adv: JaxArray, mask: JaxArray, lo: JaxArray, hi: JaxArray): JaxArray {
   if (kind === 'cross_entropy') {
     for (const a of [oldLp, adv, mask, lo, hi]) a.dispose();
     return lp.mul(-1);

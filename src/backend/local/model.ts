@@ -12,7 +12,10 @@ function layerNorm(x: JaxArray, g: JaxArray, b: JaxArray): JaxArray {
   const mu = np.mean(x.ref, -1, { keepdims: true });
   const xc = x.sub(mu);
   const v = np.mean(np.square(xc.ref), -1, { keepdims: true });
-  return xc.div(np.sqrt(v.add(LN_EPS))).mul(g).add(b);
+  return xc
+    .div(np.sqrt(v.add(LN_EPS)))
+    .mul(g)
+    .add(b);
 }
 
 /** GELU, sigmoid approximation `x·σ(1.702x)`. */
@@ -43,12 +46,7 @@ function logitsFrom(p: Params, x: JaxArray): JaxArray {
  * @param keepKV - also return each layer's keys/values `[B, H, T, dh]` (prompt prefill).
  * @returns final hidden states `[B, T, d]` and, when asked, the per-layer K/V.
  */
-export function forwardHidden(
-  c: ModelConfig,
-  p: Params,
-  tokens: JaxArray,
-  keepKV: boolean,
-): { x: JaxArray; ks: JaxArray[]; vs: JaxArray[] } {
+export function forwardHidden(c: ModelConfig, p: Params, tokens: JaxArray, keepKV: boolean): { x: JaxArray; ks: JaxArray[]; vs: JaxArray[] } {
   const [B, T] = tokens.shape as [number, number];
   const H = c.heads;
   const dh = c.dModel / H;
@@ -117,19 +115,21 @@ export function targetLogprobsAndEntropy(c: ModelConfig, p: Params, tokens: JaxA
  * @param cacheLen - length of the KV cache the result is written into (≤ contextTokens).
  * @returns `[logits [V], ks, vs]`, per-layer `[1, H, cacheLen, dh]`.
  */
-export function prefillKV(
-  c: ModelConfig,
-  p: Params,
-  tokens: JaxArray,
-  lastOneHot: JaxArray,
-  cacheLen: number,
-): [JaxArray, JaxArray[], JaxArray[]] {
+export function prefillKV(c: ModelConfig, p: Params, tokens: JaxArray, lastOneHot: JaxArray, cacheLen: number): [JaxArray, JaxArray[], JaxArray[]] {
   const Tp = tokens.shape[1]!;
   const C = cacheLen;
   const { x, ks, vs } = forwardHidden(c, p, tokens, true);
   const last = x.mul(lastOneHot.reshape([1, Tp, 1])).sum(1); // [1, d]
   const logits = logitsFrom(p, last).reshape([c.vocabSize]);
-  const pad = (a: JaxArray): JaxArray => (Tp < C ? np.pad(a, [[0, 0], [0, 0], [0, C - Tp], [0, 0]]) : a);
+  const pad = (a: JaxArray): JaxArray =>
+    Tp < C
+      ? np.pad(a, [
+          [0, 0],
+          [0, 0],
+          [0, C - Tp],
+          [0, 0],
+        ])
+      : a;
   return [logits, ks.map(pad), vs.map(pad)];
 }
 
@@ -137,16 +137,9 @@ export function prefillKV(
  * Copies one prompt's K/V (`[1, H, C, dh]` per layer) into the cache rows where `rowMask` is 1.
  * @param kc,vc - per-layer caches `[R, H, C, dh]`; all arguments are consumed.
  */
-export function writeRows(
-  kc: JaxArray[],
-  vc: JaxArray[],
-  ks: JaxArray[],
-  vs: JaxArray[],
-  rowMask: JaxArray,
-): [JaxArray[], JaxArray[]] {
+export function writeRows(kc: JaxArray[], vc: JaxArray[], ks: JaxArray[], vs: JaxArray[], rowMask: JaxArray): [JaxArray[], JaxArray[]] {
   const rm = rowMask.reshape([-1, 1, 1, 1]);
-  const write = (cache: JaxArray, fresh: JaxArray): JaxArray =>
-    cache.mul(np.subtract(1, rm.ref)).add(fresh.mul(rm.ref));
+  const write = (cache: JaxArray, fresh: JaxArray): JaxArray => cache.mul(np.subtract(1, rm.ref)).add(fresh.mul(rm.ref));
   const kc2 = kc.map((cache, l) => write(cache, ks[l]!));
   const vc2 = vc.map((cache, l) => write(cache, vs[l]!));
   rm.dispose();
@@ -161,14 +154,7 @@ export function writeRows(
  * @param pos - int32 `[R]`: its position (< C).
  * @returns `[logits [R, V], kc', vc']` (logits predict position `pos + 1`).
  */
-export function decodeStep(
-  c: ModelConfig,
-  p: Params,
-  kc: JaxArray[],
-  vc: JaxArray[],
-  tok: JaxArray,
-  pos: JaxArray,
-): [JaxArray, JaxArray[], JaxArray[]] {
+export function decodeStep(c: ModelConfig, p: Params, kc: JaxArray[], vc: JaxArray[], tok: JaxArray, pos: JaxArray): [JaxArray, JaxArray[], JaxArray[]] {
   const R = tok.shape[0]!;
   const H = c.heads;
   const dh = c.dModel / H;

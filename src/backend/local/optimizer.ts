@@ -75,8 +75,8 @@ export function adamStep(params: Params, grads: Params, state: AdamState, opts: 
     b2: np.array(b2),
     eps: np.array(eps),
     wd: np.array(weightDecay),
-    bc1: np.array(1 - Math.pow(b1, t)),
-    bc2: np.array(1 - Math.pow(b2, t)),
+    bc1: np.array(1 - b1 ** t),
+    bc2: np.array(1 - b2 ** t),
     scale: np.array(scale),
   };
   const out = adamUpdate(params, grads, state.m, state.v, h);

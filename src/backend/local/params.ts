@@ -19,14 +19,22 @@ export function paramShapes(c: ModelConfig): [string, number[]][] {
   for (let l = 0; l < c.layers; l++) {
     const h = `h.${l}.`;
     out.push(
-      [h + 'ln1.g', [d]], [h + 'ln1.b', [d]],
-      [h + 'wq', [d, d]], [h + 'bq', [d]],
-      [h + 'wk', [d, d]], [h + 'bk', [d]],
-      [h + 'wv', [d, d]], [h + 'bv', [d]],
-      [h + 'wo', [d, d]], [h + 'bo', [d]],
-      [h + 'ln2.g', [d]], [h + 'ln2.b', [d]],
-      [h + 'w1', [d, 4 * d]], [h + 'b1', [4 * d]],
-      [h + 'w2', [4 * d, d]], [h + 'b2', [d]],
+      [h + 'ln1.g', [d]],
+      [h + 'ln1.b', [d]],
+      [h + 'wq', [d, d]],
+      [h + 'bq', [d]],
+      [h + 'wk', [d, d]],
+      [h + 'bk', [d]],
+      [h + 'wv', [d, d]],
+      [h + 'bv', [d]],
+      [h + 'wo', [d, d]],
+      [h + 'bo', [d]],
+      [h + 'ln2.g', [d]],
+      [h + 'ln2.b', [d]],
+      [h + 'w1', [d, 4 * d]],
+      [h + 'b1', [4 * d]],
+      [h + 'w2', [4 * d, d]],
+      [h + 'b2', [d]],
     );
   }
   out.push(['lnf.g', [d]], ['lnf.b', [d]]);

@@ -133,7 +133,14 @@ export class TrainKernels {
    * {@link TrainKernels.logprobs} plus the full-vocabulary entropy (nats) of the same tempered softmax at each
    * position, both `[B·T]`. Does not consume `p`.
    */
-  logprobsAndEntropy(p: Params, batch: number, seqLen: number, tokens: Int32Array, targets: Int32Array, temperature = 1): { logprobs: Float32Array; entropy: Float32Array } {
+  logprobsAndEntropy(
+    p: Params,
+    batch: number,
+    seqLen: number,
+    tokens: Int32Array,
+    targets: Int32Array,
+    temperature = 1,
+  ): { logprobs: Float32Array; entropy: Float32Array } {
     const shape = [batch, seqLen];
     const [lp, entropy] = this.#logprobs(
       tree.ref(p),

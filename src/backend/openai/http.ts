@@ -16,7 +16,6 @@ export interface PostJsonOptions {
   readonly signal?: AbortSignal;
 }
 
-
 /** The server's message: OpenAI's `{ error: { message } }`, FastAPI's `{ detail }`, `{ message }`, or the raw text. */
 function serverMessage(text: string): string {
   try {

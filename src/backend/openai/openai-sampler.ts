@@ -52,7 +52,11 @@ function promptLogprob(lp: unknown, field: string, option: string, token: number
 function vllmPromptLogprobs(body: unknown, tokens: readonly number[]): (number | null)[] {
   const pl = (body as { choices?: { prompt_logprobs?: unknown }[] } | null)?.choices?.[0]?.prompt_logprobs;
   if (!Array.isArray(pl) || pl.length !== tokens.length) {
-    throw new SamplerResponseError('choices[0].prompt_logprobs', 'prompt_logprobs', `expected ${tokens.length} entries for prompt_logprobs: 0, got ${Array.isArray(pl) ? pl.length : 'none'}`);
+    throw new SamplerResponseError(
+      'choices[0].prompt_logprobs',
+      'prompt_logprobs',
+      `expected ${tokens.length} entries for prompt_logprobs: 0, got ${Array.isArray(pl) ? pl.length : 'none'}`,
+    );
   }
   return tokens.map((t, i) => {
     if (i === 0) return null;
@@ -78,7 +82,11 @@ function sglangPromptLogprobs(body: unknown, tokens: readonly number[]): (number
     const field = `meta_info.input_token_logprobs[${i}]`;
     const row = rows[i] as unknown;
     if (!Array.isArray(row) || row[1] !== t) {
-      throw new SamplerResponseError(field, 'logprob_start_len', `expected [logprob, ${t}, …] for the request's token ${t}, got ${JSON.stringify(row)?.slice(0, 120)}`);
+      throw new SamplerResponseError(
+        field,
+        'logprob_start_len',
+        `expected [logprob, ${t}, …] for the request's token ${t}, got ${JSON.stringify(row)?.slice(0, 120)}`,
+      );
     }
     return i === 0 ? null : promptLogprob(row[0], field, 'logprob_start_len', t);
   });
@@ -112,7 +120,14 @@ export function openaiCompatibleSampler(options: OpenAICompatibleSamplerOptions)
   const limit = pLimit(o.concurrency);
   let rendererP: Promise<Renderer> | undefined = o.renderer ? Promise.resolve(o.renderer) : undefined;
   const renderer = (): Promise<Renderer> => (rendererP ??= loadRenderer({ dir: o.tokenizer!, ...(o.family ? { family: o.family } : {}) }));
-  const http: PostJsonOptions = { fetch: o.fetch, headers: o.headers, apiKey: o.apiKey, timeoutMs: o.timeoutMs, maxResponseBytes: o.maxResponseBytes, maxRetries: o.maxRetries };
+  const http: PostJsonOptions = {
+    fetch: o.fetch,
+    headers: o.headers,
+    apiKey: o.apiKey,
+    timeoutMs: o.timeoutMs,
+    maxResponseBytes: o.maxResponseBytes,
+    maxRetries: o.maxRetries,
+  };
   const post = (path: string, body: unknown, signal?: AbortSignal): Promise<unknown> =>
     limit(() => {
       if (signal?.aborted) throw signal.reason;
@@ -130,7 +145,9 @@ export function openaiCompatibleSampler(options: OpenAICompatibleSamplerOptions)
     }
     return Promise.all(
       Array.from({ length: n }, async (_, i) =>
-        parseSglangGenerate(await post('/generate', sglangGenerateRequest(promptTokens, params, stop, params.seed === undefined ? undefined : params.seed + i), signal)),
+        parseSglangGenerate(
+          await post('/generate', sglangGenerateRequest(promptTokens, params, stop, params.seed === undefined ? undefined : params.seed + i), signal),
+        ),
       ),
     );
   }

@@ -81,7 +81,12 @@ const schema = z
     family: z.enum(FAMILY_IDS as [FamilyId, ...FamilyId[]]).optional(),
     renderer: z.custom<Renderer>(isRenderer, 'expected a Renderer (from loadRenderer)').optional(),
     timeoutMs: z.number().int().min(1).optional(),
-    maxResponseBytes: z.number().int().min(1024).max(2 ** 31).optional(),
+    maxResponseBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(2 ** 31)
+      .optional(),
     concurrency: z.number().int().min(1).max(100_000).optional(),
     maxRetries: z.number().int().min(0).max(20).optional(),
     headers: z.record(z.string(), z.string()).optional(),
@@ -103,7 +108,10 @@ const schema = z
 export function resolveSamplerOptions(options: OpenAICompatibleSamplerOptions): ResolvedSamplerOptions {
   const r = schema.safeParse(options);
   if (!r.success) {
-    throw new ConfigError('openaiCompatibleSampler options', r.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
+    throw new ConfigError(
+      'openaiCompatibleSampler options',
+      r.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    );
   }
   const o = r.data;
   const envKey = process.env.OPENAI_API_KEY;

@@ -10,7 +10,12 @@ import { mapFinishReason } from './vllm.js';
  * @see sgl-project/sglang `GenerateReqInput` (`python/sglang/srt/managers/io_struct.py`) and its sampling-parameter
  * docs (sgl-project/sglang/docs/basic_usage/sampling_params.md).
  */
-export function sglangGenerateRequest(promptTokens: readonly number[], params: SamplingParams, stop: readonly number[], seed: number | undefined): Record<string, unknown> {
+export function sglangGenerateRequest(
+  promptTokens: readonly number[],
+  params: SamplingParams,
+  stop: readonly number[],
+  seed: number | undefined,
+): Record<string, unknown> {
   return {
     input_ids: [...promptTokens],
     sampling_params: {
@@ -39,14 +44,22 @@ export function parseSglangGenerate(body: unknown): SampledSequence {
   const meta = (Array.isArray(body) ? body[0] : body) as { meta_info?: { output_token_logprobs?: unknown; finish_reason?: unknown } } | null;
   const rows = meta?.meta_info?.output_token_logprobs;
   if (!Array.isArray(rows)) {
-    throw new SamplerResponseError('meta_info.output_token_logprobs', 'return_logprob', 'the server returned no per-token [logprob, token_id] list for return_logprob: true');
+    throw new SamplerResponseError(
+      'meta_info.output_token_logprobs',
+      'return_logprob',
+      'the server returned no per-token [logprob, token_id] list for return_logprob: true',
+    );
   }
   const tokens: number[] = [];
   const logprobs: number[] = [];
   rows.forEach((r: unknown, i) => {
     const [lp, id] = Array.isArray(r) ? (r as unknown[]) : [];
     if (typeof lp !== 'number' || !Number.isFinite(lp) || !Number.isInteger(id) || (id as number) < 0) {
-      throw new SamplerResponseError(`meta_info.output_token_logprobs[${i}]`, 'return_logprob', `expected [logprob, token_id, …], got ${JSON.stringify(r).slice(0, 200)}`);
+      throw new SamplerResponseError(
+        `meta_info.output_token_logprobs[${i}]`,
+        'return_logprob',
+        `expected [logprob, token_id, …], got ${JSON.stringify(r).slice(0, 200)}`,
+      );
     }
     tokens.push(id as number);
     logprobs.push(lp);

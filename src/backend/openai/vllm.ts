@@ -10,7 +10,12 @@ import { SamplerResponseError } from '../../errors/sampler-errors.js';
  * tokens would come from a distribution the caller did not ask for. `seed` only when given. Special tokens are kept in the text.
  * @see vllm-project/vllm `vllm/entrypoints/openai/completion/protocol.py` (`CompletionRequest`; SkyRL's forwarding client sends the same fields).
  */
-export function vllmCompletionRequest(model: string, promptTokens: readonly number[], params: SamplingParams, stop: readonly number[]): Record<string, unknown> {
+export function vllmCompletionRequest(
+  model: string,
+  promptTokens: readonly number[],
+  params: SamplingParams,
+  stop: readonly number[],
+): Record<string, unknown> {
   return {
     model,
     prompt: [...promptTokens],
@@ -84,10 +89,18 @@ export function parseVllmCompletion(body: unknown, n: number): SampledSequence[]
     }
     const lp = c.logprobs?.token_logprobs;
     if (!Array.isArray(lp)) {
-      throw new SamplerResponseError(`${where}.logprobs.token_logprobs`, 'logprobs', 'the server returned no per-token logprobs for the request option logprobs: 0');
+      throw new SamplerResponseError(
+        `${where}.logprobs.token_logprobs`,
+        'logprobs',
+        'the server returned no per-token logprobs for the request option logprobs: 0',
+      );
     }
     if (lp.length !== tokens.length || !lp.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-      throw new SamplerResponseError(`${where}.logprobs.token_logprobs`, 'logprobs', `expected ${tokens.length} finite logprobs (one per token id), got ${JSON.stringify(lp).slice(0, 200)}`);
+      throw new SamplerResponseError(
+        `${where}.logprobs.token_logprobs`,
+        'logprobs',
+        `expected ${tokens.length} finite logprobs (one per token id), got ${JSON.stringify(lp).slice(0, 200)}`,
+      );
     }
     return { tokens, logprobs: lp as number[], stopReason: mapFinishReason(c.finish_reason, `${where}.finish_reason`) };
   });

@@ -85,14 +85,19 @@ export function parseTinkerCheckpointPath(path: string): { runId: string; kind: 
 export async function listCheckpoints(options: TinkerRestOptions, runId?: string): Promise<TinkerCheckpoint[]> {
   const { engine, routes } = routesOf(options);
   if (runId === undefined && routes.listForUser === null) {
-    throw new BackendInputError('runId', `${engine} has no GET /api/v1/checkpoints (no list of the caller's checkpoints); pass the training run id (the model id) to list one run's`);
+    throw new BackendInputError(
+      'runId',
+      `${engine} has no GET /api/v1/checkpoints (no list of the caller's checkpoints); pass the training run id (the model id) to list one run's`,
+    );
   }
   const http = restHttp(options);
   try {
     const out: TinkerCheckpoint[] = [];
     for (let offset = 0; ; ) {
       const path = runId !== undefined ? `/api/v1/training_runs/${encodeURIComponent(runId)}/checkpoints` : `/api/v1/checkpoints?limit=100&offset=${offset}`;
-      const body = jsonOf(await http.call('list_checkpoints', path, undefined, { method: 'GET' })) as { checkpoints?: unknown[]; cursor?: { total_count?: number } } | undefined;
+      const body = jsonOf(await http.call('list_checkpoints', path, undefined, { method: 'GET' })) as
+        | { checkpoints?: unknown[]; cursor?: { total_count?: number } }
+        | undefined;
       const page = (body?.checkpoints ?? []).flatMap((c) => {
         const r = c as Record<string, unknown>;
         if (typeof r['tinker_path'] !== 'string' || typeof r['checkpoint_id'] !== 'string') return [];
@@ -126,7 +131,10 @@ export async function listCheckpoints(options: TinkerRestOptions, runId?: string
 async function archiveUrl(http: TinkerHttp, options: TinkerRestOptions, runId: string, kind: 'weights' | 'sampler_weights', name: string): Promise<string> {
   const { engine, routes } = routesOf(options);
   if (routes.archive === null || !routes.archive.kinds.includes(kind)) {
-    throw new BackendInputError('tinkerPath', `${engine} serves no archive of ${kind === 'weights' ? 'training states (save_weights)' : 'sampler checkpoints'}${routes.archive ? `; only of ${routes.archive.kinds.join(', ')}` : ''}`);
+    throw new BackendInputError(
+      'tinkerPath',
+      `${engine} serves no archive of ${kind === 'weights' ? 'training states (save_weights)' : 'sampler checkpoints'}${routes.archive ? `; only of ${routes.archive.kinds.join(', ')}` : ''}`,
+    );
   }
   const path = routes.archive.path.replace('{run}', encodeURIComponent(runId)).replace('{kind}', kind).replace('{name}', encodeURIComponent(name));
   const a = await http.send('GET', path, undefined, { timeoutMs: 600_000 });
@@ -135,7 +143,12 @@ async function archiveUrl(http: TinkerHttp, options: TinkerRestOptions, runId: s
   const url = (jsonOf(a) as { url?: unknown } | undefined)?.url;
   if (a.status === 200 && typeof url === 'string') return url;
   const text = a.body.toString('utf8').slice(0, 300);
-  throw new BackendRequestError('checkpoint_archive', ['server', 'gateway'].includes(httpStatusKind(a.status)) ? 'server' : 'unknown', `no archive URL for tinker://${runId}/${kind}/${name}: HTTP ${a.status} ${text}`, { status: a.status });
+  throw new BackendRequestError(
+    'checkpoint_archive',
+    ['server', 'gateway'].includes(httpStatusKind(a.status)) ? 'server' : 'unknown',
+    `no archive URL for tinker://${runId}/${kind}/${name}: HTTP ${a.status} ${text}`,
+    { status: a.status },
+  );
 }
 
 /** A tar member name as a path inside `dir`, or undefined when it would leave `dir` (absolute, `..`). */
@@ -209,9 +222,11 @@ export async function downloadCheckpoint(tinkerPath: string, dir: string, option
         }, next);
     });
     await pipeline(counted, extract);
-    if (Number.isFinite(declared) && declared !== bytes) throw new BackendRequestError('checkpoint_archive', 'unknown', `archive truncated: ${bytes} of ${declared} bytes`);
+    if (Number.isFinite(declared) && declared !== bytes)
+      throw new BackendRequestError('checkpoint_archive', 'unknown', `archive truncated: ${bytes} of ${declared} bytes`);
     const verified = typeof md5Header === 'string';
-    if (verified && md5.digest('base64') !== md5Header) throw new BackendRequestError('checkpoint_archive', 'unknown', 'archive MD5 does not match the server\'s checksum');
+    if (verified && md5.digest('base64') !== md5Header)
+      throw new BackendRequestError('checkpoint_archive', 'unknown', "archive MD5 does not match the server's checksum");
     return { dir, files: files.sort(), bytes, sha256: sha.digest('hex'), verified };
   } catch (e) {
     for (const f of files) await rm(join(dir, f), { force: true });

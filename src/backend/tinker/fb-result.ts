@@ -24,7 +24,8 @@ export function mergeForwardBackward(args: {
   const logprobs = results.flatMap((r) => r.logprobs);
   datums.forEach((d, i) => {
     const n = logprobs[i]?.length;
-    if (n !== d.modelInput.length) throw new BackendRequestError('forward_backward', 'unknown', `datum ${i}: ${n ?? 'no'} logprobs for ${d.modelInput.length} tokens`);
+    if (n !== d.modelInput.length)
+      throw new BackendRequestError('forward_backward', 'unknown', `datum ${i}: ${n ?? 'no'} logprobs for ${d.modelInput.length} tokens`);
   });
   let summed = 0;
   if (results.every((r) => typeof r.metrics['loss:sum'] === 'number')) {

@@ -1,6 +1,17 @@
 import { BackendRequestError, BackendUnavailableError } from '../../errors/index.js';
 import { RetrySchedule, retryAfterMs, sleep } from '../../util/retry.js';
-import { answerError, detailOf, failureError, jsonOf, PROTOBUF, requestFailure, tinkerRetryPolicy, TransportFault, type HttpAnswer, type TinkerHttp } from './http.js';
+import {
+  answerError,
+  detailOf,
+  failureError,
+  jsonOf,
+  PROTOBUF,
+  requestFailure,
+  tinkerRetryPolicy,
+  TransportFault,
+  type HttpAnswer,
+  type TinkerHttp,
+} from './http.js';
 import type { ResolvedTinkerOptions } from './options.js';
 import { tinkerPath } from './protocol/routes.js';
 
@@ -78,7 +89,11 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
         'POST',
         tinkerPath('retrieve_future'),
         { json: { request_id: id, allow_metadata_only: false } },
-        { timeoutMs: Math.min(opts.timeouts.pollMs, left), accept, headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': REQUEST_TYPE[f.op] ?? f.op } },
+        {
+          timeoutMs: Math.min(opts.timeouts.pollMs, left),
+          accept,
+          headers: { 'x-tinker-request-iteration': String(iteration++), 'x-tinker-request-type': REQUEST_TYPE[f.op] ?? f.op },
+        },
       );
     } catch (e) {
       if (!(e instanceof TransportFault)) throw e;
@@ -91,7 +106,8 @@ export async function awaitFuture<T>(http: TinkerHttp, opts: ResolvedTinkerOptio
         continue;
       }
       const delay = nextDelay();
-      if (delay === undefined) throw new BackendUnavailableError(url, `${f.op}: no answer within the retry budget of ${opts.retry.budgetMs} ms (${e.message})`, { cause: e });
+      if (delay === undefined)
+        throw new BackendUnavailableError(url, `${f.op}: no answer within the retry budget of ${opts.retry.budgetMs} ms (${e.message})`, { cause: e });
       await sleep(Math.min(delay, Math.max(0, giveUpAt - Date.now())), http.signal);
       continue;
     }

@@ -53,7 +53,10 @@ export class TransportFault extends Error {
     readonly heldTooLong: boolean,
     options?: ErrorOptions,
   ) {
-    super(`${url}: ${heldTooLong ? 'no answer within the deadline' : 'connection failed'}${options?.cause instanceof Error ? ` (${options.cause.message})` : ''}`, options);
+    super(
+      `${url}: ${heldTooLong ? 'no answer within the deadline' : 'connection failed'}${options?.cause instanceof Error ? ` (${options.cause.message})` : ''}`,
+      options,
+    );
     this.name = 'TransportFault';
   }
 }
@@ -192,7 +195,12 @@ export class TinkerHttp {
     const url = this.url(path);
     const signal = this.#closing.signal;
     if (signal.aborted) throw signal.reason;
-    const headers: Record<string, string> = { ...this.#opts.extraHeaders, 'user-agent': TINKER_USER_AGENT, accept: o.accept ?? 'application/json', ...o.headers };
+    const headers: Record<string, string> = {
+      ...this.#opts.extraHeaders,
+      'user-agent': TINKER_USER_AGENT,
+      accept: o.accept ?? 'application/json',
+      ...o.headers,
+    };
     const key = o.credential === false ? this.#apiKey : await this.#credential();
     if (key !== undefined) headers['x-api-key'] = key;
     let payload: string | Uint8Array | undefined;
@@ -240,7 +248,12 @@ export class TinkerHttp {
    * @throws BackendUnavailableError when the budget runs out; BackendAuthError (401/403); BackendInputError
    *   (`category: "user"`, 422); BackendRequestError for other answers (409: a `seq_id` reused with other content).
    */
-  async call(op: string, path: string, body: HttpBody | undefined, o: Partial<SendOptions> & { method?: 'GET' | 'POST' | 'DELETE'; credential?: false } = {}): Promise<HttpAnswer> {
+  async call(
+    op: string,
+    path: string,
+    body: HttpBody | undefined,
+    o: Partial<SendOptions> & { method?: 'GET' | 'POST' | 'DELETE'; credential?: false } = {},
+  ): Promise<HttpAnswer> {
     const key = TinkerHttp.idempotencyKey();
     const url = this.url(path);
     const attempt = async (): Promise<HttpAnswer> => {

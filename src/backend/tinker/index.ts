@@ -23,5 +23,17 @@ export {
 } from './checkpoints.js';
 export { TINKER_PROTOCOL_VERSION, type TinkerServerConfig } from './server-config.js';
 export { TINKER_USER_AGENT } from './http.js';
-export { ENGINE_NAMES, ENGINE_PROFILES, ADAM_FIELDS, engineProfile, type EngineName, type EngineOption, type EngineProfile, type EngineLoss, type LossNormalisation, type SamplerFreezing, type AdamField } from './engines/profiles.js';
+export {
+  ENGINE_NAMES,
+  ENGINE_PROFILES,
+  ADAM_FIELDS,
+  engineProfile,
+  type EngineName,
+  type EngineOption,
+  type EngineProfile,
+  type EngineLoss,
+  type LossNormalisation,
+  type SamplerFreezing,
+  type AdamField,
+} from './engines/profiles.js';
 export { checkEngineOptions } from './engines/check-options.js';

@@ -26,7 +26,11 @@ export function datumJson(d: WireDatum): Record<string, unknown> {
 }
 
 /** `ForwardBackwardInput` JSON. */
-export function forwardBackwardInputJson(datums: readonly WireDatum[], lossFn: string, lossFnConfig?: Readonly<Record<string, number>>): Record<string, unknown> {
+export function forwardBackwardInputJson(
+  datums: readonly WireDatum[],
+  lossFn: string,
+  lossFnConfig?: Readonly<Record<string, number>>,
+): Record<string, unknown> {
   return { data: datums.map(datumJson), loss_fn: lossFn, ...(lossFnConfig ? { loss_fn_config: { ...lossFnConfig } } : {}) };
 }
 

@@ -63,7 +63,9 @@ export function planForwardBackward(datums: readonly Datum[], rawLoss: LossConfi
   const loss = checkLossSupported(rawLoss);
   const native = lossDefinition(loss).native;
   if (native === undefined) {
-    throw new ConfigError('tinkerBackend loss', [{ path: 'loss.kind', message: `'${loss.kind}' is not a built-in loss_fn; it runs as a custom loss (forward + weighted cross_entropy)` }]);
+    throw new ConfigError('tinkerBackend loss', [
+      { path: 'loss.kind', message: `'${loss.kind}' is not a built-in loss_fn; it runs as a custom loss (forward + weighted cross_entropy)` },
+    ]);
   }
   if (!Number.isFinite(weight)) throw new BackendInputError('weight', `must be a finite number, got ${weight}`);
   validateDatums(datums, Number.POSITIVE_INFINITY, contextTokens);
@@ -78,7 +80,10 @@ export function planForwardBackward(datums: readonly Datum[], rawLoss: LossConfi
     const c = coefs[i]!;
     const targetTokens = { dtype: 'int64' as const, data: Array.from(d.targetTokens) };
     if (native.scales === 'weights') {
-      return { modelInput: Array.from(d.modelInput), inputs: { target_tokens: targetTokens, weights: { dtype: 'float32', data: Array.from(c, (x) => x * weight) } } };
+      return {
+        modelInput: Array.from(d.modelInput),
+        inputs: { target_tokens: targetTokens, weights: { dtype: 'float32', data: Array.from(c, (x) => x * weight) } },
+      };
     }
     return {
       modelInput: Array.from(d.modelInput),

@@ -176,7 +176,17 @@ export interface ResolvedTinkerOptions {
 const ms = (min: number) => z.number().int().min(min);
 
 /** Headers the protocol sets itself; `extraHeaders` may not override them. */
-const RESERVED_HEADERS = new Set(['x-api-key', 'authorization', 'content-type', 'content-encoding', 'accept', 'x-idempotency-key', 'user-agent', 'host', 'content-length']);
+const RESERVED_HEADERS = new Set([
+  'x-api-key',
+  'authorization',
+  'content-type',
+  'content-encoding',
+  'accept',
+  'x-idempotency-key',
+  'user-agent',
+  'host',
+  'content-length',
+]);
 
 const schema = z.strictObject({
   engine: z.enum([...ENGINE_NAMES, 'auto']).optional(),
@@ -204,7 +214,9 @@ const schema = z.strictObject({
   wireFormat: z.enum(['auto', 'json', 'protobuf']).optional(),
   extraHeaders: z
     .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'not an HTTP header name'), z.string().regex(/^[^\r\n]*$/, 'must not contain line breaks'))
-    .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())), { error: 'must not set x-api-key, authorization, content-type, content-encoding, accept, x-idempotency-key, user-agent, host or content-length' })
+    .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADERS.has(k.toLowerCase())), {
+      error: 'must not set x-api-key, authorization, content-type, content-encoding, accept, x-idempotency-key, user-agent, host or content-length',
+    })
     .optional(),
   onWarning: z.custom<(e: WarningEvent) => void>((f) => typeof f === 'function', { error: 'expected a function' }).optional(),
   allowTemperedSampling: z.boolean().optional(),
@@ -229,10 +241,17 @@ const schema = z.strictObject({
     })
     .optional(),
   sessionTags: z.array(z.string()).optional(),
-  dispatcher: z.custom<Dispatcher>((v) => typeof v === 'object' && v !== null && typeof (v as Dispatcher).dispatch === 'function', {
-    error: 'expected an undici Dispatcher',
-  }).optional(),
-  maxResponseBytes: z.number().int().min(1024).max(2 ** 31).optional(),
+  dispatcher: z
+    .custom<Dispatcher>((v) => typeof v === 'object' && v !== null && typeof (v as Dispatcher).dispatch === 'function', {
+      error: 'expected an undici Dispatcher',
+    })
+    .optional(),
+  maxResponseBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(2 ** 31)
+    .optional(),
 });
 
 /**
@@ -245,7 +264,10 @@ export function resolveTinkerOptions(options: TinkerBackendOptions, env: NodeJS.
   if (!parsed.success) {
     throw new ConfigError(
       'tinkerBackend options',
-      parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.code === 'unrecognized_keys' ? `unknown key ${i.keys.join(', ')}` : i.message })),
+      parsed.error.issues.map((i) => ({
+        path: i.path.map(String).join('.'),
+        message: i.code === 'unrecognized_keys' ? `unknown key ${i.keys.join(', ')}` : i.message,
+      })),
     );
   }
   const o = parsed.data;

@@ -58,7 +58,9 @@ function int32Bytes(xs: readonly number[]): Uint8Array {
   if (LITTLE_ENDIAN) return asBuffer(new Uint8Array(Int32Array.from(xs).buffer));
   const b = new Uint8Array(xs.length * 4);
   const v = new DataView(b.buffer);
-  xs.forEach((x, i) => v.setInt32(i * 4, x, true));
+  xs.forEach((x, i) => {
+    v.setInt32(i * 4, x, true);
+  });
   return asBuffer(b);
 }
 
@@ -66,7 +68,9 @@ function float32Bytes(xs: readonly number[]): Uint8Array {
   if (LITTLE_ENDIAN) return asBuffer(new Uint8Array(Float32Array.from(xs).buffer));
   const b = new Uint8Array(xs.length * 4);
   const v = new DataView(b.buffer);
-  xs.forEach((x, i) => v.setFloat32(i * 4, x, true));
+  xs.forEach((x, i) => {
+    v.setFloat32(i * 4, x, true);
+  });
   return asBuffer(b);
 }
 
@@ -83,7 +87,9 @@ function int64Bytes(xs: readonly number[]): Uint8Array {
     return asBuffer(b);
   }
   const v = new DataView(b.buffer);
-  xs.forEach((x, i) => v.setBigInt64(i * 8, BigInt(x), true));
+  xs.forEach((x, i) => {
+    v.setBigInt64(i * 8, BigInt(x), true);
+  });
   return asBuffer(b);
 }
 
@@ -121,7 +127,8 @@ function elementBytes(dtype: number, op: string): number {
  */
 export function decodeNumbers(bytes: Uint8Array, dtype: number, op = 'retrieve_future'): number[] {
   const size = elementBytes(dtype, op);
-  if (bytes.length % size !== 0) throw new BackendRequestError(op, 'unknown', `malformed protobuf tensor: ${bytes.length} bytes is not a whole number of ${size}-byte elements`);
+  if (bytes.length % size !== 0)
+    throw new BackendRequestError(op, 'unknown', `malformed protobuf tensor: ${bytes.length} bytes is not a whole number of ${size}-byte elements`);
   const v = view(bytes);
   const out: number[] = [];
   switch (dtype) {
@@ -135,7 +142,8 @@ export function decodeNumbers(bytes: Uint8Array, dtype: number, op = 'retrieve_f
     case DTYPE.INT64:
       for (let i = 0; i + 8 <= bytes.length; i += 8) {
         const x = v.getBigInt64(i, true);
-        if (x > BigInt(Number.MAX_SAFE_INTEGER) || x < BigInt(Number.MIN_SAFE_INTEGER)) throw new BackendRequestError(op, 'unknown', `malformed protobuf tensor: int64 ${x} is not a safe integer`);
+        if (x > BigInt(Number.MAX_SAFE_INTEGER) || x < BigInt(Number.MIN_SAFE_INTEGER))
+          throw new BackendRequestError(op, 'unknown', `malformed protobuf tensor: int64 ${x} is not a safe integer`);
         out.push(Number(x));
       }
       return out;
@@ -242,7 +250,13 @@ export function decodeForwardBackwardProto(bytes: Uint8Array, n: number): Forwar
     if (!t) throw new BackendRequestError('forward_backward', 'unknown', 'protobuf result has no logprobs field');
     const data = t.data ?? new Uint8Array();
     const dtype = t.dtype ?? DTYPE.FLOAT32;
-    const offsets = checkedOffsets(t.offsets ?? new Uint8Array(), data.length, elementBytes(dtype, 'forward_backward'), n - logprobs.length, 'forward_backward');
+    const offsets = checkedOffsets(
+      t.offsets ?? new Uint8Array(),
+      data.length,
+      elementBytes(dtype, 'forward_backward'),
+      n - logprobs.length,
+      'forward_backward',
+    );
     for (let i = 0; i + 1 < offsets.length; i++) logprobs.push(decodeNumbers(data.subarray(offsets[i], offsets[i + 1]), dtype, 'forward_backward'));
   }
   if (logprobs.length !== n) throw new BackendRequestError('forward_backward', 'unknown', `protobuf result holds ${logprobs.length} datums, expected ${n}`);
@@ -263,7 +277,7 @@ export function decodeSampleProto(bytes: Uint8Array): SampleOutput {
     }
     return { tokens, logprobs, stopReason: s.stop_reason === 1 ? 'length' : 'stop' };
   });
-  if (!Object.prototype.hasOwnProperty.call(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };
+  if (!Object.hasOwn(msg, 'prompt_logprobs') || msg.prompt_logprobs === undefined) return { sequences };
   const promptLogprobs = decodeNumbers(msg.prompt_logprobs, DTYPE.FLOAT32, 'sample').map((x) => (Number.isNaN(x) ? null : x));
   return { sequences, promptLogprobs };
 }

@@ -34,7 +34,8 @@ export function checkSamplingParams(params: SamplingParams, allowTempered: boole
 export function checkLearnerSampling(s: { temperature?: number; topP?: number; topK?: number } | undefined): void {
   if (s === undefined) return;
   const why = 'the Tinker protocol scores targets at temperature 1 over the whole vocabulary';
-  if (s.temperature !== undefined && s.temperature !== 1 && s.temperature !== 0) throw new BackendInputError('sampling.temperature', `${s.temperature}: ${why}`);
+  if (s.temperature !== undefined && s.temperature !== 1 && s.temperature !== 0)
+    throw new BackendInputError('sampling.temperature', `${s.temperature}: ${why}`);
   if (s.topP !== undefined && s.topP !== 1) throw new BackendInputError('sampling.topP', `${s.topP}: ${why}`);
   if (s.topK !== undefined && s.topK > 0) throw new BackendInputError('sampling.topK', `${s.topK}: ${why}`);
 }
@@ -104,7 +105,8 @@ export class TinkerSamplingClient implements SamplingClient {
   async sample(promptTokens: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
     checkSamplingParams(params, this.#opts.allowTemperedSampling);
     if (promptTokens.length === 0) throw new BackendInputError('promptTokens', 'empty prompt');
-    if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1) throw new BackendInputError('maxTokens', `must be an integer ≥ 1, got ${params.maxTokens}`);
+    if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1)
+      throw new BackendInputError('maxTokens', `must be an integer ≥ 1, got ${params.maxTokens}`);
     const n = params.numSamples ?? 1;
     if (!Number.isInteger(n) || n < 1) throw new BackendInputError('numSamples', `must be an integer ≥ 1, got ${n}`);
     const sp: Record<string, unknown> = {
@@ -120,7 +122,12 @@ export class TinkerSamplingClient implements SamplingClient {
       // SkyRL-Train fills zeros (with only a log line) when the inference engine returned no logprobs: every importance
       // ratio would then be the learner's probability. A sampled token has logprob exactly 0 only under certainty.
       const i = out.sequences.findIndex((s) => s.tokens.length > 1 && s.logprobs.every((x) => x === 0));
-      if (i >= 0) throw new BackendRequestError('sample', 'server', `${this.#engine.name} returned all-zero logprobs for sample ${i} (${out.sequences[i]!.tokens.length} tokens): its inference engine gave none; the importance ratios would be wrong`);
+      if (i >= 0)
+        throw new BackendRequestError(
+          'sample',
+          'server',
+          `${this.#engine.name} returned all-zero logprobs for sample ${i} (${out.sequences[i]!.tokens.length} tokens): its inference engine gave none; the importance ratios would be wrong`,
+        );
     }
     return out.sequences;
   }
@@ -147,5 +154,8 @@ export class TinkerSamplingClient implements SamplingClient {
 export function alignPromptLogprobs(lp: readonly (number | null)[] | undefined, n: number, alignment: 'N' | 'N-1' | 'none'): (number | null)[] {
   if (lp !== undefined && lp.length === n) return [null, ...lp.slice(1)];
   if (lp !== undefined && alignment === 'N-1' && lp.length === n - 1) return [null, ...lp];
-  throw new BackendInputError('tokens', `server returned ${lp?.length ?? 'no'} prompt logprobs for ${n} tokens${alignment === 'N-1' ? ` (expected ${n} or ${n - 1})` : ''}`);
+  throw new BackendInputError(
+    'tokens',
+    `server returned ${lp?.length ?? 'no'} prompt logprobs for ${n} tokens${alignment === 'N-1' ? ` (expected ${n} or ${n - 1})` : ''}`,
+  );
 }

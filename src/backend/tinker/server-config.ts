@@ -29,7 +29,15 @@ export interface TinkerServerConfig {
   readonly raw: Readonly<Record<string, unknown>>;
 }
 
-const DEFAULTS: TinkerServerConfig = { answered: false, pjwtAuth: false, protoWrite: undefined, maxChunkLen: 1024, maxChunkBytes: 5_000_000, sampleMaxConcurrent: 2000, raw: {} };
+const DEFAULTS: TinkerServerConfig = {
+  answered: false,
+  pjwtAuth: false,
+  protoWrite: undefined,
+  maxChunkLen: 1024,
+  maxChunkBytes: 5_000_000,
+  sampleMaxConcurrent: 2000,
+  raw: {},
+};
 
 const posInt = (v: unknown, d: number) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : d);
 

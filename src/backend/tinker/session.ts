@@ -42,7 +42,11 @@ export class TinkerSession {
     const body = jsonOf(a);
     const id = stringField(body, 'session_id');
     if (id === undefined) throw new BackendRequestError('create_session', 'unknown', 'answer has no session_id');
-    for (const [field, level] of [['error_message', 'error'], ['warning_message', 'warning'], ['info_message', 'info']] as const) {
+    for (const [field, level] of [
+      ['error_message', 'error'],
+      ['warning_message', 'warning'],
+      ['info_message', 'info'],
+    ] as const) {
       const message = stringField(body, field);
       if (message !== undefined) opts.onWarning({ code: 'server_notice', message: `${http.baseUrl} (${level}): ${message}` });
     }

@@ -168,7 +168,11 @@ class TinkerTrainingBackend implements TinkerBackend {
     const verdicts = (p: EngineProfile): OptionVerdict[] => {
       const out = checkEngineOptions(p, facts);
       if (this.#opts.wireFormat === 'json' && !p.wire.json) {
-        out.push({ option: 'wireFormat', outcome: 'refused', reason: `${p.name} reads forward_backward bodies as protobuf only (JSON gets 415); use wireFormat 'auto' or 'protobuf'` });
+        out.push({
+          option: 'wireFormat',
+          outcome: 'refused',
+          reason: `${p.name} reads forward_backward bodies as protobuf only (JSON gets 415); use wireFormat 'auto' or 'protobuf'`,
+        });
       }
       if (this.#opts.wireFormat === 'protobuf' && !p.wire.protobuf) {
         out.push({ option: 'wireFormat', outcome: 'refused', reason: `${p.name} reads JSON bodies only; use wireFormat 'auto' or 'json'` });
@@ -220,7 +224,13 @@ class TinkerTrainingBackend implements TinkerBackend {
         session_id: session.id,
         model_seq_id: session.nextModelSeq(),
         base_model: this.#opts.baseModel,
-        lora_config: { rank: l.rank, ...(l.seed !== undefined ? { seed: l.seed } : {}), train_unembed: l.trainUnembed, train_mlp: l.trainMlp, train_attn: l.trainAttn },
+        lora_config: {
+          rank: l.rank,
+          ...(l.seed !== undefined ? { seed: l.seed } : {}),
+          train_unembed: l.trainUnembed,
+          train_mlp: l.trainMlp,
+          train_attn: l.trainAttn,
+        },
         user_metadata: {},
         type: 'create_model',
       },
@@ -262,46 +272,49 @@ class TinkerTrainingBackend implements TinkerBackend {
     let conflicted: { modelId: string } | undefined;
     let sent = false;
     let usedSeq = 0;
-    const requestId = slot.seq.enqueue(async (seqId) => {
-      usedSeq = seqId;
-      const modelId = await slot.id;
-      if (slot.lost) {
-        const l = slot.lost;
-        throw new BackendRequestError(
-          op,
-          'unknown',
-          `model ${modelId}: seq_id ${l.seqId} (${l.op}) got no answer from the server after its retries (it may never have reached it), and the server runs a model's requests in seq_id order, so it would hold this one forever; loadState() continues on a fresh model`,
-          { cause: l.cause },
-        );
-      }
-      let { path, body } = await build(modelId, seqId);
-      sent = true;
-      submit = async () => {
+    const requestId = slot.seq.enqueue(
+      async (seqId) => {
+        usedSeq = seqId;
+        const modelId = await slot.id;
+        if (slot.lost) {
+          const l = slot.lost;
+          throw new BackendRequestError(
+            op,
+            'unknown',
+            `model ${modelId}: seq_id ${l.seqId} (${l.op}) got no answer from the server after its retries (it may never have reached it), and the server runs a model's requests in seq_id order, so it would hold this one forever; loadState() continues on a fresh model`,
+            { cause: l.cause },
+          );
+        }
+        let { path, body } = await build(modelId, seqId);
+        sent = true;
+        submit = async () => {
+          try {
+            return requestIdOf(op, await this.#http.call(op, path, body));
+          } catch (e) {
+            // Content negotiation: a server that refuses protobuf bodies (415, or FastAPI's 422 for a body that
+            // is not JSON) gets JSON from now on, same seq_id.
+            const refused = e instanceof BackendRequestError ? e.status === 415 : e instanceof BackendInputError && /422|json/i.test(e.message);
+            if (!(refused && 'raw' in body && this.#protoBodies)) throw e;
+            this.#protoBodies = false;
+            ({ path, body } = await build(modelId, seqId));
+            return requestIdOf(op, await this.#http.call(op, path, body));
+          }
+        };
         try {
-          return requestIdOf(op, await this.#http.call(op, path, body));
-        } catch (e) {
-          // Content negotiation: a server that refuses protobuf bodies (415, or FastAPI's 422 for a body that
-          // is not JSON) gets JSON from now on, same seq_id.
-          const refused = e instanceof BackendRequestError ? e.status === 415 : e instanceof BackendInputError && /422|json/i.test(e.message);
-          if (!(refused && 'raw' in body && this.#protoBodies)) throw e;
-          this.#protoBodies = false;
-          ({ path, body } = await build(modelId, seqId));
-          return requestIdOf(op, await this.#http.call(op, path, body));
+          return await submit();
+        } catch (cause) {
+          if (onConflict && cause instanceof BackendRequestError && cause.status === 409) {
+            conflicted = { modelId };
+            return '';
+          }
+          // Only a request that may never have reached the server (no answer after its retries) can leave a hole in
+          // the seq_ids; one the server answered (refused) reached it, and the engine's rule says whether it used the id.
+          if (!answeredByServer(cause) && this.#profile?.seq.ordered !== false) slot.lost ??= { seqId, op, cause };
+          throw cause;
         }
-      };
-      try {
-        return await submit();
-      } catch (cause) {
-        if (onConflict && cause instanceof BackendRequestError && cause.status === 409) {
-          conflicted = { modelId };
-          return '';
-        }
-        // Only a request that may never have reached the server (no answer after its retries) can leave a hole in
-        // the seq_ids; one the server answered (refused) reached it, and the engine's rule says whether it used the id.
-        if (!answeredByServer(cause) && this.#profile?.seq.ordered !== false) slot.lost ??= { seqId, op, cause };
-        throw cause;
-      }
-    }, (e) => sent && (!answeredByServer(e) || seqUsedByRefusal(e, this.#profile)));
+      },
+      (e) => sent && (!answeredByServer(e) || seqUsedByRefusal(e, this.#profile)),
+    );
     return requestId.then(async (id) => {
       if (conflicted && onConflict) return onConflict(conflicted.modelId);
       try {
@@ -318,10 +331,12 @@ class TinkerTrainingBackend implements TinkerBackend {
     if (forwardOnly && this.#profile?.forward === false) {
       // No forward route (open-rl): a cross_entropy forward_backward with zero weights is the same pass and adds no
       // gradient on a token-sum engine (the only kind without one).
-      const zeroed = datums.map((d): WireDatum => ({
-        modelInput: d.modelInput,
-        inputs: { target_tokens: d.inputs['target_tokens']!, weights: { dtype: 'float32', data: new Array<number>(d.modelInput.length).fill(0) } },
-      }));
+      const zeroed = datums.map(
+        (d): WireDatum => ({
+          modelInput: d.modelInput,
+          inputs: { target_tokens: d.inputs['target_tokens']!, weights: { dtype: 'float32', data: new Array<number>(d.modelInput.length).fill(0) } },
+        }),
+      );
       return this.#fbOp(zeroed, { lossFn: 'cross_entropy' }, false);
     }
     const op = forwardOnly ? 'forward' : 'forward_backward';
@@ -361,7 +376,10 @@ class TinkerTrainingBackend implements TinkerBackend {
     checkLearnerSampling(opts?.sampling);
     checkBackendDatums(datums, { contextTokens: this.maxContextTokens });
     if ((opts?.entropyCoef ?? 0) !== 0) {
-      throw new BackendInputError('entropyCoef', "the Tinker API returns logprobs of the target tokens only, not the full next-token distribution, so an entropy bonus cannot be computed on this backend");
+      throw new BackendInputError(
+        'entropyCoef',
+        'the Tinker API returns logprobs of the target tokens only, not the full next-token distribution, so an entropy bonus cannot be computed on this backend',
+      );
     }
     const weight = opts?.weight ?? 1;
     const config = checkLossSupported(loss);
@@ -371,7 +389,10 @@ class TinkerTrainingBackend implements TinkerBackend {
       // A kind without a loss_fn, or one this engine lacks (cispo on SkyRL-Train): forward + weighted cross_entropy.
       // The weighted backward carries the loss's gradient as (possibly negative) weights: not a user datum, so it
       // skips the boundary check.
-      const steps = { forward: (d: readonly Datum[]) => this.#forwardLogprobs(d), weightedBackward: (d: readonly Datum[]) => this.#nativeForwardBackward(d, WEIGHTED_CROSS_ENTROPY, 1) };
+      const steps = {
+        forward: (d: readonly Datum[]) => this.#forwardLogprobs(d),
+        weightedBackward: (d: readonly Datum[]) => this.#nativeForwardBackward(d, WEIGHTED_CROSS_ENTROPY, 1),
+      };
       return forwardBackwardCustom(steps, datums, config, weight);
     }
     return this.#nativeForwardBackward(datums, loss, weight);
@@ -436,7 +457,12 @@ class TinkerTrainingBackend implements TinkerBackend {
 
   /** Learner logprobs of `datums` from the protocol's `forward` (no gradients), for the custom-loss path. */
   async #forwardLogprobs(datums: readonly Datum[]): Promise<number[][]> {
-    const plan = planForwardBackward(datums.map((d) => ({ ...d, weights: d.mask.map(() => 0) })), WEIGHTED_CROSS_ENTROPY, 1, this.maxContextTokens);
+    const plan = planForwardBackward(
+      datums.map((d) => ({ ...d, weights: d.mask.map(() => 0) })),
+      WEIGHTED_CROSS_ENTROPY,
+      1,
+      this.maxContextTokens,
+    );
     const c = this.#serverConfig;
     const chunks = chunkDatums(plan.datums, Math.min(this.#opts.maxChunkDatums, c?.maxChunkLen ?? Infinity), c?.maxChunkBytes);
     const results = await Promise.all(chunks.map((ch) => this.#fbOp(ch, plan, true)));
@@ -474,7 +500,9 @@ class TinkerTrainingBackend implements TinkerBackend {
       'save_weights_for_sampler',
       async (modelId, seqId) => ({
         path: apiPath('save_weights_for_sampler'),
-        body: { json: { model_id: modelId, seq_id: seqId, sampling_session_seq_id: (await this.#sessionP()).nextSamplingSeq(), type: 'save_weights_for_sampler' } },
+        body: {
+          json: { model_id: modelId, seq_id: seqId, sampling_session_seq_id: (await this.#sessionP()).nextSamplingSeq(), type: 'save_weights_for_sampler' },
+        },
       }),
       { json: (b) => ({ samplingSessionId: stringField(b, 'sampling_session_id'), path: stringField(b, 'path') }) },
     );
@@ -489,7 +517,7 @@ class TinkerTrainingBackend implements TinkerBackend {
     if (id === undefined) throw new BackendRequestError('save_weights_for_sampler', 'unknown', 'result has neither sampling_session_id nor path');
     const session = await this.#sessionP();
     this.#sampleLimit ??= pLimit(session.config.sampleMaxConcurrent);
-        // SkyRL-JAX loads a sampler's checkpoint into the training adapter slot when it is sampled: a sampler of older
+    // SkyRL-JAX loads a sampler's checkpoint into the training adapter slot when it is sampled: a sampler of older
     // weights than the training ones would roll them back, so it refuses to sample once the weights have moved on.
     const current = this.#profile?.samplers === 'loads-into-training-slot' ? () => this.#weightsVersion === version : undefined;
     return new TinkerSamplingClient(this.#http, this.#opts, id, this.#sampleLimit, this.#profile, current);
@@ -510,11 +538,17 @@ class TinkerTrainingBackend implements TinkerBackend {
     // SDK — means the checkpoint exists under that name: its path is the result.
     const saved = await this.#modelOp(
       'save_weights',
-      (modelId, seqId) => ({ path: apiPath('save_weights'), body: { json: { model_id: modelId, path: name, seq_id: seqId, overwrite: false, type: 'save_weights' } } }),
+      (modelId, seqId) => ({
+        path: apiPath('save_weights'),
+        body: { json: { model_id: modelId, path: name, seq_id: seqId, overwrite: false, type: 'save_weights' } },
+      }),
       { json: (b) => stringField(b, 'path') },
       slot,
       (modelId) => {
-        this.#opts.onWarning({ code: 'server_notice', message: `save_weights: a checkpoint named '${name}' already exists on ${this.baseUrl}; kept it (tinker://${modelId}/weights/${name}) — save under a new path to keep newer weights` });
+        this.#opts.onWarning({
+          code: 'server_notice',
+          message: `save_weights: a checkpoint named '${name}' already exists on ${this.baseUrl}; kept it (tinker://${modelId}/weights/${name}) — save under a new path to keep newer weights`,
+        });
         return `tinker://${modelId}/weights/${name}`;
       },
     );
@@ -544,7 +578,10 @@ class TinkerTrainingBackend implements TinkerBackend {
     this.#weightsVersion += 1;
     await this.#modelOp(
       'load_weights',
-      (modelId, seqId) => ({ path: apiPath('load_weights'), body: { json: { model_id: modelId, path: tinkerPath, optimizer, seq_id: seqId, type: 'load_weights' } } }),
+      (modelId, seqId) => ({
+        path: apiPath('load_weights'),
+        body: { json: { model_id: modelId, path: tinkerPath, optimizer, seq_id: seqId, type: 'load_weights' } },
+      }),
       { json: () => undefined },
     );
   }
@@ -574,16 +611,26 @@ class TinkerTrainingBackend implements TinkerBackend {
    */
   async #unload(slot: ModelSlot): Promise<void> {
     try {
-      await slot.seq.enqueue(async () => undefined, () => false);
+      await slot.seq.enqueue(
+        async () => undefined,
+        () => false,
+      );
       const modelId = await slot.id;
       const a = await this.#http.call('unload_model', apiPath('unload_model'), { json: { model_id: modelId, type: 'unload_model' } });
       const body = jsonOf(a) as Record<string, unknown> | undefined;
       if (body?.['request_id'] !== undefined || body?.['future_id'] !== undefined) {
-        await awaitFuture(this.#http, this.#opts, requestIdOf('unload_model', a), { op: 'unload_model', submit: async () => requestIdOf('unload_model', a), json: () => undefined });
+        await awaitFuture(this.#http, this.#opts, requestIdOf('unload_model', a), {
+          op: 'unload_model',
+          submit: async () => requestIdOf('unload_model', a),
+          json: () => undefined,
+        });
       }
     } catch (e) {
       if (this.#closed) return;
-      this.#opts.onWarning({ code: 'server_notice', message: `unload_model on ${this.baseUrl} failed (${e instanceof Error ? e.message : String(e)}); the engine may refuse the next model` });
+      this.#opts.onWarning({
+        code: 'server_notice',
+        message: `unload_model on ${this.baseUrl} failed (${e instanceof Error ? e.message : String(e)}); the engine may refuse the next model`,
+      });
     }
   }
 
@@ -669,10 +716,22 @@ function heldBackward(d: WireDatum, plan: TinkerLossPlan, forwardLogprobs: reado
     if (w.every((x) => x === 0)) return undefined;
     return {
       lossFn: 'importance_sampling',
-      datum: { modelInput: d.modelInput, inputs: { target_tokens: target, logprobs: { dtype: 'float32', data: Array.from(forwardLogprobs) }, advantages: { dtype: 'float32', data: Array.from(w) }, weights: ones } },
+      datum: {
+        modelInput: d.modelInput,
+        inputs: {
+          target_tokens: target,
+          logprobs: { dtype: 'float32', data: Array.from(forwardLogprobs) },
+          advantages: { dtype: 'float32', data: Array.from(w) },
+          weights: ones,
+        },
+      },
     };
   }
   const a = d.inputs['advantages']?.data ?? [];
   if (a.every((x) => x === 0)) return undefined;
-  return { lossFn: plan.lossFn, ...(plan.lossFnConfig ? { lossFnConfig: plan.lossFnConfig } : {}), datum: { modelInput: d.modelInput, inputs: { ...d.inputs, weights: ones } } };
+  return {
+    lossFn: plan.lossFn,
+    ...(plan.lossFnConfig ? { lossFnConfig: plan.lossFnConfig } : {}),
+    datum: { modelInput: d.modelInput, inputs: { ...d.inputs, weights: ones } },
+  };
 }

@@ -49,7 +49,14 @@ export function forwardBackwardBody(args: {
     return {
       path: tinkerPath('forward_backward'),
       body: {
-        raw: encodeForwardBackwardRequest({ modelId, seqId, datums, lossFn: plan.lossFn, ...(plan.lossFnConfig ? { lossFnConfig: plan.lossFnConfig } : {}), forwardOnly }),
+        raw: encodeForwardBackwardRequest({
+          modelId,
+          seqId,
+          datums,
+          lossFn: plan.lossFn,
+          ...(plan.lossFnConfig ? { lossFnConfig: plan.lossFnConfig } : {}),
+          forwardOnly,
+        }),
         contentType: PROTOBUF,
       },
     };
@@ -65,6 +72,9 @@ export function forwardBackwardBody(args: {
  * path such as `runs/a/ckpt-10.5` (→ `runs_a_ckpt-10_5`).
  */
 export function checkpointName(path: string): string {
-  const s = path.replace(/^\.?\/+/, '').replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
+  const s = path
+    .replace(/^\.?\/+/, '')
+    .replace(/[^A-Za-z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return (s === '' ? 'checkpoint' : s).slice(-128);
 }

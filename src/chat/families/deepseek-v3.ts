@@ -111,7 +111,9 @@ export function parseDeepSeekV3(text: string, opts: FamilyParseOptions): FamilyP
  * the instructions, the history and the parser agree. The parser reads V3.1's bare form as well.
  */
 export function deepseekToolsPrompt(tools: readonly ToolDefinition[], defuse: (text: string) => string = (t) => t): string {
-  const blocks = tools.map((t) => defuse(`### ${t.function.name}\nDescription: ${t.function.description}\n\nParameters: ${pyJsonDumps(t.function.parameters)}`));
+  const blocks = tools.map((t) =>
+    defuse(`### ${t.function.name}\nDescription: ${t.function.description}\n\nParameters: ${pyJsonDumps(t.function.parameters)}`),
+  );
   return (
     `\n\n## Tools\nYou have access to the following tools:\n\n${blocks.join('\n\n')}\n\n` +
     `IMPORTANT: ALWAYS adhere to this exact format for tool use:\n` +

@@ -14,14 +14,21 @@ function tsType(s: JsonSchema | undefined): string {
   return types
     .map((t) => {
       switch (t) {
-        case 'string': return 'string';
+        case 'string':
+          return 'string';
         case 'integer':
-        case 'number': return 'number';
-        case 'boolean': return 'boolean';
-        case 'null': return 'null';
-        case 'array': return `${tsType(s.items)}[]`;
-        case 'object': return s.properties ? `{\n${fields(s)}}` : 'object';
-        default: return 'any';
+        case 'number':
+          return 'number';
+        case 'boolean':
+          return 'boolean';
+        case 'null':
+          return 'null';
+        case 'array':
+          return `${tsType(s.items)}[]`;
+        case 'object':
+          return s.properties ? `{\n${fields(s)}}` : 'object';
+        default:
+          return 'any';
       }
     })
     .join(' | ');
@@ -73,7 +80,10 @@ function callText(c: ToolCall): string {
 
 /** The tool message: author `functions.NAME` (the call it answers), to the assistant, on the commentary channel. */
 function toolText(m: Message, name: string | undefined, opts: CodeRenderOptions): string {
-  return msg(`functions.${sanitizeToolContent(name ?? 'unknown', opts.specialTokens)} to=assistant<|channel|>commentary`, sanitizeToolContent(m.content, opts.specialTokens));
+  return msg(
+    `functions.${sanitizeToolContent(name ?? 'unknown', opts.specialTokens)} to=assistant<|channel|>commentary`,
+    sanitizeToolContent(m.content, opts.specialTokens),
+  );
 }
 
 /**

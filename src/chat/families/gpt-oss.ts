@@ -31,7 +31,11 @@ function readHeader(header: string): { channel?: string; recipient?: string } | 
   // ` to=functions.x`, `<|channel|>commentary`, ` <|constrain|>json` (or ` json`), in either order.
   const parts = header.split(H.channel);
   if (parts.length > 2) return null;
-  const words = (s: string): string[] => s.replace(H.constrain, ' ').split(/\s+/).filter((w) => w !== '');
+  const words = (s: string): string[] =>
+    s
+      .replace(H.constrain, ' ')
+      .split(/\s+/)
+      .filter((w) => w !== '');
   const before = words(parts[0] ?? '');
   const after = parts.length === 2 ? words(parts[1] ?? '') : [];
   if (parts.length === 2) {
@@ -89,7 +93,10 @@ export function parseHarmony(text: string, opts: FamilyParseOptions): FamilyPars
   if (text.trim() === '') return { kind: 'answer', content: '' };
   const messages = readMessages(text);
   if (!messages) return { kind: 'invalid', reason: 'bad_tool_syntax' };
-  const reasoning = messages.filter((m) => m.channel === 'analysis' && m.recipient === undefined).map((m) => m.content).join('\n');
+  const reasoning = messages
+    .filter((m) => m.channel === 'analysis' && m.recipient === undefined)
+    .map((m) => m.content)
+    .join('\n');
   const withReasoning = reasoning !== '' ? { reasoning } : {};
   const preamble: string[] = [];
   for (let k = 0; k < messages.length; k++) {

@@ -7,8 +7,7 @@ import { pyJsonDumps } from './py-json.js';
 const BOS = '<|begin_of_text|>';
 const EOT = '<|eot_id|>';
 const header = (role: string): string => `<|start_header_id|>${role}<|end_header_id|>\n\n`;
-const CALL_INSTRUCTIONS =
-  'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.Do not use variables.\n\n';
+const CALL_INSTRUCTIONS = 'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.Do not use variables.\n\n';
 
 function toolsBlock(opts: CodeRenderOptions): string {
   return (opts.tools ?? []).map((t) => `${pyJsonDumps(t, 4)}\n\n`).join('');

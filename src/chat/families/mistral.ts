@@ -98,7 +98,8 @@ export function parseMistral(text: string, opts: FamilyParseOptions): FamilyPars
     }
   }
   const after = text.slice(i);
-  if (after.includes(MISTRAL_TOOL_CALLS) || after.includes(ARGS)) return { kind: 'invalid', reason: opts.parallelToolCalls ? 'stray_tool_tag' : 'multiple_tool_calls' };
+  if (after.includes(MISTRAL_TOOL_CALLS) || after.includes(ARGS))
+    return { kind: 'invalid', reason: opts.parallelToolCalls ? 'stray_tool_tag' : 'multiple_tool_calls' };
   if (after.trim() !== '') return { kind: 'invalid', reason: 'text_after_tool_call' };
   return { kind: 'calls', content, calls, ...withReasoning };
 }

@@ -12,7 +12,16 @@ export const messagesSchema = z.looseObject({
   max_tokens: z.number().int().min(1),
   messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content })),
   system: z.union([z.string(), z.array(z.looseObject({ type: z.literal('text'), text: z.string() }))]).optional(),
-  tools: z.array(z.looseObject({ name: z.string().min(1), type: z.string().nullable().optional(), description: z.string().optional(), input_schema: z.record(z.string(), z.unknown()).optional() })).optional(),
+  tools: z
+    .array(
+      z.looseObject({
+        name: z.string().min(1),
+        type: z.string().nullable().optional(),
+        description: z.string().optional(),
+        input_schema: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
+    .optional(),
   tool_choice: z.looseObject({ type: z.string() }).optional(),
   stop_sequences: z.array(z.string()).optional(),
   stream: z.boolean().optional(),
@@ -75,7 +84,12 @@ export function messagesInput(b: MessagesBody): Message[] {
       else if (blk.type === 'tool_result') {
         flush();
         const r = parseBody(toolResultBlock, blk, param);
-        const body = typeof r.content === 'string' ? r.content : (r.content ?? []).map((c, j) => (c.type === 'text' ? blockText(c, `${param}.content.${j}`) : unsupportedPart(c.type, `${param}.content.${j}`))).join('');
+        const body =
+          typeof r.content === 'string'
+            ? r.content
+            : (r.content ?? [])
+                .map((c, j) => (c.type === 'text' ? blockText(c, `${param}.content.${j}`) : unsupportedPart(c.type, `${param}.content.${j}`)))
+                .join('');
         const name = names.get(r.tool_use_id);
         out.push({ role: 'tool', content: r.is_error ? `Error: ${body}` : body, toolCallId: r.tool_use_id, ...(name !== undefined ? { name } : {}) });
       } else throw unsupported(`${param}.type`, `user content block type "${blk.type}" is not supported by this server (text, tool_result)`);
@@ -95,8 +109,12 @@ function unsupportedPart(type: string, param: string): never {
  */
 export function messagesTools(tools: MessagesBody['tools']): ToolDefinition[] {
   return (tools ?? []).map((t, i) => {
-    if ((t.type !== undefined && t.type !== null && t.type !== 'custom') || !t.input_schema) throw unsupported(`tools.${i}`, `tool "${t.name}" is not a custom tool with an input_schema (server tools are not supported by this server)`);
-    return { type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.input_schema as ToolDefinition['function']['parameters'] } };
+    if ((t.type !== undefined && t.type !== null && t.type !== 'custom') || !t.input_schema)
+      throw unsupported(`tools.${i}`, `tool "${t.name}" is not a custom tool with an input_schema (server tools are not supported by this server)`);
+    return {
+      type: 'function',
+      function: { name: t.name, description: t.description ?? '', parameters: t.input_schema as ToolDefinition['function']['parameters'] },
+    };
   });
 }
 
@@ -107,7 +125,9 @@ export function messagesTools(tools: MessagesBody['tools']): ToolDefinition[] {
  */
 export function checkMessagesRequest(b: MessagesBody): void {
   const tc = b.tool_choice?.type;
-  if (tc !== undefined && tc !== 'auto' && tc !== 'none') throw unsupported('tool_choice', 'tool_choice must be "auto" or "none" (this server cannot force a call)');
-  if (b.stop_sequences?.length) throw unsupported('stop_sequences', 'stop_sequences are not supported by this server (it stops on the model\'s stop tokens only)');
+  if (tc !== undefined && tc !== 'auto' && tc !== 'none')
+    throw unsupported('tool_choice', 'tool_choice must be "auto" or "none" (this server cannot force a call)');
+  if (b.stop_sequences?.length)
+    throw unsupported('stop_sequences', "stop_sequences are not supported by this server (it stops on the model's stop tokens only)");
   if (b.thinking && b.thinking.type !== 'disabled') throw unsupported('thinking', 'extended thinking is not supported by this server');
 }

@@ -21,7 +21,12 @@ function contentOf(r: ChoiceResult): ContentBlock[] {
   const text = r.message.content ?? '';
   return [
     ...(text !== '' ? [{ type: 'text' as const, text }] : []),
-    ...r.message.toolCalls.map((c) => ({ type: 'tool_use' as const, id: c.id ?? `toolu_${hex(24)}`, name: c.name, input: JSON.parse(c.arguments) as Record<string, unknown> })),
+    ...r.message.toolCalls.map((c) => ({
+      type: 'tool_use' as const,
+      id: c.id ?? `toolu_${hex(24)}`,
+      name: c.name,
+      input: JSON.parse(c.arguments) as Record<string, unknown>,
+    })),
   ];
 }
 
@@ -56,21 +61,37 @@ export async function messagesHandler(renderer: Renderer, rawBody: unknown, repl
     const r = results[0]!;
     const content = contentOf(r);
     const usage = { input_tokens: prompt.length, output_tokens: r.seq.tokens.length, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-    const message = { id: `msg_${hex(24)}`, type: 'message', role: 'assistant', model: b.model, content, stop_reason: STOP_REASON[r.finishReason], stop_sequence: null, usage };
+    const message = {
+      id: `msg_${hex(24)}`,
+      type: 'message',
+      role: 'assistant',
+      model: b.model,
+      content,
+      stop_reason: STOP_REASON[r.finishReason],
+      stop_sequence: null,
+      usage,
+    };
     const events: [string, unknown][] = [];
     if (b.stream) {
       events.push(['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 0 } } }]);
       content.forEach((blk, index) => {
         if (blk.type === 'text') {
           events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
-          for (const text of textDeltas(blk.text, r, (t) => renderer.decode(t), params.stop ?? [])) events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }]);
+          for (const text of textDeltas(blk.text, r, (t) => renderer.decode(t), params.stop ?? []))
+            events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }]);
         } else {
           events.push(['content_block_start', { type: 'content_block_start', index, content_block: { ...blk, input: {} } }]);
-          events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(blk.input) } }]);
+          events.push([
+            'content_block_delta',
+            { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(blk.input) } },
+          ]);
         }
         events.push(['content_block_stop', { type: 'content_block_stop', index }]);
       });
-      events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }]);
+      events.push([
+        'message_delta',
+        { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } },
+      ]);
       events.push(['message_stop', { type: 'message_stop' }]);
     }
     ticket.deliverOn(reply.raw);

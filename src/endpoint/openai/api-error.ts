@@ -47,11 +47,14 @@ export function toApiError(e: unknown): OpenAIApiError {
   if (AgentRLError.isInstance(e)) {
     const field = (e as { field?: unknown }).field;
     if (e.code === 'BACKEND_INPUT') return new OpenAIApiError(400, e.message, { param: typeof field === 'string' ? field : null, errorCode: 'invalid_input' });
-    if (e.code === 'CHAT_TEMPLATE_FAILED' || e.code === 'PROMPT_PREFIX_MISMATCH') return new OpenAIApiError(400, e.message, { param: 'messages', errorCode: e.code.toLowerCase() });
+    if (e.code === 'CHAT_TEMPLATE_FAILED' || e.code === 'PROMPT_PREFIX_MISMATCH')
+      return new OpenAIApiError(400, e.message, { param: 'messages', errorCode: e.code.toLowerCase() });
     const status = (e as { status?: unknown }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       // a sampler resolver refusing a model (e.g. agentrl serve's SERVE_REQUEST 404 for an unknown checkpoint)
-      return status === 404 ? new OpenAIApiError(404, e.message, { param: 'model', errorCode: 'model_not_found' }) : new OpenAIApiError(status, e.message, { errorCode: e.code.toLowerCase() });
+      return status === 404
+        ? new OpenAIApiError(404, e.message, { param: 'model', errorCode: 'model_not_found' })
+        : new OpenAIApiError(status, e.message, { errorCode: e.code.toLowerCase() });
     }
     return new OpenAIApiError(500, e.message, { errorCode: e.code.toLowerCase() });
   }

@@ -29,7 +29,10 @@ function validate(b: ChatBody): void {
   }
   const tc = b.tool_choice;
   if (tc !== undefined && tc !== null && tc !== 'auto' && tc !== 'none') {
-    throw new OpenAIApiError(400, 'tool_choice must be "auto" or "none" (this server cannot force a call)', { param: 'tool_choice', errorCode: 'unsupported_parameter' });
+    throw new OpenAIApiError(400, 'tool_choice must be "auto" or "none" (this server cannot force a call)', {
+      param: 'tool_choice',
+      errorCode: 'unsupported_parameter',
+    });
   }
 }
 
@@ -74,9 +77,17 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
     checkVocab(prompt, renderer.vocabSize, 'messages');
     const ctxLeft = ctx.opts.maxContextTokens !== undefined ? ctx.opts.maxContextTokens - prompt.length : undefined;
     if (ctxLeft !== undefined && ctxLeft <= 0) {
-      throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, { param: 'messages', errorCode: 'context_length_exceeded' });
+      throw new OpenAIApiError(400, `the rendered prompt has ${prompt.length} tokens; the context holds ${ctx.opts.maxContextTokens}`, {
+        param: 'messages',
+        errorCode: 'context_length_exceeded',
+      });
     }
-    checkRequestLimits(ctx.opts.limits, { prompts: 1, n: b.n ?? 1, maxTokens: asked ?? 0, maxTokensParam: b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens' });
+    checkRequestLimits(ctx.opts.limits, {
+      prompts: 1,
+      n: b.n ?? 1,
+      maxTokens: asked ?? 0,
+      maxTokensParam: b.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens',
+    });
     const fallback = Math.min(ctxLeft ?? ctx.opts.defaultChatMaxTokens ?? 1024, ctx.opts.limits?.maxTokens ?? 4096);
     const params = { ...samplingParams(b, asked ?? fallback, renderer), ...(k > 0 ? { topLogprobs: k } : {}), signal };
     const seqs = await (await ctx.sampler(b.model, reply.request)).sample(prompt, params);
@@ -100,7 +111,14 @@ export async function chatCompletionsHandler(ctx: RouteContext, rawBody: unknown
 }
 
 /** The whole answer, built before anything is sent (a fault while building it is a clean error, never half a stream). */
-function chatAnswer(ctx: RouteContext, b: ChatBody, modelName: string, prompt: readonly number[], results: readonly ChoiceResult[], k: number): { body?: unknown; chunks?: unknown[] } {
+function chatAnswer(
+  ctx: RouteContext,
+  b: ChatBody,
+  modelName: string,
+  prompt: readonly number[],
+  results: readonly ChoiceResult[],
+  k: number,
+): { body?: unknown; chunks?: unknown[] } {
   const { renderer } = ctx.opts;
   const completionTokens = results.reduce((s, r) => s + r.seq.tokens.length, 0);
   const usage = { prompt_tokens: prompt.length, completion_tokens: completionTokens, total_tokens: prompt.length + completionTokens };
@@ -118,10 +136,21 @@ function chatAnswer(ctx: RouteContext, b: ChatBody, modelName: string, prompt: r
       // Token by token only when the reply is the decoded text itself; otherwise (tool calls, a harmony answer's
       // final channel, calls withheld by a hook) the reply's content goes in one chunk.
       if (r.message.toolCalls.length > 0 || r.message.content !== r.text) {
-        if (r.message.content) chunks.push({ ...head, choices: [{ index, delta: { content: r.message.content }, logprobs: logprobsOf(r.seq), finish_reason: null }] });
-        r.message.toolCalls.forEach((c, k) =>
-          chunks.push({ ...head, choices: [{ index, delta: { tool_calls: [{ index: k, id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] }, logprobs: null, finish_reason: null }] }),
-        );
+        if (r.message.content)
+          chunks.push({ ...head, choices: [{ index, delta: { content: r.message.content }, logprobs: logprobsOf(r.seq), finish_reason: null }] });
+        r.message.toolCalls.forEach((c, k) => {
+          chunks.push({
+            ...head,
+            choices: [
+              {
+                index,
+                delta: { tool_calls: [{ index: k, id: c.id ?? callId(), type: 'function', function: { name: c.name, arguments: c.arguments } }] },
+                logprobs: null,
+                finish_reason: null,
+              },
+            ],
+          });
+        });
       } else {
         // one chunk per sampled token: the text it adds (held back while it ends in an incomplete UTF-8 sequence)
         const shown = withoutStop(r.seq.tokens, stop);
@@ -130,7 +159,10 @@ function chatAnswer(ctx: RouteContext, b: ChatBody, modelName: string, prompt: r
           const upTo = renderer.decode(shown.slice(0, i + 1));
           const delta = upTo.endsWith('\uFFFD') && i + 1 < shown.length ? '' : upTo.slice(sent.length);
           if (delta) sent += delta;
-          chunks.push({ ...head, choices: [{ index, delta: { content: delta }, logprobs: b.logprobs ? { content: [entryAt(r.seq, i)] } : null, finish_reason: null }] });
+          chunks.push({
+            ...head,
+            choices: [{ index, delta: { content: delta }, logprobs: b.logprobs ? { content: [entryAt(r.seq, i)] } : null, finish_reason: null }],
+          });
         });
       }
       chunks.push({ ...head, choices: [{ index, delta: {}, logprobs: null, finish_reason: r.finishReason }] });

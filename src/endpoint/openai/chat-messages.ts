@@ -27,6 +27,7 @@ function toolCall(c: { id?: string | undefined; function: { name: string; argume
  * @throws OpenAIApiError 400 when tool-call arguments are not a JSON object.
  */
 export function toMessages(messages: ChatBody['messages']): Message[] {
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every role (TypeScript checks it is exhaustive)
   return messages.map((m, i): Message => {
     switch (m.role) {
       case 'system':

@@ -14,7 +14,9 @@ export type { ChoiceResult, TurnHooks, TurnRequest, TurnTicket } from './turn-ho
 export function decodeChoices(renderer: Renderer, seqs: readonly SampledSequence[], stop: readonly number[], parseTools: boolean): ChoiceResult[] {
   return seqs.map((seq) => {
     const text = renderer.decode(withoutStop(seq.tokens, stop));
-    const message = parseTools ? extractToolCalls(text, (t) => renderer.parseAssistant(t, undefined, { parallelToolCalls: true })) : { content: text, toolCalls: [] };
+    const message = parseTools
+      ? extractToolCalls(text, (t) => renderer.parseAssistant(t, undefined, { parallelToolCalls: true }))
+      : { content: text, toolCalls: [] };
     const finishReason = message.toolCalls.length > 0 ? 'tool_calls' : seq.stopReason;
     return { seq, text, message, finishReason };
   });

@@ -39,10 +39,17 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
   const { renderer } = ctx.opts;
   const k = topLogprobsCount(b.logprobs, 'logprobs');
   if (k > 0 && b.echo) {
-    throw new OpenAIApiError(400, 'echo with logprobs > 0 is not supported (the prompt tokens\u2019 alternatives are not computed); use logprobs: 0 with echo', { param: 'logprobs', errorCode: 'unsupported_parameter' });
+    throw new OpenAIApiError(
+      400,
+      'echo with logprobs > 0 is not supported (the prompt tokens\u2019 alternatives are not computed); use logprobs: 0 with echo',
+      { param: 'logprobs', errorCode: 'unsupported_parameter' },
+    );
   }
   if (b.prompt_logprobs !== undefined && b.prompt_logprobs !== null && b.prompt_logprobs !== 0) {
-    throw new OpenAIApiError(400, 'only prompt_logprobs: 0 (each prompt token\u2019s own logprob) is supported', { param: 'prompt_logprobs', errorCode: 'unsupported_parameter' });
+    throw new OpenAIApiError(400, 'only prompt_logprobs: 0 (each prompt token\u2019s own logprob) is supported', {
+      param: 'prompt_logprobs',
+      errorCode: 'unsupported_parameter',
+    });
   }
   if (b.stream && b.prompt_logprobs !== undefined && b.prompt_logprobs !== null) {
     throw new OpenAIApiError(400, 'prompt_logprobs is not allowed with stream', { param: 'prompt_logprobs', errorCode: 'invalid_value' });
@@ -84,7 +91,11 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
         const lps: (number | null)[] = b.echo ? [...promptLps!, ...seq.logprobs] : [...seq.logprobs];
         const tokens = ids.map(tokenString);
         let offset = 0;
-        const text_offset = tokens.map((s) => ((offset += s.length), offset - s.length));
+        const text_offset = tokens.map((s) => {
+          const at = offset;
+          offset += s.length;
+          return at;
+        });
         const alternatives = alternativesOf(seq, k, 'logprobs');
         // As vLLM: the sampled token's own entry, then the k most likely (a token among them is listed once).
         const top = (lp: number | null, i: number): Record<string, number> | null => {
@@ -105,7 +116,11 @@ export async function completionsHandler(ctx: RouteContext, rawBody: unknown, re
         stop_reason: seq.stopReason === 'stop' && last !== undefined && stop.includes(last) ? last : null,
         ...(b.return_token_ids ? { token_ids: [...seq.tokens], prompt_token_ids: prompt } : {}),
         ...(wantPromptLogprobs
-          ? { prompt_logprobs: promptLps!.map((lp, k) => (lp === null ? null : { [String(prompt[k])]: { logprob: lp, decoded_token: renderer.decode([prompt[k]!]) } })) }
+          ? {
+              prompt_logprobs: promptLps!.map((lp, k) =>
+                lp === null ? null : { [String(prompt[k])]: { logprob: lp, decoded_token: renderer.decode([prompt[k]!]) } },
+              ),
+            }
           : {}),
       };
     }),

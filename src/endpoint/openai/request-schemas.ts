@@ -12,7 +12,10 @@ const samplingShape = {
   /** vLLM: `-1` or `0` disables. */
   top_k: z.number().int().min(-1).optional(),
   seed: z.number().int().optional(),
-  stop: z.union([z.string(), z.array(z.string())]).nullable().optional(),
+  stop: z
+    .union([z.string(), z.array(z.string())])
+    .nullable()
+    .optional(),
   stop_token_ids: tokenIds.nullable().optional(),
   ignore_eos: z.boolean().optional(),
   min_p: z.number().min(0).max(1).nullable().optional(),
@@ -38,7 +41,10 @@ export const completionSchema = z.looseObject({
 export type CompletionBody = z.infer<typeof completionSchema>;
 
 const textPart = z.looseObject({ type: z.literal('text'), text: z.string() });
-const content = z.union([z.string(), z.array(textPart)]).nullable().optional();
+const content = z
+  .union([z.string(), z.array(textPart)])
+  .nullable()
+  .optional();
 const toolCall = z.looseObject({
   id: z.string().optional(),
   type: z.literal('function').optional(),
@@ -79,7 +85,10 @@ export const chatSchema = z.looseObject({
     .refine((ts) => new Set(ts.map((t) => t.function.name)).size === ts.length, 'two tools share a name')
     .nullable()
     .optional(),
-  tool_choice: z.union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function') })]).nullable().optional(),
+  tool_choice: z
+    .union([z.enum(['none', 'auto', 'required']), z.looseObject({ type: z.literal('function') })])
+    .nullable()
+    .optional(),
   /** vLLM: extra chat-template variables, e.g. `{ enable_thinking: false }`. */
   chat_template_kwargs: z.record(z.string(), z.unknown()).nullable().optional(),
   add_generation_prompt: z.boolean().optional(),

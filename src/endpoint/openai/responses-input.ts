@@ -12,11 +12,24 @@ export const responsesSchema = z.looseObject({
   input: z.union([z.string(), z.array(z.looseObject({ type: z.string().optional() }))]),
   instructions: z.string().nullable().optional(),
   previous_response_id: z.string().nullable().optional(),
-  tools: z.array(z.looseObject({ type: z.string(), name: z.string().optional(), description: z.string().nullable().optional(), parameters: z.record(z.string(), z.unknown()).nullable().optional() })).nullable().optional(),
+  tools: z
+    .array(
+      z.looseObject({
+        type: z.string(),
+        name: z.string().optional(),
+        description: z.string().nullable().optional(),
+        parameters: z.record(z.string(), z.unknown()).nullable().optional(),
+      }),
+    )
+    .nullable()
+    .optional(),
   tool_choice: z.unknown().optional(),
   max_output_tokens: z.number().int().min(1).nullable().optional(),
   stream: z.boolean().nullable().optional(),
-  text: z.looseObject({ format: z.looseObject({ type: z.string() }).nullable().optional() }).nullable().optional(),
+  text: z
+    .looseObject({ format: z.looseObject({ type: z.string() }).nullable().optional() })
+    .nullable()
+    .optional(),
   conversation: z.unknown().optional(),
   background: z.boolean().nullable().optional(),
 });
@@ -45,7 +58,8 @@ function args(raw: string, param: string): Record<string, unknown> {
   } catch {
     throw new OpenAIApiError(400, `${param} is not valid JSON`, { param, errorCode: 'invalid_value' });
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new OpenAIApiError(400, `${param} must be a JSON object`, { param, errorCode: 'invalid_value' });
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new OpenAIApiError(400, `${param} must be a JSON object`, { param, errorCode: 'invalid_value' });
   return v as Record<string, unknown>;
 }
 
@@ -73,7 +87,7 @@ export function responsesInput(input: ResponsesBody['input']): Message[] {
       const content = text(m.content, `${param}.content`);
       if (m.role === 'assistant') {
         // a second assistant text after calls starts a new assistant message
-        if (open && open.calls.length) flush();
+        if (open?.calls.length) flush();
         open = open ? { content: open.content + content, calls: open.calls } : { content, calls: [] };
         return;
       }
@@ -106,7 +120,11 @@ export function responsesTools(tools: ResponsesBody['tools']): ToolDefinition[] 
     if (t.type !== 'function' || !t.name) throw unsupported(`tools.${i}.type`, `tool type "${t.type}" is not supported by this server (function tools only)`);
     return {
       type: 'function',
-      function: { name: t.name, description: t.description ?? '', parameters: (t.parameters as ToolDefinition['function']['parameters'] | null | undefined) ?? { type: 'object', properties: {} } },
+      function: {
+        name: t.name,
+        description: t.description ?? '',
+        parameters: (t.parameters as ToolDefinition['function']['parameters'] | null | undefined) ?? { type: 'object', properties: {} },
+      },
     };
   });
 }
@@ -118,9 +136,11 @@ export function responsesTools(tools: ResponsesBody['tools']): ToolDefinition[] 
  */
 export function checkResponsesRequest(b: ResponsesBody): void {
   const tc = b.tool_choice;
-  if (tc !== undefined && tc !== null && tc !== 'auto' && tc !== 'none') throw unsupported('tool_choice', 'tool_choice must be "auto" or "none" (this server cannot force a call)');
+  if (tc !== undefined && tc !== null && tc !== 'auto' && tc !== 'none')
+    throw unsupported('tool_choice', 'tool_choice must be "auto" or "none" (this server cannot force a call)');
   const format = b.text?.format?.type;
   if (format !== undefined && format !== 'text') throw unsupported('text.format', `text.format "${format}" is not supported by this server (text only)`);
-  if (b.conversation !== undefined && b.conversation !== null) throw unsupported('conversation', 'conversations are not supported by this server; use previous_response_id');
+  if (b.conversation !== undefined && b.conversation !== null)
+    throw unsupported('conversation', 'conversations are not supported by this server; use previous_response_id');
   if (b.background) throw unsupported('background', 'background mode is not supported by this server');
 }

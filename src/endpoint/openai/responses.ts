@@ -22,7 +22,13 @@ function outputOf(r: ChoiceResult): { items: OutputItem[]; assistant: Message } 
   const items: OutputItem[] = [];
   const text = r.message.content ?? '';
   if (text !== '' || r.message.toolCalls.length === 0) {
-    items.push({ id: `msg_${hex(32)}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] });
+    items.push({
+      id: `msg_${hex(32)}`,
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+    });
   }
   const calls: ToolCall[] = [];
   for (const c of r.message.toolCalls) {
@@ -51,7 +57,11 @@ export async function responsesHandler(ctx: RouteContext, rawBody: unknown, repl
   const { renderer } = ctx.opts;
   const tools = responsesTools(b.tools);
   const history = b.previous_response_id ? hooks.responses.get(b.previous_response_id) : [];
-  if (!history) throw new OpenAIApiError(400, `Previous response with id '${b.previous_response_id}' not found.`, { param: 'previous_response_id', errorCode: 'previous_response_not_found' });
+  if (!history)
+    throw new OpenAIApiError(400, `Previous response with id '${b.previous_response_id}' not found.`, {
+      param: 'previous_response_id',
+      errorCode: 'previous_response_not_found',
+    });
   const conversation = [...history, ...responsesInput(b.input)];
   const messages: Message[] = b.instructions ? [{ role: 'system', content: b.instructions }, ...conversation] : conversation;
   const params = { ...samplingParams({}, b.max_output_tokens ?? ctx.opts.limits?.maxTokens ?? 4096, renderer), signal: clientGone(reply) };
@@ -101,7 +111,13 @@ function responseObject(ctx: RouteContext, b: ResponsesBody, id: string, output:
     tools: b.tools ?? [],
     top_p: 1,
     truncation: 'disabled',
-    usage: { input_tokens: promptTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: promptTokens + outputTokens },
+    usage: {
+      input_tokens: promptTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: promptTokens + outputTokens,
+    },
     metadata: {},
   };
 }
@@ -112,7 +128,13 @@ function responseObject(ctx: RouteContext, b: ResponsesBody, id: string, output:
  * reply is the decoded text itself; a call's arguments as one `function_call_arguments.delta`), then
  * `response.completed` (or `response.incomplete`). Every event has its `sequence_number`.
  */
-function responseEvents(response: ReturnType<typeof responseObject>, items: OutputItem[], r: ChoiceResult, decode: (t: readonly number[]) => string, stop: readonly number[]): [string, unknown][] {
+function responseEvents(
+  response: ReturnType<typeof responseObject>,
+  items: OutputItem[],
+  r: ChoiceResult,
+  decode: (t: readonly number[]) => string,
+  stop: readonly number[],
+): [string, unknown][] {
   const events: [string, unknown][] = [];
   const push = (type: string, data: Record<string, unknown>) => events.push([type, { type, sequence_number: events.length, ...data }]);
   const pending = { ...response, status: 'in_progress', incomplete_details: null, output: [], output_text: '', usage: null };
@@ -124,7 +146,8 @@ function responseEvents(response: ReturnType<typeof responseObject>, items: Outp
       const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
       push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
       push('response.content_part.added', { item_id: item.id, output_index, content_index: 0, part });
-      for (const delta of textDeltas(text, r, decode, stop)) push('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta, logprobs: [] });
+      for (const delta of textDeltas(text, r, decode, stop))
+        push('response.output_text.delta', { item_id: item.id, output_index, content_index: 0, delta, logprobs: [] });
       push('response.output_text.done', { item_id: item.id, output_index, content_index: 0, text, logprobs: [] });
       push('response.content_part.done', { item_id: item.id, output_index, content_index: 0, part: { ...part, text } });
     } else {

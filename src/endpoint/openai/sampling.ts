@@ -38,7 +38,10 @@ export function samplingParams(b: SamplingFields, maxTokens: number, renderer: R
   }
   const stopStrings = b.stop === undefined || b.stop === null ? [] : typeof b.stop === 'string' ? [b.stop] : b.stop;
   if (stopStrings.length > 0) {
-    throw new OpenAIApiError(400, 'stop strings are not supported by this server (it stops on token ids only); use stop_token_ids', { param: 'stop', errorCode: 'unsupported_parameter' });
+    throw new OpenAIApiError(400, 'stop strings are not supported by this server (it stops on token ids only); use stop_token_ids', {
+      param: 'stop',
+      errorCode: 'unsupported_parameter',
+    });
   }
   const stop = [...new Set([...(b.stop_token_ids ?? []), ...(b.ignore_eos ? [] : renderer.stopTokens)])];
   return {
@@ -61,7 +64,8 @@ export function withoutStop(tokens: readonly number[], stop: readonly number[]):
 /** Checks token ids against the vocabulary. @throws OpenAIApiError 400 naming `param`. */
 export function checkVocab(tokens: readonly number[], vocabSize: number, param: string): void {
   const bad = tokens.find((t) => t >= vocabSize);
-  if (bad !== undefined) throw new OpenAIApiError(400, `token id ${bad} is outside the vocabulary of ${vocabSize} tokens`, { param, errorCode: 'invalid_value' });
+  if (bad !== undefined)
+    throw new OpenAIApiError(400, `token id ${bad} is outside the vocabulary of ${vocabSize} tokens`, { param, errorCode: 'invalid_value' });
 }
 
 /**
@@ -101,8 +105,15 @@ export function checkRequestLimits(
   const maxT = limits?.maxTokens ?? 4096;
   const maxSeq = limits?.maxSequences ?? 256;
   if (n > maxN) throw new OpenAIApiError(400, `n ${n} exceeds this server's limit of ${maxN}`, { param: 'n', errorCode: 'invalid_value' });
-  if (maxTokens > maxT) throw new OpenAIApiError(400, `${maxTokensParam} ${maxTokens} exceeds this server's limit of ${maxT}`, { param: maxTokensParam, errorCode: 'invalid_value' });
+  if (maxTokens > maxT)
+    throw new OpenAIApiError(400, `${maxTokensParam} ${maxTokens} exceeds this server's limit of ${maxT}`, {
+      param: maxTokensParam,
+      errorCode: 'invalid_value',
+    });
   if (prompts * n > maxSeq) {
-    throw new OpenAIApiError(400, `${prompts} prompts × n ${n} = ${prompts * n} sequences exceed this server's limit of ${maxSeq} per request`, { param: 'prompt', errorCode: 'invalid_value' });
+    throw new OpenAIApiError(400, `${prompts} prompts × n ${n} = ${prompts * n} sequences exceed this server's limit of ${maxSeq} per request`, {
+      param: 'prompt',
+      errorCode: 'invalid_value',
+    });
   }
 }

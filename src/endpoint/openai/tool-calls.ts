@@ -24,12 +24,19 @@ export interface ExtractedMessage {
  * returned as `content` with no calls (the client sees what the model wrote). A harmony (GPT-OSS) answer's content is
  * its `final` channel; other families' answers are the text as written.
  */
-export function extractToolCalls(text: string, parse: (text: string) => ParsedAction = (t) => parseAssistant(t, { parallelToolCalls: true })): ExtractedMessage {
+export function extractToolCalls(
+  text: string,
+  parse: (text: string) => ParsedAction = (t) => parseAssistant(t, { parallelToolCalls: true }),
+): ExtractedMessage {
   const parsed = parse(text);
   if (parsed.kind === 'answer') return { content: text.includes('<|channel|>') ? parsed.content : text, toolCalls: [] };
   if (parsed.kind === 'invalid') return { content: text, toolCalls: [] };
   return {
     content: parsed.content === '' ? null : parsed.content,
-    toolCalls: parsed.calls.map((c) => ({ name: c.function.name, arguments: JSON.stringify(c.function.arguments), ...(c.id !== undefined ? { id: c.id } : {}) })),
+    toolCalls: parsed.calls.map((c) => ({
+      name: c.function.name,
+      arguments: JSON.stringify(c.function.arguments),
+      ...(c.id !== undefined ? { id: c.id } : {}),
+    })),
   };
 }

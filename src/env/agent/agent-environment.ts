@@ -9,9 +9,9 @@ import { subprocessAgent } from './subprocess-agent.js';
 import type { AgentRunArgs } from './agent-run-args.js';
 
 export type { AgentRunArgs } from './agent-run-args.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const AGENT_ENV_OPTIONS = strictKeys(['run', 'command', 'env', 'cwd', 'name', 'model', 'timeoutMs']);
+const AGENT_ENV_OPTIONS = optionKeys<AgentEnvironmentOptions>({ run: true, command: true, env: true, cwd: true, name: true, model: true, timeoutMs: true });
 
 /** Options of {@link agentEnvironment}. */
 export interface AgentEnvironmentOptions<E extends Example = Example> {
@@ -56,15 +56,23 @@ export interface AgentEnvironment extends DrivenEnvironment {
 function validate(o: AgentEnvironmentOptions<never>): void {
   const issues: ConfigIssue[] = [];
   const hasCommand = o?.command !== undefined;
-  if (hasCommand === (o?.run !== undefined)) issues.push({ path: 'run', message: 'give exactly one of run (the agent function ({ baseURL, apiKey, model, example, signal }) => answer) and command (an agent program)' });
-  else if (!hasCommand && typeof o.run !== 'function') issues.push({ path: 'run', message: 'expected the agent function ({ baseURL, apiKey, model, example, signal }) => answer' });
+  if (hasCommand === (o?.run !== undefined))
+    issues.push({
+      path: 'run',
+      message: 'give exactly one of run (the agent function ({ baseURL, apiKey, model, example, signal }) => answer) and command (an agent program)',
+    });
+  else if (!hasCommand && typeof o.run !== 'function')
+    issues.push({ path: 'run', message: 'expected the agent function ({ baseURL, apiKey, model, example, signal }) => answer' });
   if (hasCommand && !(Array.isArray(o.command) && o.command.length > 0 && o.command.every((a) => typeof a === 'string') && o.command[0] !== '')) {
     issues.push({ path: 'command', message: 'expected a non-empty array of strings: the program, then its arguments' });
   }
-  if (o?.env !== undefined && (typeof o.env !== 'object' || o.env === null || Object.values(o.env).some((v) => typeof v !== 'string'))) issues.push({ path: 'env', message: 'expected an object of string values' });
+  if (o?.env !== undefined && (typeof o.env !== 'object' || o.env === null || Object.values(o.env).some((v) => typeof v !== 'string')))
+    issues.push({ path: 'env', message: 'expected an object of string values' });
   if (o?.cwd !== undefined && (typeof o.cwd !== 'string' || o.cwd === '')) issues.push({ path: 'cwd', message: 'expected a non-empty string' });
-  if (!hasCommand && (o?.env !== undefined || o?.cwd !== undefined)) issues.push({ path: o?.env !== undefined ? 'env' : 'cwd', message: 'only applies with command' });
-  if (o?.timeoutMs !== undefined && !(Number.isFinite(o.timeoutMs) && o.timeoutMs > 0)) issues.push({ path: 'timeoutMs', message: `expected a positive number of ms, got ${o.timeoutMs}` });
+  if (!hasCommand && (o?.env !== undefined || o?.cwd !== undefined))
+    issues.push({ path: o?.env !== undefined ? 'env' : 'cwd', message: 'only applies with command' });
+  if (o?.timeoutMs !== undefined && !(Number.isFinite(o.timeoutMs) && o.timeoutMs > 0))
+    issues.push({ path: 'timeoutMs', message: `expected a positive number of ms, got ${o.timeoutMs}` });
   if (o?.model !== undefined && (typeof o.model !== 'string' || o.model === '')) issues.push({ path: 'model', message: 'expected a non-empty string' });
   if (issues.length) throw new ConfigError('agentEnvironment options', issues);
 }
@@ -113,7 +121,9 @@ export function agentEnvironment<E extends Example = Example>(opts: AgentEnviron
   const name = opts.name ?? 'agent';
   const model = opts.model ?? 'policy';
   const timeoutMs = opts.timeoutMs ?? 600_000;
-  const agent = opts.command ? subprocessAgent({ command: opts.command, ...(opts.env ? { env: opts.env } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}) }) : opts.run!;
+  const agent = opts.command
+    ? subprocessAgent({ command: opts.command, ...(opts.env ? { env: opts.env } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}) })
+    : opts.run!;
   let endpoint: Promise<RecordingEndpoint> | undefined;
   let started: RecordingEndpoint | undefined;
 
@@ -128,7 +138,16 @@ export function agentEnvironment<E extends Example = Example>(opts: AgentEnviron
     let outcome: AgentOutcome;
     try {
       const run = Promise.resolve().then(() =>
-        agent({ baseURL: lease.baseURL, anthropicBaseURL: lease.rootURL, apiKey: lease.apiKey, model, example: ctx.example as E, signal, trajectoryId: ctx.trajectoryId, groupIndex: ctx.groupIndex }),
+        agent({
+          baseURL: lease.baseURL,
+          anthropicBaseURL: lease.rootURL,
+          apiKey: lease.apiKey,
+          model,
+          example: ctx.example as E,
+          signal,
+          trajectoryId: ctx.trajectoryId,
+          groupIndex: ctx.groupIndex,
+        }),
       );
       outcome = { kind: 'returned', value: await untilAborted(run, signal) };
     } catch (e) {

@@ -25,7 +25,10 @@ export function messageKey(m: Message): string {
 
 /** The assistant message a client receives for a completion (as it will send it back in its next request). */
 export function assistantMessage(extracted: ExtractedMessage): Message {
-  const toolCalls: ToolCall[] = extracted.toolCalls.map((c) => ({ type: 'function', function: { name: c.name, arguments: JSON.parse(c.arguments) as Record<string, unknown> } }));
+  const toolCalls: ToolCall[] = extracted.toolCalls.map((c) => ({
+    type: 'function',
+    function: { name: c.name, arguments: JSON.parse(c.arguments) as Record<string, unknown> },
+  }));
   return { role: 'assistant', content: extracted.content ?? '', ...(toolCalls.length ? { toolCalls } : {}) };
 }
 

@@ -4,6 +4,7 @@ import type { SampledSequence, SamplingParams } from '../../types/sampling.js';
 import type { TrajectoryError, TrajectoryStopReason, Turn } from '../../types/trajectory.js';
 import type { DrivenTrajectory, DrivenTrajectoryContext } from '../driven.js';
 import { untilAborted } from '../../util/until-aborted.js';
+import { turnSamplingParams, turnTokenLimit } from '../../types/turn-sampling.js';
 import { OpenAIApiError } from '../../endpoint/openai/api-error.js';
 import type { ChoiceResult, TurnHooks, TurnRequest, TurnTicket } from '../../endpoint/openai/chat-turn.js';
 import { assistantMessage, continues, messageKey, recordedAction } from './conversation.js';
@@ -25,7 +26,10 @@ interface RecordedCall {
 }
 
 /** How the agent's `run()` ended. */
-export type AgentOutcome = { readonly kind: 'returned'; readonly value: unknown } | { readonly kind: 'threw'; readonly error: unknown } | { readonly kind: 'timeout'; readonly timeoutMs: number };
+export type AgentOutcome =
+  | { readonly kind: 'returned'; readonly value: unknown }
+  | { readonly kind: 'threw'; readonly error: unknown }
+  | { readonly kind: 'timeout'; readonly timeoutMs: number };
 
 const budgetRefusal = (stop: TrajectoryStopReason, message: string) => new OpenAIApiError(400, message, { errorCode: stop });
 
@@ -82,7 +86,10 @@ class Ticket implements TurnTicket {
   deliverOn(res: ServerResponse, onCommit?: () => void): void {
     if (this.state !== 'chosen') return;
     this.state = 'delivering';
-    if (res.destroyed || (res.closed && !res.writableFinished)) return this.release();
+    if (res.destroyed || (res.closed && !res.writableFinished)) {
+      this.release();
+      return;
+    }
     res.once('finish', () => (res.statusCode < 300 ? this.recorder.commit(this, onCommit) : this.release()));
     res.once('close', () => {
       if (!res.writableFinished) this.release();
@@ -144,14 +151,24 @@ export class RolloutRecorder {
     const left = b.maxTurns - this.#calls.length - this.#reserved;
     if (left <= 0) {
       if (this.#reserved === 0) this.#stop = 'max_turns';
-      throw budgetRefusal('max_turns', `this rollout allows ${b.maxTurns} model calls (maxTurns)${this.#reserved ? `, ${this.#reserved} of them in flight` : ''}`);
+      throw budgetRefusal(
+        'max_turns',
+        `this rollout allows ${b.maxTurns} model calls (maxTurns)${this.#reserved ? `, ${this.#reserved} of them in flight` : ''}`,
+      );
     }
-    if (turn.n > left) throw new OpenAIApiError(400, `n = ${turn.n} asks for ${turn.n} completions; this rollout has ${left} model calls left (maxTurns)`, { param: 'n', errorCode: 'max_turns' });
+    if (turn.n > left)
+      throw new OpenAIApiError(400, `n = ${turn.n} asks for ${turn.n} completions; this rollout has ${left} model calls left (maxTurns)`, {
+        param: 'n',
+        errorCode: 'max_turns',
+      });
     const bytes = requestTextBytes(turn.messages, turn.tools, turn.templateKwargs);
     const bound = b.maxTrajectoryTokens * maxTokenBytes(this.#ctx.renderer);
     if (bytes > bound) {
       this.#stop ??= 'max_trajectory_tokens';
-      throw budgetRefusal('max_trajectory_tokens', `the request has ${bytes} bytes of text, more than ${b.maxTrajectoryTokens} tokens can hold (maxTrajectoryTokens)`);
+      throw budgetRefusal(
+        'max_trajectory_tokens',
+        `the request has ${bytes} bytes of text, more than ${b.maxTrajectoryTokens} tokens can hold (maxTrajectoryTokens)`,
+      );
     }
     const keys = turn.messages.map(messageKey);
     const request = { messages: turn.messages, keys, tools: turn.tools, toolsKey: JSON.stringify(turn.tools), templateKwargs: turn.templateKwargs };
@@ -169,7 +186,10 @@ export class RolloutRecorder {
     if (prompt.length >= this.#ctx.budgets.maxTrajectoryTokens) {
       this.release(t);
       this.#stop ??= 'max_trajectory_tokens';
-      throw budgetRefusal('max_trajectory_tokens', `the prompt has ${prompt.length} tokens; this rollout allows ${this.#ctx.budgets.maxTrajectoryTokens} (maxTrajectoryTokens)`);
+      throw budgetRefusal(
+        'max_trajectory_tokens',
+        `the prompt has ${prompt.length} tokens; this rollout allows ${this.#ctx.budgets.maxTrajectoryTokens} (maxTrajectoryTokens)`,
+      );
     }
     t.promptTokens = prompt;
     return prompt;
@@ -197,7 +217,13 @@ export class RolloutRecorder {
     return best;
   }
 
-  #render(messages: readonly Message[], tools: readonly ToolDefinition[], parent: RecordedCall | undefined, toolsKey: string, kwargs: Readonly<Record<string, unknown>> | undefined): number[] {
+  #render(
+    messages: readonly Message[],
+    tools: readonly ToolDefinition[],
+    parent: RecordedCall | undefined,
+    toolsKey: string,
+    kwargs: Readonly<Record<string, unknown>> | undefined,
+  ): number[] {
     const { renderer } = this.#ctx;
     const templateKwargs = kwargs ?? this.#ctx.templateKwargs;
     const kw = templateKwargs ? { templateKwargs } : {};
@@ -224,20 +250,16 @@ export class RolloutRecorder {
    */
   async sampleFor(t: Ticket, prompt: readonly number[], params: SamplingParams): Promise<SampledSequence[]> {
     const { budgets, sampling } = this.#ctx;
-    const maxTokens = Math.min(params.maxTokens, budgets.maxTurnTokens, budgets.maxTrajectoryTokens - prompt.length);
-    const seed = this.#ctx.seedFor(t.ordinal);
+    const { maxTokens } = turnTokenLimit(budgets, prompt.length, params.maxTokens);
     const signal = AbortSignal.any([this.#signal, this.#closing.signal, ...(params.signal ? [params.signal] : [])]);
-    const call: SamplingParams = {
+    const call = turnSamplingParams(sampling, {
       numSamples: t.n,
       maxTokens,
-      temperature: sampling?.temperature ?? 1,
-      topP: sampling?.topP ?? 1,
-      ...(sampling?.topK !== undefined ? { topK: sampling.topK } : {}),
-      ...(params.stop ? { stop: params.stop } : {}),
-      ...(params.topLogprobs ? { topLogprobs: params.topLogprobs } : {}),
-      ...(seed !== undefined ? { seed } : {}),
+      stop: params.stop,
+      topLogprobs: params.topLogprobs,
+      seed: this.#ctx.seedFor(t.ordinal),
       signal,
-    };
+    });
     const seqs = await untilAborted(this.#ctx.sampler.sample(prompt, call), signal);
     if (t.state !== 'admitted') throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
     return seqs;
@@ -251,7 +273,11 @@ export class RolloutRecorder {
     if (t.state !== 'admitted' || this.#closed) throw new OpenAIApiError(409, 'this rollout has ended', { errorCode: 'rollout_ended' });
     let toolCalls = this.#toolCalls;
     let turns = this.#calls.length;
-    for (const o of this.#live) if (o !== t && (o.state === 'chosen' || o.state === 'delivering')) ((toolCalls += o.toolCalls), (turns += o.chosen.length));
+    for (const o of this.#live) {
+      if (o === t || (o.state !== 'chosen' && o.state !== 'delivering')) continue;
+      toolCalls += o.toolCalls;
+      turns += o.chosen.length;
+    }
     let stop: TrajectoryStopReason | undefined;
     const sent = choices.map((c, i) => {
       const passed = this.#budgetPassedBy(c.message.toolCalls.length, toolCalls + t.toolCalls, turns + i);
@@ -281,7 +307,9 @@ export class RolloutRecorder {
     const closed = this.#closed;
     this.release(t);
     if (closed) return;
-    t.chosen.forEach(({ sampled, sent }, i) => this.#record(t.request, t.promptTokens, i === 0 ? t.parent : undefined, sampled, sent));
+    t.chosen.forEach(({ sampled, sent }, i) => {
+      this.#record(t.request, t.promptTokens, i === 0 ? t.parent : undefined, sampled, sent);
+    });
     if (t.stop) this.#stop ??= t.stop;
     onCommit?.();
   }
@@ -368,14 +396,32 @@ export class RolloutRecorder {
       ...base,
       stopReason: 'error',
       finalText: '',
-      error: { stage, message, env: envName, ...(cause !== undefined ? { cause } : {}), ...(cause instanceof Error ? { code: (cause as { code?: string }).code ?? cause.name } : {}) },
+      error: {
+        stage,
+        message,
+        env: envName,
+        ...(cause !== undefined ? { cause } : {}),
+        ...(cause instanceof Error ? { code: (cause as { code?: string }).code ?? cause.name } : {}),
+      },
     });
-    if (this.#stop) return { ...base, stopReason: this.#stop, finalText: last?.assistant.content ?? '', ...(outcome.kind === 'returned' ? { agentOutput: outcome.value } : {}) };
+    if (this.#stop)
+      return {
+        ...base,
+        stopReason: this.#stop,
+        finalText: last?.assistant.content ?? '',
+        ...(outcome.kind === 'returned' ? { agentOutput: outcome.value } : {}),
+      };
     if (outcome.kind === 'timeout') return failed(`the agent did not finish within ${outcome.timeoutMs} ms`, 'timeout');
-    if (outcome.kind === 'threw') return failed(`the agent threw: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`, 'agent', outcome.error);
+    if (outcome.kind === 'threw')
+      return failed(`the agent threw: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`, 'agent', outcome.error);
     if (calls.length === 0) return failed('the agent returned without calling the model', 'agent');
     const v = outcome.value;
-    const answer = typeof v === 'string' ? v : typeof (v as { answer?: unknown } | null)?.answer === 'string' ? (v as { answer: string }).answer : (last?.assistant.content ?? '');
+    const answer =
+      typeof v === 'string'
+        ? v
+        : typeof (v as { answer?: unknown } | null)?.answer === 'string'
+          ? (v as { answer: string }).answer
+          : (last?.assistant.content ?? '');
     return { ...base, stopReason: 'answer', finalText: answer, agentOutput: v };
   }
 }

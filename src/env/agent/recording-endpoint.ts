@@ -54,7 +54,12 @@ export class RecordingEndpoint {
     // The agents run on the trainer's thread, whose engine steps block it for seconds: a keep-alive timeout shorter than
     // a step drops every idle pooled connection just as the next step's agents reuse them (ECONNRESET). Loopback only,
     // one client process: holding idle connections longer costs nothing.
-    const server = createHttpServer({ name: 'agentEnvironment endpoint', host: '127.0.0.1', clientKey: (req) => bearer(req) ?? req.ip, limits: { keepAliveTimeoutMs: 65_000 } });
+    const server = createHttpServer({
+      name: 'agentEnvironment endpoint',
+      host: '127.0.0.1',
+      clientKey: (req) => bearer(req) ?? req.ip,
+      limits: { keepAliveTimeoutMs: 65_000 },
+    });
     const recorderOf = (req: FastifyRequest): RolloutRecorder => {
       const key = bearer(req);
       const r = key !== undefined ? rollouts.get(key) : undefined;

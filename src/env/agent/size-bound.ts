@@ -26,7 +26,8 @@ export function requestTextBytes(messages: readonly Message[], tools: readonly T
   let bytes = 0;
   for (const m of messages) {
     bytes += Buffer.byteLength(m.content);
-    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) bytes += Buffer.byteLength(c.function.name) + Buffer.byteLength(JSON.stringify(c.function.arguments));
+    if (m.role === 'assistant')
+      for (const c of m.toolCalls ?? []) bytes += Buffer.byteLength(c.function.name) + Buffer.byteLength(JSON.stringify(c.function.arguments));
   }
   if (tools.length) bytes += Buffer.byteLength(JSON.stringify(tools));
   if (templateKwargs) bytes += Buffer.byteLength(JSON.stringify(templateKwargs));

@@ -33,16 +33,26 @@ function isZod(s: unknown): s is z.ZodType {
 function convertSchema(name: string, schema: unknown): { json: JsonSchema; zod: z.ZodObject } {
   if (isZod(schema)) {
     const { $schema: _drop, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-    const zod = schema instanceof z.ZodObject ? schema : z.looseObject({}).superRefine((v, ctx) => {
-      const r = schema.safeParse(v);
-      if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
-    });
+    const zod =
+      schema instanceof z.ZodObject
+        ? schema
+        : z.looseObject({}).superRefine((v, ctx) => {
+            const r = schema.safeParse(v);
+            if (!r.success) for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path as PropertyKey[] });
+          });
     return { json: json as JsonSchema, zod };
   }
-  const s = schema as { jsonSchema?: unknown; validate?: (v: unknown) => { success: boolean; error?: { message?: string } } | PromiseLike<unknown> } | undefined;
+  const s = schema as
+    | { jsonSchema?: unknown; validate?: (v: unknown) => { success: boolean; error?: { message?: string } } | PromiseLike<unknown> }
+    | undefined;
   const json = s?.jsonSchema;
   if (typeof json !== 'object' || json === null || typeof (json as PromiseLike<unknown>).then === 'function') {
-    throw new ConfigError('fromAiSdkTools tools', [{ path: `${name}.inputSchema`, message: `fromAiSdkTools: tool '${name}' has an inputSchema that is neither a zod schema nor an AI SDK jsonSchema() with a plain JSON schema` }]);
+    throw new ConfigError('fromAiSdkTools tools', [
+      {
+        path: `${name}.inputSchema`,
+        message: `fromAiSdkTools: tool '${name}' has an inputSchema that is neither a zod schema nor an AI SDK jsonSchema() with a plain JSON schema`,
+      },
+    ]);
   }
   const zod = z.looseObject({}).superRefine((v, ctx) => {
     const r = s?.validate?.(v) as { success?: boolean; error?: { message?: string } } | undefined;

@@ -9,10 +9,10 @@ import type {
   LanguageModelV4ToolResultPart,
   SharedV4Warning,
 } from '@ai-sdk/provider';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 import { SamplerHttpError, SamplerResponseError } from '../../errors/sampler-errors.js';
 
-const POLICY_MODEL_OPTIONS = strictKeys(['baseURL', 'apiKey', 'model']);
+const POLICY_MODEL_OPTIONS = optionKeys<PolicyLanguageModelOptions>({ baseURL: true, apiKey: true, model: true });
 
 /**
  * The AI SDK language model {@link policyLanguageModel} returns (an `@ai-sdk/provider` `LanguageModelV4`), typed here
@@ -29,9 +29,11 @@ export interface PolicyLanguageModel {
   /** URL patterns the model downloads itself: none. */
   readonly supportedUrls: Record<string, RegExp[]>;
   /** `LanguageModelV4.doGenerate` (called by the AI SDK). */
-  doGenerate(options: any): PromiseLike<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: the AI SDK's call options and results, which agentrl does not import (an optional peer)
+  doGenerate(options: any): PromiseLike<any>;
   /** `LanguageModelV4.doStream` (called by the AI SDK). */
-  doStream(options: any): PromiseLike<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: as doGenerate
+  doStream(options: any): PromiseLike<any>;
 }
 
 /** Options of {@link policyLanguageModel}: the `run()` arguments of an agentEnvironment rollout. */
@@ -53,7 +55,8 @@ function toolOutputText(part: LanguageModelV4ToolResultPart): string {
   const o = part.output as { type: string; value?: unknown; reason?: string };
   if (o.type === 'text' || o.type === 'error-text') return String(o.value ?? '');
   if (o.type === 'execution-denied') return `Execution denied${o.reason ? `: ${o.reason}` : ''}`;
-  if (o.type === 'content' && Array.isArray(o.value)) return (o.value as { type: string; text?: string }[]).map((p) => (p.type === 'text' ? (p.text ?? '') : `[${p.type}]`)).join('\n');
+  if (o.type === 'content' && Array.isArray(o.value))
+    return (o.value as { type: string; text?: string }[]).map((p) => (p.type === 'text' ? (p.text ?? '') : `[${p.type}]`)).join('\n');
   return JSON.stringify(o.value ?? null);
 }
 
@@ -65,7 +68,17 @@ export function toOpenAIMessages(prompt: readonly unknown[]): OpenAIMessage[] {
     else if (m.role === 'user') out.push({ role: 'user', content: m.content.map((p) => (p.type === 'text' ? p.text : '')).join('') });
     else if (m.role === 'assistant') {
       const text = m.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-      const calls = m.content.flatMap((p) => (p.type === 'tool-call' ? [{ id: p.toolCallId, type: 'function' as const, function: { name: p.toolName, arguments: typeof p.input === 'string' ? p.input : JSON.stringify(p.input ?? {}) } }] : []));
+      const calls = m.content.flatMap((p) =>
+        p.type === 'tool-call'
+          ? [
+              {
+                id: p.toolCallId,
+                type: 'function' as const,
+                function: { name: p.toolName, arguments: typeof p.input === 'string' ? p.input : JSON.stringify(p.input ?? {}) },
+              },
+            ]
+          : [],
+      );
       out.push({ role: 'assistant', content: text === '' && calls.length ? null : text, ...(calls.length ? { tool_calls: calls } : {}) });
       for (const p of m.content) if (p.type === 'tool-result') out.push({ role: 'tool', tool_call_id: p.toolCallId, content: toolOutputText(p) });
     } else {
@@ -103,7 +116,9 @@ export function policyLanguageModel(opts: PolicyLanguageModelOptions): PolicyLan
   const url = `${opts.baseURL.replace(/\/$/, '')}/chat/completions`;
 
   async function generate(o: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> {
-    const tools = (o.tools ?? []).flatMap((t) => (t.type === 'function' ? [{ type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema } }] : []));
+    const tools = (o.tools ?? []).flatMap((t) =>
+      t.type === 'function' ? [{ type: 'function', function: { name: t.name, description: t.description ?? '', parameters: t.inputSchema } }] : [],
+    );
     const body = {
       model: modelId,
       messages: toOpenAIMessages(o.prompt),
@@ -117,14 +132,23 @@ export function policyLanguageModel(opts: PolicyLanguageModelOptions): PolicyLan
       ...(o.abortSignal ? { signal: o.abortSignal } : {}),
     });
     const json = (await res.json().catch(() => undefined)) as
-      | { id?: string; choices?: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] }; finish_reason?: string }[]; usage?: { prompt_tokens: number; completion_tokens: number }; error?: { message?: string } }
+      | {
+          id?: string;
+          choices?: {
+            message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] };
+            finish_reason?: string;
+          }[];
+          usage?: { prompt_tokens: number; completion_tokens: number };
+          error?: { message?: string };
+        }
       | undefined;
     if (!res.ok) throw new SamplerHttpError(res.status, json?.error?.message ?? 'no choice', url);
     if (!json?.choices?.[0]) throw new SamplerResponseError('choices[0]', null, `the policy endpoint answered ${res.status} without a choice`);
     const choice = json.choices[0];
     const content: LanguageModelV4Content[] = [];
     if (choice.message.content) content.push({ type: 'text', text: choice.message.content });
-    for (const c of choice.message.tool_calls ?? []) content.push({ type: 'tool-call', toolCallId: c.id, toolName: c.function.name, input: c.function.arguments });
+    for (const c of choice.message.tool_calls ?? [])
+      content.push({ type: 'tool-call', toolCallId: c.id, toolName: c.function.name, input: c.function.arguments });
     return {
       content,
       finishReason: finishReason(choice.finish_reason),
@@ -148,7 +172,8 @@ export function policyLanguageModel(opts: PolicyLanguageModelOptions): PolicyLan
       const r = await generate(o);
       const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: r.warnings }];
       r.content.forEach((c, i) => {
-        if (c.type === 'text') parts.push({ type: 'text-start', id: `t${i}` }, { type: 'text-delta', id: `t${i}`, delta: c.text }, { type: 'text-end', id: `t${i}` });
+        if (c.type === 'text')
+          parts.push({ type: 'text-start', id: `t${i}` }, { type: 'text-delta', id: `t${i}`, delta: c.text }, { type: 'text-end', id: `t${i}` });
         else parts.push(c as LanguageModelV4StreamPart);
       });
       parts.push({ type: 'finish', usage: r.usage, finishReason: r.finishReason });

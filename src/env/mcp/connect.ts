@@ -101,7 +101,10 @@ export async function connectMcp(server: McpStdioServer | McpHttpServer, timeout
   } catch (e) {
     await conn.close();
     const tail = stderr.trim();
-    throw new McpServerError(`MCP server ${describeServer(server)} did not start: ${e instanceof Error ? e.message : String(e)}${tail ? ` (stderr: ${tail})` : ''}`, { cause: e });
+    throw new McpServerError(
+      `MCP server ${describeServer(server)} did not start: ${e instanceof Error ? e.message : String(e)}${tail ? ` (stderr: ${tail})` : ''}`,
+      { cause: e },
+    );
   }
   return conn;
 }

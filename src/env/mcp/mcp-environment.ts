@@ -8,9 +8,18 @@ import { connectMcp, describeServer, type McpConnection } from './connect.js';
 import { toolResultText } from './tool-result.js';
 import { toolDefinitionIssues } from '../tool-definitions.js';
 import type { McpEnvironmentOptions, McpToolCaller } from './types.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const MCP_ENV_OPTIONS = strictKeys(['server', 'name', 'initialMessages', 'connection', 'reset', 'tools', 'callTimeoutMs', 'connectTimeoutMs']);
+const MCP_ENV_OPTIONS = optionKeys<McpEnvironmentOptions>({
+  server: true,
+  name: true,
+  initialMessages: true,
+  connection: true,
+  reset: true,
+  tools: true,
+  callTimeoutMs: true,
+  connectTimeoutMs: true,
+});
 
 /** An {@link Environment} over an MCP server's tools; `close()` ends every connection and process it opened. */
 export interface McpEnvironment<E extends Example = Example> extends Environment<E> {
@@ -29,12 +38,15 @@ function validate(o: McpEnvironmentOptions<never>): void {
   if (typeof s !== 'object' || s === null) issues.push({ path: 'server', message: 'expected { command, args?, env? } or { url, headers? }' });
   else if ('command' in s) {
     if (typeof s.command !== 'string' || s.command === '') issues.push({ path: 'server.command', message: 'expected a non-empty string' });
-    if (s.args !== undefined && (!Array.isArray(s.args) || s.args.some((a) => typeof a !== 'string'))) issues.push({ path: 'server.args', message: 'expected an array of strings' });
+    if (s.args !== undefined && (!Array.isArray(s.args) || s.args.some((a) => typeof a !== 'string')))
+      issues.push({ path: 'server.args', message: 'expected an array of strings' });
   } else if ('url' in s) {
-    if (typeof s.url !== 'string' || !URL.canParse(s.url) || !/^https?:$/.test(new URL(s.url).protocol)) issues.push({ path: 'server.url', message: `expected an http(s) URL, got ${JSON.stringify(s.url)}` });
+    if (typeof s.url !== 'string' || !URL.canParse(s.url) || !/^https?:$/.test(new URL(s.url).protocol))
+      issues.push({ path: 'server.url', message: `expected an http(s) URL, got ${JSON.stringify(s.url)}` });
   } else issues.push({ path: 'server', message: 'expected a `command` (stdio) or a `url` (Streamable HTTP)' });
   if (typeof o.initialMessages !== 'function') issues.push({ path: 'initialMessages', message: 'expected a function' });
-  if (o.connection !== undefined && o.connection !== 'per-trajectory' && o.connection !== 'shared') issues.push({ path: 'connection', message: `expected 'per-trajectory' or 'shared', got ${JSON.stringify(o.connection)}` });
+  if (o.connection !== undefined && o.connection !== 'per-trajectory' && o.connection !== 'shared')
+    issues.push({ path: 'connection', message: `expected 'per-trajectory' or 'shared', got ${JSON.stringify(o.connection)}` });
   for (const k of ['callTimeoutMs', 'connectTimeoutMs'] as const) {
     const v = o[k];
     if (v !== undefined && (!Number.isFinite(v) || v <= 0)) issues.push({ path: k, message: `expected a positive number of ms, got ${v}` });
@@ -44,11 +56,19 @@ function validate(o: McpEnvironmentOptions<never>): void {
 
 /** The model-facing definitions of the server's tools, in `only`'s order when given. @throws ConfigError for a name the server lacks. */
 function pickTools(listed: readonly { name: string; description?: string; inputSchema: unknown }[], only: readonly string[] | undefined): ToolDefinition[] {
-  const defs = listed.map((t): ToolDefinition => ({ type: 'function', function: { name: t.name, description: t.description ?? '', parameters: (t.inputSchema ?? { type: 'object', properties: {} }) as JsonSchema } }));
+  const defs = listed.map(
+    (t): ToolDefinition => ({
+      type: 'function',
+      function: { name: t.name, description: t.description ?? '', parameters: (t.inputSchema ?? { type: 'object', properties: {} }) as JsonSchema },
+    }),
+  );
   if (!only) return defs;
   const byName = new Map(defs.map((d) => [d.function.name, d]));
   const missing = only.filter((n) => !byName.has(n));
-  if (missing.length) throw new ConfigError('mcpEnvironment options', [{ path: 'tools', message: `the server has no tool ${missing.map((n) => `'${n}'`).join(', ')} (it has ${[...byName.keys()].join(', ')})` }]);
+  if (missing.length)
+    throw new ConfigError('mcpEnvironment options', [
+      { path: 'tools', message: `the server has no tool ${missing.map((n) => `'${n}'`).join(', ')} (it has ${[...byName.keys()].join(', ')})` },
+    ]);
   // Every listed definition of a picked name (a server that lists one name twice is refused below).
   return only.flatMap((n) => defs.filter((d) => d.function.name === n));
 }
@@ -113,7 +133,12 @@ export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvir
     // they enter the chat template).
     const issues = toolDefinitionIssues(tools, 'tools');
     if (issues.length > 0) {
-      throw new McpServerError(`MCP server ${describeServer(opts.server)} lists tools agentrl will not offer: ${issues.slice(0, 5).map((i) => `${i.path}: ${i.message}`).join('; ')}${issues.length > 5 ? ` (+${issues.length - 5} more)` : ''}`);
+      throw new McpServerError(
+        `MCP server ${describeServer(opts.server)} lists tools agentrl will not offer: ${issues
+          .slice(0, 5)
+          .map((i) => `${i.path}: ${i.message}`)
+          .join('; ')}${issues.length > 5 ? ` (+${issues.length - 5} more)` : ''}`,
+      );
     }
   } catch (e) {
     await release(first);
@@ -161,7 +186,8 @@ export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvir
       });
       if (!offered.has(tool)) return reply(`Error: unknown tool '${tool}'. Available: ${[...offered].join(', ')}.`);
       const conn = await connectionFor(ctx);
-      if (conn.closed) throw new McpServerError(`MCP server ${describeServer(opts.server)} is gone${conn.stderrTail() ? ` (stderr: ${conn.stderrTail()})` : ''}`);
+      if (conn.closed)
+        throw new McpServerError(`MCP server ${describeServer(opts.server)} is gone${conn.stderrTail() ? ` (stderr: ${conn.stderrTail()})` : ''}`);
       try {
         return reply(toolResultText(await conn.callTool(tool, action.call.function.arguments, { signal: ctx.signal, timeoutMs: callTimeoutMs })));
       } catch (e) {
@@ -169,7 +195,10 @@ export async function mcpEnvironment<E extends Example = Example>(opts: McpEnvir
         const text = callFailureText(e, tool, callTimeoutMs, conn);
         if (text !== undefined) return reply(text);
         const tail = conn.stderrTail();
-        throw new McpServerError(`MCP server ${describeServer(opts.server)} exited during ${tool}: ${e instanceof Error ? e.message : String(e)}${tail ? ` (stderr: ${tail})` : ''}`, { cause: e });
+        throw new McpServerError(
+          `MCP server ${describeServer(opts.server)} exited during ${tool}: ${e instanceof Error ? e.message : String(e)}${tail ? ` (stderr: ${tail})` : ''}`,
+          { cause: e },
+        );
       }
     },
     async endTrajectory(ctx) {

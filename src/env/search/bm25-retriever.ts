@@ -1,8 +1,8 @@
 import MiniSearch from 'minisearch';
 import type { CorpusDoc, Passage, Retriever } from './types.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const BM25_OPTIONS = strictKeys(['titleBoost', 'bm25']);
+const BM25_OPTIONS = optionKeys<Bm25RetrieverOptions>({ titleBoost: true, bm25: true });
 
 /** Options of {@link bm25Retriever}. */
 export interface Bm25RetrieverOptions {
@@ -22,7 +22,9 @@ export interface Bm25RetrieverOptions {
 export function bm25Retriever(corpus: readonly CorpusDoc[], opts: Bm25RetrieverOptions = {}): Retriever {
   checkOptions('bm25Retriever options', BM25_OPTIONS, opts);
   const byId = new Map<string, { doc: CorpusDoc; index: number }>();
-  corpus.forEach((doc, index) => byId.set(doc.id, { doc, index }));
+  corpus.forEach((doc, index) => {
+    byId.set(doc.id, { doc, index });
+  });
   const index = new MiniSearch<CorpusDoc>({
     idField: 'id',
     fields: ['title', 'contents'],

@@ -7,12 +7,7 @@ export const HEAD_TRUNCATION_MARKER = '\n[… truncated …]';
  * Largest `n` in `[0, count]` such that `render(n)` fits `maxTokens` (binary search: O(log count) token counts).
  * Assumes `render` grows with `n`. Used to drop whole passages or table rows rather than cutting one in half.
  */
-export function fitCount(
-  count: number,
-  render: (n: number) => string,
-  maxTokens: number,
-  countTokens: (s: string) => number,
-): number {
+export function fitCount(count: number, render: (n: number) => string, maxTokens: number, countTokens: (s: string) => number): number {
   let lo = 0;
   let hi = count;
   while (lo < hi) {
@@ -35,7 +30,10 @@ export function truncateHead(text: string, maxTokens: number, countTokens: (s: s
   const pre = headBytes(text, maxTokens * MAX_BYTES_PER_TOKEN);
   if (pre.length === text.length && countTokens(text) <= maxTokens) return text;
   // Cut points fall on code points (never a lone surrogate).
-  const n = codePointEnd(pre, fitCount(pre.length, (k) => pre.slice(0, codePointEnd(pre, k)) + HEAD_TRUNCATION_MARKER, maxTokens, countTokens));
+  const n = codePointEnd(
+    pre,
+    fitCount(pre.length, (k) => pre.slice(0, codePointEnd(pre, k)) + HEAD_TRUNCATION_MARKER, maxTokens, countTokens),
+  );
   const kept = pre.slice(0, n) + HEAD_TRUNCATION_MARKER;
   return countTokens(kept) <= maxTokens ? kept : '';
 }

@@ -5,9 +5,16 @@ import type { Passage, Retriever } from './types.js';
 import { retry } from '../../util/retry.js';
 import { discardBody, isRedirect, readBounded, startDeadline } from '../../util/http-bounds.js';
 import { ResponseTooLargeError } from '../../errors/http-bound-errors.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const HTTP_RETRIEVER_OPTIONS = strictKeys(['url', 'timeoutMs', 'maxResponseBytes', 'retries', 'retryDelayMs', 'dispatcher']);
+const HTTP_RETRIEVER_OPTIONS = optionKeys<HttpRetrieverOptions>({
+  url: true,
+  timeoutMs: true,
+  maxResponseBytes: true,
+  retries: true,
+  retryDelayMs: true,
+  dispatcher: true,
+});
 
 /** Options of {@link httpRetriever}. */
 export interface HttpRetrieverOptions {
@@ -91,7 +98,11 @@ export function httpRetriever(opts: HttpRetrieverOptions): Retriever {
       }
       if (isRedirect(res.statusCode)) {
         discardBody(res.body);
-        throw new RetrieverError(`retrieval server answered ${res.statusCode} (a redirect, refused: the queries are sent to ${endpoint} only)`, res.statusCode, { retryable: false });
+        throw new RetrieverError(
+          `retrieval server answered ${res.statusCode} (a redirect, refused: the queries are sent to ${endpoint} only)`,
+          res.statusCode,
+          { retryable: false },
+        );
       }
       try {
         text = (await readBounded(res.body, maxResponseBytes, endpoint, res.headers)).toString('utf8');
@@ -119,11 +130,15 @@ export function httpRetriever(opts: HttpRetrieverOptions): Retriever {
   return {
     async search(queries: readonly string[], topK: number, signal?: AbortSignal): Promise<Passage[][]> {
       if (queries.length === 0) return [];
-      return retry(() => attempt(queries, topK, signal), {
-        maxAttempts: retries + 1,
-        backoff: (k) => (k + 1) * retryDelayMs, // linear, as documented for `retryDelayMs`
-        retryable: (err) => err instanceof RetrieverError && err.retryable,
-      }, signal);
+      return retry(
+        () => attempt(queries, topK, signal),
+        {
+          maxAttempts: retries + 1,
+          backoff: (k) => (k + 1) * retryDelayMs, // linear, as documented for `retryDelayMs`
+          retryable: (err) => err instanceof RetrieverError && err.retryable,
+        },
+        signal,
+      );
     },
   };
 }

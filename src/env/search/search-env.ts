@@ -7,9 +7,16 @@ import { ConfigError, type ConfigIssue } from '../../errors/index.js';
 import { fitCount, truncateHead } from './fit-budget.js';
 import { formatPassages } from './format-passages.js';
 import type { Retriever } from './types.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const SEARCH_OPTIONS = strictKeys(['retriever', 'topK', 'maxCalls', 'maxQueryChars', 'systemPrompt', 'formatQuestion']);
+const SEARCH_OPTIONS = optionKeys<SearchEnvOptions>({
+  retriever: true,
+  topK: true,
+  maxCalls: true,
+  maxQueryChars: true,
+  systemPrompt: true,
+  formatQuestion: true,
+});
 
 /** The `search` tool: one string argument, the query. */
 export const SEARCH_TOOL: ToolDefinition = {

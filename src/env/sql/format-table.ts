@@ -33,10 +33,7 @@ export function formatTable(
   const lines = result.rows.slice(0, opts.rowLimit).map((r) => r.map(formatCell).join(' | '));
   const more = result.truncated || result.rows.length > opts.rowLimit;
   const render = (n: number) => {
-    const footer =
-      n < lines.length || more
-        ? `(showing the first ${n} row${n === 1 ? '' : 's'}; the query returned more)`
-        : `(${n} row${n === 1 ? '' : 's'})`;
+    const footer = n < lines.length || more ? `(showing the first ${n} row${n === 1 ? '' : 's'}; the query returned more)` : `(${n} row${n === 1 ? '' : 's'})`;
     return [header, ...lines.slice(0, n), footer].join('\n');
   };
   const n = fitCount(lines.length, render, opts.maxTokens, opts.countTokens);

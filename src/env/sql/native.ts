@@ -54,9 +54,7 @@ export function readSchema(source: SqlSource): string {
   const db = openReadOnly(source);
   try {
     const rows = db
-      .prepare(
-        "SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND sql IS NOT NULL ORDER BY rowid",
-      )
+      .prepare("SELECT sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND sql IS NOT NULL ORDER BY rowid")
       .pluck()
       .all() as string[];
     return rows.map((s) => s.trim() + ';').join('\n\n');

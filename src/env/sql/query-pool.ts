@@ -170,7 +170,10 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
     stats.spawned++;
     let readyResolve!: () => void;
     let readyReject!: (e: unknown) => void;
-    const ready = new Promise<void>((res, rej) => ((readyResolve = res), (readyReject = rej)));
+    const ready = new Promise<void>((res, rej) => {
+      readyResolve = res;
+      readyReject = rej;
+    });
     ready.catch(() => undefined);
     const w: Worker = { child, ready, busy: false, dead: false, stderr: '' };
     const startTimer = setTimeout(() => {
@@ -272,7 +275,10 @@ export function sqlQueryPool(opts: SqlQueryPoolOptions): SqlQueryPool {
       finish();
       job.reject(job.signal?.reason);
     };
-    if (job.signal?.aborted) return aborted();
+    if (job.signal?.aborted) {
+      aborted();
+      return;
+    }
     job.unwatch = onAbort(job.signal, aborted);
     w.ready.then(
       () => {

@@ -9,9 +9,19 @@ import { formatTable } from './format-table.js';
 import { readSchema } from './native.js';
 import { sqlQueryPool, type SqlQueryPool, type SqlQueryPoolOptions } from './query-pool.js';
 import type { SqlQueryResult, SqlSource } from './types.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const SQL_AGENT_OPTIONS = strictKeys(['database', 'maxTurns', 'rowLimit', 'timeoutMs', 'workers', 'memoryLimitBytes', 'schema', 'systemPrompt', 'formatQuestion']);
+const SQL_AGENT_OPTIONS = optionKeys<SqlAgentOptions>({
+  database: true,
+  maxTurns: true,
+  rowLimit: true,
+  timeoutMs: true,
+  workers: true,
+  memoryLimitBytes: true,
+  schema: true,
+  systemPrompt: true,
+  formatQuestion: true,
+});
 
 /** The `execute_sql` tool: one string argument, a single read-only SQLite statement. */
 export const EXECUTE_SQL_TOOL: ToolDefinition = {
@@ -107,8 +117,7 @@ export function sqlAgent(opts: SqlAgentOptions): Environment & { readonly schema
   const timeoutMs = opts.timeoutMs ?? 5_000;
   const schema = opts.schema ?? readSchema(opts.database);
   const systemPrompt = opts.systemPrompt === undefined ? SQL_SYSTEM_PROMPT : opts.systemPrompt;
-  const formatQuestion =
-    opts.formatQuestion ?? ((e: Example, s: string) => `Database schema:\n\`\`\`sql\n${s}\n\`\`\`\n\nQuestion: ${e.question}`);
+  const formatQuestion = opts.formatQuestion ?? ((e: Example, s: string) => `Database schema:\n\`\`\`sql\n${s}\n\`\`\`\n\nQuestion: ${e.question}`);
   let pool: SqlQueryPool | undefined;
   const getPool = () =>
     (pool ??= sqlQueryPool({

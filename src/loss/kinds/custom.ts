@@ -9,9 +9,14 @@ type Custom = Extract<LossConfig, { kind: 'custom' }>;
 const isCustomLoss = (x: unknown): x is CustomLoss => {
   const l = x as Partial<CustomLoss> | null;
   return (
-    typeof l === 'object' && l !== null && typeof l.name === 'string' && l.name.length > 0 &&
-    (l.level === 'token' || l.level === 'sequence') && typeof l.perToken === 'function' &&
-    (l.grad === undefined || typeof l.grad === 'function') && (l.clipped === undefined || typeof l.clipped === 'function') &&
+    typeof l === 'object' &&
+    l !== null &&
+    typeof l.name === 'string' &&
+    l.name.length > 0 &&
+    (l.level === 'token' || l.level === 'sequence') &&
+    typeof l.perToken === 'function' &&
+    (l.grad === undefined || typeof l.grad === 'function') &&
+    (l.clipped === undefined || typeof l.clipped === 'function') &&
     (l.level === 'token' || typeof l.grad === 'function')
   );
 };

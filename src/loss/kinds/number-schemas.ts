@@ -1,8 +1,7 @@
 import { z } from '../../util/zod.js';
 import { aggregationSchema } from '../aggregation-schema.js';
 
-const gotNumber = (input: unknown): string =>
-  input === undefined ? 'nothing (required)' : typeof input === 'number' ? String(input) : typeof input;
+const gotNumber = (input: unknown): string => (input === undefined ? 'nothing (required)' : typeof input === 'number' ? String(input) : typeof input);
 
 /** A number schema whose every failure reads `expected <what>, got <value>`. */
 export function numberIn(what: string, refine: (n: z.ZodNumber, error: (iss: { input: unknown }) => string) => z.ZodNumber): z.ZodNumber {

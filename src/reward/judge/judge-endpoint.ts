@@ -73,7 +73,12 @@ export async function completeAtEndpoint(judge: EndpointJudge, messages: readonl
   try {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(judge.apiKey ? { authorization: `Bearer ${judge.apiKey}` } : {}), ...(judge.headers ?? {}) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        ...(judge.apiKey ? { authorization: `Bearer ${judge.apiKey}` } : {}),
+        ...(judge.headers ?? {}),
+      },
       body: JSON.stringify({ model: judge.model, messages, max_tokens: o.maxTokens, temperature: o.temperature }),
       // Never followed: the trajectory, the key and custom headers go to `url` only.
       redirect: 'manual',

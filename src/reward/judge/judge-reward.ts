@@ -12,10 +12,22 @@ import { JudgeError, type JudgeFailureReason } from '../../errors/judge-errors.j
 import { complete, judgeId, type Judge } from './judge-client.js';
 import { formatTrajectory, groupMessages, retryMessages, singleMessages } from './judge-prompt.js';
 import { finalAnswer, groupVerdictSchema, parseVerdict, singleVerdictSchema } from './judge-verdict.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 import { InternalError } from '../../errors/internal-error.js';
 
-const JUDGE_REWARD_OPTIONS = strictKeys(['judge', 'rubric', 'mode', 'retries', 'timeoutMs', 'maxTokens', 'temperature', 'normalize', 'correctThreshold', 'format', 'cache']);
+const JUDGE_REWARD_OPTIONS = optionKeys<JudgeRewardOptions>({
+  judge: true,
+  rubric: true,
+  mode: true,
+  retries: true,
+  timeoutMs: true,
+  maxTokens: true,
+  temperature: true,
+  normalize: true,
+  correctThreshold: true,
+  format: true,
+  cache: true,
+});
 
 /** Options of {@link judgeReward}. */
 export interface JudgeRewardOptions<E extends Example = Example> {
@@ -92,7 +104,8 @@ function validate(o: JudgeRewardOptions<never>): void {
   if (o?.mode !== 'group' && o?.mode !== 'single') issues.push({ path: 'mode', message: `expected 'group' or 'single', got ${JSON.stringify(o?.mode)}` });
   const int = (path: keyof JudgeRewardOptions, min: number) => {
     const v = o?.[path];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min)) issues.push({ path, message: `expected an integer ≥ ${min}, got ${String(v)}` });
+    if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < min))
+      issues.push({ path, message: `expected an integer ≥ ${min}, got ${String(v)}` });
   };
   int('retries', 0);
   int('timeoutMs', 1);
@@ -100,10 +113,12 @@ function validate(o: JudgeRewardOptions<never>): void {
   if (j && typeof j === 'object' && 'baseURL' in j) {
     for (const k of ['maxResponseBytes', 'timeoutMs'] as const) {
       const v = j[k];
-      if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) issues.push({ path: `judge.${k}`, message: `expected an integer ≥ 1, got ${String(v)}` });
+      if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1))
+        issues.push({ path: `judge.${k}`, message: `expected an integer ≥ 1, got ${String(v)}` });
     }
   }
-  if (o?.normalize !== undefined && o.normalize !== 'minmax' && o.normalize !== 'none') issues.push({ path: 'normalize', message: `expected 'minmax' or 'none'` });
+  if (o?.normalize !== undefined && o.normalize !== 'minmax' && o.normalize !== 'none')
+    issues.push({ path: 'normalize', message: `expected 'minmax' or 'none'` });
   if (issues.length) throw new ConfigError('judgeReward options', issues);
 }
 
@@ -198,7 +213,9 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
   /** `make()` once per content key (concurrent callers share it); failures are not cached. */
   function cached<T>(key: unknown[], make: () => Promise<T>): Promise<T> {
     if (opts.cache === false) return make();
-    const k = createHash('sha256').update(JSON.stringify([idOfJudge, opts.mode, opts.rubric, ...key])).digest('hex');
+    const k = createHash('sha256')
+      .update(JSON.stringify([idOfJudge, opts.mode, opts.rubric, ...key]))
+      .digest('hex');
     const hit = cache.get(k) as Promise<T> | undefined;
     if (hit) {
       stats.cacheHits++;
@@ -213,7 +230,14 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
 
   const failed = (e: unknown): RewardResult => {
     stats.failures++;
-    return { reward: 0, correct: false, validFormat: true, failure: 'reward_error', drop: true, cause: JudgeError.isInstance(e) ? e.message : `judge: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      reward: 0,
+      correct: false,
+      validFormat: true,
+      failure: 'reward_error',
+      drop: true,
+      cause: JudgeError.isInstance(e) ? e.message : `judge: ${e instanceof Error ? e.message : String(e)}`,
+    };
   };
 
   if (opts.mode === 'single') {
@@ -222,7 +246,9 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
       if (!ending.scorable) return unscoredResult(ending, 0);
       const shown = format(t, example);
       try {
-        const v = await cached([example.question, shown], () => judgement(singleMessages(opts.rubric, example.question, shown), singleVerdictSchema, 'score', () => undefined));
+        const v = await cached([example.question, shown], () =>
+          judgement(singleMessages(opts.rubric, example.question, shown), singleVerdictSchema, 'score', () => undefined),
+        );
         return { reward: v.score, correct: v.score >= threshold, validFormat: true, answer: t.finalText };
       } catch (e) {
         return failed(e);
@@ -237,7 +263,9 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
     return ending.scorable ? { reward: 0, correct: false, validFormat: true, answer: t.finalText } : unscoredResult(ending, 0);
   };
   const groupReward: GroupReward<E> = async ({ example, trajectories_G, rewards_G }) => {
-    const judged = trajectories_G.flatMap((t, g) => (!rewards_G[g]!.drop && rewards_G[g]!.validFormat ? [{ g, id: String(g + 1), text: format(t, example) }] : []));
+    const judged = trajectories_G.flatMap((t, g) =>
+      !rewards_G[g]!.drop && rewards_G[g]!.validFormat ? [{ g, id: String(g + 1), text: format(t, example) }] : [],
+    );
     const out = trajectories_G.map(() => 0);
     if (judged.length === 0) return out;
     const ids = judged.map((j) => j.id);
@@ -245,14 +273,19 @@ export function judgeReward<E extends Example = Example>(opts: JudgeRewardOption
       const got = v.scores.map((s) => s.id);
       const missing = ids.filter((id) => !got.includes(id));
       const extra = got.filter((id) => !ids.includes(id));
-      if (missing.length || extra.length || got.length !== ids.length) return `expected exactly one score for each id ${ids.join(', ')}${missing.length ? `; missing ${missing.join(', ')}` : ''}${extra.length ? `; unknown or repeated ${extra.join(', ')}` : ''}`;
+      if (missing.length || extra.length || got.length !== ids.length)
+        return `expected exactly one score for each id ${ids.join(', ')}${missing.length ? `; missing ${missing.join(', ')}` : ''}${extra.length ? `; unknown or repeated ${extra.join(', ')}` : ''}`;
       return undefined;
     };
     try {
-      const v = await cached([example.question, ...judged.map((j) => j.text)], () => judgement(groupMessages(opts.rubric, example.question, judged), groupVerdictSchema, 'scores', check));
+      const v = await cached([example.question, ...judged.map((j) => j.text)], () =>
+        judgement(groupMessages(opts.rubric, example.question, judged), groupVerdictSchema, 'scores', check),
+      );
       const raw = judged.map((j) => v.scores.find((s) => s.id === j.id)!.score);
       const scores = (opts.normalize ?? 'minmax') === 'minmax' ? minMax(raw) : raw;
-      judged.forEach((j, k) => (out[j.g] = scores[k]!));
+      judged.forEach((j, k) => {
+        out[j.g] = scores[k]!;
+      });
       return out;
     } catch (e) {
       stats.failures += judged.length;

@@ -81,7 +81,10 @@ export function renderJudgePrompt(renderer: Renderer, messages: readonly Message
   const c = controls(renderer);
   const safe = withContents(messages, (m) => sanitizeToolContent(m.content ?? '', c.strings));
   const prompt = renderer.renderPrompt(safe, { addGenerationPrompt: true });
-  const skeleton = renderer.renderPrompt(withContents(messages, () => 'x'), { addGenerationPrompt: true });
+  const skeleton = renderer.renderPrompt(
+    withContents(messages, () => 'x'),
+    { addGenerationPrompt: true },
+  );
   if (controlCounts(prompt, c.ids) !== controlCounts(skeleton, c.ids)) {
     throw new JudgeError('unsafe_prompt', 0, 'the judged text would put control tokens into the judge prompt');
   }
@@ -96,7 +99,10 @@ export function renderJudgePrompt(renderer: Renderer, messages: readonly Message
 export async function completeWithSampler(judge: SamplerJudge, messages: readonly Message[], o: SamplerCallOptions): Promise<string> {
   const { sampler, renderer } = judge;
   const prompt = renderJudgePrompt(renderer, messages);
-  const [seq] = await untilAborted(sampler.sample(prompt, { numSamples: 1, maxTokens: o.maxTokens, temperature: o.temperature, stop: renderer.stopTokens, signal: o.signal }), o.signal);
+  const [seq] = await untilAborted(
+    sampler.sample(prompt, { numSamples: 1, maxTokens: o.maxTokens, temperature: o.temperature, stop: renderer.stopTokens, signal: o.signal }),
+    o.signal,
+  );
   if (!seq) throw new JudgeError('call_failed', 0, 'the judge sampler returned no sequence');
   const last = seq.tokens[seq.tokens.length - 1];
   return renderer.decode(last !== undefined && renderer.stopTokens.includes(last) ? seq.tokens.slice(0, -1) : seq.tokens);

@@ -76,7 +76,8 @@ export function finalAnswer(reply: string): string | null {
  */
 export function parseVerdict<T>(reply: string, schema: z.ZodType<T>, key: 'score' | 'scores'): VerdictResult<T> {
   const answer = finalAnswer(reply);
-  if (answer === null) return { ok: false, reason: 'no_verdict', problem: 'the reply is reasoning only (it ends inside its reasoning block); end it with the JSON verdict' };
+  if (answer === null)
+    return { ok: false, reason: 'no_verdict', problem: 'the reply is reasoning only (it ends inside its reasoning block); end it with the JSON verdict' };
   const objects = jsonObjects(answer);
   if (objects === null) return { ok: false, reason: 'no_verdict', problem: 'the reply has too many unclosed braces to find its verdict' };
   const candidates = objects.filter((o) => Object.hasOwn(o.value, key));

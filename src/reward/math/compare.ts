@@ -19,7 +19,10 @@ const expr = (latex: string, degrees = false): AnswerNode => ({ kind: 'expr', la
 const parseValue = (latex: string, degrees: boolean): AnswerNode => parseAnswerNode(latex, degrees);
 
 /** Assignment view of a relation: `x = 5` → value `5`; chains keep the last part. */
-interface Assignment { readonly name: string | null; readonly value: string }
+interface Assignment {
+  readonly name: string | null;
+  readonly value: string;
+}
 
 /** A tuple of names, the left side of a named tuple: `(x, y)`, `(a_1, b_1, c)`. */
 const NAME_TUPLE = /^\(\s*[A-Za-z](?:_\{?\w+\}?)?(?:\s*,\s*[A-Za-z](?:_\{?\w+\}?)?)+\s*\)$/;
@@ -36,11 +39,16 @@ function asAssignment(n: AnswerNode): Assignment | null {
 
 function flip(op: RelOp): RelOp {
   switch (op) {
-    case '<': return '>';
-    case '>': return '<';
-    case 'le': return 'ge';
-    case 'ge': return 'le';
-    default: return op;
+    case '<':
+      return '>';
+    case '>':
+      return '<';
+    case 'le':
+      return 'ge';
+    case 'ge':
+      return 'le';
+    default:
+      return op;
   }
 }
 
@@ -58,8 +66,10 @@ function relationToInterval(n: AnswerNode): AnswerNode | null {
     let op = n.ops[0] ?? '=';
     let c: string;
     if (isConstant(r) && isNameLike(l)) c = r;
-    else if (isConstant(l) && isNameLike(r)) { c = l; op = flip(op); }
-    else return null;
+    else if (isConstant(l) && isNameLike(r)) {
+      c = l;
+      op = flip(op);
+    } else return null;
     if (isLower(op)) return { kind: 'tuple', open: '(', close: strict(op) ? ')' : ']', items: [expr('-\\infty'), expr(c)] };
     if (isUpper(op)) return { kind: 'tuple', open: strict(op) ? '(' : '[', close: ')', items: [expr(c), expr('\\infty')] };
     return null;
@@ -68,7 +78,10 @@ function relationToInterval(n: AnswerNode): AnswerNode | null {
     let [a = '', , b = ''] = n.parts;
     let [o1 = '=', o2 = '='] = n.ops;
     if (!isNameLike(n.parts[1] ?? '') || !isConstant(a) || !isConstant(b)) return null;
-    if (isUpper(o1) && isUpper(o2)) { [a, b] = [b, a]; [o1, o2] = [flip(o2), flip(o1)]; }
+    if (isUpper(o1) && isUpper(o2)) {
+      [a, b] = [b, a];
+      [o1, o2] = [flip(o2), flip(o1)];
+    }
     if (!isLower(o1) || !isLower(o2)) return null;
     return { kind: 'tuple', open: strict(o1) ? '(' : '[', close: strict(o2) ? ')' : ']', items: [expr(a), expr(b)] };
   }
@@ -82,20 +95,26 @@ function canonicalStep(l: string, op: RelOp, r: string): { f: string; op: RelOp 
 
 function relationsEquivalent(g: AnswerNode & { kind: 'relation' }, p: AnswerNode & { kind: 'relation' }, ctx: CompareContext): boolean {
   if (g.ops.length !== p.ops.length) return false;
-  const tryOrder = (pp: readonly string[], po: readonly RelOp[]): boolean => g.ops.every((gop, i) => {
-    const gs = canonicalStep(g.parts[i] ?? '', gop, g.parts[i + 1] ?? '');
-    const ps = canonicalStep(pp[i] ?? '', po[i] ?? '=', pp[i + 1] ?? '');
-    if (gs.op !== ps.op) return false;
-    return proportional(gs.f, ps.f, gs.op === '=' || gs.op === 'ne' ? 'any' : 'positive', ctx.policy);
-  });
+  const tryOrder = (pp: readonly string[], po: readonly RelOp[]): boolean =>
+    g.ops.every((gop, i) => {
+      const gs = canonicalStep(g.parts[i] ?? '', gop, g.parts[i + 1] ?? '');
+      const ps = canonicalStep(pp[i] ?? '', po[i] ?? '=', pp[i + 1] ?? '');
+      if (gs.op !== ps.op) return false;
+      return proportional(gs.f, ps.f, gs.op === '=' || gs.op === 'ne' ? 'any' : 'positive', ctx.policy);
+    });
   if (tryOrder(p.parts, p.ops)) return true;
   return tryOrder([...p.parts].reverse(), [...p.ops].reverse().map(flip));
 }
 
 function items(n: AnswerNode): readonly AnswerNode[] | null {
   switch (n.kind) {
-    case 'seq': case 'set': case 'tuple': case 'ratio': return n.items;
-    default: return null;
+    case 'seq':
+    case 'set':
+    case 'tuple':
+    case 'ratio':
+      return n.items;
+    default:
+      return null;
   }
 }
 
@@ -150,10 +169,14 @@ function isStructured(n: AnswerNode): boolean {
 
 function stringOf(n: AnswerNode): string {
   switch (n.kind) {
-    case 'expr': return n.latex;
-    case 'text': return n.value;
-    case 'relation': return n.parts.join('=');
-    default: return JSON.stringify(n);
+    case 'expr':
+      return n.latex;
+    case 'text':
+      return n.value;
+    case 'relation':
+      return n.parts.join('=');
+    default:
+      return JSON.stringify(n);
   }
 }
 
@@ -184,7 +207,12 @@ export function compareNodes(g: AnswerNode, p: AnswerNode, ctx: CompareContext):
   if ((p.kind === 'seq' || p.kind === 'set') && pi?.length === 1 && pi[0] !== undefined) return compareNodes(g, pi[0], ctx);
 
   if (g.kind === 'text' || p.kind === 'text') {
-    const norm = (s: string): string => s.replace(/\\text\{([^{}]*)\}/g, '$1').replace(/[\s()]/g, '').replace(/[.,;:!]+$/, '').toLowerCase();
+    const norm = (s: string): string =>
+      s
+        .replace(/\\text\{([^{}]*)\}/g, '$1')
+        .replace(/[\s()]/g, '')
+        .replace(/[.,;:!]+$/, '')
+        .toLowerCase();
     return norm(stringOf(g)) === norm(stringOf(p));
   }
 

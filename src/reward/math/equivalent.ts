@@ -128,12 +128,22 @@ function check(gold: string, pred: string, options: MathEquivalenceOptions): Equ
 /** True when `test` holds for some value of `n`: an expression, a relation's side, a list item, a matrix cell. */
 function someValue(n: AnswerNode, test: (latex: string) => boolean): boolean {
   switch (n.kind) {
-    case 'expr': return test(n.latex);
-    case 'text': return false;
-    case 'relation': return n.parts.some(test);
-    case 'matrix': return n.rows.some((row) => row.some(test));
-    case 'union': return n.parts.some((x) => someValue(x, test));
-    case 'seq': case 'set': case 'tuple': case 'ratio': return n.items.some((x) => someValue(x, test));
-    default: return unreachable(n, 'answer node');
+    case 'expr':
+      return test(n.latex);
+    case 'text':
+      return false;
+    case 'relation':
+      return n.parts.some(test);
+    case 'matrix':
+      return n.rows.some((row) => row.some(test));
+    case 'union':
+      return n.parts.some((x) => someValue(x, test));
+    case 'seq':
+    case 'set':
+    case 'tuple':
+    case 'ratio':
+      return n.items.some((x) => someValue(x, test));
+    default:
+      return unreachable(n, 'answer node');
   }
 }

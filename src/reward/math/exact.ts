@@ -42,7 +42,10 @@ export function parseExactRational(latex: string): ExactRational | null {
     let den = BigInt(m[3] ?? m[5] ?? m[7] ?? '1');
     if (den === 0n) return null;
     let n = m[1] === '-' ? -num : num;
-    if (den < 0n) { den = -den; n = -n; }
+    if (den < 0n) {
+      den = -den;
+      n = -n;
+    }
     return { num: n, den, decimals: null, significant: null };
   }
   return null;
@@ -61,7 +64,7 @@ export function rationalToNumber(r: ExactRational): number {
 /** Rounds `x` to `digits` decimals, half away from zero. */
 export function roundTo(x: number, digits: number): number {
   const f = 10 ** digits;
-  return Math.sign(x) * Math.round(Math.abs(x) * f) / f;
+  return (Math.sign(x) * Math.round(Math.abs(x) * f)) / f;
 }
 
 /**

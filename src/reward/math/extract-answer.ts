@@ -183,7 +183,7 @@ function afterMarker(text: string, marker: { index: number; end: number } | null
  */
 function proseLike(normalized: string): boolean {
   const stripped = normalized.replace(/\\(?:text|begin|end)\{[^{}]*\}/g, ' ').replace(/\\[a-zA-Z]+/g, ' ');
-  return /[A-Za-z]{4,}/.test(stripped) || /[^\x00-\x7F]/u.test(stripped.replace(/[²³°×÷−–≤≥≠±√π∞…·]/gu, ''));
+  return /[A-Za-z]{4,}/.test(stripped) || /[^\p{ASCII}]/u.test(stripped.replace(/[²³°×÷−–≤≥≠±√π∞…·]/gu, ''));
 }
 
 /** Whether a whole response is short enough to be the answer itself (`1 - \sqrt{2}`, `2 1/4`). */

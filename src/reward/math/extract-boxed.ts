@@ -54,9 +54,11 @@ export function findBoxes(text: string): BoxMatch[] {
     const brace = m.index + m[0].length - 1;
     closeOf ??= matchBraces(text);
     const close = closeOf[brace] ?? -1;
-    out.push(close < 0
-      ? { content: text.slice(brace + 1), start: m.index, end: text.length, closed: false }
-      : { content: text.slice(brace + 1, close), start: m.index, end: close + 1, closed: true });
+    out.push(
+      close < 0
+        ? { content: text.slice(brace + 1), start: m.index, end: text.length, closed: false }
+        : { content: text.slice(brace + 1, close), start: m.index, end: close + 1, closed: true },
+    );
   }
   return out;
 }
@@ -166,7 +168,8 @@ export function extractBoxedAnswer(text: string): { readonly answer: string; rea
 }
 
 /** Spacing commands, empty groups, math delimiters and empty text wrappers: what a blank box may hold. */
-const BLANK_PART = /\s+|\$+|\\[,;:! ]|\\q?quad\b|\\(?:h|v)space\*?\{[^{}]*\}|\\(?:text|mathrm|textbf|mathbf|textit|mbox|phantom|hphantom|vphantom)\s*\{\s*\}|\{\s*\}|~|\\(?:displaystyle|left\.|right\.)/g;
+const BLANK_PART =
+  /\s+|\$+|\\[,;:! ]|\\q?quad\b|\\(?:h|v)space\*?\{[^{}]*\}|\\(?:text|mathrm|textbf|mathbf|textit|mbox|phantom|hphantom|vphantom)\s*\{\s*\}|\{\s*\}|~|\\(?:displaystyle|left\.|right\.)/g;
 
 /**
  * True when a box's content holds no answer: empty, white space, spacing commands (`\,`, `\quad`, `~`), empty groups

@@ -15,13 +15,91 @@ export interface NormalizedAnswer {
 
 /** Unit words removed when they trail a value (`5 cm`, `125 miles`, `10 ways`). */
 const UNIT_WORDS = [
-  'km', 'cm', 'mm', 'm', 'meters?', 'metres?', 'kilometers?', 'centimeters?', 'millimeters?', 'miles?', 'feet', 'foot', 'ft',
-  'inch(?:es)?', 'yards?', 'units?', 'square', 'sq', 'degrees?', 'dollars?', 'cents?', 'euros?', 'yuan', 'rs', 'hours?', 'hrs?',
-  'minutes?', 'mins?', 'seconds?', 'secs?', 'days?', 'weeks?', 'months?', 'years?', 'ways', 'points?', 'people', 'persons?',
-  'students?', 'kg', 'g', 'grams?', 'kilograms?', 'pounds?', 'lbs?', 'ounces?', 'oz', 'liters?', 'litres?', 'ml', 'l', 'mph',
-  'kmh', 'times', 'items?', 'pieces?', 'marbles?', 'apples?', 'books?', 'cookies?', 'boxes', 'sheep', 'cars?', 'tickets?',
-  'steps?', 'digits?', 'numbers?', 'integers?', 'values?', 'solutions?', 'pairs?', 'triangles?', 'squares?', 'edges?',
-  'vertices', 'faces?', 'balls?', 'coins?', 'cups?', 'gallons?', 'tons?', 'calories', 'bottles?', 'candies', 'candles?',
+  'km',
+  'cm',
+  'mm',
+  'm',
+  'meters?',
+  'metres?',
+  'kilometers?',
+  'centimeters?',
+  'millimeters?',
+  'miles?',
+  'feet',
+  'foot',
+  'ft',
+  'inch(?:es)?',
+  'yards?',
+  'units?',
+  'square',
+  'sq',
+  'degrees?',
+  'dollars?',
+  'cents?',
+  'euros?',
+  'yuan',
+  'rs',
+  'hours?',
+  'hrs?',
+  'minutes?',
+  'mins?',
+  'seconds?',
+  'secs?',
+  'days?',
+  'weeks?',
+  'months?',
+  'years?',
+  'ways',
+  'points?',
+  'people',
+  'persons?',
+  'students?',
+  'kg',
+  'g',
+  'grams?',
+  'kilograms?',
+  'pounds?',
+  'lbs?',
+  'ounces?',
+  'oz',
+  'liters?',
+  'litres?',
+  'ml',
+  'l',
+  'mph',
+  'kmh',
+  'times',
+  'items?',
+  'pieces?',
+  'marbles?',
+  'apples?',
+  'books?',
+  'cookies?',
+  'boxes',
+  'sheep',
+  'cars?',
+  'tickets?',
+  'steps?',
+  'digits?',
+  'numbers?',
+  'integers?',
+  'values?',
+  'solutions?',
+  'pairs?',
+  'triangles?',
+  'squares?',
+  'edges?',
+  'vertices',
+  'faces?',
+  'balls?',
+  'coins?',
+  'cups?',
+  'gallons?',
+  'tons?',
+  'calories',
+  'bottles?',
+  'candies',
+  'candles?',
 ];
 const UNIT_TAIL = new RegExp(`(?<=[\\d}).])\\s*(?:\\\\text\\{\\s*)?(?:${UNIT_WORDS.join('|')})(?:\\s*\\})?(?:\\^\\{?[23]\\}?|²|³)?\\s*$`, 'i');
 const DEGREE_TAIL = /(?<=[\d}).])\s*(?:\\text\{\s*)?degrees?(?:\s*\})?\s*$/i;
@@ -91,10 +169,13 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
   const mathContext = /\$|\\[([]|\\boxed|\\fbox/.test(latex);
   if (!/\\begin\{/.test(s)) s = s.replace(/\\\\(?=[a-zA-Z{}%$,!])/g, '\\');
   s = s.replace(/[\t\n\r\f]/g, (c) => (c === '\f' ? '\\f' : ' '));
-  s = s.replace(/\\[()[\]]/g, ' ').replace(/\$/g, ' ').replace(/\\displaystyle|\\textstyle/g, '');
+  s = s
+    .replace(/\\[()[\]]/g, ' ')
+    .replace(/\$/g, ' ')
+    .replace(/\\displaystyle|\\textstyle/g, '');
   s = s.trim();
   s = joinBoxList(s);
-  for (let prev = ''; prev !== s;) {
+  for (let prev = ''; prev !== s; ) {
     prev = s;
     s = unwrapWhole(s, /\\(?:boxed|fbox)\s*\{/).trim();
   }
@@ -118,11 +199,20 @@ export function normalizeDetailed(latex: string): NormalizedAnswer {
     degrees = true;
     s = s.replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|°|\\degree/g, '');
   }
-  if (DEGREE_TAIL.test(s)) { degrees = true; s = s.replace(DEGREE_TAIL, ''); }
+  if (DEGREE_TAIL.test(s)) {
+    degrees = true;
+    s = s.replace(DEGREE_TAIL, '');
+  }
   s = s.replace(/\s*\\text\{\s*(?:percent|percentage|pct)\s*\}|\s*\b(?:percent|percentage|pct)\b/gi, '\\%');
   s = s.replace(/(?<!\\)%/g, '\\%');
-  s = s.trim().replace(/[\s.,;。，]+$/, '').trim();
-  for (let prev = ''; prev !== s;) { prev = s; s = s.replace(UNIT_TAIL, '').trim(); }
+  s = s
+    .trim()
+    .replace(/[\s.,;。，]+$/, '')
+    .trim();
+  for (let prev = ''; prev !== s; ) {
+    prev = s;
+    s = s.replace(UNIT_TAIL, '').trim();
+  }
   // A trailing `\text{…}` after a value is a unit (`15\text{ cm}^2`, `0.06\text{ yuan}` keeps the value).
   s = s.replace(/(?<=[\d}).])\s*\\text\{[^{}]*\}(?:\^\{?[23]\}?)?\s*$/, '').trim();
   s = s.replace(/\\text\{\s*(and|or)\s*\}/g, ' $1 ');

@@ -11,13 +11,20 @@ type Member = (x: number) => boolean | null;
 function holds(l: number, op: RelOp, r: number): boolean {
   const eps = 1e-9 * Math.max(1, Math.abs(l), Math.abs(r));
   switch (op) {
-    case '<': return l < r - eps;
-    case '>': return l > r + eps;
-    case 'le': return l <= r + eps;
-    case 'ge': return l >= r - eps;
-    case '=': return Math.abs(l - r) <= eps;
-    case 'ne': return Math.abs(l - r) > eps;
-    default: return false;
+    case '<':
+      return l < r - eps;
+    case '>':
+      return l > r + eps;
+    case 'le':
+      return l <= r + eps;
+    case 'ge':
+      return l >= r - eps;
+    case '=':
+      return Math.abs(l - r) <= eps;
+    case 'ne':
+      return Math.abs(l - r) > eps;
+    default:
+      return false;
   }
 }
 

@@ -19,10 +19,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MathWorkerError } from '../../errors/math-errors.js';
 import type { EquivalenceResult, MathEquivalenceOptions } from './equivalent.js';
-import { checkOptions, strictKeys } from '../../util/check-options.js';
+import { checkOptions, optionKeys } from '../../util/check-options.js';
 
-const MATH_CHECK_POOL_OPTIONS = strictKeys(['size', 'timeoutMs', 'startupTimeoutMs']);
-const MATH_EQUIVALENT_OPTIONS = strictKeys(['timeoutMs', 'floatRounding', 'minSignificantDigits', 'relTol', 'samplePoints', 'maxAnswerChars', 'pool']);
+const MATH_CHECK_POOL_OPTIONS = optionKeys<MathCheckPoolOptions>({ size: true, timeoutMs: true, startupTimeoutMs: true });
+const MATH_EQUIVALENT_OPTIONS = optionKeys<MathCheckOptions & { readonly pool?: MathCheckPool }>({
+  timeoutMs: true,
+  floatRounding: true,
+  minSignificantDigits: true,
+  relTol: true,
+  samplePoints: true,
+  maxAnswerChars: true,
+  pool: true,
+});
 
 /** Options of {@link MathCheckPool}. */
 export interface MathCheckPoolOptions {
@@ -101,7 +109,11 @@ function workerTargets(): { modules: string[]; tsxApi: string | undefined } {
   if (here.endsWith('.ts')) {
     let tsxApi: string | undefined;
     try {
-      tsxApi = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+      tsxApi = pathToFileURL(
+        createRequire(here)
+          .resolve('tsx/esm/api')
+          .replace(/\.cjs$/, '.mjs'),
+      ).href;
     } catch {
       tsxApi = undefined;
     }
@@ -159,11 +171,13 @@ export class MathCheckPool {
     const err = new MathWorkerError('math pool closed');
     for (const t of this.#queue.splice(0)) t.reject(err);
     const slots = this.#slots.splice(0);
-    await Promise.all(slots.map(async (s) => {
-      if (s.timer !== undefined) clearTimeout(s.timer);
-      s.task?.reject(err);
-      await s.worker.terminate();
-    }));
+    await Promise.all(
+      slots.map(async (s) => {
+        if (s.timer !== undefined) clearTimeout(s.timer);
+        s.task?.reject(err);
+        await s.worker.terminate();
+      }),
+    );
   }
 
   #pump(): void {

@@ -62,7 +62,7 @@ export function parseLatex(latex: string): Expr | null {
   let out: Expr | null;
   try {
     const e = ce.parse(latex);
-    out = e !== null && e.isValid ? e : null;
+    out = e?.isValid ? e : null;
   } catch {
     out = null;
   }
@@ -71,7 +71,10 @@ export function parseLatex(latex: string): Expr | null {
   return out;
 }
 
-interface Complex { re: number; im: number }
+interface Complex {
+  re: number;
+  im: number;
+}
 
 function numericOf(e: Expr): Complex | null {
   try {
@@ -127,12 +130,14 @@ function sample(vars: readonly string[], points: number, f: (subs: Record<string
     const subs: Record<string, number> = {};
     for (const v of vars) {
       const mag = 0.5 + 3 * rand();
-      subs[v] = k % 2 === 0 ? mag : (rand() < 0.5 ? -mag : mag);
+      subs[v] = k % 2 === 0 ? mag : rand() < 0.5 ? -mag : mag;
     }
     const r = f(subs);
     if (r === true) agree++;
-    else if (r === false) { disagree++; break; }
-    else skipped++;
+    else if (r === false) {
+      disagree++;
+      break;
+    } else skipped++;
   }
   // Mostly-undefined evaluations (symbolic sum bounds, unknown functions) prove nothing.
   return { agree: agree >= 2 * skipped ? agree : 0, disagree };
@@ -206,7 +211,9 @@ function scalarEqualOnce(goldLatex: string, predLatex: string, policy: NumericPo
   }
   try {
     if (a.isSame(b)) return { equal: true };
-  } catch { /* fall through */ }
+  } catch {
+    /* fall through */
+  }
   const ua = unknownsOf(a);
   const ub = unknownsOf(b);
   if (ua.length === 0 && ub.length === 0) {
@@ -217,7 +224,9 @@ function scalarEqualOnce(goldLatex: string, predLatex: string, policy: NumericPo
       const eb = b.evaluate();
       if (ea.isSame(eb)) return { equal: true };
       if (ea.isRational === true && eb.isRational === true && isLiteral(ea) && isLiteral(eb)) return { equal: false };
-    } catch { /* fall through to numeric */ }
+    } catch {
+      /* fall through to numeric */
+    }
     const na = numericOf(a);
     const nb = numericOf(b);
     if (na !== null && nb !== null) return { equal: close(na, nb, policy.relTol) };

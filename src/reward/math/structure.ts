@@ -60,7 +60,10 @@ export function splitTop(s: string, sep: RegExp): string[] {
   let from = 0;
   const re = new RegExp(sep.source, sep.flags.includes('g') ? sep.flags : `${sep.flags}g`);
   for (let m = re.exec(s); m !== null; m = re.exec(s)) {
-    if (m[0].length === 0) { re.lastIndex++; continue; }
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
     if ((depth[m.index] ?? 0) !== 0) continue;
     parts.push(s.slice(from, m.index));
     from = m.index + m[0].length;
@@ -77,12 +80,18 @@ function matchingClose(s: string, open: number): number {
     if (ch === '\\') {
       const next = s[i + 1] ?? '';
       if (next === '{') d++;
-      else if (next === '}') { d--; if (d === 0) return i + 1; }
+      else if (next === '}') {
+        d--;
+        if (d === 0) return i + 1;
+      }
       i++;
       continue;
     }
     if (OPENERS.has(ch)) d++;
-    else if (CLOSERS.has(ch)) { d--; if (d === 0) return i; }
+    else if (CLOSERS.has(ch)) {
+      d--;
+      if (d === 0) return i;
+    }
   }
   return -1;
 }
@@ -90,7 +99,9 @@ function matchingClose(s: string, open: number): number {
 const LIST_SEP = /,|\s+(?:or|and)\s+|(?<=[\d)\]}])\s*(?:or|and)\s*(?=[A-Za-z(\\\-\d])/;
 const REL_SEP = /\\approx|\\le(?![a-zA-Z])|\\ge(?![a-zA-Z])|\\ne(?![a-zA-Z])|\\in(?![a-zA-Z])|\\equiv|=|<|>/;
 const NAME_ATOM = String.raw`(?:[A-Za-z]|\\(?:alpha|beta|gamma|delta|theta|lambda|mu|phi|psi|omega|sigma|tau|rho|varphi|epsilon|varepsilon|Delta|Omega|Phi))(?:_\{?[A-Za-z0-9]+\}?)?'*`;
-const NAME_RE = new RegExp(String.raw`^(?:${NAME_ATOM})+(?:\([^()]*\))?$|^\\frac\{(?:${NAME_ATOM})+\}\{(?:${NAME_ATOM})+\}$|^(?:${NAME_ATOM})+:(?:${NAME_ATOM})+$`);
+const NAME_RE = new RegExp(
+  String.raw`^(?:${NAME_ATOM})+(?:\([^()]*\))?$|^\\frac\{(?:${NAME_ATOM})+\}\{(?:${NAME_ATOM})+\}$|^(?:${NAME_ATOM})+:(?:${NAME_ATOM})+$`,
+);
 
 /**
  * True for the left side of an assignment: letters with subscripts (`x`, `a_{37}`, `AB`),
@@ -105,20 +116,32 @@ export function isNameLike(latex: string): boolean {
  * its variable), but `g(3)` and `g(2)` do not (values at different points).
  */
 export function nameKey(latex: string): string {
-  return latex.replace(/[\s{}]/g, '').replace(/\(([A-Za-z](?:,[A-Za-z])*)\)$/, '()').toLowerCase();
+  return latex
+    .replace(/[\s{}]/g, '')
+    .replace(/\(([A-Za-z](?:,[A-Za-z])*)\)$/, '()')
+    .toLowerCase();
 }
 
 function relOp(tok: string): RelOp | 'approx' | 'in' {
   switch (tok) {
-    case '\\approx': return 'approx';
-    case '\\in': return 'in';
-    case '\\le': return 'le';
-    case '\\ge': return 'ge';
-    case '\\ne': return 'ne';
-    case '\\equiv': return '=';
-    case '<': return '<';
-    case '>': return '>';
-    default: return '=';
+    case '\\approx':
+      return 'approx';
+    case '\\in':
+      return 'in';
+    case '\\le':
+      return 'le';
+    case '\\ge':
+      return 'ge';
+    case '\\ne':
+      return 'ne';
+    case '\\equiv':
+      return '=';
+    case '<':
+      return '<';
+    case '>':
+      return '>';
+    default:
+      return '=';
   }
 }
 
@@ -138,7 +161,10 @@ function parseMatrix(s: string): string[][] | null {
   if (m === null) return null;
   const body = m[3] ?? '';
   if (/\\begin\{/.test(body)) return null;
-  const rows = body.split(/\\\\/).map((r) => r.trim()).filter((r) => r.length > 0);
+  const rows = body
+    .split(/\\\\/)
+    .map((r) => r.trim())
+    .filter((r) => r.length > 0);
   return rows.map((r) => r.split('&').map((c) => c.trim()));
 }
 
@@ -199,7 +225,7 @@ function parseItem(s: string, degrees: boolean): AnswerNode {
 
   const text = /^\\text\{([^{}]*)\}$/.exec(t);
   if (text !== null) return { kind: 'text', value: (text[1] ?? '').replace(/[()]/g, '').trim().toLowerCase() };
-  if (/^[A-Za-z]+(?: [A-Za-z]+)+$/.test(t) || /^[a-z]{3,}$/i.test(t) && !/^(?:sin|cos|tan|log|ln|exp|pi)/.test(t)) {
+  if (/^[A-Za-z]+(?: [A-Za-z]+)+$/.test(t) || (/^[a-z]{3,}$/i.test(t) && !/^(?:sin|cos|tan|log|ln|exp|pi)/.test(t))) {
     return { kind: 'text', value: t.toLowerCase() };
   }
   return { kind: 'expr', latex: t, degrees };
@@ -248,9 +274,15 @@ export function bracketsBalanced(s: string): boolean {
   let braces = 0;
   for (let i = 0; i < s.length; i++) {
     const ch = s[i];
-    if (ch === '\\') { i++; continue; }
+    if (ch === '\\') {
+      i++;
+      continue;
+    }
     if (ch === '{') braces++;
-    else if (ch === '}') { braces--; if (braces < 0) return false; }
+    else if (ch === '}') {
+      braces--;
+      if (braces < 0) return false;
+    }
   }
   return braces === 0;
 }

@@ -115,16 +115,22 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
     expect((await run('import math, sys\nprint(math.pi == 3, "planted_mod" in sys.modules)')).stdout).toBe('False False\n');
   }),
   // --- §7 adversarial snippets ---------------------------------------------------------------
-  py('zombies', async ({ run }) => {
-    // §7.1: unreaped children must not pile up in the slot.
-    const a = await run('import os, time\nfor _ in range(40):\n    if os.fork() == 0:\n        os._exit(0)\ntime.sleep(0.2)\nprint("forked")', { timeoutMs: 20_000 });
-    expect(a.status).toBe('ok');
-    const b = await run(
-      'import os\nz = 0\nfor p in os.listdir("/proc"):\n    if p.isdigit():\n        try:\n            z += open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"\n' +
-        '        except OSError:\n            pass\nprint(z)',
-    );
-    expect(b.stdout).toBe('0\n');
-  }, 60_000),
+  py(
+    'zombies',
+    async ({ run }) => {
+      // §7.1: unreaped children must not pile up in the slot.
+      const a = await run('import os, time\nfor _ in range(40):\n    if os.fork() == 0:\n        os._exit(0)\ntime.sleep(0.2)\nprint("forked")', {
+        timeoutMs: 20_000,
+      });
+      expect(a.status).toBe('ok');
+      const b = await run(
+        'import os\nz = 0\nfor p in os.listdir("/proc"):\n    if p.isdigit():\n        try:\n            z += open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"\n' +
+          '        except OSError:\n            pass\nprint(z)',
+      );
+      expect(b.stdout).toBe('0\n');
+    },
+    60_000,
+  ),
   py('daemon-escape', async ({ run, marker }) => {
     // §7.2: a setsid() grandchild must not outlive the call (process-group kill is not enough).
     const r = await run(
@@ -136,33 +142,45 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
     await new Promise((res) => setTimeout(res, 750));
     expect(await waitFor(() => processesWithMarker(`${marker}-daemon`).length === 0, 3000)).toBe(true);
   }),
-  py('output-flood', async ({ run, timeScale }) => {
-    // §7.3: output is capped in the child and in the reader; host memory stays bounded.
-    const r = await run('import sys\nwhile True:\n    sys.stdout.write("A" * 65536)', { timeoutMs: 20_000 });
-    expect(r.status).toBe('output_limit');
-    expect(r.truncated).toBe(true);
-    expect(r.stdout).toMatch(/truncated/);
-    expect(r.stdout.length).toBeLessThan(4 * 1024 * 1024);
-    expect(r.wallMs).toBeLessThan(15_000 * timeScale);
-  }, 60_000),
-  py('medium-output', async ({ run }) => {
-    // §7.4: a few hundred KB must never turn into a false timeout (pipe deadlock).
-    for (const [code, full] of [
-      ['print("y" * 300_000)', `${'y'.repeat(300_000)}\n`],
-      ['print("z\\n" * 200_000)', `${'z\n'.repeat(200_000)}\n`],
-    ] as const) {
-      const r = await run(code, { timeoutMs: 20_000 });
-      expect(r.status).toBe('ok');
-      if (r.truncated) expect(r.stdout).toMatch(/truncated/);
-      else expect(r.stdout).toBe(full);
-    }
-  }, 60_000),
-  py('fork-bomb', async ({ run }) => {
-    // §7.6: contained and killed at the deadline; the sandbox keeps serving.
-    const r = await run('import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', { timeoutMs: 1000 });
-    expect(['timeout', 'memory', 'error']).toContain(r.status);
-    expect((await run('print("alive")')).stdout).toBe('alive\n');
-  }, 90_000),
+  py(
+    'output-flood',
+    async ({ run, timeScale }) => {
+      // §7.3: output is capped in the child and in the reader; host memory stays bounded.
+      const r = await run('import sys\nwhile True:\n    sys.stdout.write("A" * 65536)', { timeoutMs: 20_000 });
+      expect(r.status).toBe('output_limit');
+      expect(r.truncated).toBe(true);
+      expect(r.stdout).toMatch(/truncated/);
+      expect(r.stdout.length).toBeLessThan(4 * 1024 * 1024);
+      expect(r.wallMs).toBeLessThan(15_000 * timeScale);
+    },
+    60_000,
+  ),
+  py(
+    'medium-output',
+    async ({ run }) => {
+      // §7.4: a few hundred KB must never turn into a false timeout (pipe deadlock).
+      for (const [code, full] of [
+        ['print("y" * 300_000)', `${'y'.repeat(300_000)}\n`],
+        ['print("z\\n" * 200_000)', `${'z\n'.repeat(200_000)}\n`],
+      ] as const) {
+        const r = await run(code, { timeoutMs: 20_000 });
+        expect(r.status).toBe('ok');
+        if (r.truncated) expect(r.stdout).toMatch(/truncated/);
+        else expect(r.stdout).toBe(full);
+      }
+    },
+    60_000,
+  ),
+  py(
+    'fork-bomb',
+    async ({ run }) => {
+      // §7.6: contained and killed at the deadline; the sandbox keeps serving.
+      const r = await run('import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', { timeoutMs: 1000 });
+      expect(['timeout', 'memory', 'error']).toContain(r.status);
+      expect((await run('print("alive")')).stdout).toBe('alive\n');
+    },
+    90_000,
+  ),
   py('runaway-after-timeout', async ({ run, timeScale }) => {
     // §7.7: the deadline is enforced from outside and the next call starts clean.
     const a = await run('while True:\n    pass', { timeoutMs: 1000 });
@@ -178,15 +196,19 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
     expect(r.status).toBe('timeout');
     expect(r.wallMs).toBeLessThan(3000 * timeScale);
   }),
-  py('memory-bomb', async ({ run }) => {
-    // §7.11: reported as `memory`, not as a crash of the sandbox.
-    const a = await run('x = bytearray(16 * 2**30)\nprint(len(x))', { timeoutMs: 20_000 });
-    expect(a.status).toBe('memory');
-    // Gradual growth touches every page up to the limit (cgroup-limited backends only notice
-    // touched pages), so it takes as long as writing `memoryMb` of RAM: allow a minute.
-    const b = await run('l = []\nwhile True:\n    l.append(bytearray(2**26))', { timeoutMs: 60_000 });
-    expect(b.status).toBe('memory');
-  }, 150_000),
+  py(
+    'memory-bomb',
+    async ({ run }) => {
+      // §7.11: reported as `memory`, not as a crash of the sandbox.
+      const a = await run('x = bytearray(16 * 2**30)\nprint(len(x))', { timeoutMs: 20_000 });
+      expect(a.status).toBe('memory');
+      // Gradual growth touches every page up to the limit (cgroup-limited backends only notice
+      // touched pages), so it takes as long as writing `memoryMb` of RAM: allow a minute.
+      const b = await run('l = []\nwhile True:\n    l.append(bytearray(2**26))', { timeoutMs: 60_000 });
+      expect(b.status).toBe('memory');
+    },
+    150_000,
+  ),
   py('numpy-under-memory-limit', async ({ run }) => {
     // §7.12: the memory limit must not break `import numpy` (RLIMIT_AS vs BLAS threads).
     const r = await run('import numpy as np\nprint((np.ones((512, 512)) @ np.ones((512, 512)).T)[0, 0])', { timeoutMs: 20_000 });
@@ -215,14 +237,18 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
     const r = await run(`print(${JSON.stringify(SPECIAL)})`);
     expect(r.stdout).toBe(`${SPECIAL}\n`);
   }),
-  py('overload', async ({ run }) => {
-    // §7.16: excess calls queue; each completes.
-    const rs = await Promise.all(Array.from({ length: 16 }, (_, i) => run(`import time\ntime.sleep(0.3)\nprint(${i})`, { timeoutMs: 30_000 })));
-    rs.forEach((r, i) => {
-      expect(r.status).toBe('ok');
-      expect(r.stdout).toBe(`${i}\n`);
-    });
-  }, 120_000),
+  py(
+    'overload',
+    async ({ run }) => {
+      // §7.16: excess calls queue; each completes.
+      const rs = await Promise.all(Array.from({ length: 16 }, (_, i) => run(`import time\ntime.sleep(0.3)\nprint(${i})`, { timeoutMs: 30_000 })));
+      rs.forEach((r, i) => {
+        expect(r.status).toBe('ok');
+        expect(r.stdout).toBe(`${i}\n`);
+      });
+    },
+    120_000,
+  ),
   // --- security ---------------------------------------------------------------------------
   py('env-leak', async ({ run, secret, secretEnvName, trainerPid }) => {
     // §7.18: the trainer's environment (keys, tokens) never reaches model code.
@@ -235,18 +261,22 @@ export const CONFORMANCE_CASES: readonly ConformanceCase[] = [
     expect(Object.keys(env)).not.toContain(secretEnvName);
     expect(r.stdout).not.toContain(secret);
   }),
-  py('network-egress', async ({ run, hostPort }) => {
-    // §7.19: no TCP to the host's loopback, link-local metadata or the internet; no DNS.
-    const r = await run(
-      'import socket\nres = []\n' +
-        `for host, port in [("127.0.0.1", ${hostPort}), ("169.254.169.254", 80), ("1.1.1.1", 53)]:\n` +
-        '    try:\n        socket.create_connection((host, port), timeout=2).close()\n        res.append("open")\n' +
-        '    except OSError:\n        res.append("blocked")\n' +
-        'try:\n    socket.getaddrinfo("example.com", 80)\n    res.append("dns")\nexcept OSError:\n    res.append("nodns")\nprint(",".join(res))',
-      { timeoutMs: 20_000 },
-    );
-    expect(r.stdout).toBe('blocked,blocked,blocked,nodns\n');
-  }, 60_000),
+  py(
+    'network-egress',
+    async ({ run, hostPort }) => {
+      // §7.19: no TCP to the host's loopback, link-local metadata or the internet; no DNS.
+      const r = await run(
+        'import socket\nres = []\n' +
+          `for host, port in [("127.0.0.1", ${hostPort}), ("169.254.169.254", 80), ("1.1.1.1", 53)]:\n` +
+          '    try:\n        socket.create_connection((host, port), timeout=2).close()\n        res.append("open")\n' +
+          '    except OSError:\n        res.append("blocked")\n' +
+          'try:\n    socket.getaddrinfo("example.com", 80)\n    res.append("dns")\nexcept OSError:\n    res.append("nodns")\nprint(",".join(res))',
+        { timeoutMs: 20_000 },
+      );
+      expect(r.stdout).toBe('blocked,blocked,blocked,nodns\n');
+    },
+    60_000,
+  ),
   py('write-outside-tmp', async ({ run, hostDir, marker }) => {
     // §7.20: model code cannot leave files outside its own temp dir (e.g. tamper with a grader).
     const targets = [join(hostDir, 'pwned.txt'), `/etc/agentrl-pwned-${marker}`, `/var/tmp/agentrl-pwned-${marker}`];

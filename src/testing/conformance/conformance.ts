@@ -118,7 +118,8 @@ export function sandboxConformance(name: string, make: () => Promise<Sandbox>, o
         expect(typeof sandbox!.openSession).toBe('function');
       });
       for (const c of SESSION_CASES.filter((k) => k.language === language)) {
-        const reason = opts.skip?.[c.name] ?? (c.name === 'session-memory-bounded-across-calls' && !opts.sessions.memoryMb ? 'no memory limit given' : undefined);
+        const reason =
+          opts.skip?.[c.name] ?? (c.name === 'session-memory-bounded-across-calls' && !opts.sessions.memoryMb ? 'no memory limit given' : undefined);
         if (reason !== undefined) it.skip(`${c.name} — not applicable: ${reason}`, () => {});
         else it(c.name, () => c.check(sessionCtx()), (c.testTimeoutMs ?? 30_000) * timeScale);
       }

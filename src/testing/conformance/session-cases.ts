@@ -81,10 +81,7 @@ export const SESSION_CASES: readonly SessionCase[] = [
   py('session-isolation', async ({ open }) => {
     const [a, b] = await Promise.all([open(), open()]);
     try {
-      const [ra, rb] = await Promise.all([
-        a.run({ code: 'secret = "A-only"\nopen("mine.txt", "w").write("A")\nprint("a")' }),
-        b.run({ code: 'print("b")' }),
-      ]);
+      const [ra, rb] = await Promise.all([a.run({ code: 'secret = "A-only"\nopen("mine.txt", "w").write("A")\nprint("a")' }), b.run({ code: 'print("b")' })]);
       expect([ra.status, rb.status]).toEqual(['ok', 'ok']);
       const [ra2, rb2] = await Promise.all([
         a.run({ code: 'import os\nprint(secret, os.path.exists("mine.txt"))' }),
@@ -188,7 +185,10 @@ export const SESSION_CASES: readonly SessionCase[] = [
         );
       }
       if (sandboxMarker) {
-        expect(await waitFor(() => processesWithMarker(sandboxMarker).length <= base, 5000), `now ${processesWithMarker(sandboxMarker).length}, before ${base}`).toBe(true);
+        expect(
+          await waitFor(() => processesWithMarker(sandboxMarker).length <= base, 5000),
+          `now ${processesWithMarker(sandboxMarker).length}, before ${base}`,
+        ).toBe(true);
       }
     },
     180_000,

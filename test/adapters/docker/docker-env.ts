@@ -16,7 +16,10 @@ export async function probeDocker(): Promise<{ readonly ok: true } | { readonly 
   try {
     await Promise.race([docker.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error('ping timed out')), 5000))]);
   } catch (e) {
-    return { ok: false, reason: `no docker daemon reachable (${e instanceof Error ? e.message : String(e)}; DOCKER_HOST=${process.env['DOCKER_HOST'] ?? 'unset'})` };
+    return {
+      ok: false,
+      reason: `no docker daemon reachable (${e instanceof Error ? e.message : String(e)}; DOCKER_HOST=${process.env['DOCKER_HOST'] ?? 'unset'})`,
+    };
   }
   try {
     await docker.getImage(TEST_IMAGE).inspect();

@@ -44,16 +44,32 @@ describe('dockerSandbox without a daemon', () => {
   it('renders runner replies with head/tail caps, U+FFFD and MemoryError → memory', () => {
     const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
     const r = replyToResult({
-      id: 1, status: 'error', exit_code: 1, signal: null,
-      stdout: b64(Buffer.from([0x61, 0xff, 0x62])), stderr: b64('Traceback...\nMemoryError\n'),
-      stdout_bytes: 3, stderr_bytes: 25, wall_ms: 12.5, cpu_ms: 3,
+      id: 1,
+      status: 'error',
+      exit_code: 1,
+      signal: null,
+      stdout: b64(Buffer.from([0x61, 0xff, 0x62])),
+      stderr: b64('Traceback...\nMemoryError\n'),
+      stdout_bytes: 3,
+      stderr_bytes: 25,
+      wall_ms: 12.5,
+      cpu_ms: 3,
     });
     expect(r.status).toBe('memory');
     expect(r.stdout).toBe('a\uFFFDb');
     expect(r.truncated).toBe(false);
     const cut = replyToResult({
-      id: 2, status: 'ok', exit_code: 0, signal: null, stdout: b64('head'), stdout_tail: b64('tail'), stderr: '',
-      stdout_bytes: 1000, stderr_bytes: 0, wall_ms: 1, cpu_ms: null,
+      id: 2,
+      status: 'ok',
+      exit_code: 0,
+      signal: null,
+      stdout: b64('head'),
+      stdout_tail: b64('tail'),
+      stderr: '',
+      stdout_bytes: 1000,
+      stderr_bytes: 0,
+      wall_ms: 1,
+      cpu_ms: null,
     });
     expect(cut.truncated).toBe(true);
     expect(cut.stdout).toBe('head\n[... 992 bytes truncated ...]\ntail');

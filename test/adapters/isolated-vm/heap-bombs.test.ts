@@ -9,7 +9,8 @@ afterAll(() => sb.close());
 const BOMBS: Record<string, string> = {
   'array growth': 'const a = []; for (;;) a.push(new Array(1e4).fill(1.5))',
   'many small objects': 'const a = []; for (let i = 0;; i++) a.push({ i, s: "x" + i })',
-  'string doubling, kept flat': 'const keep = []; let s = "ab"; for (let i = 0;; i++) { s = s.length < 1 << 12 ? s + s : "x".repeat(1 << 12) + i; keep.push(s); }',
+  'string doubling, kept flat':
+    'const keep = []; let s = "ab"; for (let i = 0;; i++) { s = s.length < 1 << 12 ? s + s : "x".repeat(1 << 12) + i; keep.push(s); }',
   'typed arrays': 'const a = []; for (;;) a.push(new Float64Array(1 << 16))',
   'object graph': 'let root = { next: null }; for (;;) { root = { next: root, a: [root, root], m: new Map([[1, root]]) }; }',
   'growth across awaits': 'const a = []; for (let i = 0;; i++) { a.push(new Array(1000).fill(i)); if (i % 100 === 0) await null; }',

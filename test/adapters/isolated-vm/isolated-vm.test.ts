@@ -62,7 +62,10 @@ describe('isolatedVmSandbox', () => {
     // §7.22: a heap blow-up must never take down the trainer.
     const r = await sb.run({ code: 'const a = []; for (;;) a.push(new Array(1e6).fill(1))', timeoutMs: 10_000 });
     expect(['memory', 'error']).toContain(r.status);
-    const b = await sb.run({ code: 'const b = new ArrayBuffer(200 * 2**20); const v = new Array(b.byteLength); for (let i = v.length; i--;) v[i] = 0;', timeoutMs: 10_000 });
+    const b = await sb.run({
+      code: 'const b = new ArrayBuffer(200 * 2**20); const v = new Array(b.byteLength); for (let i = v.length; i--;) v[i] = 0;',
+      timeoutMs: 10_000,
+    });
     expect(['memory', 'error', 'timeout']).toContain(b.status);
     expect((await sb.run({ code: 'console.log("alive")' })).stdout).toBe('alive\n');
   }, 30_000);

@@ -46,7 +46,9 @@ describe.skipIf(!probe.ok)('local sandbox hardening (bubblewrap)', () => {
 
   it('sees only the system directories and Python: not the trainer’s other files, wherever it was started', async () => {
     // Hazard: model code reading a dataset's answer key outside the trainer's working directory.
-    const r = await sb.run({ code: `import json, os\nprint(json.dumps([os.path.exists(${JSON.stringify(sockDir)}), os.path.exists("/var"), os.listdir("/")]))` });
+    const r = await sb.run({
+      code: `import json, os\nprint(json.dumps([os.path.exists(${JSON.stringify(sockDir)}), os.path.exists("/var"), os.listdir("/")]))`,
+    });
     const [sock, varDir, top] = JSON.parse(r.stdout) as [boolean, boolean, string[]];
     expect([sock, varDir]).toEqual([false, false]);
     const allowed = new Set(['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'usr', 'etc', 'sys', 'dev', 'proc', 'run', 'tmp']);
@@ -130,7 +132,9 @@ describe.skipIf(!probe.ok)('local sandbox hardening (bubblewrap)', () => {
   });
 
   it('cannot use kernel keyrings (shared by every namespace of one uid)', async () => {
-    const r = await sb.run({ code: 'import ctypes\nl = ctypes.CDLL(None, use_errno=True)\nprint(l.syscall(248, b"user", b"k", b"v", 1, -4), ctypes.get_errno())' });
+    const r = await sb.run({
+      code: 'import ctypes\nl = ctypes.CDLL(None, use_errno=True)\nprint(l.syscall(248, b"user", b"k", b"v", 1, -4), ctypes.get_errno())',
+    });
     expect(r.stdout).toBe('-1 38\n');
   });
 

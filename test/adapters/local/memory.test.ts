@@ -8,7 +8,8 @@ import { openMemoryCgroups } from '../../../adapters/local/cgroup.js';
 const probe = probeBwrap('/usr/bin/python3', pathsToHide('/usr/bin/python3', undefined).hide);
 
 /** 40 memfds of 16 MiB each (640 MiB), none mapped, so none counted by RLIMIT_AS. */
-const MEMFD_BOMB = 'import os\nfds = []\nfor i in range(40):\n    fd = os.memfd_create("x")\n    os.write(fd, b"a" * (16 << 20))\n    fds.append(fd)\nprint("held", len(fds) * 16, "MiB")';
+const MEMFD_BOMB =
+  'import os\nfds = []\nfor i in range(40):\n    fd = os.memfd_create("x")\n    os.write(fd, b"a" * (16 << 20))\n    fds.append(fd)\nprint("held", len(fds) * 16, "MiB")';
 /** System V segments of 32 MiB, each attached, filled and detached (pages stay, no longer in the address space). */
 const SYSV_BOMB = [
   'import ctypes',
@@ -109,9 +110,9 @@ describe.skipIf(!probe.ok).each(['auto', 'rlimit'] as const)('local sandbox memo
   it('a session cannot hold memfds beyond its limit, and the next call starts afresh', async () => {
     const s = await sb.openSession();
     try {
-      const first = await s.run({ code: "x = 1" });
-      expect(first.stderr).toBe("");
-      expect(first.status).toBe("ok");
+      const first = await s.run({ code: 'x = 1' });
+      expect(first.stderr).toBe('');
+      expect(first.status).toBe('ok');
       const r = await s.run({ code: MEMFD_BOMB });
       expect(r.stdout).not.toContain('held');
       bounded(r.status, r.stderr);
@@ -150,7 +151,8 @@ describe.skipIf(!probe.ok)('local sandbox: no inotify on the shared, read-only i
 
   it('inotify_init and inotify_init1 fail (ENOSYS), in calls and in sessions', async () => {
     // Hazard: a watch on the Python installation's __pycache__ shows what other workers' calls import.
-    const code = 'import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.inotify_init1(0), ctypes.get_errno(), libc.inotify_init(), ctypes.get_errno())';
+    const code =
+      'import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.inotify_init1(0), ctypes.get_errno(), libc.inotify_init(), ctypes.get_errno())';
     const r = await sb.run({ code });
     expect(r.stdout).toBe('-1 38 -1 38\n');
     const s = await sb.openSession();

@@ -15,7 +15,8 @@ describe('local sandbox sessions are metered as a whole', () => {
   // Each leftover spins and records the longest gap it observed between two of its own loop turns in gap.txt
   // (the session's working directory): stopped between calls, it sees a gap as long as the pause; left running,
   // only scheduler-sized ones. Measured from inside the session, so other load on the machine does not matter.
-  const SPIN = 'def spin(path):\n    import time\n    prev, gap = time.monotonic(), 0.0\n    while True:\n        now = time.monotonic()\n        if now - prev > gap:\n            gap = now - prev\n            open(path, "w").write(str(gap))\n        prev = now\n';
+  const SPIN =
+    'def spin(path):\n    import time\n    prev, gap = time.monotonic(), 0.0\n    while True:\n        now = time.monotonic()\n        if now - prev > gap:\n            gap = now - prev\n            open(path, "w").write(str(gap))\n        prev = now\n';
   // The call returns once the leftover is in its loop (on a loaded machine a fresh child may not have run yet).
   const STARTED = 'import os, time\nwhile not os.path.exists("gap.txt"): time.sleep(0.01)\nprint("started")';
   const LEFT_BEHIND: Record<string, string> = {
@@ -95,7 +96,9 @@ describe('local sandbox sessions are metered as a whole', () => {
     }
     // A program that writes garbage on the runtime's own socket is an `error` of the program, never `memory`.
     const s = await sb.openSession();
-    const r = await s.run({ code: 'import os\nfor fd in range(3, 40):\n    try: os.write(fd, b"\\x00\\x00\\x00\\x05nojson")\n    except OSError: pass\nimport time\ntime.sleep(0.2)' });
+    const r = await s.run({
+      code: 'import os\nfor fd in range(3, 40):\n    try: os.write(fd, b"\\x00\\x00\\x00\\x05nojson")\n    except OSError: pass\nimport time\ntime.sleep(0.2)',
+    });
     expect(r.status).not.toBe('memory');
     await s.close();
   }, 60_000);

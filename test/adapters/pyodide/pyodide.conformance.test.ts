@@ -20,7 +20,14 @@ let server: { url: string; close(): Promise<void> } | undefined;
  */
 async function pageSandbox(): Promise<Sandbox> {
   await run(process.execPath, ['examples/browser/build.mjs']);
-  await build({ entryPoints: ['test/fixtures/browser/pyodide-harness.ts'], bundle: true, format: 'esm', platform: 'browser', outfile: 'examples/browser/dist/test-harness.js', logLevel: 'warning' });
+  await build({
+    entryPoints: ['test/fixtures/browser/pyodide-harness.ts'],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    outfile: 'examples/browser/dist/test-harness.js',
+    logLevel: 'warning',
+  });
   writeFileSync('examples/browser/dist/test-harness.html', '<!doctype html><meta charset="utf-8"><script type="module" src="./test-harness.js"></script>');
   server = (await serveDemo(0)) as { url: string; close(): Promise<void> };
   browser = await launchBrowser();
@@ -46,7 +53,7 @@ describe.skipIf(!haveBrowser)('pyodide in headless Chromium', () => {
     skip: {
       zombies: NO_PROCESSES,
       'daemon-escape': NO_PROCESSES,
-      'memory-bomb': 'no memory status: a page cannot bound one worker\'s memory; a wasm heap that cannot grow is a MemoryError (`error`)',
+      'memory-bomb': "no memory status: a page cannot bound one worker's memory; a wasm heap that cannot grow is a MemoryError (`error`)",
       'numpy-under-memory-limit': 'standard library only: numpy is not loaded (the worker has no network once Pyodide has started)',
     },
   });

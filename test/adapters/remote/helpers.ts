@@ -23,15 +23,21 @@ export const okResult = (stdout: string, wallMs = 1): ExecResult => ({ status: '
 export function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 
 /** A raw HTTP server on 127.0.0.1 with a scripted handler (for protocol-level tests). */
-export async function rawServer(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<{ url: string; server: Server; hits: () => number; close: () => Promise<void> }> {
+export async function rawServer(
+  handler: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<{ url: string; server: Server; hits: () => number; close: () => Promise<void> }> {
   let hits = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -16,10 +16,12 @@ const fast = { backoffBaseMs: 10, backoffCapMs: 20, healthCheckIntervalMs: 50 } 
 describe('remoteSandbox against scripted servers', () => {
   it('speaks SandboxFusion: sends run_timeout in seconds and maps the answer', async () => {
     let seen: Record<string, unknown> = {};
-    const srv = track(await rawServer((_req, body, res) => {
-      seen = JSON.parse(body) as Record<string, unknown>;
-      json(res, 200, SF_SUCCESS);
-    }));
+    const srv = track(
+      await rawServer((_req, body, res) => {
+        seen = JSON.parse(body) as Record<string, unknown>;
+        json(res, 200, SF_SUCCESS);
+      }),
+    );
     const sb = track(remoteSandbox({ url: srv.url, timeoutMs: 2500 }));
     const r = await sb.run({ code: 'print("Hello, world!")', stdin: 'in' });
     expect(r).toMatchObject({ status: 'ok', stdout: 'Hello, world!\n' });
@@ -30,22 +32,30 @@ describe('remoteSandbox against scripted servers', () => {
   it('retries 503 and SandboxError, then succeeds; never retries a code failure', async () => {
     // Hazard: retrying `Failed` would run the model's code twice and double-count it.
     let n = 0;
-    const srv = track(await rawServer((req, _body, res) => {
-      // Health pings (every 50 ms once the 503 marks the server unhealthy) must not take the scripted answers.
-      if (req.url !== '/run_code') return json(res, 200, {});
-      n += 1;
-      if (n === 1) return json(res, 503, { detail: 'busy' });
-      if (n === 2) return json(res, 200, { ...SF_SUCCESS, status: 'SandboxError', run_result: null, message: 'boom' });
-      return json(res, 200, SF_SUCCESS);
-    }));
+    const srv = track(
+      await rawServer((req, _body, res) => {
+        // Health pings (every 50 ms once the 503 marks the server unhealthy) must not take the scripted answers.
+        if (req.url !== '/run_code') return json(res, 200, {});
+        n += 1;
+        if (n === 1) return json(res, 503, { detail: 'busy' });
+        if (n === 2) return json(res, 200, { ...SF_SUCCESS, status: 'SandboxError', run_result: null, message: 'boom' });
+        return json(res, 200, SF_SUCCESS);
+      }),
+    );
     const sb = track(remoteSandbox({ url: srv.url, retries: 3, ...fast }));
     expect((await sb.run({ code: 'x' })).status).toBe('ok');
     expect(srv.hits()).toBe(3);
     expect(sb.stats().retries).toBe(2);
 
-    const failing = track(await rawServer((_req, _body, res) =>
-      json(res, 200, { ...SF_SUCCESS, status: 'Failed', run_result: { status: 'Finished', execution_time: 0.1, return_code: 1, stdout: '', stderr: 'Boom\n' } }),
-    ));
+    const failing = track(
+      await rawServer((_req, _body, res) =>
+        json(res, 200, {
+          ...SF_SUCCESS,
+          status: 'Failed',
+          run_result: { status: 'Finished', execution_time: 0.1, return_code: 1, stdout: '', stderr: 'Boom\n' },
+        }),
+      ),
+    );
     const sb2 = track(remoteSandbox({ url: failing.url, retries: 3, ...fast }));
     expect((await sb2.run({ code: 'x' })).status).toBe('error');
     expect(failing.hits()).toBe(1);
@@ -74,9 +84,11 @@ describe('remoteSandbox against scripted servers', () => {
 
   it('bounds a call that never gets an answer by timeoutMs + requestSlackMs', async () => {
     // Hazard: a hung server (SandboxFusion#67) must not hang the rollout.
-    const srv = track(await rawServer(() => {
-      /* never answers */
-    }));
+    const srv = track(
+      await rawServer(() => {
+        /* never answers */
+      }),
+    );
     const sb = track(remoteSandbox({ url: srv.url, retries: 0, timeoutMs: 300, requestSlackMs: 200 }));
     const t0 = performance.now();
     await expect(sb.run({ code: 'x' })).rejects.toBeInstanceOf(SandboxTimeoutError);
@@ -87,10 +99,12 @@ describe('remoteSandbox against scripted servers', () => {
     const counts = [0, 0];
     const servers = await Promise.all(
       [0, 1].map(async (i) =>
-        track(await rawServer((_req, _body, res) => {
-          counts[i]! += 1;
-          setTimeout(() => json(res, 200, SF_SUCCESS), i === 0 ? 400 : 20);
-        })),
+        track(
+          await rawServer((_req, _body, res) => {
+            counts[i]! += 1;
+            setTimeout(() => json(res, 200, SF_SUCCESS), i === 0 ? 400 : 20);
+          }),
+        ),
       ),
     );
     const sb = track(remoteSandbox({ urls: servers.map((s) => s.url), concurrency: 8 }));

@@ -32,11 +32,16 @@ describe('checkpoint routes per engine', () => {
       const opts = (engine: 'skyrl-jax' | 'tinker' | 'tuft') => ({ baseUrl: server!.url, apiKey: 'tml-x', engine, retry: { budgetMs: 100 } });
       expect(await downloadCheckpoint('tinker://m1/sampler_weights/s_3', dir, opts('skyrl-jax')).catch((x: unknown) => x)).toBeInstanceOf(BackendRequestError);
       expect(await downloadCheckpoint('tinker://m1/weights/w', dir, opts('tinker')).catch((x: unknown) => x)).toBeInstanceOf(BackendRequestError);
-      expect(server.requests.map((r) => r.path)).toEqual(['/api/v1/training_runs/m1/checkpoints/s_3/archive', '/api/v1/training_runs/m1/checkpoints/weights/w/archive']);
+      expect(server.requests.map((r) => r.path)).toEqual([
+        '/api/v1/training_runs/m1/checkpoints/s_3/archive',
+        '/api/v1/training_runs/m1/checkpoints/weights/w/archive',
+      ]);
       const weights = await downloadCheckpoint('tinker://m1/weights/w', dir, opts('skyrl-jax')).catch((x: unknown) => x);
       expect(weights).toBeInstanceOf(BackendInputError);
       expect((weights as Error).message).toMatch(/skyrl-jax serves no archive of training states.*only of sampler_weights/);
-      expect((await downloadCheckpoint('tinker://m1/sampler_weights/s', dir, opts('tuft')).catch((x: unknown) => x)) as Error).toBeInstanceOf(BackendInputError);
+      expect((await downloadCheckpoint('tinker://m1/sampler_weights/s', dir, opts('tuft')).catch((x: unknown) => x)) as Error).toBeInstanceOf(
+        BackendInputError,
+      );
       expect(server.requests).toHaveLength(2);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -59,16 +59,25 @@ describe('engine profiles: one verdict per option', () => {
 
   it('optimizer fields SkyRL-Train ignores: exact only at its own config values, refused otherwise with the value to set', () => {
     const fsdp = (o: Partial<typeof ADAM_DEFAULTS>) => checkEngineOptions(ENGINE_PROFILES['skyrl-fsdp'], facts({ optimizer: { ...ADAM_DEFAULTS, ...o } }));
-    const refused = fsdp({}).filter((v) => v.outcome === 'refused').map((v) => v.option);
+    const refused = fsdp({})
+      .filter((v) => v.outcome === 'refused')
+      .map((v) => v.option);
     expect(refused).toEqual(['optimizer.beta2', 'optimizer.weightDecay']); // β1 0.9, eps 1e-8, clip 1 match SkyRL-Train's
     expect(fsdp({ beta2: 0.999, weightDecay: 0.01 }).filter((v) => v.outcome === 'refused')).toEqual([]);
-    expect(fsdp({ beta1: 0.8, beta2: 0.999, weightDecay: 0.01, gradClipNorm: 0 }).filter((v) => v.outcome === 'refused').map((v) => v.option)).toEqual(['optimizer.beta1', 'optimizer.gradClipNorm']);
-    expect(fsdp({}).find((v) => v.option === 'optimizer.beta2')!.reason).toMatch(/skyrl-fsdp ignores adam_params\.beta2 and uses 0\.999.*set optimizer\.beta2: 0\.999/);
+    expect(
+      fsdp({ beta1: 0.8, beta2: 0.999, weightDecay: 0.01, gradClipNorm: 0 })
+        .filter((v) => v.outcome === 'refused')
+        .map((v) => v.option),
+    ).toEqual(['optimizer.beta1', 'optimizer.gradClipNorm']);
+    expect(fsdp({}).find((v) => v.option === 'optimizer.beta2')!.reason).toMatch(
+      /skyrl-fsdp ignores adam_params\.beta2 and uses 0\.999.*set optimizer\.beta2: 0\.999/,
+    );
     // JAX honours Adam but never clips: only gradClipNorm 0 is exact.
     const jax = (clip: number) => verdict('skyrl-jax', 'optimizer.gradClipNorm', facts({ optimizer: { ...ADAM_DEFAULTS, gradClipNorm: clip } }))!.outcome;
     expect([jax(1), jax(0.5), jax(0)]).toEqual(['refused', 'refused', 'exact']);
     expect(verdict('skyrl-jax', 'optimizer.beta2')!.outcome).toBe('exact');
-    for (const e of ['tinker', 'tuft', 'open-rl', 'agentrl'] as const) expect(checkEngineOptions(ENGINE_PROFILES[e], facts()).some((v) => v.outcome === 'refused')).toBe(false);
+    for (const e of ['tinker', 'tuft', 'open-rl', 'agentrl'] as const)
+      expect(checkEngineOptions(ENGINE_PROFILES[e], facts()).some((v) => v.outcome === 'refused')).toBe(false);
   });
 
   it("kl.reference 'base': refused where samplers are not frozen or give no prompt logprobs; a passed-in sampler is exact everywhere", () => {
@@ -114,11 +123,31 @@ describe('engine profiles: one verdict per option', () => {
 describe("engine 'auto': what /client/config reveals", () => {
   it('agentrl serve names itself; TuFT and open-rl by their flag sets; SkyRL must be named; anything else is hosted Tinker with a warning', () => {
     expect(detectEngine({ agentrl_engine: 'agentrl', proto_write_fwdbwd: true }, true)).toEqual({ engine: 'agentrl' });
-    expect(detectEngine({ pjwt_auth_enabled: false, credential_default_source: 'api_key', sample_dispatch_bytes_semaphore_size: 1, inflight_response_bytes_semaphore_size: 2, parallel_fwdbwd_chunks: false }, true).engine).toBe('tuft');
-    expect(detectEngine({ pjwt_auth_enabled: false, credential_default_source: 'api_key', sample_dispatch_bytes_semaphore_size: 1, inflight_response_bytes_semaphore_size: 2 }, true).engine).toBe('open-rl');
+    expect(
+      detectEngine(
+        {
+          pjwt_auth_enabled: false,
+          credential_default_source: 'api_key',
+          sample_dispatch_bytes_semaphore_size: 1,
+          inflight_response_bytes_semaphore_size: 2,
+          parallel_fwdbwd_chunks: false,
+        },
+        true,
+      ).engine,
+    ).toBe('tuft');
+    expect(
+      detectEngine(
+        { pjwt_auth_enabled: false, credential_default_source: 'api_key', sample_dispatch_bytes_semaphore_size: 1, inflight_response_bytes_semaphore_size: 2 },
+        true,
+      ).engine,
+    ).toBe('open-rl');
     expect(() => detectEngine({ pjwt_auth_enabled: false }, true)).toThrow(ConfigError);
     expect(() => detectEngine({ pjwt_auth_enabled: false }, true)).toThrow(/skyrl-jax', 'skyrl-fsdp' or 'skyrl-megatron/);
-    for (const [cfg, answered] of [[{}, false], [{ pjwt_auth_enabled: true }, true], [{ proto_write_fwdbwd: true, fwdbwd_max_chunk_len: 1024 }, true]] as const) {
+    for (const [cfg, answered] of [
+      [{}, false],
+      [{ pjwt_auth_enabled: true }, true],
+      [{ proto_write_fwdbwd: true, fwdbwd_max_chunk_len: 1024 }, true],
+    ] as const) {
       const d = detectEngine(cfg, answered);
       expect(d.engine).toBe('tinker');
       expect(d.warning).toMatch(/assuming hosted Tinker/);
@@ -166,8 +195,12 @@ describe('the Trainer checks every option against the engine before the first ro
   });
 
   it('accepts a configuration the engine runs exactly or adapted', () => {
-    expect(() => trainer('skyrl-fsdp', { optimizer: { learningRate: 1e-5, beta2: 0.999, weightDecay: 0.01 }, loss: { kind: 'cispo', clipHigh: 4 } })).not.toThrow();
-    expect(() => trainer('skyrl-jax', { optimizer: { learningRate: 1e-5, gradClipNorm: 0 }, rolloutCorrection: { level: 'token', mode: 'truncate', cap: 2 } })).not.toThrow();
+    expect(() =>
+      trainer('skyrl-fsdp', { optimizer: { learningRate: 1e-5, beta2: 0.999, weightDecay: 0.01 }, loss: { kind: 'cispo', clipHigh: 4 } }),
+    ).not.toThrow();
+    expect(() =>
+      trainer('skyrl-jax', { optimizer: { learningRate: 1e-5, gradClipNorm: 0 }, rolloutCorrection: { level: 'token', mode: 'truncate', cap: 2 } }),
+    ).not.toThrow();
     expect(() => trainer('tuft', { kl: { coef: 0.1 }, async: { maxStaleness: 1 } })).not.toThrow();
   });
 });

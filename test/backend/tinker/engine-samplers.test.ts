@@ -14,7 +14,16 @@ afterEach(async () => {
 });
 
 const make = (engine: EngineName) => {
-  backend = tinkerBackend({ engine, baseUrl: server!.url, apiKey: 'tml-x', baseModel: 'fake/model', renderer: LOCAL_MODEL_DIR, maxContextTokens: 512, wireFormat: 'json', retry: { tryAgainDelayMs: 5, budgetMs: 500 } });
+  backend = tinkerBackend({
+    engine,
+    baseUrl: server!.url,
+    apiKey: 'tml-x',
+    baseModel: 'fake/model',
+    renderer: LOCAL_MODEL_DIR,
+    maxContextTokens: 512,
+    wireFormat: 'json',
+    retry: { tryAgainDelayMs: 5, budgetMs: 500 },
+  });
   return backend;
 };
 const datum = (T: number): Datum => ({
@@ -27,7 +36,9 @@ const datum = (T: number): Datum => ({
 const sampleResult = (logprobs: number[]) => (r: SeenRequest, s: FakeTinker) => {
   if (r.path !== '/api/v1/retrieve_future') return undefined;
   const f = s.futures.get(String(r.json?.['request_id']));
-  return f?.op === 'asample' ? { json: { type: 'sample', sequences: [{ tokens: logprobs.map((_, i) => 10 + i), logprobs, stop_reason: 'length' }] } } : undefined;
+  return f?.op === 'asample'
+    ? { json: { type: 'sample', sequences: [{ tokens: logprobs.map((_, i) => 10 + i), logprobs, stop_reason: 'length' }] } }
+    : undefined;
 };
 
 describe('samplers per engine', () => {

@@ -17,7 +17,14 @@ describe('docs/engines.md', () => {
     expect(header).toBe(`| option | ${ENGINE_NAMES.join(' | ')} |`);
     const rows = table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| option'));
     expect(rows.length).toBeGreaterThan(10);
-    for (const r of rows) expect(r.split(' | ').slice(1).map((c) => c.replace(/ \|$/, '').trim()).every((c) => ['exact', 'adapted', 'refused'].includes(c))).toBe(true);
+    for (const r of rows)
+      expect(
+        r
+          .split(' | ')
+          .slice(1)
+          .map((c) => c.replace(/ \|$/, '').trim())
+          .every((c) => ['exact', 'adapted', 'refused'].includes(c)),
+      ).toBe(true);
     expect(doc.indexOf(TABLE_START)).toBeLessThan(doc.indexOf(TABLE_END));
   });
 });

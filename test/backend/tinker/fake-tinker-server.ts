@@ -114,7 +114,12 @@ export class FakeTinker {
     this.requests.push(seen);
     const proto = (req.headers['content-type'] ?? '').startsWith('application/x-protobuf');
     const mode = this.#opts.protobufBodies ?? 'refuse415';
-    const refusal: Reply | undefined = !proto || mode === 'accept' ? undefined : mode === 'refuse415' ? { status: 415, json: { detail: 'Content-Type must be application/json' } } : { status: 422, json: { detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error' }] } };
+    const refusal: Reply | undefined =
+      !proto || mode === 'accept'
+        ? undefined
+        : mode === 'refuse415'
+          ? { status: 415, json: { detail: 'Content-Type must be application/json' } }
+          : { status: 422, json: { detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error' }] } };
     if (proto && mode === 'accept') json = protoToJson(raw);
     const found: SeenRequest = json === seen.json ? seen : { ...seen, json };
     if (found !== seen) this.requests[this.requests.length - 1] = found;
@@ -184,7 +189,11 @@ export class FakeTinker {
         return { type: 'create_model', model_id: `model-${String(b['model_seq_id'])}` };
       case 'forward_backward':
       case 'forward': {
-        const input = (b['forward_backward_input'] ?? b['forward_input']) as { data: { model_input: { chunks: { tokens: number[] }[] }; loss_fn_inputs: Record<string, { data: number[] }> }[]; loss_fn: string; loss_fn_config?: Record<string, number> };
+        const input = (b['forward_backward_input'] ?? b['forward_input']) as {
+          data: { model_input: { chunks: { tokens: number[] }[] }; loss_fn_inputs: Record<string, { data: number[] }> }[];
+          loss_fn: string;
+          loss_fn_config?: Record<string, number>;
+        };
         let loss = 0;
         const outs = input.data.map((d) => {
           const T = d.model_input.chunks.reduce((a, c) => a + c.tokens.length, 0);

@@ -217,7 +217,9 @@ describe('tinkerBackend faults', () => {
     const [fb1] = (await Promise.all(calls)) as [Awaited<ReturnType<TinkerBackend['forwardBackward']>>];
     expect(fb1.logprobs.map((l) => l.length)).toEqual([2, 3, 4]);
     expect(server.seqs.get('model-0')).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const ops = server.requests.filter((r) => r.json?.['seq_id'] !== undefined && r.path !== '/api/v1/asample').map((r) => [r.json!['seq_id'], r.path.replace('/api/v1/', '')]);
+    const ops = server.requests
+      .filter((r) => r.json?.['seq_id'] !== undefined && r.path !== '/api/v1/asample')
+      .map((r) => [r.json!['seq_id'], r.path.replace('/api/v1/', '')]);
     expect(ops).toEqual([
       [1, 'forward_backward'],
       [2, 'forward_backward'],
@@ -309,7 +311,9 @@ describe('tinkerBackend faults', () => {
     await server.close();
 
     server = await FakeTinker.start({ hook: (r) => (r.path === '/api/v1/create_session' ? { status: 401, json: { detail: 'bad key' } } : undefined) });
-    const e5 = await make().connect().catch((e: unknown) => e);
+    const e5 = await make()
+      .connect()
+      .catch((e: unknown) => e);
     expect(e5).toBeInstanceOf(BackendAuthError);
     expect((e5 as BackendAuthError).status).toBe(401);
   });

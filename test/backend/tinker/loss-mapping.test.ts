@@ -8,7 +8,12 @@ import type { WireDatum } from '../../../src/backend/tinker/json-wire.js';
  * What a Tinker-protocol server computes for one request: the built-in per-token losses **summed** over every
  * position of every datum (tinker-cookbook `docs/losses.mdx`), with `r = exp(lp − logprobs)`.
  */
-function serverSum(lossFn: string, cfg: Readonly<Record<string, number>> | undefined, datums: readonly WireDatum[], lp_D_T: readonly (readonly number[])[]): number {
+function serverSum(
+  lossFn: string,
+  cfg: Readonly<Record<string, number>> | undefined,
+  datums: readonly WireDatum[],
+  lp_D_T: readonly (readonly number[])[],
+): number {
   let sum = 0;
   datums.forEach((d, i) => {
     d.modelInput.forEach((_, t) => {
@@ -39,15 +44,17 @@ const datumArb = fc.integer({ min: 1, max: 6 }).chain((T) =>
   }),
 );
 
-const lossArb: fc.Arbitrary<LossConfig> = fc.constantFrom<Aggregation>('token-mean', 'sequence-mean', 'token-sum').chain((aggregation) =>
-  fc.constantFrom<LossConfig>(
-    { kind: 'cross_entropy', aggregation },
-    { kind: 'importance_sampling', aggregation },
-    { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation },
-    { kind: 'cispo', clipHigh: 4, aggregation },
-    { kind: 'cispo', clipLow: 0.5, clipHigh: 2, aggregation },
-  ),
-);
+const lossArb: fc.Arbitrary<LossConfig> = fc
+  .constantFrom<Aggregation>('token-mean', 'sequence-mean', 'token-sum')
+  .chain((aggregation) =>
+    fc.constantFrom<LossConfig>(
+      { kind: 'cross_entropy', aggregation },
+      { kind: 'importance_sampling', aggregation },
+      { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation },
+      { kind: 'cispo', clipHigh: 4, aggregation },
+      { kind: 'cispo', clipLow: 0.5, clipHigh: 2, aggregation },
+    ),
+  );
 
 describe('planForwardBackward: agentrl losses on the protocol’s token-sum losses', () => {
   it('server sum of the mapped request = weight × agentrl reference loss, for every loss kind and aggregation', () => {
@@ -72,7 +79,10 @@ describe('planForwardBackward: agentrl losses on the protocol’s token-sum loss
 
   it('sends ppo/cispo clip bounds as absolute ratio thresholds', () => {
     const d: Datum = { modelInput: [1], targetTokens: [2], logprobs: [-1], advantages: [1], mask: [1] };
-    expect(planForwardBackward([d], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, 1, 8).lossFnConfig).toEqual({ clip_low_threshold: 0.8, clip_high_threshold: 1.28 });
+    expect(planForwardBackward([d], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, 1, 8).lossFnConfig).toEqual({
+      clip_low_threshold: 0.8,
+      clip_high_threshold: 1.28,
+    });
     expect(planForwardBackward([d], { kind: 'cispo', clipHigh: 4 }, 1, 8).lossFnConfig).toEqual({ clip_low_threshold: 0, clip_high_threshold: 4 });
     expect(planForwardBackward([d], { kind: 'importance_sampling' }, 1, 8).lossFnConfig).toBeUndefined();
   });
@@ -100,6 +110,13 @@ describe('planForwardBackward: agentrl losses on the protocol’s token-sum loss
     expect(() => planForwardBackward([d], { kind: 'importance_sampling' }, -1, 8)).not.toThrow();
     expect(() => planForwardBackward([d], { kind: 'ppo', clipLow: 1.2, clipHigh: 0.8 }, 1, 8)).toThrow(ConfigError);
     expect(() => planForwardBackward([{ ...d, mask: [1, 1] }], { kind: 'cross_entropy' }, 1, 8)).toThrow(/datums\[0\]\.mask/);
-    expect(() => planForwardBackward([{ ...d, modelInput: [1, 2], targetTokens: [1, 2], logprobs: [0, 0], advantages: [0, 0], mask: [1, 1] }], { kind: 'cross_entropy' }, 1, 1)).toThrow(/context/);
+    expect(() =>
+      planForwardBackward(
+        [{ ...d, modelInput: [1, 2], targetTokens: [1, 2], logprobs: [0, 0], advantages: [0, 0], mask: [1, 1] }],
+        { kind: 'cross_entropy' },
+        1,
+        1,
+      ),
+    ).toThrow(/context/);
   });
 });

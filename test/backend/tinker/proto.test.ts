@@ -16,7 +16,9 @@ function fbOutput(logprobs_D: number[][], metrics: Record<string, number>): Uint
     T.fromObject({
       loss_fn_output_type: 'ArrayRecord',
       metrics,
-      loss_fn_outputs: [{ num_datums: logprobs_D.length, fields: { logprobs: { data: tinkerProto.float32Bytes(flat), offsets: tinkerProto.int64Bytes(offsets), dtype: 1 } } }],
+      loss_fn_outputs: [
+        { num_datums: logprobs_D.length, fields: { logprobs: { data: tinkerProto.float32Bytes(flat), offsets: tinkerProto.int64Bytes(offsets), dtype: 1 } } },
+      ],
     }),
   ).finish();
 }
@@ -36,7 +38,10 @@ describe('tinker_public.proto codec', () => {
       seq_id: number;
       loss_fn: string;
       loss_fn_config: Record<string, number>;
-      data: { model_input: { encoded_text: { tokens: Uint8Array } }[]; loss_fn_inputs: Record<string, { dense: Uint8Array; dtype: number; shape: number[] }> }[];
+      data: {
+        model_input: { encoded_text: { tokens: Uint8Array } }[];
+        loss_fn_inputs: Record<string, { dense: Uint8Array; dtype: number; shape: number[] }>;
+      }[];
     };
     expect([msg.model_id, msg.seq_id, msg.loss_fn]).toEqual(['m', 3, 'ppo']);
     expect(msg.loss_fn_config['clip_high_threshold']).toBeCloseTo(1.28, 12);
@@ -90,7 +95,10 @@ afterEach(async () => {
 describe("tinkerBackend({ wireFormat: 'protobuf' })", () => {
   it('falls back to JSON bodies (same seq_id) when the server refuses protobuf with 415, and stays on JSON', async () => {
     server = await FakeTinker.start({
-      hook: (r) => (r.path === '/api/v1/forward_backward' && r.headers['content-type'] === PB ? { status: 415, json: { error: 'protobuf bodies are not supported', category: 'user' } } : undefined),
+      hook: (r) =>
+        r.path === '/api/v1/forward_backward' && r.headers['content-type'] === PB
+          ? { status: 415, json: { error: 'protobuf bodies are not supported', category: 'user' } }
+          : undefined,
     });
     backend = tinkerBackend({ baseUrl: server.url, baseModel: 'fake', renderer: LOCAL_MODEL_DIR, maxContextTokens: 64, wireFormat: 'protobuf' });
     const d = { modelInput: [1, 2], targetTokens: [2, 3], logprobs: [-1, -1], advantages: [1, 1], mask: [1, 1] };
@@ -124,7 +132,12 @@ describe("tinkerBackend({ wireFormat: 'protobuf' })", () => {
         if (f.op === 'asample') {
           expect(wantsPb).toBe(true);
           const T = tinkerProto.type('SampleResponse');
-          return { raw: T.encode(T.fromObject({ sequences: [{ stop_reason: 0, tokens: tinkerProto.int32Bytes([3, 2]), logprobs: tinkerProto.float32Bytes([-1, -2]) }] })).finish(), contentType: PB };
+          return {
+            raw: T.encode(
+              T.fromObject({ sequences: [{ stop_reason: 0, tokens: tinkerProto.int32Bytes([3, 2]), logprobs: tinkerProto.float32Bytes([-1, -2]) }] }),
+            ).finish(),
+            contentType: PB,
+          };
         }
         return undefined;
       },
@@ -132,7 +145,10 @@ describe("tinkerBackend({ wireFormat: 'protobuf' })", () => {
     backend = tinkerBackend({ baseUrl: server.url, baseModel: 'fake', renderer: LOCAL_MODEL_DIR, maxContextTokens: 64, wireFormat: 'protobuf' });
     const d = { modelInput: [1, 2], targetTokens: [2, 3], logprobs: [-1, -1], advantages: [1, 1], mask: [1, 1] };
     const fb = await backend.forwardBackward([d, d], { kind: 'importance_sampling', aggregation: 'token-sum' });
-    expect(fb.logprobs).toEqual([[-0.5, -0.5], [-0.5, -0.5]]);
+    expect(fb.logprobs).toEqual([
+      [-0.5, -0.5],
+      [-0.5, -0.5],
+    ]);
     expect(fb.metrics['loss']).toBe(2);
     expect(fbBodies[0]!.headers['content-type']).toBe(PB);
     expect((tinkerProto.type('ForwardBackwardRequest').decode(fbBodies[0]!.raw) as unknown as { seq_id: number }).seq_id).toBe(1);

@@ -70,7 +70,8 @@ async function strippingProxy(target: string, strip: readonly number[]): Promise
           body = rebuild(body, fields, strip);
         }
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = v;
+        for (const [k, v] of Object.entries(req.headers))
+          if (typeof v === 'string' && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = v;
         const up = await request(`${target}${req.url}`, { method: req.method as 'GET' | 'POST', headers, ...(req.method === 'GET' ? {} : { body }) });
         const out = Buffer.from(await up.body.arrayBuffer());
         res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') });
@@ -128,7 +129,10 @@ describe('tinkerBackend → agentrl serve: the clip bounds travel in loss_fn_con
   const backends: TinkerBackend[] = [];
   const proxies: Server[] = [];
   beforeAll(async () => {
-    serve = createServeApp({ port: 0, model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! } });
+    serve = createServeApp({
+      port: 0,
+      model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: TINY.contextTokens!, seed: TINY.seed! },
+    });
     base = await serve.listen();
   });
   afterAll(async () => {
@@ -138,7 +142,14 @@ describe('tinkerBackend → agentrl serve: the clip bounds travel in loss_fn_con
   });
 
   async function ppoLoss(url: string): Promise<number> {
-    const b = tinkerBackend({ baseUrl: url, baseModel: 'agentrl/local', renderer: LOCAL_MODEL_DIR, maxContextTokens: TINY.contextTokens!, wireFormat: 'protobuf', retry: { tryAgainDelayMs: 0 } });
+    const b = tinkerBackend({
+      baseUrl: url,
+      baseModel: 'agentrl/local',
+      renderer: LOCAL_MODEL_DIR,
+      maxContextTokens: TINY.contextTokens!,
+      wireFormat: 'protobuf',
+      retry: { tryAgainDelayMs: 0 },
+    });
     backends.push(b);
     await b.connect();
     // Negative advantages with learner logprobs far below the sampler's −0.3: every ratio is clipped up to clipLow.
@@ -162,8 +173,20 @@ describe('tinkerBackend → agentrl serve: the clip bounds travel in loss_fn_con
 
   it('listCheckpoints reads Checkpoint.user_metadata and base_model back from agentrl serve', async () => {
     const sess = await call(base, 'create_session', { tags: [], sdk_version: '0.39.0', type: 'create_session' });
-    const m = await submit(base, 'create_model', { session_id: sess.body.session_id, model_seq_id: 0, base_model: 'agentrl/local', lora_config: { rank: 8 }, type: 'create_model' });
-    const a = await submit(base, 'save_weights', { model_id: m.model_id, seq_id: 1, path: 'with-meta', user_metadata: { step: '7', run: 'r' }, type: 'save_weights' });
+    const m = await submit(base, 'create_model', {
+      session_id: sess.body.session_id,
+      model_seq_id: 0,
+      base_model: 'agentrl/local',
+      lora_config: { rank: 8 },
+      type: 'create_model',
+    });
+    const a = await submit(base, 'save_weights', {
+      model_id: m.model_id,
+      seq_id: 1,
+      path: 'with-meta',
+      user_metadata: { step: '7', run: 'r' },
+      type: 'save_weights',
+    });
     const b = await submit(base, 'save_weights_for_sampler', { model_id: m.model_id, seq_id: 2, path: 'bare', type: 'save_weights_for_sampler' });
     const listed = await listCheckpoints({ baseUrl: base, retry: { tryAgainDelayMs: 0 } }, m.model_id);
     const byPath = Object.fromEntries(listed.map((c) => [c.tinkerPath, c]));

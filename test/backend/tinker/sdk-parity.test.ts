@@ -18,13 +18,28 @@ afterEach(async () => {
 });
 
 const PB = 'application/x-protobuf';
-const d = (T: number) => ({ modelInput: Array.from({ length: T }, (_, i) => i + 1), targetTokens: Array.from({ length: T }, (_, i) => i + 2), logprobs: new Array(T).fill(-1), advantages: new Array(T).fill(1), mask: new Array(T).fill(1) });
+const d = (T: number) => ({
+  modelInput: Array.from({ length: T }, (_, i) => i + 1),
+  targetTokens: Array.from({ length: T }, (_, i) => i + 2),
+  logprobs: new Array(T).fill(-1),
+  advantages: new Array(T).fill(1),
+  mask: new Array(T).fill(1),
+});
 const IS = { kind: 'importance_sampling' as const };
 
 async function start(o: FakeTinkerOptions, extra: Record<string, unknown> = {}): Promise<{ warnings: WarningEvent[] }> {
   server = await FakeTinker.start(o);
   const warnings: WarningEvent[] = [];
-  backend = tinkerBackend({ baseUrl: server.url, apiKey: 'tml-key', baseModel: 'fake/model', renderer: LOCAL_MODEL_DIR, maxContextTokens: 512, onWarning: (e) => warnings.push(e), retry: { initialDelayMs: 10, maxDelayMs: 50, tryAgainDelayMs: 5, budgetMs: 2000 }, ...extra });
+  backend = tinkerBackend({
+    baseUrl: server.url,
+    apiKey: 'tml-key',
+    baseModel: 'fake/model',
+    renderer: LOCAL_MODEL_DIR,
+    maxContextTokens: 512,
+    onWarning: (e) => warnings.push(e),
+    retry: { initialDelayMs: 10, maxDelayMs: 50, tryAgainDelayMs: 5, budgetMs: 2000 },
+    ...extra,
+  });
   return { warnings };
 }
 
@@ -47,16 +62,23 @@ describe('tinkerBackend first contact, as the official SDK', () => {
     }
   });
 
-  it('refuses extraHeaders that would replace the protocol\'s own, before any request', () => {
+  it("refuses extraHeaders that would replace the protocol's own, before any request", () => {
     for (const h of ['X-API-Key', 'content-type', 'Accept', 'user-agent', 'x-idempotency-key']) {
-      expect(() => tinkerBackend({ baseUrl: 'http://127.0.0.1:1', baseModel: 'm', renderer: LOCAL_MODEL_DIR, extraHeaders: { [h]: 'x' } })).toThrow(/extraHeaders/);
+      expect(() => tinkerBackend({ baseUrl: 'http://127.0.0.1:1', baseModel: 'm', renderer: LOCAL_MODEL_DIR, extraHeaders: { [h]: 'x' } })).toThrow(
+        /extraHeaders/,
+      );
     }
-    expect(() => tinkerBackend({ baseUrl: 'http://127.0.0.1:1', baseModel: 'm', renderer: LOCAL_MODEL_DIR, extraHeaders: { 'x-ok': 'a\r\nb' } })).toThrow(/line breaks/);
+    expect(() => tinkerBackend({ baseUrl: 'http://127.0.0.1:1', baseModel: 'm', renderer: LOCAL_MODEL_DIR, extraHeaders: { 'x-ok': 'a\r\nb' } })).toThrow(
+      /line breaks/,
+    );
   });
 
   it('surfaces create_session info / warning / error messages as server_notice warnings', async () => {
     const { warnings } = await start({
-      hook: (r) => (r.path === '/api/v1/create_session' ? { json: { type: 'create_session', session_id: 's1', info_message: 'hello', warning_message: 'SDK 0.1 is deprecated', error_message: 'quota low' } } : undefined),
+      hook: (r) =>
+        r.path === '/api/v1/create_session'
+          ? { json: { type: 'create_session', session_id: 's1', info_message: 'hello', warning_message: 'SDK 0.1 is deprecated', error_message: 'quota low' } }
+          : undefined,
     });
     await backend!.connect();
     // The fake server does not name its engine: engine 'auto' assumes hosted Tinker and says so after the notices.
@@ -88,7 +110,8 @@ describe('tinkerBackend first contact, as the official SDK', () => {
     const last = server!.requests.at(-1)!;
     expect(jwtExpiry(String(last.headers['x-api-key']))! - Date.now()).toBeGreaterThan(JWT_REFRESH_MARGIN_MS);
     expect(minted).toBe(2);
-    for (const r of server!.requests.filter((x) => !['/api/v1/auth/token', '/api/v1/client/config'].includes(x.path))) expect(String(r.headers['x-api-key'])).toMatch(/^eyJ/);
+    for (const r of server!.requests.filter((x) => !['/api/v1/auth/token', '/api/v1/client/config'].includes(x.path)))
+      expect(String(r.headers['x-api-key'])).toMatch(/^eyJ/);
   });
 
   it('a server without client/config (404) still works, with the SDK defaults', async () => {
@@ -102,14 +125,25 @@ describe('tinkerBackend wire format, negotiated with no option', () => {
   it('a protobuf-only server: protobuf bodies from the first request, fixture fields exact', async () => {
     await start({
       protobufBodies: 'accept',
-      hook: (r) => (r.path === '/api/v1/forward_backward' && !String(r.headers['content-type']).startsWith(PB) ? { status: 415, json: { detail: 'protobuf only' } } : undefined),
+      hook: (r) =>
+        r.path === '/api/v1/forward_backward' && !String(r.headers['content-type']).startsWith(PB)
+          ? { status: 415, json: { detail: 'protobuf only' } }
+          : undefined,
     });
-    const datum = { modelInput: [3, 1, 4, 1], targetTokens: [1, 4, 1, 5], logprobs: [-1.5, -2.25, -0.5, -3], advantages: [0.25, 1, 1, -0.5], mask: [1, 1, 1, 1] };
+    const datum = {
+      modelInput: [3, 1, 4, 1],
+      targetTokens: [1, 4, 1, 5],
+      logprobs: [-1.5, -2.25, -0.5, -3],
+      advantages: [0.25, 1, 1, -0.5],
+      mask: [1, 1, 1, 1],
+    };
     await backend!.forwardBackward([datum], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation: 'token-sum' });
     const fbs = server!.seen('/api/v1/forward_backward');
     expect(fbs).toHaveLength(1);
     expect(fbs[0]!.headers['content-type']).toBe(PB);
-    const msg = tinkerProto.type('ForwardBackwardRequest').toObject(tinkerProto.type('ForwardBackwardRequest').decode(new Uint8Array(fbs[0]!.raw)), { longs: Number }) as any;
+    const msg = tinkerProto
+      .type('ForwardBackwardRequest')
+      .toObject(tinkerProto.type('ForwardBackwardRequest').decode(new Uint8Array(fbs[0]!.raw)), { longs: Number }) as any;
     expect(msg.model_id).toBe('model-0');
     expect(msg.seq_id).toBe(1);
     expect(msg.loss_fn).toBe('ppo');
@@ -138,7 +172,13 @@ describe('tinkerBackend wire format, negotiated with no option', () => {
 
   it("wireFormat 'json' sends the ≤ 0.24 fixture bodies (modulo ids): forward_backward, forward, create_model, asample", async () => {
     await start({}, { wireFormat: 'json', lora: { rank: 8 } });
-    const datum = { modelInput: [...fx.DATUM.tokens], targetTokens: [...fx.DATUM.targets], logprobs: [...fx.DATUM.logprobs], advantages: [...fx.DATUM.advantages], mask: [1, 1, 1, 1] };
+    const datum = {
+      modelInput: [...fx.DATUM.tokens],
+      targetTokens: [...fx.DATUM.targets],
+      logprobs: [...fx.DATUM.logprobs],
+      advantages: [...fx.DATUM.advantages],
+      mask: [1, 1, 1, 1],
+    };
     await backend!.forwardBackward([datum], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28, aggregation: 'token-sum' });
     expect(server!.seen('/api/v1/forward_backward')[0]!.json).toEqual(fx.FB_JSON('model-0', 1));
     const cm = server!.seen('/api/v1/create_model')[0]!.json!;
@@ -175,7 +215,7 @@ describe('tinkerBackend wire format, negotiated with no option', () => {
     expect(server!.seen('/api/v1/forward_backward').map((r) => String(r.headers['content-type']).split(';')[0])).toEqual(['application/json']);
   });
 
-  it('chunks by the server\'s fwdbwd_max_chunk_len and fwdbwd_max_chunk_bytes_count', async () => {
+  it("chunks by the server's fwdbwd_max_chunk_len and fwdbwd_max_chunk_bytes_count", async () => {
     await start({ protobufBodies: 'accept', hook: (r) => (r.path === '/api/v1/client/config' ? { json: { fwdbwd_max_chunk_len: 2 } } : undefined) });
     await backend!.connect();
     const fb = await backend!.forwardBackward([d(2), d(2), d(2), d(2), d(2)], IS);
@@ -245,7 +285,10 @@ describe('tinkerBackend checkpoint conflicts, as the SDK', () => {
   });
 
   it('a 409 on another operation (a reused seq_id) stays an error', async () => {
-    await start({ protobufBodies: 'accept', hook: (r) => (r.path === '/api/v1/optim_step' ? { status: 409, json: { detail: 'Training request sequence number was reused' } } : undefined) });
+    await start({
+      protobufBodies: 'accept',
+      hook: (r) => (r.path === '/api/v1/optim_step' ? { status: 409, json: { detail: 'Training request sequence number was reused' } } : undefined),
+    });
     await expect(backend!.optimStep({ learningRate: 1e-3 })).rejects.toMatchObject({ status: 409 });
   });
 });

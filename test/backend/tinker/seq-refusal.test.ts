@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { BackendInputError, BackendRequestError, BackendUnavailableError, tinkerBackend, type Datum, type TinkerBackend, type TinkerBackendOptions } from 'agentrl';
+import {
+  BackendInputError,
+  BackendRequestError,
+  BackendUnavailableError,
+  tinkerBackend,
+  type Datum,
+  type TinkerBackend,
+  type TinkerBackendOptions,
+} from 'agentrl';
 import { LOCAL_MODEL_DIR } from '../../helpers/local-renderer.js';
 import { FakeTinker, type Reply, type SeenRequest } from './fake-tinker-server.js';
 
@@ -41,7 +49,9 @@ function make(extra: Partial<TinkerBackendOptions> = {}): TinkerBackend {
 
 const seqOf = (r: SeenRequest) => r.json?.['seq_id'];
 const modelOps = (s: FakeTinker) =>
-  s.requests.filter((r) => ['/api/v1/forward_backward', '/api/v1/optim_step', '/api/v1/save_weights_for_sampler'].includes(r.path)).map((r) => [seqOf(r), r.path.slice(8)]);
+  s.requests
+    .filter((r) => ['/api/v1/forward_backward', '/api/v1/optim_step', '/api/v1/save_weights_for_sampler'].includes(r.path))
+    .map((r) => [seqOf(r), r.path.slice(8)]);
 
 /** Refuses the `n`-th forward_backward submit with `reply` (once). */
 function refuseNth(n: number, reply: Reply): (r: SeenRequest) => Reply | undefined {
@@ -56,8 +66,16 @@ function refuseNth(n: number, reply: Reply): (r: SeenRequest) => Reply | undefin
 describe('tinkerBackend after a request the server refused', () => {
   const refusals: [string, Reply, new (...a: never[]) => Error][] = [
     ['400 {detail}: longer than the context', { status: 400, json: { detail: 'sequence of 700 tokens exceeds max_seq_len 512' } }, BackendRequestError],
-    ['422 {detail: [...]} (FastAPI validation)', { status: 422, json: { detail: [{ loc: ['body', 'forward_backward_input', 'data', 0], msg: 'field required', type: 'missing' }] } }, BackendInputError],
-    ['400 {error, category: user} (agentrl serve)', { status: 400, json: { error: 'data[0]: 700 tokens exceed the context of 512', category: 'user' } }, BackendInputError],
+    [
+      '422 {detail: [...]} (FastAPI validation)',
+      { status: 422, json: { detail: [{ loc: ['body', 'forward_backward_input', 'data', 0], msg: 'field required', type: 'missing' }] } },
+      BackendInputError,
+    ],
+    [
+      '400 {error, category: user} (agentrl serve)',
+      { status: 400, json: { error: 'data[0]: 700 tokens exceed the context of 512', category: 'user' } },
+      BackendInputError,
+    ],
     ['413 {detail} (TuFT: body too large)', { status: 413, json: { detail: 'request body of 80 MB exceeds 64 MB' } }, BackendRequestError],
   ];
 

@@ -24,7 +24,15 @@ afterEach(async () => {
 });
 
 function make(extra: Partial<Parameters<typeof tinkerBackend>[0]> = {}): TinkerBackend {
-  backend = tinkerBackend({ baseUrl: server!.url, apiKey: 'tml-test', baseModel: 'fake/model', renderer: LOCAL_MODEL_DIR, maxContextTokens: 512, wireFormat: 'json', ...extra });
+  backend = tinkerBackend({
+    baseUrl: server!.url,
+    apiKey: 'tml-test',
+    baseModel: 'fake/model',
+    renderer: LOCAL_MODEL_DIR,
+    maxContextTokens: 512,
+    wireFormat: 'json',
+    ...extra,
+  });
   return backend;
 }
 
@@ -40,7 +48,10 @@ describe('tinkerBackend over the JSON protocol', () => {
     expect(cm['lora_config']).toEqual({ rank: 8, train_unembed: false, train_mlp: true, train_attn: true });
 
     const fb = await b.forwardBackward([datum(4), datum(3)], { kind: 'importance_sampling', aggregation: 'token-sum' });
-    expect(fb.logprobs).toEqual([[-0.5, -0.5, -0.5, -0.5], [-0.5, -0.5, -0.5]]);
+    expect(fb.logprobs).toEqual([
+      [-0.5, -0.5, -0.5, -0.5],
+      [-0.5, -0.5, -0.5],
+    ]);
     // token-sum: −Σ r·A over 5 masked tokens, r = exp(−0.5 + 0.7)
     expect(fb.metrics['loss']).toBeCloseTo(-5 * Math.exp(0.2), 5);
     expect(fb.metrics['tokens']).toBe(5);
@@ -115,14 +126,23 @@ describe('tinkerBackend over the JSON protocol', () => {
     const b = make();
     await expect(b.loadState(tmpdir())).rejects.toThrow(CheckpointError);
     await b.loadState('tinker://run-9/weights/final', { optimizer: false });
-    expect(server.seen('/api/v1/load_weights')[0]!.json).toMatchObject({ model_id: 'model-0', seq_id: 1, path: 'tinker://run-9/weights/final', optimizer: false });
+    expect(server.seen('/api/v1/load_weights')[0]!.json).toMatchObject({
+      model_id: 'model-0',
+      seq_id: 1,
+      path: 'tinker://run-9/weights/final',
+      optimizer: false,
+    });
     expect(server.seen('/api/v1/create_model')).toHaveLength(1);
   });
 
   it('computes the same loss from the returned logprobs when the server reports no loss:sum', async () => {
     const d = [datum(4, 1.5), datum(2, -0.5)];
     const loss = { kind: 'ppo', clipLow: 0.8, clipHigh: 1.1, aggregation: 'sequence-mean' } as const;
-    const expected = referenceLoss(d, d.map((x) => x.modelInput.map(() => -0.5)), loss).loss;
+    const expected = referenceLoss(
+      d,
+      d.map((x) => x.modelInput.map(() => -0.5)),
+      loss,
+    ).loss;
     server = await FakeTinker.start();
     const withMetric = await make().forwardBackward(d, loss, { weight: 0.25 });
     expect(withMetric.metrics['loss']).toBeCloseTo(expected, 6);
@@ -146,7 +166,9 @@ describe('tinkerBackend over the JSON protocol', () => {
     const b = make();
     const many = Array.from({ length: 1025 }, (_, i) => datum(2 + (i % 3)));
     const fb = await b.forwardBackward(many, { kind: 'importance_sampling' });
-    const sent = server.seen('/api/v1/forward_backward').map((r) => [r.json!['seq_id'], (r.json!['forward_backward_input'] as { data: unknown[] }).data.length]);
+    const sent = server
+      .seen('/api/v1/forward_backward')
+      .map((r) => [r.json!['seq_id'], (r.json!['forward_backward_input'] as { data: unknown[] }).data.length]);
     expect(sent).toEqual([
       [1, 1024],
       [2, 1],
@@ -168,8 +190,12 @@ describe('tinkerBackend over the JSON protocol', () => {
     // The learner side: datums sampled at T ≠ 1 are refused before any request.
     expect(b.samplingSupport).toEqual({ temperature: false, truncation: 'unsupported' });
     const fbBefore = server.seen('/api/v1/forward_backward').length;
-    await expect(b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { temperature: 0.7 } } as never)).rejects.toThrow(/sampling\.temperature/);
-    await expect(b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { topP: 0.9 } } as never)).rejects.toThrow(/sampling\.topP/);
+    await expect(b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { temperature: 0.7 } } as never)).rejects.toThrow(
+      /sampling\.temperature/,
+    );
+    await expect(b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { topP: 0.9 } } as never)).rejects.toThrow(
+      /sampling\.topP/,
+    );
     await b.forwardBackward([datum(3)], { kind: 'ppo', clipLow: 0.8, clipHigh: 1.2 }, { sampling: { temperature: 1 } } as never);
     expect(server.seen('/api/v1/forward_backward').length).toBe(fbBefore + 1);
     await backend!.close();

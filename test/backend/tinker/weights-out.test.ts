@@ -32,7 +32,14 @@ describe('weights out: tinkerBackend → agentrl serve (protobuf by default) →
       model: MODEL,
       apiKey: 'tml-out',
       pollTimeoutMs: 200,
-      plugins: [(app) => void app.addHook('onRequest', async (req) => void seen.push({ path: req.url, contentType: String(req.headers['content-type'] ?? ''), accept: String(req.headers['accept'] ?? '') }))],
+      plugins: [
+        (app) =>
+          void app.addHook(
+            'onRequest',
+            async (req) =>
+              void seen.push({ path: req.url, contentType: String(req.headers['content-type'] ?? ''), accept: String(req.headers['accept'] ?? '') }),
+          ),
+      ],
     });
     base = await serve.listen();
     backend = tinkerBackend({ baseUrl: base, apiKey: 'tml-out', baseModel: 'agentrl/local', renderer: LOCAL_MODEL_DIR, maxContextTokens: MODEL.contextTokens });
@@ -66,14 +73,22 @@ describe('weights out: tinkerBackend → agentrl serve (protobuf by default) →
     expect(dl.files).toEqual(['checkpoint_complete', 'config.json', 'model.safetensors', 'optimizer.safetensors']);
     expect(dl.sha256).toMatch(/^[0-9a-f]{64}$/);
     await expect(downloadCheckpoint(path, join(tmp, 'small'), { baseUrl: base, apiKey: 'tml-out', maxBytes: 1000 })).rejects.toThrow(/maxBytes/);
-    await expect(downloadCheckpoint(`tinker://${modelId}/weights/nope`, join(tmp, 'x'), { baseUrl: base, apiKey: 'tml-out' })).rejects.toMatchObject({ status: 404 });
+    await expect(downloadCheckpoint(`tinker://${modelId}/weights/nope`, join(tmp, 'x'), { baseUrl: base, apiKey: 'tml-out' })).rejects.toMatchObject({
+      status: 404,
+    });
 
     const out = join(tmp, 'hf');
     const files = await exportCheckpoint(join(tmp, 'dl'), out, { format: 'safetensors' });
     expect(files).toEqual(expect.arrayContaining(['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']));
     expect((await readdir(out)).sort()).toEqual([...files].sort());
     const cfg = JSON.parse(await readFile(join(out, 'config.json'), 'utf8'));
-    expect(cfg).toMatchObject({ hidden_size: MODEL.dModel, num_hidden_layers: MODEL.layers, num_attention_heads: MODEL.heads, max_position_embeddings: MODEL.contextTokens, torch_dtype: 'float32' });
+    expect(cfg).toMatchObject({
+      hidden_size: MODEL.dModel,
+      num_hidden_layers: MODEL.layers,
+      num_attention_heads: MODEL.heads,
+      max_position_embeddings: MODEL.contextTokens,
+      torch_dtype: 'float32',
+    });
     const st = readSafetensorsByHand(await readFile(join(out, 'model.safetensors')));
     let end = 0;
     for (const [name, t] of Object.entries(st.header)) {

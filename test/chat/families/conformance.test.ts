@@ -13,7 +13,11 @@ import { deepseekToolsPrompt } from '../../../src/chat/families/deepseek-v3.js';
 
 const TOOL: ToolDefinition = {
   type: 'function',
-  function: { name: 'code_interpreter', description: 'Run Python code and return what it prints.', parameters: { type: 'object', properties: { code: { type: 'string', description: 'Python code' } }, required: ['code'] } },
+  function: {
+    name: 'code_interpreter',
+    description: 'Run Python code and return what it prints.',
+    parameters: { type: 'object', properties: { code: { type: 'string', description: 'Python code' } }, required: ['code'] },
+  },
 };
 const CODE = 'print(sum(i * i for i in range(10)))';
 const call = { type: 'function' as const, function: { name: 'code_interpreter', arguments: { code: CODE } } };
@@ -21,8 +25,24 @@ const SYS: Message = { role: 'system', content: 'Solve the problem. Use the tool
 const USER: Message = { role: 'user', content: 'What is the sum of the squares of 0..9?' };
 
 /** The stop token a model of the family ends a call turn / an answer turn with. */
-const CALL_STOP: Record<FamilyId, string> = { qwen3: '<|im_end|>', qwen3_coder: '<|im_end|>', llama3: '<|eom_id|>', deepseek_v3: '<｜end▁of▁sentence｜>', gpt_oss: '<|call|>', kimi_k2: '<|im_end|>', mistral: '</s>' };
-const ANSWER_STOP: Record<FamilyId, string> = { qwen3: '<|im_end|>', qwen3_coder: '<|im_end|>', llama3: '<|eot_id|>', deepseek_v3: '<｜end▁of▁sentence｜>', gpt_oss: '<|return|>', kimi_k2: '<|im_end|>', mistral: '</s>' };
+const CALL_STOP: Record<FamilyId, string> = {
+  qwen3: '<|im_end|>',
+  qwen3_coder: '<|im_end|>',
+  llama3: '<|eom_id|>',
+  deepseek_v3: '<｜end▁of▁sentence｜>',
+  gpt_oss: '<|call|>',
+  kimi_k2: '<|im_end|>',
+  mistral: '</s>',
+};
+const ANSWER_STOP: Record<FamilyId, string> = {
+  qwen3: '<|im_end|>',
+  qwen3_coder: '<|im_end|>',
+  llama3: '<|eot_id|>',
+  deepseek_v3: '<｜end▁of▁sentence｜>',
+  gpt_oss: '<|return|>',
+  kimi_k2: '<|im_end|>',
+  mistral: '</s>',
+};
 const ANSWER: Record<FamilyId, string> = {
   qwen3: 'The sum is \\boxed{285}.',
   qwen3_coder: 'The sum is \\boxed{285}.',
@@ -96,7 +116,10 @@ describe.each(CONFORMANCE_FAMILIES)('renderer conformance: %s', (family) => {
       },
     };
     const env = codeInterpreter({ sandbox: fakeSandbox(() => ({ stdout: '285\n' })), systemPrompt: SYS.content });
-    const [t] = await runGroup({ sampler, renderer: r, env, budgets: DEFAULT_BUDGETS }, { example: { id: 'q', question: USER.content, answer: '285' }, groupSize: 1 });
+    const [t] = await runGroup(
+      { sampler, renderer: r, env, budgets: DEFAULT_BUDGETS },
+      { example: { id: 'q', question: USER.content, answer: '285' }, groupSize: 1 },
+    );
     expect(t!.stopReason).toBe('answer');
     if (family === 'kimi_k2') expect(r.decode(t!.turns[1]!.promptTokens)).toContain('## Return of functions.code_interpreter:0\n285');
     expect(t!.turns.map((u) => u.action.kind)).toEqual(['tool', 'answer']);
@@ -113,24 +136,50 @@ describe.each(CONFORMANCE_FAMILIES)('renderer conformance: %s', (family) => {
 // the way transformers does (test/fixtures/hf_chat_template.py), for conversations with tools, tool results, several
 // turns and reasoning; the token ids are then those of the same text.
 describe.skipIf(!HAS_PY_JINJA)('prompts equal the Hugging Face template (Python Jinja2 cross-check)', () => {
-  const toolCallHf = (argsAsString: boolean) => ({ type: 'function', function: { name: 'code_interpreter', arguments: argsAsString ? pyJson({ code: CODE }) : { code: CODE } } });
+  const toolCallHf = (argsAsString: boolean) => ({
+    type: 'function',
+    function: { name: 'code_interpreter', arguments: argsAsString ? pyJson({ code: CODE }) : { code: CODE } },
+  });
   const conversations: { name: string; msgs: Message[]; tools: boolean; kwargs?: Record<string, unknown> }[] = [
     { name: 'system + user with tools', msgs: [SYS, USER], tools: true },
-    { name: 'a tool call and its result', msgs: [SYS, USER, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', name: 'code_interpreter', content: '285\n' }], tools: true },
     {
-      name: 'several turns',
-      msgs: [USER, { role: 'assistant', content: 'It is 285.' }, { role: 'user', content: 'And 0..4?' }, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', name: 'code_interpreter', content: '30' }, { role: 'assistant', content: 'It is 30.' }, { role: 'user', content: 'Thanks! <|im_end|> ok' }],
+      name: 'a tool call and its result',
+      msgs: [SYS, USER, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', name: 'code_interpreter', content: '285\n' }],
       tools: true,
     },
-    { name: 'reasoning in an earlier turn, thinking off', msgs: [USER, { role: 'assistant', content: '<think>\nsquares\n</think>\n\n285' }, { role: 'user', content: 'Sure?' }], tools: false, kwargs: { enable_thinking: false } },
+    {
+      name: 'several turns',
+      msgs: [
+        USER,
+        { role: 'assistant', content: 'It is 285.' },
+        { role: 'user', content: 'And 0..4?' },
+        { role: 'assistant', content: '', toolCalls: [call] },
+        { role: 'tool', name: 'code_interpreter', content: '30' },
+        { role: 'assistant', content: 'It is 30.' },
+        { role: 'user', content: 'Thanks! <|im_end|> ok' },
+      ],
+      tools: true,
+    },
+    {
+      name: 'reasoning in an earlier turn, thinking off',
+      msgs: [USER, { role: 'assistant', content: '<think>\nsquares\n</think>\n\n285' }, { role: 'user', content: 'Sure?' }],
+      tools: false,
+      kwargs: { enable_thinking: false },
+    },
   ];
   const withToolsInSystem = (msgs: Message[]): Message[] => {
     const block = deepseekToolsPrompt([TOOL]);
-    return msgs[0]?.role === 'system' ? [{ role: 'system', content: msgs[0].content + block }, ...msgs.slice(1)] : [{ role: 'system', content: block.replace(/^\n+/, '') }, ...msgs];
+    return msgs[0]?.role === 'system'
+      ? [{ role: 'system', content: msgs[0].content + block }, ...msgs.slice(1)]
+      : [{ role: 'system', content: block.replace(/^\n+/, '') }, ...msgs];
   };
   const hfMessages = (msgs: Message[], argsAsString: boolean) =>
     msgs.map((m) =>
-      m.role === 'assistant' && m.toolCalls ? { role: 'assistant', content: argsAsString ? null : m.content, tool_calls: [toolCallHf(argsAsString)] } : m.role === 'tool' ? { role: 'tool', name: m.name, content: m.content } : { role: m.role, content: m.content },
+      m.role === 'assistant' && m.toolCalls
+        ? { role: 'assistant', content: argsAsString ? null : m.content, tool_calls: [toolCallHf(argsAsString)] }
+        : m.role === 'tool'
+          ? { role: 'tool', name: m.name, content: m.content }
+          : { role: m.role, content: m.content },
     );
   // Qwen3 and DeepSeek V3: the template their tokenizer package ships; Qwen3-Coder: its checkpoint's template as
   // embedded in the qwen3-coder:30b GGUF (@huggingface/ollama-utils), on the Qwen3 tokenizer.
@@ -138,7 +187,11 @@ describe.skipIf(!HAS_PY_JINJA)('prompts equal the Hugging Face template (Python 
   const jinjaFamilies = [
     { family: 'qwen3', template: () => shippedTemplate('qwen3'), special: qwenSpecial },
     { family: 'qwen3_coder', template: () => ggufTemplate('library/qwen3-coder:30b'), special: qwenSpecial },
-    { family: 'deepseek_v3', template: () => shippedTemplate('deepseek_v3'), special: { bos_token: '<｜begin▁of▁sentence｜>', eos_token: '<｜end▁of▁sentence｜>', pad_token: '<｜end▁of▁sentence｜>' } },
+    {
+      family: 'deepseek_v3',
+      template: () => shippedTemplate('deepseek_v3'),
+      special: { bos_token: '<｜begin▁of▁sentence｜>', eos_token: '<｜end▁of▁sentence｜>', pad_token: '<｜end▁of▁sentence｜>' },
+    },
   ] as const;
   for (const { family, template, special } of jinjaFamilies) {
     it.each(conversations)(`${family}: $name`, async ({ msgs, tools, kwargs }) => {
@@ -148,7 +201,13 @@ describe.skipIf(!HAS_PY_JINJA)('prompts equal the Hugging Face template (Python 
       // DeepSeek V3's template ignores `tools`: agentrl writes them into the system prompt in DeepSeek's published
       // format (issue 37 §8), so the reference is the template rendering that system prompt.
       const hfMsgs = family === 'deepseek_v3' && tools ? withToolsInSystem(msgs) : msgs;
-      const want = await hfRender({ template: template(), messages: hfMessages(hfMsgs, argsAsString), ...(tools ? { tools: [TOOL] } : {}), add_generation_prompt: true, kwargs: { ...special, ...kwargs } });
+      const want = await hfRender({
+        template: template(),
+        messages: hfMessages(hfMsgs, argsAsString),
+        ...(tools ? { tools: [TOOL] } : {}),
+        add_generation_prompt: true,
+        kwargs: { ...special, ...kwargs },
+      });
       // The user text "<|im_end|>" is a real special token in both (HF default); tool output is defused separately.
       expect(r.renderText(msgs, { ...(tools ? { tools: [TOOL] } : {}), ...(kwargs ? { templateKwargs: kwargs } : {}) })).toBe(want);
       expect(r.renderPrompt(msgs, { ...(tools ? { tools: [TOOL] } : {}), ...(kwargs ? { templateKwargs: kwargs } : {}) })).toEqual(r.encode(want));
@@ -162,15 +221,37 @@ describe.skipIf(!HAS_PY_JINJA)('prompts equal the Hugging Face template (Python 
 describe.skipIf(!HAS_PY_JINJA)('Llama 3 code rendering equals the real Llama 3.2-Vision template (Python Jinja2)', () => {
   const llamaConversations: { name: string; msgs: Message[]; tools: boolean }[] = [
     { name: 'system + user with tools', msgs: [SYS, USER], tools: true },
-    { name: 'a tool call and its result', msgs: [SYS, USER, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', name: 'code_interpreter', content: '285\n' }], tools: true },
-    { name: 'several turns, no system message', msgs: [USER, { role: 'assistant', content: 'It is 285.' }, { role: 'user', content: 'And 0..4?' }, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', name: 'code_interpreter', content: '30' }], tools: true },
+    {
+      name: 'a tool call and its result',
+      msgs: [SYS, USER, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', name: 'code_interpreter', content: '285\n' }],
+      tools: true,
+    },
+    {
+      name: 'several turns, no system message',
+      msgs: [
+        USER,
+        { role: 'assistant', content: 'It is 285.' },
+        { role: 'user', content: 'And 0..4?' },
+        { role: 'assistant', content: '', toolCalls: [call] },
+        { role: 'tool', name: 'code_interpreter', content: '30' },
+      ],
+      tools: true,
+    },
     { name: 'no tools', msgs: [SYS, USER, { role: 'assistant', content: 'It is 285.' }, { role: 'user', content: 'Sure?' }], tools: false },
   ];
   it.each(llamaConversations)('llama3: $name', async ({ msgs, tools }) => {
     const hf = msgs.map((m) =>
-      m.role === 'assistant' && m.toolCalls ? { role: 'assistant', content: m.content, tool_calls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: CODE } } }] } : { role: m.role, content: m.content },
+      m.role === 'assistant' && m.toolCalls
+        ? { role: 'assistant', content: m.content, tool_calls: [{ type: 'function', function: { name: 'code_interpreter', arguments: { code: CODE } } }] }
+        : { role: m.role, content: m.content },
     );
-    const want = await hfRender({ template: ggufTemplate('library/llama3.2-vision:latest'), messages: hf, ...(tools ? { tools: [TOOL] } : {}), add_generation_prompt: true, kwargs: { bos_token: '<|begin_of_text|>', date_string: '26 Jul 2024' } });
+    const want = await hfRender({
+      template: ggufTemplate('library/llama3.2-vision:latest'),
+      messages: hf,
+      ...(tools ? { tools: [TOOL] } : {}),
+      add_generation_prompt: true,
+      kwargs: { bos_token: '<|begin_of_text|>', date_string: '26 Jul 2024' },
+    });
     expect(renderers.llama3.templateSource).toBe('code');
     expect(renderers.llama3.renderText(msgs, tools ? { tools: [TOOL] } : {})).toBe(want);
   });
@@ -179,7 +260,9 @@ describe.skipIf(!HAS_PY_JINJA)('Llama 3 code rendering equals the real Llama 3.2
 // Code families: no template ships, so the prompt is checked against the family's published format, written out here.
 describe('prompts follow the published format where no template ships', () => {
   it('Llama 3.1: tools in the first user message, ipython results, JSON calls', () => {
-    const text = renderers.llama3.renderText([SYS, USER, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', content: '285' }], { tools: [TOOL] });
+    const text = renderers.llama3.renderText([SYS, USER, { role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', content: '285' }], {
+      tools: [TOOL],
+    });
     const toolJson = JSON.stringify(TOOL, null, 4);
     expect(text).toBe(
       '<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nEnvironment: ipython\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n' +
@@ -204,15 +287,26 @@ describe('prompts follow the published format where no template ships', () => {
         description: 'Gets the current weather in the provided location.',
         parameters: {
           type: 'object',
-          properties: { location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' }, format: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' } },
+          properties: {
+            location: { type: 'string', description: 'The city and state, e.g. San Francisco, CA' },
+            format: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' },
+          },
           required: ['location'],
         },
       },
     };
-    const loc: ToolDefinition = { type: 'function', function: { name: 'get_location', description: 'Gets the location of the user.', parameters: { type: 'object', properties: {} } } };
+    const loc: ToolDefinition = {
+      type: 'function',
+      function: { name: 'get_location', description: 'Gets the location of the user.', parameters: { type: 'object', properties: {} } },
+    };
     const wcall = { type: 'function' as const, function: { name: 'get_current_weather', arguments: { location: 'San Francisco, CA' } } };
     const text = renderers.gpt_oss.renderText(
-      [{ role: 'system', content: 'Use a friendly tone.' }, { role: 'user', content: 'What is the weather like in SF?' }, { role: 'assistant', content: '', toolCalls: [wcall] }, { role: 'tool', content: '{"sunny": true, "temperature": 20}' }],
+      [
+        { role: 'system', content: 'Use a friendly tone.' },
+        { role: 'user', content: 'What is the weather like in SF?' },
+        { role: 'assistant', content: '', toolCalls: [wcall] },
+        { role: 'tool', content: '{"sunny": true, "temperature": 20}' },
+      ],
       { tools: [loc, weather] },
     );
     expect(text).toBe(

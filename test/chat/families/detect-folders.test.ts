@@ -28,7 +28,10 @@ function folder(o: { tokens?: readonly string[]; template?: string; modelType?: 
   const tokens = ['<|endoftext|>', ...(o.tokens ?? [])];
   const added = tokens.map((content, i) => ({ id: eot.id + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }));
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify({ ...base, added_tokens: added }));
-  writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ eos_token: '<|endoftext|>', pad_token: '<|endoftext|>', chat_template: o.template ?? NEUTRAL_TEMPLATE }));
+  writeFileSync(
+    join(dir, 'tokenizer_config.json'),
+    JSON.stringify({ eos_token: '<|endoftext|>', pad_token: '<|endoftext|>', chat_template: o.template ?? NEUTRAL_TEMPLATE }),
+  );
   if (o.modelType !== undefined) writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: o.modelType, architectures: ['X'] }));
   return dir;
 }
@@ -36,8 +39,16 @@ function folder(o: { tokens?: readonly string[]; template?: string; modelType?: 
 /** Per family: the signals that identify it (vLLM / transformers names; `undefined` where the family has none of that kind). */
 const SIGNALS: Readonly<Record<FamilyId, { modelType?: string; tokens?: readonly string[]; template?: string }>> = {
   gpt_oss: { modelType: 'gpt_oss', tokens: ['<|start|>', '<|channel|>', '<|message|>', '<|call|>', '<|return|>'] },
-  kimi_k2: { modelType: 'kimi_k2', tokens: ['<|im_end|>', '<|tool_calls_section_begin|>', '<|tool_call_begin|>'], template: '{{ "<|tool_calls_section_begin|>" }}' + NEUTRAL_TEMPLATE },
-  deepseek_v3: { modelType: 'deepseek_v3', tokens: ['<｜tool▁calls▁begin｜>', '<｜tool▁call▁begin｜>'], template: "{{ '<｜tool▁calls▁begin｜>' }}" + NEUTRAL_TEMPLATE },
+  kimi_k2: {
+    modelType: 'kimi_k2',
+    tokens: ['<|im_end|>', '<|tool_calls_section_begin|>', '<|tool_call_begin|>'],
+    template: '{{ "<|tool_calls_section_begin|>" }}' + NEUTRAL_TEMPLATE,
+  },
+  deepseek_v3: {
+    modelType: 'deepseek_v3',
+    tokens: ['<｜tool▁calls▁begin｜>', '<｜tool▁call▁begin｜>'],
+    template: "{{ '<｜tool▁calls▁begin｜>' }}" + NEUTRAL_TEMPLATE,
+  },
   mistral: { modelType: 'mistral', tokens: ['<s>', '</s>', '[INST]', '[TOOL_CALLS]'] },
   llama3: { tokens: ['<|begin_of_text|>', '<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>'] },
   qwen3_coder: { modelType: 'qwen3_5', template: '{{ "<tool_call>\\n<function=" + name + ">\\n<parameter=" + key + ">" }}' + NEUTRAL_TEMPLATE },
@@ -77,7 +88,10 @@ describe('family detection from a model folder on disk: every family, one signal
     const dir = join(root, 'coder');
     mkdirSync(dir);
     writeFileSync(join(dir, 'tokenizer.json'), readFileSync(join(qwen, 'tokenizer.json')));
-    writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ ...readJson(join(qwen, 'tokenizer_config.json')), chat_template: ggufTemplate('library/qwen3-coder:30b') }));
+    writeFileSync(
+      join(dir, 'tokenizer_config.json'),
+      JSON.stringify({ ...readJson(join(qwen, 'tokenizer_config.json')), chat_template: ggufTemplate('library/qwen3-coder:30b') }),
+    );
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'qwen3_moe' }));
     expect((await loadRenderer({ dir })).family).toBe('qwen3_coder');
     // The same tokenizer with the Qwen3 template is qwen3.

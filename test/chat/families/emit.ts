@@ -13,7 +13,8 @@ export interface EmitCall {
  * form its chat template renders history in). Stop tokens are not included.
  */
 export const EMIT: Readonly<Record<FamilyId, (calls: readonly EmitCall[], content?: string) => string>> = {
-  qwen3: (calls, content = '') => `${content}${content ? '\n' : ''}${calls.map((c) => `<tool_call>\n${pyJson({ name: c.name, arguments: c.args })}\n</tool_call>`).join('\n')}`,
+  qwen3: (calls, content = '') =>
+    `${content}${content ? '\n' : ''}${calls.map((c) => `<tool_call>\n${pyJson({ name: c.name, arguments: c.args })}\n</tool_call>`).join('\n')}`,
   qwen3_coder: (calls, content = '') =>
     `${content}${content ? '\n' : ''}${calls
       .map(

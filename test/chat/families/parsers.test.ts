@@ -6,8 +6,22 @@ import type { ToolDefinition } from '../../../src/types/message.js';
 import { EMIT, expectedCalls, type EmitCall } from './emit.js';
 
 const tools: ToolDefinition[] = [
-  { type: 'function', function: { name: 'search', description: 'Search.', parameters: { type: 'object', properties: { query: { type: 'string' }, k: { type: 'integer' } }, required: ['query'] } } },
-  { type: 'function', function: { name: 'code_interpreter', description: 'Run code.', parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'search',
+      description: 'Search.',
+      parameters: { type: 'object', properties: { query: { type: 'string' }, k: { type: 'integer' } }, required: ['query'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'code_interpreter',
+      description: 'Run code.',
+      parameters: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+    },
+  },
 ];
 const one: EmitCall = { name: 'search', args: { query: 'capital of France', k: 3 } };
 const two: EmitCall = { name: 'code_interpreter', args: { code: 'print("a\\nb")\nx = {"k": [1, 2]}' } };
@@ -61,13 +75,36 @@ describe.each(FAMILY_IDS)('family %s: the call forms it writes', (family) => {
   });
 
   it('rejects text after the call', () => {
-    expect(parse(family, `${EMIT[family]([one])}\nSo the answer is 3.`)).toMatchObject({ kind: 'invalid', reason: family === 'gpt_oss' ? 'bad_tool_json' : 'text_after_tool_call' });
+    expect(parse(family, `${EMIT[family]([one])}\nSo the answer is 3.`)).toMatchObject({
+      kind: 'invalid',
+      reason: family === 'gpt_oss' ? 'bad_tool_json' : 'text_after_tool_call',
+    });
   });
 
   it('property: emit → parse gives back random names and JSON arguments (quotes, newlines, unicode, special strings)', () => {
-    const special = ['<tool_call>', '</tool_call>', '<|im_end|>', '<|python_tag|>', '<｜tool▁call▁end｜>', '[TOOL_CALLS]', '<|tool_call_end|>', '"', '\n', '}', '{', '\\', 'é漢🙂'];
+    const special = [
+      '<tool_call>',
+      '</tool_call>',
+      '<|im_end|>',
+      '<|python_tag|>',
+      '<｜tool▁call▁end｜>',
+      '[TOOL_CALLS]',
+      '<|tool_call_end|>',
+      '"',
+      '\n',
+      '}',
+      '{',
+      '\\',
+      'é漢🙂',
+    ];
     const str = fc.array(fc.oneof(fc.string(), fc.constantFrom(...special)), { maxLength: 6 }).map((p) => p.join(''));
-    const value = fc.oneof(str, fc.integer(), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 4 }), fc.integer(), { maxKeys: 2 }));
+    const value = fc.oneof(
+      str,
+      fc.integer(),
+      fc.boolean(),
+      fc.array(fc.integer(), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 4 }), fc.integer(), { maxKeys: 2 }),
+    );
     const name = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,15}$/);
     const key = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/);
     fc.assert(
@@ -91,24 +128,48 @@ describe('malformed forms are invalid with a named reason, per family', () => {
     ['qwen3', `${EMIT.qwen3([one])}\ntext\n${EMIT.qwen3([one])}`, 'multiple_tool_calls'],
     ['qwen3_coder', '<tool_call>\n<function=search>\n<parameter=query>\nx\n</function>\n</tool_call>', 'bad_tool_syntax'],
     ['qwen3_coder', '<tool_call>\n{"name": "search", "arguments": {"query": "x"}}\n</tool_call>', 'bad_tool_syntax'],
-    ['qwen3_coder', '<tool_call>\n<function=search>\n<parameter=query>\nx\n</parameter>\n<parameter=k>\nthree\n</parameter>\n</function>\n</tool_call>', 'bad_arguments'],
+    [
+      'qwen3_coder',
+      '<tool_call>\n<function=search>\n<parameter=query>\nx\n</parameter>\n<parameter=k>\nthree\n</parameter>\n</function>\n</tool_call>',
+      'bad_arguments',
+    ],
     ['llama3', '{"name": "search", "parameters": {"query": "x"}', 'bad_tool_json'],
     ['llama3', '{"name": "search", "parameters": "x"}', 'bad_arguments'],
     ['llama3', '{"name": "search", "parameters": {"query": "x"}} and then', 'text_after_tool_call'],
     ['llama3', 'Let me call <|python_tag|>print(1)', 'stray_tool_tag'],
     ['llama3', '<|python_tag|>', 'empty_tool_call'],
-    ['deepseek_v3', '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n{"query": "x"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>', 'bad_tool_syntax'],
+    [
+      'deepseek_v3',
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n{"query": "x"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+      'bad_tool_syntax',
+    ],
     ['deepseek_v3', '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>search\n```json\n{"query": "x"\n```<｜tool▁call▁end｜>', 'bad_arguments'],
     ['deepseek_v3', 'text <｜tool▁call▁end｜>', 'stray_tool_tag'],
     ['deepseek_v3', '<｜tool▁calls▁begin｜><｜tool▁calls▁end｜>', 'empty_tool_call'],
-    ['gpt_oss', '<|channel|>analysis<|message|>hmm<|end|><|start|>assistant<|channel|>commentary to=functions.search <|constrain|>json<|message|>{"query": 1', 'bad_tool_json'],
+    [
+      'gpt_oss',
+      '<|channel|>analysis<|message|>hmm<|end|><|start|>assistant<|channel|>commentary to=functions.search <|constrain|>json<|message|>{"query": 1',
+      'bad_tool_json',
+    ],
     ['gpt_oss', '<|channel|>commentary to=functions.search<|message|>["x"]', 'bad_arguments'],
     ['gpt_oss', '<|channel|>commentary to=browser.open<|message|>{}', 'unknown_tool'],
     ['gpt_oss', '<|channel|>analysis hmm', 'bad_tool_syntax'],
     ['gpt_oss', '<|channel|>weird<|message|>hi', 'bad_tool_syntax'],
-    ['gpt_oss', '<|channel|>commentary to=functions.search<|message|>{"query":"x"}<|end|><|start|>assistant<|channel|>final<|message|>done', 'text_after_tool_call'],
-    ['kimi_k2', '<|tool_calls_section_begin|><|tool_call_begin|>search<|tool_call_argument_begin|>{"query": "x"}<|tool_call_end|><|tool_calls_section_end|>', 'bad_tool_syntax'],
-    ['kimi_k2', '<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0<|tool_call_argument_begin|>{"query": <|tool_call_end|><|tool_calls_section_end|>', 'bad_arguments'],
+    [
+      'gpt_oss',
+      '<|channel|>commentary to=functions.search<|message|>{"query":"x"}<|end|><|start|>assistant<|channel|>final<|message|>done',
+      'text_after_tool_call',
+    ],
+    [
+      'kimi_k2',
+      '<|tool_calls_section_begin|><|tool_call_begin|>search<|tool_call_argument_begin|>{"query": "x"}<|tool_call_end|><|tool_calls_section_end|>',
+      'bad_tool_syntax',
+    ],
+    [
+      'kimi_k2',
+      '<|tool_calls_section_begin|><|tool_call_begin|>functions.search:0<|tool_call_argument_begin|>{"query": <|tool_call_end|><|tool_calls_section_end|>',
+      'bad_arguments',
+    ],
     ['kimi_k2', 'text <|tool_call_end|>', 'stray_tool_tag'],
     ['mistral', '[TOOL_CALLS][{"name": "search", "arguments": {"query": "x"}]', 'bad_tool_json'],
     ['mistral', '[TOOL_CALLS]search{"query": "x"}', 'bad_tool_syntax'],
@@ -124,11 +185,16 @@ describe('reasoning is kept out of the answer and out of the arguments', () => {
   it('harmony: analysis is reasoning; final is the answer; a call carries only its JSON', () => {
     const ans = parse('gpt_oss', '<|channel|>analysis<|message|>2+2 is 4, maybe \\boxed{5}?<|end|><|start|>assistant<|channel|>final<|message|>\\boxed{4}');
     expect(ans).toMatchObject({ kind: 'answer', content: '\\boxed{4}', reasoning: '2+2 is 4, maybe \\boxed{5}?' });
-    const call = parse('gpt_oss', '<|channel|>analysis<|message|>use search {"query": "wrong"}<|end|><|start|>assistant to=functions.search<|channel|>commentary json<|message|>{"query": "x"}');
+    const call = parse(
+      'gpt_oss',
+      '<|channel|>analysis<|message|>use search {"query": "wrong"}<|end|><|start|>assistant to=functions.search<|channel|>commentary json<|message|>{"query": "x"}',
+    );
     expect(call).toMatchObject({ kind: 'tool', call: { function: { name: 'search', arguments: { query: 'x' } } }, reasoning: 'use search {"query": "wrong"}' });
   });
   it('harmony: the python recipient is the code tool', () => {
-    expect(parse('gpt_oss', '<|channel|>analysis<|message|>compute<|end|><|start|>assistant<|channel|>analysis to=python code<|message|>print(1)')).toMatchObject({
+    expect(
+      parse('gpt_oss', '<|channel|>analysis<|message|>compute<|end|><|start|>assistant<|channel|>analysis to=python code<|message|>print(1)'),
+    ).toMatchObject({
       kind: 'tool',
       call: { function: { name: 'code_interpreter', arguments: { code: 'print(1)' } } },
     });
@@ -144,9 +210,20 @@ describe('reasoning is kept out of the answer and out of the arguments', () => {
     expect(parse('qwen3', `<think>use <tool_call> maybe</think>\n${EMIT.qwen3([one])}`)).toMatchObject({ kind: 'invalid', reason: 'multiple_tool_calls' });
   });
   it('Llama 3.1: <|python_tag|> followed by code is a call of the code tool; Mistral pre-v11 JSON list form parses', () => {
-    expect(parse('llama3', '<|python_tag|>print(2 ** 10)')).toMatchObject({ kind: 'tool', call: { function: { name: 'code_interpreter', arguments: { code: 'print(2 ** 10)' } } } });
-    expect(parse('llama3', '<|python_tag|>{"name": "search", "arguments": {"query": "x"}}')).toMatchObject({ kind: 'tool', call: { function: { name: 'search' } } });
-    expect(parse('mistral', '[TOOL_CALLS] [{"name": "search", "arguments": {"query": "x"}}, {"name": "search", "arguments": {"query": "y"}}]', true)).toMatchObject({ kind: 'tool', calls: [{}, {}] });
-    expect(parse('mistral', '[TOOL_CALLS]search[CALL_ID]a1b2c3d4e[ARGS]{"query": "x"}')).toMatchObject({ kind: 'tool', call: { id: 'a1b2c3d4e', function: { name: 'search' } } });
+    expect(parse('llama3', '<|python_tag|>print(2 ** 10)')).toMatchObject({
+      kind: 'tool',
+      call: { function: { name: 'code_interpreter', arguments: { code: 'print(2 ** 10)' } } },
+    });
+    expect(parse('llama3', '<|python_tag|>{"name": "search", "arguments": {"query": "x"}}')).toMatchObject({
+      kind: 'tool',
+      call: { function: { name: 'search' } },
+    });
+    expect(
+      parse('mistral', '[TOOL_CALLS] [{"name": "search", "arguments": {"query": "x"}}, {"name": "search", "arguments": {"query": "y"}}]', true),
+    ).toMatchObject({ kind: 'tool', calls: [{}, {}] });
+    expect(parse('mistral', '[TOOL_CALLS]search[CALL_ID]a1b2c3d4e[ARGS]{"query": "x"}')).toMatchObject({
+      kind: 'tool',
+      call: { id: 'a1b2c3d4e', function: { name: 'search' } },
+    });
   });
 });

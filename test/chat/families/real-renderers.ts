@@ -61,15 +61,48 @@ const LOCAL_MODEL = join(dirname(fileURLToPath(import.meta.url)), '../../../asse
 
 /** Special tokens of the stand-in folders, in id order after the embedded BPE's `<|endoftext|>`. */
 export const STAND_IN_TOKENS: Readonly<Record<'kimi_k2' | 'mistral', readonly string[]>> = {
-  kimi_k2: ['[BOS]', '[EOS]', '<|im_end|>', '<|im_user|>', '<|im_assistant|>', '<|im_system|>', '<|im_middle|>', '<|tool_calls_section_begin|>', '<|tool_calls_section_end|>', '<|tool_call_begin|>', '<|tool_call_argument_begin|>', '<|tool_call_end|>'],
-  mistral: ['<s>', '</s>', '[INST]', '[/INST]', '[AVAILABLE_TOOLS]', '[/AVAILABLE_TOOLS]', '[TOOL_RESULTS]', '[/TOOL_RESULTS]', '[TOOL_CALLS]', '[ARGS]', '[CALL_ID]', '[SYSTEM_PROMPT]', '[/SYSTEM_PROMPT]', '[THINK]', '[/THINK]'],
+  kimi_k2: [
+    '[BOS]',
+    '[EOS]',
+    '<|im_end|>',
+    '<|im_user|>',
+    '<|im_assistant|>',
+    '<|im_system|>',
+    '<|im_middle|>',
+    '<|tool_calls_section_begin|>',
+    '<|tool_calls_section_end|>',
+    '<|tool_call_begin|>',
+    '<|tool_call_argument_begin|>',
+    '<|tool_call_end|>',
+  ],
+  mistral: [
+    '<s>',
+    '</s>',
+    '[INST]',
+    '[/INST]',
+    '[AVAILABLE_TOOLS]',
+    '[/AVAILABLE_TOOLS]',
+    '[TOOL_RESULTS]',
+    '[/TOOL_RESULTS]',
+    '[TOOL_CALLS]',
+    '[ARGS]',
+    '[CALL_ID]',
+    '[SYSTEM_PROMPT]',
+    '[/SYSTEM_PROMPT]',
+    '[THINK]',
+    '[/THINK]',
+  ],
 };
 
 /**
  * A stand-in model folder's files for a family without a tokenizer on npm: the embedded BPE vocabulary with only the
  * family's special tokens added, and the fixture template. Written to disk by the detection tests.
  */
-export function standInFiles(family: 'kimi_k2' | 'mistral'): { tokenizerJson: Record<string, unknown>; tokenizerConfig: Record<string, unknown>; generationConfig: Record<string, unknown> } {
+export function standInFiles(family: 'kimi_k2' | 'mistral'): {
+  tokenizerJson: Record<string, unknown>;
+  tokenizerConfig: Record<string, unknown>;
+  generationConfig: Record<string, unknown>;
+} {
   const base = readJson(join(LOCAL_MODEL, 'tokenizer.json'));
   const eot = (base['added_tokens'] as { id: number; content: string }[]).find((t) => t.content === '<|endoftext|>')!;
   const tokens = ['<|endoftext|>', ...STAND_IN_TOKENS[family]];
@@ -101,7 +134,10 @@ async function load(family: FamilyId): Promise<ChatRenderer> {
   switch (family) {
     case 'qwen3_coder': {
       const dir = modelsDir('qwen3');
-      return createRenderer({ tokenizerJson: readJson(join(dir, 'tokenizer.json')), tokenizerConfig: { ...readJson(join(dir, 'tokenizer_config.json')), chat_template: ggufTemplate('library/qwen3-coder:30b') } });
+      return createRenderer({
+        tokenizerJson: readJson(join(dir, 'tokenizer.json')),
+        tokenizerConfig: { ...readJson(join(dir, 'tokenizer_config.json')), chat_template: ggufTemplate('library/qwen3-coder:30b') },
+      });
     }
     case 'kimi_k2':
     case 'mistral':
@@ -118,7 +154,11 @@ async function load(family: FamilyId): Promise<ChatRenderer> {
       const renamed: Record<number, string> = { 128008: '<|eom_id|>', 128010: '<|python_tag|>' };
       const added = (tokenizerJson['added_tokens'] as { id: number; content: string }[]).map((t) => (renamed[t.id] ? { ...t, content: renamed[t.id]! } : t));
       // Meta's 3.1 generation_config.json: eos_token_id [128001, 128008, 128009].
-      return createRenderer({ tokenizerJson: { ...tokenizerJson, added_tokens: added }, tokenizerConfig: readJson(join(dir, 'tokenizer_config.json')), generationConfig: { eos_token_id: [128001, 128008, 128009] } });
+      return createRenderer({
+        tokenizerJson: { ...tokenizerJson, added_tokens: added },
+        tokenizerConfig: readJson(join(dir, 'tokenizer_config.json')),
+        generationConfig: { eos_token_id: [128001, 128008, 128009] },
+      });
     }
   }
 }
@@ -137,7 +177,13 @@ export const HAS_PY_JINJA = spawnSync('python3', ['-c', 'import jinja2'], { enco
  * Renders with Python Jinja2 the way transformers' `apply_chat_template` does. Asynchronous, so the test worker keeps
  * answering vitest's RPC while Python runs.
  */
-export function hfRender(req: { template: string; messages: unknown[]; tools?: unknown[]; add_generation_prompt: boolean; kwargs?: Record<string, unknown> }): Promise<string> {
+export function hfRender(req: {
+  template: string;
+  messages: unknown[];
+  tools?: unknown[];
+  add_generation_prompt: boolean;
+  kwargs?: Record<string, unknown>;
+}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('python3', [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';

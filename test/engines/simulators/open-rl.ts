@@ -43,13 +43,17 @@ export const openRl: EngineSpec = {
       error: (_status, message, where): SimAnswer =>
         where === 'future' ? { status: 400, body: { type: 'RequestFailedResponse', error_message: message } } : { status: 400, body: { error: message } },
       // optim_step reports only `grad_norm:mean` (trainer.py:434-438).
-      result: (body: FutureBody) => (body['type'] === 'optim_step' ? { ...body, metrics: { 'grad_norm:mean': (body['metrics'] as Record<string, number>)['grad_norm'] ?? 0 } } : body),
+      result: (body: FutureBody) =>
+        body['type'] === 'optim_step' ? { ...body, metrics: { 'grad_norm:mean': (body['metrics'] as Record<string, number>)['grad_norm'] ?? 0 } } : body,
       intercept(req) {
         const path = req.url.split('?')[0]!;
         if (!ROUTES.has(`${req.method} ${path}`)) return { status: 404, body: { detail: 'Not Found' } };
         // Every handler takes `req: dict`: a protobuf body fails FastAPI's validation, 422.
         if (String(req.headers['content-type'] ?? '').includes('protobuf')) {
-          return { status: 422, body: { detail: [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from' }] } };
+          return {
+            status: 422,
+            body: { detail: [{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from' }] },
+          };
         }
         return undefined;
       },
@@ -69,7 +73,10 @@ export const openRl: EngineSpec = {
           const eps = input.loss_fn_config?.['clip_range'] ?? 0.2;
           const config = input.loss_fn === 'ppo' ? { clip_low_threshold: 1 - eps, clip_high_threshold: 1 + eps } : null;
           const data = input.data.map((d) => weightedDatum(d, input.loss_fn, weightsOrOnes(d)));
-          return base.forwardBackward({ model_id: body.model_id, seq_id: null, forward_backward_input: { data, loss_fn: input.loss_fn, loss_fn_config: config } }, caller);
+          return base.forwardBackward(
+            { model_id: body.model_id, seq_id: null, forward_backward_input: { data, loss_fn: input.loss_fn, loss_fn_config: config } },
+            caller,
+          );
         },
         // The AdamW optimizer is created at a model's first optim_step with that step's betas, eps and weight decay;
         // later steps change only the learning rate. grad_clip_norm is read every step (trainer.py:397-430).
@@ -77,7 +84,13 @@ export const openRl: EngineSpec = {
         optimStep(body) {
           const first = created.get(body.model_id) ?? body.adam_params;
           created.set(body.model_id, first);
-          const adam = { ...body.adam_params, beta1: first.beta1 ?? 0.9, beta2: first.beta2 ?? 0.95, eps: first.eps ?? 1e-12, weight_decay: first.weight_decay ?? 0 };
+          const adam = {
+            ...body.adam_params,
+            beta1: first.beta1 ?? 0.9,
+            beta2: first.beta2 ?? 0.95,
+            eps: first.eps ?? 1e-12,
+            weight_decay: first.weight_decay ?? 0,
+          };
           ctx.record.adam.push(adam);
           samplers.touch(body.model_id);
           return base.optimStep({ model_id: body.model_id, seq_id: null, adam_params: adam }, caller);

@@ -15,7 +15,17 @@ export const SIMULATED_ENGINES = ['tinker', 'skyrl-jax', 'skyrl-fsdp', 'skyrl-me
 /** An engine with a simulator. */
 export type SimEngine = (typeof SIMULATED_ENGINES)[number];
 
-type Overridable = 'createModel' | 'forwardBackward' | 'forward' | 'optimStep' | 'saveWeights' | 'loadWeights' | 'saveWeightsForSampler' | 'createSamplingSession' | 'sample' | 'unloadModel';
+type Overridable =
+  | 'createModel'
+  | 'forwardBackward'
+  | 'forward'
+  | 'optimStep'
+  | 'saveWeights'
+  | 'loadWeights'
+  | 'saveWeightsForSampler'
+  | 'createSamplingSession'
+  | 'sample'
+  | 'unloadModel';
 /** Service methods an engine replaces (each may call `ctx.inner`'s own). */
 export type ServiceOverrides = { -readonly [K in Overridable]?: TinkerService[K] };
 
@@ -119,7 +129,15 @@ export async function startSimulator(engine: SimEngine, spec: EngineSpec, option
   });
   const caller = inner.callerOf({});
   const record: SimRecord = { gradNorms: [], adam: [], refusals: [] };
-  const ctx: SimContext = { inner, caller, own: new OwnFutures(), samplers: new SamplerBook(inner, caller), holdMs, record, keepSamplingSeed: options.keepSamplingSeed ?? false };
+  const ctx: SimContext = {
+    inner,
+    caller,
+    own: new OwnFutures(),
+    samplers: new SamplerBook(inner, caller),
+    holdMs,
+    record,
+    keepSamplingSeed: options.keepSamplingSeed ?? false,
+  };
   const behaviour: EngineBehaviour = { ...spec.make(ctx), hold: spec.hold };
   const http = createHttpServer({ name: `${engine} simulator`, host: '127.0.0.1', port: 0, limits: { maxBodyBytes: 64 * 1024 * 1024 } });
   const app = http.app;
@@ -128,11 +146,16 @@ export async function startSimulator(engine: SimEngine, spec: EngineSpec, option
   const call = <K extends Overridable>(k: K): TinkerService[K] => (o[k] ?? (inner[k] as (...a: never[]) => unknown).bind(inner)) as TinkerService[K];
   const optimStep: TinkerService['optimStep'] = (body, c) => {
     const r = call('optimStep')(body, c);
-    const observe = ctx.own.has(r.request_id) ? ctx.own.wait(r.request_id, 3_600_000).then((x) => (x.state === 'done' ? x.body : {})) : innerResult(inner, c, r.request_id);
-    void observe.then((b) => {
-      const m = b['metrics'] as Record<string, number> | undefined;
-      if (m && typeof m['grad_norm'] === 'number') record.gradNorms.push(m['grad_norm']);
-    }, () => undefined);
+    const observe = ctx.own.has(r.request_id)
+      ? ctx.own.wait(r.request_id, 3_600_000).then((x) => (x.state === 'done' ? x.body : {}))
+      : innerResult(inner, c, r.request_id);
+    void observe.then(
+      (b) => {
+        const m = b['metrics'] as Record<string, number> | undefined;
+        if (m && typeof m['grad_norm'] === 'number') record.gradNorms.push(m['grad_norm']);
+      },
+      () => undefined,
+    );
     return r;
   };
   const wrapped: Partial<TinkerService> = {
@@ -162,12 +185,14 @@ export async function startSimulator(engine: SimEngine, spec: EngineSpec, option
     for (const [k, v] of Object.entries(a.headers ?? {})) void reply.header(k, v);
     return reply.code(a.status).send(a.body);
   };
-  const inject = (req: FastifyRequest) => async (url: string): Promise<SimAnswer> => {
-    const r = await app.inject({ method: 'GET', url, headers: { ...req.headers, 'x-simulator-inject': '1' } });
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(r.headers)) if (typeof v === 'string' && k !== 'content-length') headers[k] = v;
-    return { status: r.statusCode, body: r.rawPayload, headers };
-  };
+  const inject =
+    (req: FastifyRequest) =>
+    async (url: string): Promise<SimAnswer> => {
+      const r = await app.inject({ method: 'GET', url, headers: { ...req.headers, 'x-simulator-inject': '1' } });
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(r.headers)) if (typeof v === 'string' && k !== 'content-length') headers[k] = v;
+      return { status: r.statusCode, body: r.rawPayload, headers };
+    };
   app.addHook('onRequest', async (req, reply) => {
     if (!behaviour.intercept || req.headers['x-simulator-inject'] !== undefined) return;
     const a = await behaviour.intercept(req, inject(req));
@@ -224,6 +249,17 @@ export async function startSimulator(engine: SimEngine, spec: EngineSpec, option
 
 /** The inner service's overridable methods, bound (what an engine calls for "do it as agentrl serve does"). */
 export function innerMethods(inner: TinkerService): Required<ServiceOverrides> {
-  const keys: Overridable[] = ['createModel', 'forwardBackward', 'forward', 'optimStep', 'saveWeights', 'loadWeights', 'saveWeightsForSampler', 'createSamplingSession', 'sample', 'unloadModel'];
+  const keys: Overridable[] = [
+    'createModel',
+    'forwardBackward',
+    'forward',
+    'optimStep',
+    'saveWeights',
+    'loadWeights',
+    'saveWeightsForSampler',
+    'createSamplingSession',
+    'sample',
+    'unloadModel',
+  ];
   return Object.fromEntries(keys.map((k) => [k, (inner[k] as (...a: never[]) => unknown).bind(inner)])) as Required<ServiceOverrides>;
 }

@@ -72,7 +72,10 @@ export const skyrlJax: EngineSpec = {
             const n = mine.reduce((a, p) => a + p.data.length, 0);
             for (const p of mine) {
               const data = p.data.map((d) => scaled(d, p.lossFn, 1 / n));
-              base.forwardBackward({ model_id: body.model_id, seq_id: null, forward_backward_input: { data, loss_fn: p.lossFn, loss_fn_config: p.config } }, caller);
+              base.forwardBackward(
+                { model_id: body.model_id, seq_id: null, forward_backward_input: { data, loss_fn: p.lossFn, loss_fn_config: p.config } },
+                caller,
+              );
             }
             const adam = { ...body.adam_params, grad_clip_norm: 0 };
             ctx.record.adam.push(adam);
@@ -108,7 +111,11 @@ export const skyrlJax: EngineSpec = {
                 // JAX keeps the optimizer state; agentrl serve's load restores the one saved with the slot (the same
                 // when nothing trained since the save — then the load is skipped — older otherwise).
                 if (state.version !== samplers.version(owner.modelId)) {
-                  await innerResult(inner, caller, base.loadWeights({ model_id: owner.modelId, seq_id: null, path: state.path, optimizer: true }, caller).request_id);
+                  await innerResult(
+                    inner,
+                    caller,
+                    base.loadWeights({ model_id: owner.modelId, seq_id: null, path: state.path, optimizer: true }, caller).request_id,
+                  );
                   samplers.touch(owner.modelId);
                 }
                 loaded.set(owner.modelId, owner.checkpoint);

@@ -10,7 +10,8 @@ export const tinker: EngineSpec = {
   hold: { ms: 45_000, answer: 'try_again' },
   make() {
     return {
-      error: (status, message, where) => (where === 'future' ? { status: 200, body: { error: message, category: 'user' } } : { status, body: { error: message, category: 'user' } }),
+      error: (status, message, where) =>
+        where === 'future' ? { status: 200, body: { error: message, category: 'user' } } : { status, body: { error: message, category: 'user' } },
     };
   },
 };

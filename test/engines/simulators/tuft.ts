@@ -28,7 +28,10 @@ export const tuft: EngineSpec = {
         // forward_backward takes protobuf only: any other Content-Type is 415 (server.py:305-331). There is no
         // /api/v1/forward route (the route list, server.py:143-842): forwards are forward_backward with forward_only.
         if (req.method === 'POST' && path === '/api/v1/forward_backward') {
-          const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+          const type = String(req.headers['content-type'] ?? '')
+            .split(';')[0]!
+            .trim()
+            .toLowerCase();
           if (type !== PROTOBUF) return { status: 415, body: { detail: `Unsupported Content-Type '${type}'; expected ${PROTOBUF}` } };
         }
         if (path === '/api/v1/forward') return { status: 404, body: { detail: 'Not Found' } };

@@ -1,6 +1,17 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import { DEFAULT_BUDGETS, agentEnvironment, runGroup, type AgentEnvironment, type AgentRunArgs, type Example, type Renderer, type RolloutBudgets, type SamplingClient, type Trajectory } from 'agentrl';
+import {
+  DEFAULT_BUDGETS,
+  agentEnvironment,
+  runGroup,
+  type AgentEnvironment,
+  type AgentRunArgs,
+  type Example,
+  type Renderer,
+  type RolloutBudgets,
+  type SamplingClient,
+  type Trajectory,
+} from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
 import { localRenderer } from '../../helpers/local-renderer.js';
 
@@ -43,12 +54,21 @@ function countingRenderer(r: Renderer) {
 
 /** POSTs JSON to the rollout's endpoint; resolves with the status and parsed body. */
 async function post(a: AgentRunArgs, path: string, body: unknown): Promise<{ status: number; body: { error?: { code?: string; param?: string } } }> {
-  const res = await fetch(`${a.baseURL}${path}`, { method: 'POST', headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${a.baseURL}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as { error?: { code?: string } } };
 }
-const chat = (a: AgentRunArgs, extra: Record<string, unknown> = {}) => post(a, '/chat/completions', { model: a.model, messages: [{ role: 'user', content: 'hi?' }], ...extra });
+const chat = (a: AgentRunArgs, extra: Record<string, unknown> = {}) =>
+  post(a, '/chat/completions', { model: a.model, messages: [{ role: 'user', content: 'hi?' }], ...extra });
 
-async function rollout(budgets: Partial<RolloutBudgets>, run: (a: AgentRunArgs) => Promise<unknown>, model?: { renderer: Renderer; sampler: SamplingClient }): Promise<Trajectory> {
+async function rollout(
+  budgets: Partial<RolloutBudgets>,
+  run: (a: AgentRunArgs) => Promise<unknown>,
+  model?: { renderer: Renderer; sampler: SamplingClient },
+): Promise<Trajectory> {
   const { renderer, sampler } = model ?? (await slowModel());
   const env = agentEnvironment({ run });
   envs.push(env);
@@ -139,12 +159,16 @@ describe('agent endpoint admission: concurrent requests on one key', () => {
         async (a) => {
           const rs = await Promise.all(
             Array.from({ length: 4 }, async () => {
-              const res = await fetch(`${a.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: a.model, messages: [{ role: 'user', content: 'add' }], tools }) });
+              const res = await fetch(`${a.baseURL}/chat/completions`, {
+                method: 'POST',
+                headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+                body: JSON.stringify({ model: a.model, messages: [{ role: 'user', content: 'add' }], tools }),
+              });
               // a request admitted after another's withheld calls ended the rollout is refused (400): it hands out nothing
               return (await res.json()) as { choices?: { message: { tool_calls?: unknown[] } }[] };
             }),
           );
-          handed = rs.reduce((k, r) => k + (r.choices?.[0]!.message.tool_calls?.length ?? 0), 0);
+          handed = rs.reduce((k, r) => k + (r.choices?.[0]?.message.tool_calls?.length ?? 0), 0);
           return 'x';
         },
         { renderer, sampler },
@@ -159,7 +183,14 @@ describe('agent endpoint admission: concurrent requests on one key', () => {
 /** Hazard: a completion answered with an error (so the agent never received it) recorded and trained as the agent's action. */
 describe('agent endpoint: a request answered 400 records nothing', () => {
   it('after sampling (top_logprobs the sampler cannot give) and before it (unsupported parameters): no turn, and the admission is freed', async () => {
-    const bad: Record<string, unknown>[] = [{ logprobs: true, top_logprobs: 3 }, { logprobs: true, top_logprobs: 20, stream: true }, { stop: ['x'] }, { presence_penalty: 1 }, { tool_choice: 'required' }, { top_logprobs: 2 }];
+    const bad: Record<string, unknown>[] = [
+      { logprobs: true, top_logprobs: 3 },
+      { logprobs: true, top_logprobs: 20, stream: true },
+      { stop: ['x'] },
+      { presence_penalty: 1 },
+      { tool_choice: 'required' },
+      { top_logprobs: 2 },
+    ];
     const model = await slowModel();
     const results: number[] = [];
     const t = await rollout(
@@ -235,7 +266,13 @@ describe('agent endpoint: a message too large for the token budget is refused wi
 function abandonedRequest(a: AgentRunArgs, body: unknown, afterMs: number): Promise<void> {
   const url = new URL(`${a.baseURL}/chat/completions`);
   return new Promise((resolve) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' } });
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.apiKey}`, 'content-type': 'application/json' },
+    });
     req.on('error', () => resolve());
     req.on('response', (res) => {
       res.destroy();
@@ -275,9 +312,21 @@ describe('agent endpoint: a client that disconnects before the reply records not
 
 /** The same request on each wire: `text` as the user message (and the wire's own path and key header). */
 const WIRES = {
-  chat: (a: AgentRunArgs, text: string, stream = false) => ({ url: `${a.baseURL}/chat/completions`, headers: { authorization: `Bearer ${a.apiKey}` }, body: { model: a.model, messages: [{ role: 'user', content: text }], stream } }),
-  responses: (a: AgentRunArgs, text: string, stream = false) => ({ url: `${a.baseURL}/responses`, headers: { authorization: `Bearer ${a.apiKey}` }, body: { model: a.model, input: text, stream } }),
-  messages: (a: AgentRunArgs, text: string, stream = false) => ({ url: `${a.anthropicBaseURL}/v1/messages`, headers: { 'x-api-key': a.apiKey }, body: { model: a.model, max_tokens: 16, messages: [{ role: 'user', content: text }], stream } }),
+  chat: (a: AgentRunArgs, text: string, stream = false) => ({
+    url: `${a.baseURL}/chat/completions`,
+    headers: { authorization: `Bearer ${a.apiKey}` },
+    body: { model: a.model, messages: [{ role: 'user', content: text }], stream },
+  }),
+  responses: (a: AgentRunArgs, text: string, stream = false) => ({
+    url: `${a.baseURL}/responses`,
+    headers: { authorization: `Bearer ${a.apiKey}` },
+    body: { model: a.model, input: text, stream },
+  }),
+  messages: (a: AgentRunArgs, text: string, stream = false) => ({
+    url: `${a.anthropicBaseURL}/v1/messages`,
+    headers: { 'x-api-key': a.apiKey },
+    body: { model: a.model, max_tokens: 16, messages: [{ role: 'user', content: text }], stream },
+  }),
 } as const;
 type WireName = keyof typeof WIRES;
 async function send(a: AgentRunArgs, wire: WireName, text: string, stream = false): Promise<number> {
@@ -293,7 +342,11 @@ describe('agent endpoint admission holds on every wire', () => {
     it(`${wire}: 6 concurrent requests under maxTurns = 2 → 2 served and recorded`, async () => {
       const model = await slowModel(80);
       let statuses: number[] = [];
-      const t = await rollout({ maxTurns: 2 }, async (a) => ((statuses = await Promise.all(Array.from({ length: 6 }, () => send(a, wire, 'hi?')))), 'hi'), model);
+      const t = await rollout(
+        { maxTurns: 2 },
+        async (a) => ((statuses = await Promise.all(Array.from({ length: 6 }, () => send(a, wire, 'hi?')))), 'hi'),
+        model,
+      );
       expect(statuses.filter((s) => s === 200)).toHaveLength(2);
       expect(statuses.filter((s) => s === 400)).toHaveLength(4);
       expect(t.turns).toHaveLength(2);
@@ -326,7 +379,12 @@ describe('agent endpoint admission holds on every wire', () => {
         async (a) => {
           const r = WIRES[wire](a, 'hi?', true);
           const ctl = new AbortController();
-          const pending = fetch(r.url, { method: 'POST', headers: { ...r.headers, 'content-type': 'application/json' }, body: JSON.stringify(r.body), signal: ctl.signal }).catch(() => undefined);
+          const pending = fetch(r.url, {
+            method: 'POST',
+            headers: { ...r.headers, 'content-type': 'application/json' },
+            body: JSON.stringify(r.body),
+            signal: ctl.signal,
+          }).catch(() => undefined);
           await sleep(60);
           ctl.abort();
           await pending;

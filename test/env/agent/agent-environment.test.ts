@@ -88,16 +88,27 @@ describe('agentEnvironment with the official openai client', () => {
     const renderer = await localRenderer();
     const seen: { temperature?: number; maxTokens: number }[] = [];
     const inner = scriptedSampler({ renderer, script: () => 'hello' });
-    const sampler = { ...inner, sample: (p: readonly number[], params: Parameters<typeof inner.sample>[1]) => (seen.push({ temperature: params.temperature!, maxTokens: params.maxTokens }), inner.sample(p, params)) };
+    const sampler = {
+      ...inner,
+      sample: (p: readonly number[], params: Parameters<typeof inner.sample>[1]) => (
+        seen.push({ temperature: params.temperature!, maxTokens: params.maxTokens }), inner.sample(p, params)
+      ),
+    };
     const env = track(
       agentEnvironment({
         run: async ({ baseURL, apiKey, model, signal }) => {
-          const r = await new OpenAI({ baseURL, apiKey, maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], temperature: 0.1, max_tokens: 5000 }, { signal });
+          const r = await new OpenAI({ baseURL, apiKey, maxRetries: 0 }).chat.completions.create(
+            { model, messages: [{ role: 'user', content: 'hi' }], temperature: 0.1, max_tokens: 5000 },
+            { signal },
+          );
           return r.choices[0]!.message.content;
         },
       }),
     );
-    const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurnTokens: 77 }, sampling: { temperature: 0.7 } }, { example: ex, groupSize: 1 });
+    const [t] = await runGroup(
+      { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxTurnTokens: 77 }, sampling: { temperature: 0.7 } },
+      { example: ex, groupSize: 1 },
+    );
     expect(t!.finalText).toBe('hello');
     expect(seen).toEqual([{ temperature: 0.7, maxTokens: 77 }]);
   });
@@ -192,7 +203,10 @@ describe('agentEnvironment with the official openai client', () => {
         run: async (a) => {
           status = await new OpenAI({ baseURL: a.baseURL, apiKey: 'guess', maxRetries: 0 }).chat.completions
             .create({ model: a.model, messages: [{ role: 'user', content: 'x' }] })
-            .then(() => 200, (e: { status?: number }) => e.status);
+            .then(
+              () => 200,
+              (e: { status?: number }) => e.status,
+            );
           return openaiToolLoop(a);
         },
       }),

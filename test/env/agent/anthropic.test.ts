@@ -12,7 +12,11 @@ afterAll(async () => {
   await Promise.all(envs.map((e) => e.close()));
 });
 
-const ADD: Anthropic.Tool = { name: 'add', description: 'Adds two integers.', input_schema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] } };
+const ADD: Anthropic.Tool = {
+  name: 'add',
+  description: 'Adds two integers.',
+  input_schema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+};
 
 async function toolModel(first = () => call('add', { a: 2, b: 40 })) {
   const renderer = await localRenderer();
@@ -27,7 +31,10 @@ async function toolModel(first = () => call('add', { a: 2, b: 40 })) {
 }
 
 /** A tool loop with the official `@anthropic-ai/sdk`, as its docs write one (messages.create / messages.stream). */
-async function anthropicToolLoop({ anthropicBaseURL, apiKey, model, example, signal }: AgentRunArgs, stream: boolean): Promise<{ text: string; stops: string[] }> {
+async function anthropicToolLoop(
+  { anthropicBaseURL, apiKey, model, example, signal }: AgentRunArgs,
+  stream: boolean,
+): Promise<{ text: string; stops: string[] }> {
   const client = new Anthropic({ baseURL: anthropicBaseURL, apiKey, maxRetries: 0 });
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: example.question }];
   const stops: string[] = [];
@@ -101,7 +108,7 @@ describe('agentEnvironment: /v1/messages with the official @anthropic-ai/sdk', (
     expect(out.usage).toMatchObject({ input_tokens: t!.turns[0]!.promptTokens.length, output_tokens: 6 });
   });
 
-  it('refuses what it cannot honour in Anthropic\'s error shape (400), records nothing; a wrong key is 401', async () => {
+  it("refuses what it cannot honour in Anthropic's error shape (400), records nothing; a wrong key is 401", async () => {
     const { renderer, sampler } = await toolModel();
     const bad: Record<string, unknown>[] = [
       { tools: [{ type: 'web_search_20250305', name: 'web_search' }] },
@@ -123,10 +130,12 @@ describe('agentEnvironment: /v1/messages with the official @anthropic-ai/sdk', (
               (e: InstanceType<typeof Anthropic.APIError>) => errors.push([e.status, (e.error as { error?: { type?: string } }).error?.type]),
             );
           }
-          const wrongKey = await new Anthropic({ baseURL: anthropicBaseURL, apiKey: 'nope', maxRetries: 0 }).messages.create({ model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }).then(
-            () => 'answered',
-            (e: InstanceType<typeof Anthropic.APIError>) => e.status,
-          );
+          const wrongKey = await new Anthropic({ baseURL: anthropicBaseURL, apiKey: 'nope', maxRetries: 0 }).messages
+            .create({ model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })
+            .then(
+              () => 'answered',
+              (e: InstanceType<typeof Anthropic.APIError>) => e.status,
+            );
           await client.messages.create({ model, max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] });
           return { errors, wrongKey };
         },

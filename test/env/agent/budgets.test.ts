@@ -67,7 +67,13 @@ describe('agentEnvironment enforces the tool budgets at the completion that reac
       [3, 5, 3, 2],
     ] as const) {
       const { t, ran } = await rollout(perTurn, { maxToolCalls, maxTurns: 20 }, false);
-      expect({ perTurn, maxToolCalls, ran: ran.length, turns: t.turns.length, stop: t.stopReason }).toEqual({ perTurn, maxToolCalls, ran: expectedRan, turns, stop: 'max_tool_calls' });
+      expect({ perTurn, maxToolCalls, ran: ran.length, turns: t.turns.length, stop: t.stopReason }).toEqual({
+        perTurn,
+        maxToolCalls,
+        ran: expectedRan,
+        turns,
+        stop: 'max_tool_calls',
+      });
       expect(t.toolCalls).toBe(expectedRan);
       expectLoopEndedByTheEndpoint(t);
     }
@@ -90,8 +96,14 @@ describe('agentEnvironment enforces the tool budgets at the completion that reac
       agentEnvironment({
         run: async ({ baseURL, apiKey, model, signal, example }) => {
           const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
-          const tools = [{ type: 'function' as const, function: { name: 'add', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } } }];
-          const first = (await client.chat.completions.create({ model, messages: [{ role: 'user', content: example.question }], tools }, { signal })).choices[0]!;
+          const tools = [
+            {
+              type: 'function' as const,
+              function: { name: 'add', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } } } },
+            },
+          ];
+          const first = (await client.chat.completions.create({ model, messages: [{ role: 'user', content: example.question }], tools }, { signal }))
+            .choices[0]!;
           // an agent that asks again anyway
           const again = await client.chat.completions.create({ model, messages: [{ role: 'user', content: example.question }], tools }, { signal }).then(
             () => 'answered',

@@ -11,8 +11,17 @@ import { call, openaiToolLoop, responsesToolLoop } from './helpers.js';
 setTracingDisabled(true);
 const AGENT_PY = fileURLToPath(new URL('../../fixtures/agents/add_agent.py', import.meta.url));
 
-const add = tool({ name: 'add', description: 'Adds two integers.', parameters: z.object({ a: z.number().int(), b: z.number().int() }), execute: async ({ a, b }) => String(a + b) });
-const ADD: Anthropic.Tool = { name: 'add', description: 'Adds two integers.', input_schema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] } };
+const add = tool({
+  name: 'add',
+  description: 'Adds two integers.',
+  parameters: z.object({ a: z.number().int(), b: z.number().int() }),
+  execute: async ({ a, b }) => String(a + b),
+});
+const ADD: Anthropic.Tool = {
+  name: 'add',
+  description: 'Adds two integers.',
+  input_schema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+};
 
 /** Each client kind, unchanged, as the agent of one rollout. */
 const kinds: [string, AgentEnvironmentOptions][] = [
@@ -23,7 +32,15 @@ const kinds: [string, AgentEnvironmentOptions][] = [
     '@openai/agents Agent, default provider',
     {
       run: async ({ baseURL, apiKey, example, signal }) =>
-        String((await new Runner({ modelProvider: new OpenAIProvider({ baseURL, apiKey }) }).run(new Agent({ name: 'calc', instructions: 'Use the add tool.', tools: [add] }), example.question, { signal, maxTurns: 6 })).finalOutput ?? ''),
+        String(
+          (
+            await new Runner({ modelProvider: new OpenAIProvider({ baseURL, apiKey }) }).run(
+              new Agent({ name: 'calc', instructions: 'Use the add tool.', tools: [add] }),
+              example.question,
+              { signal, maxTurns: 6 },
+            )
+          ).finalOutput ?? '',
+        ),
     },
   ],
   [
@@ -36,7 +53,14 @@ const kinds: [string, AgentEnvironmentOptions][] = [
           const m = await client.messages.stream({ model, max_tokens: 128, tools: [ADD], messages }, { signal }).finalMessage();
           if (m.stop_reason !== 'tool_use') return m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
           messages.push({ role: 'assistant', content: m.content });
-          messages.push({ role: 'user', content: m.content.flatMap((b) => (b.type === 'tool_use' ? [{ type: 'tool_result' as const, tool_use_id: b.id, content: String((b.input as { a: number }).a + (b.input as { b: number }).b) }] : [])) });
+          messages.push({
+            role: 'user',
+            content: m.content.flatMap((b) =>
+              b.type === 'tool_use'
+                ? [{ type: 'tool_result' as const, tool_use_id: b.id, content: String((b.input as { a: number }).a + (b.input as { b: number }).b) }]
+                : [],
+            ),
+          });
         }
         return 'gave up';
       },
@@ -61,15 +85,28 @@ describe('every client kind trains one step; its datums are the sampled tokens, 
         },
       });
       const sampled: { prompt: readonly number[]; tokens: readonly number[] }[] = [];
-      const sampler: SamplingClient = { ...inner, sample: async (p, params) => {
-        const seqs = await inner.sample(p, params);
-        for (const s of seqs) sampled.push({ prompt: p, tokens: s.tokens });
-        return seqs;
-      } };
+      const sampler: SamplingClient = {
+        ...inner,
+        sample: async (p, params) => {
+          const seqs = await inner.sample(p, params);
+          for (const s of seqs) sampled.push({ prompt: p, tokens: s.tokens });
+          return seqs;
+        },
+      };
       const backend = mockBackend({ renderer, sampler });
       const env = agentEnvironment(opts);
       try {
-        const trainer = new Trainer({ backend, env, reward: exactMatch(), loss: { kind: 'importance_sampling' }, dataset: [{ id: 'q1', question: 'What is 2 + 40?', answer: '42' }], groupSize: 2, questionsPerBatch: 1, maxSteps: 1, progress: false });
+        const trainer = new Trainer({
+          backend,
+          env,
+          reward: exactMatch(),
+          loss: { kind: 'importance_sampling' },
+          dataset: [{ id: 'q1', question: 'What is 2 + 40?', answer: '42' }],
+          groupSize: 2,
+          questionsPerBatch: 1,
+          maxSteps: 1,
+          progress: false,
+        });
         const steps: Record<string, number>[] = [];
         trainer.on('step', (e) => steps.push(e.metrics));
         await trainer.train();
@@ -82,8 +119,10 @@ describe('every client kind trains one step; its datums are the sampled tokens, 
         for (const d of datums) {
           const full = [...d.modelInput, d.targetTokens.at(-1)!];
           const second = sampled.find((s) => JSON.stringify([...s.prompt, ...s.tokens]) === JSON.stringify(full));
-          expect(second, 'the datum is the last call\'s prompt + completion exactly').toBeDefined();
-          const first = sampled.find((s) => s !== second && JSON.stringify([...s.prompt, ...s.tokens]) === JSON.stringify(second!.prompt.slice(0, s.prompt.length + s.tokens.length)));
+          expect(second, "the datum is the last call's prompt + completion exactly").toBeDefined();
+          const first = sampled.find(
+            (s) => s !== second && JSON.stringify([...s.prompt, ...s.tokens]) === JSON.stringify(second!.prompt.slice(0, s.prompt.length + s.tokens.length)),
+          );
           expect(first, 'the last prompt extends the first call exactly').toBeDefined();
           expect(d.targetTokens.filter((_, i) => d.mask[i] === 1)).toEqual([...first!.tokens, ...second!.tokens]);
         }

@@ -6,13 +6,23 @@ export const call = (name: string, args: unknown) => `<tool_call>\n${JSON.string
 
 export const ADD_TOOL: ChatCompletionTool = {
   type: 'function',
-  function: { name: 'add', description: 'Adds two integers.', parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] } },
+  function: {
+    name: 'add',
+    description: 'Adds two integers.',
+    parameters: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+  },
 };
 
 /** A plain tool-calling loop with the official `openai` client, as a user would write it (nothing agentrl-specific). */
-export async function openaiToolLoop(args: AgentRunArgs, opts: { stream?: boolean; maxSteps?: number; onToolCall?: (name: string, args: unknown) => void } = {}): Promise<string> {
+export async function openaiToolLoop(
+  args: AgentRunArgs,
+  opts: { stream?: boolean; maxSteps?: number; onToolCall?: (name: string, args: unknown) => void } = {},
+): Promise<string> {
   const client = new OpenAI({ baseURL: args.baseURL, apiKey: args.apiKey, maxRetries: 0 });
-  const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: 'Use the add tool.' }, { role: 'user', content: args.example.question }];
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: 'Use the add tool.' },
+    { role: 'user', content: args.example.question },
+  ];
   for (let step = 0; step < (opts.maxSteps ?? 8); step++) {
     let content: string | null = null;
     let toolCalls: { id: string; name: string; arguments: string }[] = [];
@@ -24,7 +34,11 @@ export async function openaiToolLoop(args: AgentRunArgs, opts: { stream?: boolea
         if (d?.content) content = (content ?? '') + d.content;
         for (const tc of d?.tool_calls ?? []) {
           const cur = acc.get(tc.index) ?? { id: '', name: '', arguments: '' };
-          acc.set(tc.index, { id: cur.id + (tc.id ?? ''), name: cur.name + (tc.function?.name ?? ''), arguments: cur.arguments + (tc.function?.arguments ?? '') });
+          acc.set(tc.index, {
+            id: cur.id + (tc.id ?? ''),
+            name: cur.name + (tc.function?.name ?? ''),
+            arguments: cur.arguments + (tc.function?.arguments ?? ''),
+          });
         }
       }
       toolCalls = [...acc.values()];
@@ -35,7 +49,11 @@ export async function openaiToolLoop(args: AgentRunArgs, opts: { stream?: boolea
       toolCalls = (m.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
     }
     if (toolCalls.length === 0) return content ?? '';
-    messages.push({ role: 'assistant', content, tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+    messages.push({
+      role: 'assistant',
+      content,
+      tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    });
     for (const c of toolCalls) {
       const { a, b } = JSON.parse(c.arguments) as { a: number; b: number };
       opts.onToolCall?.(c.name, { a, b });
@@ -65,7 +83,13 @@ export async function responsesToolLoop(args: AgentRunArgs, opts: { stream?: boo
   let previous: string | undefined;
   let next: Item[] = input;
   for (let step = 0; step < (opts.maxSteps ?? 8); step++) {
-    const body = { model: args.model, instructions: 'Use the add tool.', input: next as never, tools: [ADD_RESPONSES_TOOL], ...(previous ? { previous_response_id: previous } : {}) };
+    const body = {
+      model: args.model,
+      instructions: 'Use the add tool.',
+      input: next as never,
+      tools: [ADD_RESPONSES_TOOL],
+      ...(previous ? { previous_response_id: previous } : {}),
+    };
     let output: Item[];
     let id: string;
     if (opts.stream) {
@@ -77,7 +101,10 @@ export async function responsesToolLoop(args: AgentRunArgs, opts: { stream?: boo
       ({ id, output } = (await client.responses.create(body, { signal: args.signal })) as never);
     }
     const calls = output.filter((o) => o.type === 'function_call') as { call_id: string; arguments: string }[];
-    const text = output.filter((o) => o.type === 'message').map((o) => (o.content as { text: string }[])[0]!.text).join('');
+    const text = output
+      .filter((o) => o.type === 'message')
+      .map((o) => (o.content as { text: string }[])[0]!.text)
+      .join('');
     if (calls.length === 0) return text;
     const results = calls.map((c) => {
       const { a, b } = JSON.parse(c.arguments) as { a: number; b: number };

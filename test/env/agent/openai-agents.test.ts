@@ -22,7 +22,19 @@ const add = tool({
 });
 
 /** An @openai/agents agent exactly as its docs write one, pointed at the rollout's endpoint. */
-async function agentsSdkAgent({ baseURL, apiKey, model, example, signal }: { baseURL: string; apiKey: string; model: string; example: Example; signal: AbortSignal }) {
+async function agentsSdkAgent({
+  baseURL,
+  apiKey,
+  model,
+  example,
+  signal,
+}: {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  example: Example;
+  signal: AbortSignal;
+}) {
   const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
   const agent = new Agent({
     name: 'calculator',
@@ -50,7 +62,10 @@ describe('agentEnvironment with @openai/agents', () => {
     });
     const env = agentEnvironment({ run: agentsSdkAgent });
     envs.push(env);
-    const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: { id: 'a', question: 'What is 19 + 23?', answer: '42' }, groupSize: 2 });
+    const group = await runGroup(
+      { sampler, renderer, env, budgets: DEFAULT_BUDGETS },
+      { example: { id: 'a', question: 'What is 19 + 23?', answer: '42' }, groupSize: 2 },
+    );
     expect(sawToolSchema).toBe(true);
     for (const t of group) {
       expect(t.error?.message).toBeUndefined();
@@ -70,7 +85,10 @@ describe('agentEnvironment with @openai/agents', () => {
     envs.push(env);
     for (const maxToolCalls of [0, 2]) {
       executed = 0;
-      const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls, maxTurns: 10 } }, { example: { id: 'b', question: 'What is 1 + 2?', answer: '3' }, groupSize: 1 });
+      const [t] = await runGroup(
+        { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolCalls, maxTurns: 10 } },
+        { example: { id: 'b', question: 'What is 1 + 2?', answer: '3' }, groupSize: 1 },
+      );
       expect(t!.error?.message).toBeUndefined();
       expect(t!.stopReason).toBe('max_tool_calls');
       expect(executed).toBe(maxToolCalls);

@@ -109,7 +109,11 @@ describe('agentEnvironment: /v1/responses with the official openai client', () =
         run: async ({ baseURL, apiKey, model }) => {
           const statuses: number[] = [];
           for (const extra of bad) {
-            const res = await fetch(`${baseURL}/responses`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, input: 'hi', ...extra }) });
+            const res = await fetch(`${baseURL}/responses`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ model, input: 'hi', ...extra }),
+            });
             statuses.push(res.status);
           }
           const client = new OpenAI({ baseURL, apiKey, maxRetries: 0 });
@@ -137,7 +141,12 @@ describe('agentEnvironment: /v1/responses with the official openai client', () =
 });
 
 let executed = 0;
-const add = tool({ name: 'add', description: 'Adds two integers.', parameters: z.object({ a: z.number().int(), b: z.number().int() }), execute: async ({ a, b }) => (executed++, String(a + b)) });
+const add = tool({
+  name: 'add',
+  description: 'Adds two integers.',
+  parameters: z.object({ a: z.number().int(), b: z.number().int() }),
+  execute: async ({ a, b }) => (executed++, String(a + b)),
+});
 
 /** An @openai/agents agent on the SDK's default model provider (OpenAIProvider: the Responses API), given the rollout's endpoint. */
 async function defaultProviderAgent({ baseURL, apiKey, example, signal }: AgentRunArgs, stream: boolean): Promise<string> {
@@ -159,7 +168,10 @@ describe('agentEnvironment with @openai/agents on its default model provider', (
       const { renderer, sampler } = await toolModel(() => call('add', { a: 19, b: 23 }));
       executed = 0;
       const env = track(agentEnvironment({ run: (a) => defaultProviderAgent(a, stream) }));
-      const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: { id: 'a', question: 'What is 19 + 23?', answer: '42' }, groupSize: 2 });
+      const group = await runGroup(
+        { sampler, renderer, env, budgets: DEFAULT_BUDGETS },
+        { example: { id: 'a', question: 'What is 19 + 23?', answer: '42' }, groupSize: 2 },
+      );
       expect(executed).toBe(2);
       for (const t of group) expectMergedToolLoop(t, 'The sum is \\boxed{42}');
     });

@@ -84,7 +84,13 @@ describe('agentEnvironment({ command }): isolation, deadline and errors', () => 
     try {
       const env = track(
         agentEnvironment({
-          command: [PY, '-c', pyProgram('print(json.dumps({"env": dict(os.environ), "stdin": json.loads(ex), "file": json.load(open(os.environ["AGENTRL_EXAMPLE_FILE"])), "home": os.path.isdir(os.environ["HOME"])}))')],
+          command: [
+            PY,
+            '-c',
+            pyProgram(
+              'print(json.dumps({"env": dict(os.environ), "stdin": json.loads(ex), "file": json.load(open(os.environ["AGENTRL_EXAMPLE_FILE"])), "home": os.path.isdir(os.environ["HOME"])}))',
+            ),
+          ],
           env: { EXTRA: 'given' },
         }),
       );
@@ -93,7 +99,21 @@ describe('agentEnvironment({ command }): isolation, deadline and errors', () => 
       expect(out.env.AGENTRL_TEST_SECRET_TOKEN).toBeUndefined();
       expect(Object.values(out.env)).not.toContain('sk-do-not-leak');
       expect(Object.keys(out.env).sort()).toEqual(
-        ['AGENTRL_ANSWER_FILE', 'AGENTRL_EXAMPLE_FILE', 'AGENTRL_MODEL', 'AGENTRL_TRAJECTORY_ID', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'EXTRA', 'HOME', 'LANG', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'PATH', 'TMPDIR'].sort(),
+        [
+          'AGENTRL_ANSWER_FILE',
+          'AGENTRL_EXAMPLE_FILE',
+          'AGENTRL_MODEL',
+          'AGENTRL_TRAJECTORY_ID',
+          'ANTHROPIC_API_KEY',
+          'ANTHROPIC_BASE_URL',
+          'EXTRA',
+          'HOME',
+          'LANG',
+          'OPENAI_API_KEY',
+          'OPENAI_BASE_URL',
+          'PATH',
+          'TMPDIR',
+        ].sort(),
       );
       expect(out.env.EXTRA).toBe('given');
       expect(out.env.OPENAI_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
@@ -108,7 +128,11 @@ describe('agentEnvironment({ command }): isolation, deadline and errors', () => 
 
   it('reads the answer from AGENTRL_ANSWER_FILE when the program writes one (stdout is then free for logs)', async () => {
     const { renderer, sampler } = await toolModel();
-    const env = track(agentEnvironment({ command: [PY, '-c', pyProgram('print("log line 1\\nlog line 2")\nopen(os.environ["AGENTRL_ANSWER_FILE"], "w").write("  the answer \\n")')] }));
+    const env = track(
+      agentEnvironment({
+        command: [PY, '-c', pyProgram('print("log line 1\\nlog line 2")\nopen(os.environ["AGENTRL_ANSWER_FILE"], "w").write("  the answer \\n")')],
+      }),
+    );
     const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.error).toBeUndefined();
     expect(t!.finalText).toBe('the answer');

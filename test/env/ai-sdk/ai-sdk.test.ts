@@ -1,7 +1,17 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { DEFAULT_BUDGETS, agentEnvironment, buildDatums, fromAiSdkTools, policyLanguageModel, runGroup, toolEnvironment, type AgentEnvironment, type Example } from 'agentrl';
+import {
+  DEFAULT_BUDGETS,
+  agentEnvironment,
+  buildDatums,
+  fromAiSdkTools,
+  policyLanguageModel,
+  runGroup,
+  toolEnvironment,
+  type AgentEnvironment,
+  type Example,
+} from 'agentrl';
 import { scriptedSampler } from 'agentrl/testing';
 import { localRenderer } from '../../helpers/local-renderer.js';
 
@@ -18,7 +28,11 @@ const weather = tool({
     return { city, celsius: city === 'Oslo' ? 4 : 20 };
   },
 });
-const echo = tool({ description: 'Echo.', inputSchema: jsonSchema<{ text: string }>({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }), execute: async ({ text }) => text });
+const echo = tool({
+  description: 'Echo.',
+  inputSchema: jsonSchema<{ text: string }>({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }),
+  execute: async ({ text }) => text,
+});
 
 /** A model that calls `weather` first, then answers with what the tool returned. */
 async function weatherModel() {

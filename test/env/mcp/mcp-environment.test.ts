@@ -37,7 +37,11 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 3 });
     expect(group.map((t) => t.stopReason)).toEqual(['answer', 'answer', 'answer']);
     const seen = group.map((t) => t.finalText.replace('done ', '').split(','));
-    expect(seen.map((s) => s.slice(1))).toEqual([['1', '2'], ['1', '2'], ['1', '2']]); // no counter shared between trajectories
+    expect(seen.map((s) => s.slice(1))).toEqual([
+      ['1', '2'],
+      ['1', '2'],
+      ['1', '2'],
+    ]); // no counter shared between trajectories
     const pids = seen.map((s) => Number(s[0]));
     expect(new Set(pids).size).toBe(3);
     for (let i = 0; i < 50 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
@@ -83,7 +87,15 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     const renderer = await localRenderer();
     const env = await track(open({ server: testServer, initialMessages, callTimeoutMs: 300 }));
     // the first call starts the process; the second one would sleep 30 s
-    const sampler = planSampler(renderer, (seen) => (seen.length === 0 ? call('increment') : seen.length === 1 ? call('sleep', { ms: 30_000 }) : seen.length === 2 ? call('increment') : `done ${seen.join('|')}`));
+    const sampler = planSampler(renderer, (seen) =>
+      seen.length === 0
+        ? call('increment')
+        : seen.length === 1
+          ? call('sleep', { ms: 30_000 })
+          : seen.length === 2
+            ? call('increment')
+            : `done ${seen.join('|')}`,
+    );
     const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
     expect(t!.stopReason).toBe('answer');
     expect(t!.finalText).toBe('done 1|Error: tool sleep timed out after 300 ms|2');
@@ -116,7 +128,9 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     process.env.AGENTRL_TEST_SECRET = 'hunter2';
     try {
       const renderer = await localRenderer();
-      const sampler = planSampler(renderer, (seen, sample) => (seen.length === 0 ? call('env', { name: sample === 0 ? 'AGENTRL_TEST_SECRET' : 'GIVEN' }) : 'ok'));
+      const sampler = planSampler(renderer, (seen, sample) =>
+        seen.length === 0 ? call('env', { name: sample === 0 ? 'AGENTRL_TEST_SECRET' : 'GIVEN' }) : 'ok',
+      );
       const env = await track(open({ server: { ...testServer, env: { GIVEN: 'yes' } }, initialMessages }));
       const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 2 });
       expect(group.map((t) => t.messages.find((m) => m.role === 'tool')!.content)).toEqual(['(unset)', 'yes']);
@@ -151,7 +165,11 @@ describe('mcpEnvironment (stdio, real SDK servers)', () => {
     await expect(open({ server: { command: '' }, initialMessages, callTimeoutMs: -1 })).rejects.toThrow(ConfigError);
     await expect(open({ server: { url: 'ftp://x' }, initialMessages })).rejects.toThrow(/server.url/);
     await expect(open({ server: testServer, initialMessages, tools: ['increment', 'nope'] })).rejects.toThrow(/no tool 'nope'/);
-    const err = await open({ server: { command: NODE, args: ['-e', 'process.stderr.write("boom at start"); process.exit(1)'] }, initialMessages, connectTimeoutMs: 5000 }).catch((e) => e);
+    const err = await open({
+      server: { command: NODE, args: ['-e', 'process.stderr.write("boom at start"); process.exit(1)'] },
+      initialMessages,
+      connectTimeoutMs: 5000,
+    }).catch((e) => e);
     expect(McpServerError.isInstance(err)).toBe(true);
     expect(String(err.message)).toMatch(/did not start/);
     const missing = await open({ server: { command: '/nonexistent/mcp-server' }, initialMessages }).catch((e) => e);
@@ -164,7 +182,9 @@ describe('mcpEnvironment against the reference servers from npm', () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentrl-mcp-mem-'));
     try {
       const renderer = await localRenderer();
-      const env = await track(open({ server: { command: NODE, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } }, initialMessages }));
+      const env = await track(
+        open({ server: { command: NODE, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } }, initialMessages }),
+      );
       expect(env.tools.map((t) => t.function.name)).toContain('search_nodes');
       const sampler = planSampler(renderer, (seen) =>
         seen.length === 0
@@ -188,7 +208,13 @@ describe('mcpEnvironment against the reference servers from npm', () => {
       const env = await track(open({ server: { command: NODE, args: [FILESYSTEM_SERVER, dir] }, initialMessages, tools: ['write_file', 'read_text_file'] }));
       const path = join(dir, 'note.txt');
       const sampler = planSampler(renderer, (seen) =>
-        seen.length === 0 ? call('write_file', { path, content: 'forty-two' }) : seen.length === 1 ? call('read_text_file', { path }) : seen.length === 2 ? call('read_text_file', { path: '/etc/passwd' }) : 'ok',
+        seen.length === 0
+          ? call('write_file', { path, content: 'forty-two' })
+          : seen.length === 1
+            ? call('read_text_file', { path })
+            : seen.length === 2
+              ? call('read_text_file', { path: '/etc/passwd' })
+              : 'ok',
       );
       const [t] = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 1 });
       const obs = t!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
@@ -203,7 +229,12 @@ describe('mcpEnvironment against the reference servers from npm', () => {
   it('server-everything: text, sums, structured content and images', async () => {
     const renderer = await localRenderer();
     const env = await track(open({ server: { command: NODE, args: [EVERYTHING_SERVER] }, initialMessages }));
-    const calls = [call('echo', { message: 'hi there' }), call('get-sum', { a: 2, b: 40 }), call('get-tiny-image'), call('get-structured-content', { location: 'New York' })];
+    const calls = [
+      call('echo', { message: 'hi there' }),
+      call('get-sum', { a: 2, b: 40 }),
+      call('get-tiny-image'),
+      call('get-structured-content', { location: 'New York' }),
+    ];
     const sampler = planSampler(renderer, (seen, sample) => (seen.length === 0 ? calls[sample]! : 'ok'));
     const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 4 });
     const obs = group.map((t) => t.messages.find((m) => m.role === 'tool')?.content ?? `(${t.stopReason}: ${t.error?.message ?? t.turns[0]?.action.kind})`);

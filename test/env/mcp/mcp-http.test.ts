@@ -27,14 +27,19 @@ beforeAll(async () => {
     let transport = sid ? sessions.get(sid) : undefined;
     const parsed = req.method === 'POST' ? await body(req) : undefined;
     if (!transport) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport!) });
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport!),
+      });
       transport.onclose = () => {
         closedSessions++;
         if (transport!.sessionId) sessions.delete(transport!.sessionId);
       };
       const server = new McpServer({ name: 'http-test', version: '1.0.0' });
       let count = 0;
-      server.registerTool('increment', { description: 'Adds one to this session\u2019s counter.', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: String(++count) }] }));
+      server.registerTool('increment', { description: 'Adds one to this session\u2019s counter.', inputSchema: {} }, async () => ({
+        content: [{ type: 'text', text: String(++count) }],
+      }));
       await server.connect(transport);
     }
     await transport.handleRequest(req, res, parsed);
@@ -53,7 +58,10 @@ const ex: Example = { id: 'h', question: 'count', answer: '' };
 describe('mcpEnvironment over Streamable HTTP', () => {
   it('opens one MCP session per trajectory (with the given headers) and ends it with the trajectory', async () => {
     const renderer = await localRenderer();
-    const env = await mcpEnvironment({ server: { url, headers: { authorization: 'Bearer t0ken' } }, initialMessages: (e) => [{ role: 'user', content: e.question }] });
+    const env = await mcpEnvironment({
+      server: { url, headers: { authorization: 'Bearer t0ken' } },
+      initialMessages: (e) => [{ role: 'user', content: e.question }],
+    });
     try {
       expect(env.tools.map((t) => t.function.name)).toEqual(['increment']);
       const sampler = planSampler(renderer, (seen) => (seen.length < 2 ? call('increment') : `saw ${seen.join(',')}`));
@@ -68,7 +76,11 @@ describe('mcpEnvironment over Streamable HTTP', () => {
 
   it("shares one session with connection: 'shared'", async () => {
     const renderer = await localRenderer();
-    const env = await mcpEnvironment({ server: { url, headers: { authorization: 'Bearer t0ken' } }, connection: 'shared', initialMessages: (e) => [{ role: 'user', content: e.question }] });
+    const env = await mcpEnvironment({
+      server: { url, headers: { authorization: 'Bearer t0ken' } },
+      connection: 'shared',
+      initialMessages: (e) => [{ role: 'user', content: e.question }],
+    });
     try {
       const sampler = planSampler(renderer, (seen) => (seen.length < 1 ? call('increment') : `saw ${seen.join(',')}`));
       const group = await runGroup({ sampler, renderer, env, budgets: DEFAULT_BUDGETS }, { example: ex, groupSize: 3 });

@@ -23,7 +23,9 @@ describe('bm25Retriever with repeated query terms', () => {
       const [got] = await r.search([q], 10);
       const want = ref.search(q).sort((x, y) => y.score - x.score || corpus.findIndex((d) => d.id === x.id) - corpus.findIndex((d) => d.id === y.id));
       expect(got!.map((p) => p.id)).toEqual(want.map((h) => h.id));
-      got!.forEach((p, i) => expect(p.score).toBeCloseTo(want[i]!.score, 9));
+      got!.forEach((p, i) => {
+        expect(p.score).toBeCloseTo(want[i]!.score, 9);
+      });
     }
   });
 

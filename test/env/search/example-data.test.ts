@@ -26,7 +26,10 @@ describe('search-agent example data', () => {
     // Guards the data: a question whose supporting passage cannot be retrieved cannot be learned.
     const retriever = bm25Retriever(await loadCorpus(file('corpus.jsonl')));
     const test = (await loadMathDataset(file('test.jsonl'))).filter((e) => e.meta?.['hops'] === 1);
-    const lists = await retriever.search(test.map((e) => e.question), 3);
+    const lists = await retriever.search(
+      test.map((e) => e.question),
+      3,
+    );
     const hits = test.filter((e, i) => lists[i]!.some((p) => p.text.includes(e.answer) || p.title === e.answer));
     expect(hits.length / test.length).toBeGreaterThan(0.8);
   });

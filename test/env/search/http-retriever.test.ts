@@ -12,7 +12,9 @@ const corpus = [
 ];
 
 /** A scripted HTTP server on loopback: each request gets the next handler. */
-async function scripted(handlers: ((body: string) => { status: number; body: string; delayMs?: number })[]): Promise<{ url: string; server: Server; hits: () => number }> {
+async function scripted(
+  handlers: ((body: string) => { status: number; body: string; delayMs?: number })[],
+): Promise<{ url: string; server: Server; hits: () => number }> {
   let i = 0;
   const server = createServer((req, res) => {
     let body = '';
@@ -95,7 +97,9 @@ describe('createRetrievalServer + httpRetriever (Search-R1 /retrieve protocol on
     const s = await scripted([() => ({ status: 200, body: '{"result":[[]]}', delayMs: 1_000 })]);
     try {
       const t0 = performance.now();
-      const err = await httpRetriever({ url: s.url, timeoutMs: 100, retries: 1, retryDelayMs: 1 }).search(['q'], 1).catch((e: unknown) => e);
+      const err = await httpRetriever({ url: s.url, timeoutMs: 100, retries: 1, retryDelayMs: 1 })
+        .search(['q'], 1)
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RetrieverError);
       expect((err as Error).message).toMatch(/no answer within 100 ms/);
       expect(performance.now() - t0).toBeLessThan(900);
@@ -109,7 +113,9 @@ describe('createRetrievalServer + httpRetriever (Search-R1 /retrieve protocol on
     const s = await scripted([() => ({ status: 200, body: '' })]);
     const deadUrl = s.url;
     await new Promise((r) => s.server.close(r));
-    const err = await httpRetriever({ url: deadUrl, retries: 0 }).search(['q'], 1).catch((e: unknown) => e);
+    const err = await httpRetriever({ url: deadUrl, retries: 0 })
+      .search(['q'], 1)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'RETRIEVER_FAILED', retryable: true });
   });
 });

@@ -28,7 +28,10 @@ describe('search environment through the rollout engine', () => {
     const renderer = await localRenderer();
     const env = search({ retriever, topK: 2, maxCalls: 2 });
     const sampler = scriptedSampler({ renderer, script });
-    const group = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 2048, maxTrajectoryTokens: 16_384 } }, { example, groupSize: 4 });
+    const group = await runGroup(
+      { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 2048, maxTrajectoryTokens: 16_384 } },
+      { example, groupSize: 4 },
+    );
 
     expect(group.map((t) => t.stopReason)).toEqual(['answer', 'answer', 'invalid', 'env_done']);
     const obs = group[0]!.turns[0]!.observation?.[0];
@@ -56,7 +59,10 @@ describe('search environment through the rollout engine', () => {
     try {
       const env = search({ retriever: httpRetriever({ url }), topK: 2 });
       const sampler = scriptedSampler({ renderer, script });
-      const [t] = await runGroup({ sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 2048, maxTrajectoryTokens: 16_384 } }, { example, groupSize: 1 });
+      const [t] = await runGroup(
+        { sampler, renderer, env, budgets: { ...DEFAULT_BUDGETS, maxToolResponseTokens: 2048, maxTrajectoryTokens: 16_384 } },
+        { example, groupSize: 1 },
+      );
       expect(t!.stopReason).toBe('answer');
       expect(t!.turns[0]!.observation?.[0]?.content).toMatch(/^Doc 1 \(Title: Finland\)/);
       expect((await exactMatch()(t!, example)).correct).toBe(true);

@@ -134,7 +134,9 @@ describe('search environment', () => {
 
     it('gives the same observation as the embedded index', async () => {
       const local = observation(await search({ retriever }).step(toolCall('search', { query: 'national dish Kabuli Palaw' }), makeCtx()));
-      const remote = observation(await search({ retriever: httpRetriever({ url }) }).step(toolCall('search', { query: 'national dish Kabuli Palaw' }), makeCtx()));
+      const remote = observation(
+        await search({ retriever: httpRetriever({ url }) }).step(toolCall('search', { query: 'national dish Kabuli Palaw' }), makeCtx()),
+      );
       expect(remote).toBe(local);
       expect(remote).toMatch(/^Doc 1 \(Title: Afghanistan\)/);
     });

@@ -17,11 +17,22 @@ describe('resultsMatch (Spider test-suite rules by default)', () => {
   });
 
   it('allows a column permutation in spider mode only', () => {
-    const gold = [['France', 'Paris'], ['Peru', 'Lima']];
-    const pred = [['Lima', 'Peru'], ['Paris', 'France']];
+    const gold = [
+      ['France', 'Paris'],
+      ['Peru', 'Lima'],
+    ];
+    const pred = [
+      ['Lima', 'Peru'],
+      ['Paris', 'France'],
+    ];
     expect(resultsMatch(gold, pred)).toBe(true);
     expect(resultsMatch(gold, pred, { mode: 'bag' })).toBe(false);
-    expect(resultsMatch(gold, [['Paris', 'Peru'], ['Lima', 'France']])).toBe(false); // a mapping must hold for every row
+    expect(
+      resultsMatch(gold, [
+        ['Paris', 'Peru'],
+        ['Lima', 'France'],
+      ]),
+    ).toBe(false); // a mapping must hold for every row
     expect(resultsMatch(gold, [['France']])).toBe(false);
   });
 
@@ -44,7 +55,12 @@ describe('resultsMatch (Spider test-suite rules by default)', () => {
   });
 
   it('matches any row shuffle and column permutation of the same table (property)', () => {
-    const table = fc.integer({ min: 1, max: 4 }).chain((w) => fc.array(fc.array(fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom('a', 'b'), fc.constant(null)), { minLength: w, maxLength: w }), { minLength: 1, maxLength: 8 }));
+    const table = fc.integer({ min: 1, max: 4 }).chain((w) =>
+      fc.array(fc.array(fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom('a', 'b'), fc.constant(null)), { minLength: w, maxLength: w }), {
+        minLength: 1,
+        maxLength: 8,
+      }),
+    );
     fc.assert(
       fc.property(table, fc.integer(), (rows, seed) => {
         const w = rows[0]!.length;

@@ -5,9 +5,19 @@ import { countTokens } from '../search/make-ctx.js';
 describe('formatTable', () => {
   const big = { rowLimit: 50, maxTokens: 10_000, countTokens };
   it('prints a header, rows and a row count', () => {
-    expect(formatTable({ columns: ['name', 'population'], rows: [['China', 1392730000], ['India', 1352617328]], truncated: false }, big)).toBe(
-      'name | population\nChina | 1392730000\nIndia | 1352617328\n(2 rows)',
-    );
+    expect(
+      formatTable(
+        {
+          columns: ['name', 'population'],
+          rows: [
+            ['China', 1392730000],
+            ['India', 1352617328],
+          ],
+          truncated: false,
+        },
+        big,
+      ),
+    ).toBe('name | population\nChina | 1392730000\nIndia | 1352617328\n(2 rows)');
     expect(formatTable({ columns: ['n'], rows: [], truncated: false }, big)).toBe('n\n(0 rows)');
   });
 

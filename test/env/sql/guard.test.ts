@@ -15,7 +15,7 @@ describe('checkSql', () => {
       "PRAGMA table_info('country');  -- done",
       "SELECT * FROM pragma_table_info('country')",
       'EXPLAIN QUERY PLAN SELECT * FROM country',
-      "SELECT ';PRAGMA locking_mode=exclusive', \"a;b\", [c;d], `e;f` FROM country",
+      'SELECT \';PRAGMA locking_mode=exclusive\', "a;b", [c;d], `e;f` FROM country',
       'SELEC name FROM country', // a typo reaches SQLite and gets its own syntax error
     ]) {
       expect(checkSql(sql), sql).toBeUndefined();
@@ -24,7 +24,18 @@ describe('checkSql', () => {
 
   it('refuses ATTACH/DETACH, PRAGMA assignments and other PRAGMAs, and empty input', () => {
     // Hazard: sqlite3_stmt_readonly() is true for ATTACH and for `PRAGMA query_only = 0`, so the read-only check alone misses them.
-    for (const sql of ["ATTACH 'other.db' AS o", '/* x */ detach o', 'PRAGMA query_only = 0', 'PRAGMA hard_heap_limit=1', 'PRAGMA writable_schema', 'pragma table_info = 1', '', ' ; ', '-- only a comment', ';;\n;']) {
+    for (const sql of [
+      "ATTACH 'other.db' AS o",
+      '/* x */ detach o',
+      'PRAGMA query_only = 0',
+      'PRAGMA hard_heap_limit=1',
+      'PRAGMA writable_schema',
+      'pragma table_info = 1',
+      '',
+      ' ; ',
+      '-- only a comment',
+      ';;\n;',
+    ]) {
       expect(checkSql(sql), sql).toBeTypeOf('string');
     }
   });
@@ -48,7 +59,7 @@ describe('checkSql', () => {
       'SELECT 1; PRAGMA locking_mode=exclusive',
       'SELECT 1;;/**/SELECT 2',
       'SELECT * FROM pragma_optimize',
-      "SELECT * FROM \"pragma_optimize\"('x')",
+      'SELECT * FROM "pragma_optimize"(\'x\')',
       'SELECT * FROM main.[PRAGMA_INTEGRITY_CHECK]',
       "SELECT * FROM 'pragma_quick_check'",
     ]) {
@@ -65,21 +76,47 @@ describe('checkSql', () => {
   it('runs in linear time: the issue input and pathological inputs of the allowed size take a few ms (issue 14 §1)', () => {
     // Hazard: the old PRAGMA pattern took 6–9 s on `PRAGMA table_info` + 3,000 spaces + `x`, blocking the trainer.
     // A linear scan of 100 k characters takes ~1 ms; anything super-linear takes seconds. The bound is generous.
-    const fill = (prefix: string, unit: string, tail: string) => prefix + unit.repeat(Math.floor((MAX_SQL_CHARS - prefix.length - tail.length) / unit.length)) + tail;
+    const fill = (prefix: string, unit: string, tail: string) =>
+      prefix + unit.repeat(Math.floor((MAX_SQL_CHARS - prefix.length - tail.length) / unit.length)) + tail;
     const inputs = [
       'PRAGMA table_info' + ' '.repeat(3000) + 'x',
       fill('PRAGMA table_info', ' ', 'x'),
       fill('PRAGMA table_info(', ' ', 'x'),
       fill('PRAGMA main', ' . ', 'x'),
-      ...[' ', '\t', '\n', '\r\n', '\f', '\u00a0', '/**/', '/*', '--\n', '--', ';', '; ', "''", "'", '""', '[', '(', '((', ')', 'a ', 'pragma_', 'PRAGMA ', 'EXPLAIN ', 'SELECT ', '`'].flatMap((u) => [
-        fill('', u, 'x'),
-        fill('PRAGMA table_info', u, 'x'),
-        fill('SELECT ', u, ';PRAGMA x=1'),
-      ]),
+      ...[
+        ' ',
+        '\t',
+        '\n',
+        '\r\n',
+        '\f',
+        '\u00a0',
+        '/**/',
+        '/*',
+        '--\n',
+        '--',
+        ';',
+        '; ',
+        "''",
+        "'",
+        '""',
+        '[',
+        '(',
+        '((',
+        ')',
+        'a ',
+        'pragma_',
+        'PRAGMA ',
+        'EXPLAIN ',
+        'SELECT ',
+        '`',
+      ].flatMap((u) => [fill('', u, 'x'), fill('PRAGMA table_info', u, 'x'), fill('SELECT ', u, ';PRAGMA x=1')]),
     ];
     for (const sql of inputs) {
       expect(sql.length).toBeLessThanOrEqual(MAX_SQL_CHARS);
-      expect(fastestMs(() => checkSql(sql)), JSON.stringify(sql.slice(0, 40))).toBeLessThan(LINEAR_BOUND_MS);
+      expect(
+        fastestMs(() => checkSql(sql)),
+        JSON.stringify(sql.slice(0, 40)),
+      ).toBeLessThan(LINEAR_BOUND_MS);
     }
   });
 
@@ -98,15 +135,55 @@ describe('checkSql', () => {
   it('property: a statement that passes the guard changes no connection setting, even when SQLite prepares and runs it', () => {
     // Hazard: a PRAGMA that slips through changes the query process's connection for every later episode.
     // Oracle: a real SQLite connection, its settings read before and after preparing (and running) what passed.
-    const settings = ['locking_mode', 'journal_mode', 'query_only', 'cache_size', 'foreign_keys', 'recursive_triggers', 'reverse_unordered_selects', 'synchronous', 'temp_store', 'busy_timeout', 'soft_heap_limit', 'hard_heap_limit', 'max_page_count', 'threads', 'trusted_schema', 'writable_schema', 'automatic_index', 'cache_spill', 'cell_size_check', 'legacy_alter_table', 'ignore_check_constraints', 'analysis_limit', 'journal_size_limit', 'secure_delete', 'application_id', 'user_version'];
+    const settings = [
+      'locking_mode',
+      'journal_mode',
+      'query_only',
+      'cache_size',
+      'foreign_keys',
+      'recursive_triggers',
+      'reverse_unordered_selects',
+      'synchronous',
+      'temp_store',
+      'busy_timeout',
+      'soft_heap_limit',
+      'hard_heap_limit',
+      'max_page_count',
+      'threads',
+      'trusted_schema',
+      'writable_schema',
+      'automatic_index',
+      'cache_spill',
+      'cell_size_check',
+      'legacy_alter_table',
+      'ignore_check_constraints',
+      'analysis_limit',
+      'journal_size_limit',
+      'secure_delete',
+      'application_id',
+      'user_version',
+    ];
     const snapshot = (db: Database.Database) => JSON.stringify([settings.map((p) => db.pragma(p)), db.prepare("SELECT 'a' LIKE 'A'").pluck().get()]);
     const trivia = fc.array(fc.constantFrom(' ', ';', '\n', '/* c */', '-- c\n', 'EXPLAIN ', 'EXPLAIN QUERY PLAN '), { maxLength: 4 });
     const names = [...settings, 'case_sensitive_like', 'table_info', '"locking_mode"', '[query_only]', '`cache_size`'];
     const pragma = fc
-      .tuple(trivia, fc.constantFrom('PRAGMA ', 'pragma ', 'PrAgMa\t'), fc.constantFrom('', 'main.', 'temp.', '"main" . '), fc.constantFrom(...names), fc.constantFrom('', '=exclusive', ' = 1', '=0', '(1)', '(exclusive)', "('country')", '=WAL', '=-1', '=100', ' = OFF'), fc.constantFrom('', ';', ' -- x', '; SELECT 1'))
+      .tuple(
+        trivia,
+        fc.constantFrom('PRAGMA ', 'pragma ', 'PrAgMa\t'),
+        fc.constantFrom('', 'main.', 'temp.', '"main" . '),
+        fc.constantFrom(...names),
+        fc.constantFrom('', '=exclusive', ' = 1', '=0', '(1)', '(exclusive)', "('country')", '=WAL', '=-1', '=100', ' = OFF'),
+        fc.constantFrom('', ';', ' -- x', '; SELECT 1'),
+      )
       .map((parts) => parts.flat().join(''));
     const fn = fc
-      .tuple(trivia, fc.constantFrom('SELECT * FROM ', 'select 1 from '), fc.constantFrom('', 'main.'), fc.constantFrom(...names.map((n) => `pragma_${n}`), '"pragma_optimize"', "'pragma_locking_mode'"), fc.constantFrom('', '(1)', "('exclusive')", "('country')", '(0, 1)'))
+      .tuple(
+        trivia,
+        fc.constantFrom('SELECT * FROM ', 'select 1 from '),
+        fc.constantFrom('', 'main.'),
+        fc.constantFrom(...names.map((n) => `pragma_${n}`), '"pragma_optimize"', "'pragma_locking_mode'"),
+        fc.constantFrom('', '(1)', "('exclusive')", "('country')", '(0, 1)'),
+      )
       .map((parts) => parts.flat().join(''));
     fc.assert(
       fc.property(fc.oneof(pragma, fn), (sql) => {

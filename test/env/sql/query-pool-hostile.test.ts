@@ -18,7 +18,13 @@ describe('sqlQueryPool under hostile queries (issue 14)', () => {
     copyFileSync(DB_PATH, file);
     const pool = sqlQueryPool({ database: file, workers: 1 });
     try {
-      for (const sql of [';PRAGMA locking_mode=exclusive', 'EXPLAIN PRAGMA locking_mode=exclusive', '/**/;;PRAGMA main.locking_mode = EXCLUSIVE', ';PRAGMA journal_mode=WAL', ';PRAGMA query_only=0']) {
+      for (const sql of [
+        ';PRAGMA locking_mode=exclusive',
+        'EXPLAIN PRAGMA locking_mode=exclusive',
+        '/**/;;PRAGMA main.locking_mode = EXCLUSIVE',
+        ';PRAGMA journal_mode=WAL',
+        ';PRAGMA query_only=0',
+      ]) {
         expect((await pool.query({ sql })).status, sql).toBe('refused');
       }
       // The same process then reads (which would take the exclusive lock had the PRAGMA applied) …
@@ -95,7 +101,11 @@ describe('sqlQueryPool under hostile queries (issue 14)', () => {
       expect(Math.max(...counts.filter((_, i) => i % 2 === 0))).toBe(1);
       expect(counts.filter((_, i) => i % 2 === 1)).toEqual(new Array(10).fill(0));
       // Aborting still reaches every pending query.
-      const pending = [pool.query({ sql: RUNAWAY_SQL, timeoutMs: 10_000 }, ac.signal), pool.query({ sql: 'SELECT 1' }, ac.signal), pool.query({ sql: 'SELECT 2' }, ac.signal)];
+      const pending = [
+        pool.query({ sql: RUNAWAY_SQL, timeoutMs: 10_000 }, ac.signal),
+        pool.query({ sql: 'SELECT 1' }, ac.signal),
+        pool.query({ sql: 'SELECT 2' }, ac.signal),
+      ];
       ac.abort(new Error('stop'));
       for (const p of pending) await expect(p).rejects.toThrow('stop');
       expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0);

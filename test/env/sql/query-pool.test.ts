@@ -10,7 +10,10 @@ describe('sqlQueryPool (child-process better-sqlite3 workers)', () => {
   it('runs a read query on a private read-only copy and returns columns and raw rows', async () => {
     const r = await pool.query({ sql: "SELECT name, capital FROM country WHERE name IN ('Finland', 'Peru') ORDER BY name" });
     expect(r).toMatchObject({ status: 'ok', columns: ['name', 'capital'], truncated: false });
-    expect(r.rows).toEqual([['Finland', 'Helsinki [Helsingfors]'], ['Peru', 'Lima']]);
+    expect(r.rows).toEqual([
+      ['Finland', 'Helsinki [Helsingfors]'],
+      ['Peru', 'Lima'],
+    ]);
   });
 
   it('keeps duplicate column names and caps rows at maxRows', async () => {
@@ -27,7 +30,7 @@ describe('sqlQueryPool (child-process better-sqlite3 workers)', () => {
     const refused = [
       "DELETE FROM country WHERE name = 'Peru'",
       'CREATE TEMP TABLE t(a)',
-      "SELECT 1; DELETE FROM country",
+      'SELECT 1; DELETE FROM country',
       "ATTACH '/tmp/x.db' AS x",
       'PRAGMA query_only = 0',
       'BEGIN',

@@ -12,7 +12,14 @@ const final = "The answer query:\n```sql\nSELECT capital FROM country WHERE name
 
 const script: Script = ({ prompt, call: n, sample }) => {
   if (n === 0) {
-    return [call("SELECT name, capital FROM country WHERE name LIKE 'Per%'"), call(RUNAWAY_SQL), call('SELEC 1'), "```sql\nSELECT capital FROM country WHERE name = 'Chile'\n```"][sample] ?? '';
+    return (
+      [
+        call("SELECT name, capital FROM country WHERE name LIKE 'Per%'"),
+        call(RUNAWAY_SQL),
+        call('SELEC 1'),
+        "```sql\nSELECT capital FROM country WHERE name = 'Chile'\n```",
+      ][sample] ?? ''
+    );
   }
   if (prompt.includes('did not finish within')) return final;
   if (prompt.includes('syntax error')) return call('SELEC 2');

@@ -27,7 +27,16 @@ describe('sqlAgent and sqlExecutionMatch on hostile SQL (issue 14)', () => {
     const t0 = performance.now();
     const out = await env.step(toolCall('execute_sql', { sql: ISSUE_INPUT }), makeCtx({ example }));
     expect(observation(out)).toMatch(/^Error: query refused: only these PRAGMAs are allowed/);
-    const traj = { id: 'sql-h/0', example, groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText: '```sql\n' + ISSUE_INPUT + '\n```' } as Trajectory;
+    const traj = {
+      id: 'sql-h/0',
+      example,
+      groupIndex: 0,
+      messages: [],
+      turns: [],
+      stopReason: 'answer',
+      toolCalls: 0,
+      finalText: '```sql\n' + ISSUE_INPUT + '\n```',
+    } as Trajectory;
     expect(await reward(traj, example)).toMatchObject({ reward: 0, failure: 'unparseable_prediction' });
     expect(performance.now() - t0).toBeLessThan(5_000); // query processes start in this window; the guard itself takes < 1 ms
   });

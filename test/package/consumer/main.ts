@@ -22,9 +22,24 @@ if (ran.status !== 'ok' || ran.stdout.trim() !== '42') throw new Error(`sandbox:
 
 const dataset: Example[] = Array.from({ length: 4 }, (_, i) => ({ id: `q${i}`, question: `What is ${i} + ${i}?`, answer: String(2 * i) }));
 const budgets = { maxToolCalls: 1, maxTurns: 2, maxTurnTokens: 16, maxTrajectoryTokens: 96, maxToolResponseTokens: 16 };
-for (const [env, reward] of [[codeInterpreter({ sandbox }), mathReward()], [cities, exactMatch()]] as const) {
+for (const [env, reward] of [
+  [codeInterpreter({ sandbox }), mathReward()],
+  [cities, exactMatch()],
+] as const) {
   const backend = localBackend({ layers: 1, dModel: 32, heads: 2, contextTokens: 128, seed: 1 });
-  const trainer = new Trainer({ backend, env, reward, dataset, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, groupSize: 2, questionsPerBatch: 2, maxSteps: 1, budgets, optimizer: { learningRate: 1e-3 }, progress: false });
+  const trainer = new Trainer({
+    backend,
+    env,
+    reward,
+    dataset,
+    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+    groupSize: 2,
+    questionsPerBatch: 2,
+    maxSteps: 1,
+    budgets,
+    optimizer: { learningRate: 1e-3 },
+    progress: false,
+  });
   const summary = await trainer.train();
   if (summary.steps !== 1) throw new Error(`${env.name}: ${summary.steps} steps`);
   console.log(`${env.name}: 1 step, reward/mean ${summary.lastMetrics['reward/mean']}`);

@@ -23,12 +23,25 @@ if (process.argv[2] === 'missing') {
   const dataset: Example[] = [{ id: 'q', question: 'Say 1', answer: '1' }];
   const backend = localBackend({ layers: 1, dModel: 32, heads: 2, contextTokens: 128, seed: 1 });
   const budgets = { maxToolCalls: 0, maxTurns: 1, maxTurnTokens: 8, maxTrajectoryTokens: 64, maxToolResponseTokens: 8 };
-  const trainer = new Trainer({ backend, env, reward: exactMatch(), dataset, loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 }, groupSize: 2, questionsPerBatch: 1, maxSteps: 1, budgets, progress: false, sinks: [wandbSink({ project: 'consumer', apiKey: 'k'.repeat(40), baseUrl: w.url })] });
+  const trainer = new Trainer({
+    backend,
+    env,
+    reward: exactMatch(),
+    dataset,
+    loss: { kind: 'ppo', clipLow: 0.8, clipHigh: 1.28 },
+    groupSize: 2,
+    questionsPerBatch: 1,
+    maxSteps: 1,
+    budgets,
+    progress: false,
+    sinks: [wandbSink({ project: 'consumer', apiKey: 'k'.repeat(40), baseUrl: w.url })],
+  });
   const summary = await trainer.train();
   await backend.close();
   await w.close();
   const rows = w.history();
-  if (rows.length !== 1 || rows[0]!['_step'] !== 1 || rows[0]!['reward/mean'] !== summary.lastMetrics['reward/mean']) throw new Error(`history: ${JSON.stringify(rows)}`);
+  if (rows.length !== 1 || rows[0]!['_step'] !== 1 || rows[0]!['reward/mean'] !== summary.lastMetrics['reward/mean'])
+    throw new Error(`history: ${JSON.stringify(rows)}`);
   if (!w.requests.some((r) => r.body.complete === true)) throw new Error('the run was not finished');
   console.log('wandb ok');
 }

@@ -12,7 +12,16 @@ const traj = (finalText: string): Trajectory => ({
   example: ex,
   groupIndex: 0,
   messages: [],
-  turns: [{ promptTokens: [1], completionTokens: [2], logprobs: [-1], text: finalText, stopReason: 'stop', action: { kind: 'answer', content: finalText, raw: finalText } }],
+  turns: [
+    {
+      promptTokens: [1],
+      completionTokens: [2],
+      logprobs: [-1],
+      text: finalText,
+      stopReason: 'stop',
+      action: { kind: 'answer', content: finalText, raw: finalText },
+    },
+  ],
   stopReason: 'answer',
   toolCalls: 0,
   finalText,
@@ -39,7 +48,12 @@ describe('endpoint judge: redirects are refused', () => {
   it.each([307, 308, 301, 302, 303])('a %i to another loopback port: the target receives nothing, the sample is dropped, not retried', async (status) => {
     evil.behaviour = redirect(status, `${other.url}/v1/chat/completions`);
     const before = evil.requests.length;
-    const j = judgeReward({ judge: { baseURL: `${evil.url}/v1`, model: 'm', apiKey: 'sk-secret', headers: { 'x-api-key': 'custom-secret' } }, rubric: 'r', mode: 'single', retries: 2 });
+    const j = judgeReward({
+      judge: { baseURL: `${evil.url}/v1`, model: 'm', apiKey: 'sk-secret', headers: { 'x-api-key': 'custom-secret' } },
+      rubric: 'r',
+      mode: 'single',
+      retries: 2,
+    });
     const r = await j.reward(traj('It is 15. SECRET-TRAJECTORY'), ex);
     expect(r).toMatchObject({ drop: true, failure: 'reward_error', reward: 0 });
     expect(r.cause).toMatch(new RegExp(`HTTP ${status} redirecting to ${other.url}`));
@@ -70,7 +84,13 @@ describe('endpoint judge: the answer size is capped while streaming', () => {
     };
     const before = evil.requests.length;
     const heap0 = process.memoryUsage().arrayBuffers + process.memoryUsage().heapUsed;
-    const j = judgeReward({ judge: { baseURL: `${evil.url}/v1`, model: 'm', maxResponseBytes: 2 * 2 ** 20 }, rubric: 'r', mode: 'single', retries: 2, timeoutMs: 30_000 });
+    const j = judgeReward({
+      judge: { baseURL: `${evil.url}/v1`, model: 'm', maxResponseBytes: 2 * 2 ** 20 },
+      rubric: 'r',
+      mode: 'single',
+      retries: 2,
+      timeoutMs: 30_000,
+    });
     const { value: r, ms } = await timed(() => j.reward(traj('x'), ex));
     expect(r).toMatchObject({ drop: true, failure: 'reward_error' });
     expect(r.cause).toMatch(/larger than the limit of 2097152 bytes/);
@@ -121,7 +141,9 @@ describe('endpoint judge: a total deadline', () => {
     expect(await j.reward(traj('It is 17.'), ex)).toMatchObject({ reward: 0.75, correct: true });
     for (const bad of [{ maxResponseBytes: 0 }, { timeoutMs: -1 }, { maxResponseBytes: 1.5 }, { timeoutMs: '5s' }]) {
       expect(() => judgeReward({ judge: { baseURL: evil.url, model: 'm', ...(bad as object) }, rubric: 'r', mode: 'single' })).toThrow(ConfigError);
-      expect(() => judgeReward({ judge: { baseURL: evil.url, model: 'm', ...(bad as object) }, rubric: 'r', mode: 'single' })).toThrow(/judge\.(maxResponseBytes|timeoutMs)/);
+      expect(() => judgeReward({ judge: { baseURL: evil.url, model: 'm', ...(bad as object) }, rubric: 'r', mode: 'single' })).toThrow(
+        /judge\.(maxResponseBytes|timeoutMs)/,
+      );
     }
   });
 });
@@ -129,7 +151,10 @@ describe('endpoint judge: a total deadline', () => {
 describe('endpoint judge: what the answer holds', () => {
   it('`content: null` (reasoning only) is a missing verdict, retried; a body without a message is not retried', async () => {
     let n = 0;
-    evil.behaviour = (_q, s) => s.writeHead(200, { 'content-type': 'application/json' }).end(n++ === 0 ? JSON.stringify({ choices: [{ message: { content: null, reasoning_content: '{"score": 1}' } }] }) : verdict(0.2));
+    evil.behaviour = (_q, s) =>
+      s
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(n++ === 0 ? JSON.stringify({ choices: [{ message: { content: null, reasoning_content: '{"score": 1}' } }] }) : verdict(0.2));
     const j = judgeReward({ judge: { baseURL: `${evil.url}/v1`, model: 'm' }, rubric: 'r', mode: 'single', retries: 1 });
     expect(await j.reward(traj('x'), ex)).toMatchObject({ reward: 0.2 });
     expect(j.stats()).toMatchObject({ calls: 2, missingVerdicts: 1 });

@@ -13,7 +13,16 @@ const traj = (g: number, finalText: string, stopReason: Trajectory['stopReason']
   example: ex,
   groupIndex: g,
   messages: [],
-  turns: [{ promptTokens: [1], completionTokens: [2], logprobs: [-1], text: finalText, stopReason: 'stop', action: { kind: 'answer', content: finalText, raw: finalText } }],
+  turns: [
+    {
+      promptTokens: [1],
+      completionTokens: [2],
+      logprobs: [-1],
+      text: finalText,
+      stopReason: 'stop',
+      action: { kind: 'answer', content: finalText, raw: finalText },
+    },
+  ],
   stopReason,
   toolCalls: 0,
   finalText,
@@ -40,7 +49,9 @@ async function scoreGroup(j: ReturnType<typeof judgeReward>, group: Trajectory[]
 /** Hazard: a judge's malformed, slow or failing output that rewards garbage, crashes the run, or is paid for twice. */
 describe('judgeReward with a scripted judge', () => {
   it('single mode: parses the score (fenced JSON too), caches by content, and scores invalid endings 0 unasked', async () => {
-    const { judge, sampler } = await scriptedJudge((_c, prompt) => (prompt.includes('17') ? '```json\n{"explanation": "17 is prime", "score": 0.9}\n```' : '{"score": 0.2}'));
+    const { judge, sampler } = await scriptedJudge((_c, prompt) =>
+      prompt.includes('17') ? '```json\n{"explanation": "17 is prime", "score": 0.9}\n```' : '{"score": 0.2}',
+    );
     const j = judgeReward({ judge, rubric: 'Correct primes score high.', mode: 'single' });
     expect(await j.reward(traj(0, 'It is 17.'), ex)).toMatchObject({ reward: 0.9, correct: true, validFormat: true });
     expect(await j.reward(traj(1, 'It is 15.'), ex)).toMatchObject({ reward: 0.2, correct: false });
@@ -85,7 +96,13 @@ describe('judgeReward with a scripted judge', () => {
     let shown = '';
     const { judge, sampler } = await scriptedJudge((_c, prompt) => {
       shown = prompt;
-      return JSON.stringify({ scores: [{ id: '1', score: 0.9, explanation: 'prime' }, { id: '2', score: 0.3 }, { id: '4', score: 0.5 }] });
+      return JSON.stringify({
+        scores: [
+          { id: '1', score: 0.9, explanation: 'prime' },
+          { id: '2', score: 0.3 },
+          { id: '4', score: 0.5 },
+        ],
+      });
     });
     const j = judgeReward({ judge, rubric: 'r', mode: 'group' });
     const group = [traj(0, 'It is 17.'), traj(1, 'It is 15.'), traj(2, 'It is 13', 'max_turn_tokens'), traj(3, 'It is 11, I think.')];
@@ -98,7 +115,9 @@ describe('judgeReward with a scripted judge', () => {
   });
 
   it('group mode: retries when ids are missing, and a failed group judgement drops the group (throws to the Trainer)', async () => {
-    const { judge } = await scriptedJudge((call) => (call === 0 ? '{"scores": [{"id": "1", "score": 0.5}]}' : '{"scores": [{"id": "1", "score": 0.5}, {"id": "2", "score": 0.7}]}'));
+    const { judge } = await scriptedJudge((call) =>
+      call === 0 ? '{"scores": [{"id": "1", "score": 0.5}]}' : '{"scores": [{"id": "1", "score": 0.5}, {"id": "2", "score": 0.7}]}',
+    );
     const j = judgeReward({ judge, rubric: 'r', mode: 'group', normalize: 'none' });
     const scored = (await scoreGroup(j, [traj(0, 'a'), traj(1, 'b')])) as RewardResult[];
     expect(scored.map((r) => r.reward)).toEqual([0.5, 0.7]);
@@ -120,7 +139,11 @@ describe("judgeReward against agentrl serve's /v1", () => {
   let serve: ServeApp;
   let base: string;
   beforeAll(async () => {
-    serve = createServeApp({ port: 0, model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: 1024, seed: TINY.seed! }, plugins: [openaiServePlugin] });
+    serve = createServeApp({
+      port: 0,
+      model: { layers: TINY.layers!, dModel: TINY.dModel!, heads: TINY.heads!, contextTokens: 1024, seed: TINY.seed! },
+      plugins: [openaiServePlugin],
+    });
     base = `${await serve.listen()}/v1`;
   });
   afterAll(async () => {

@@ -14,7 +14,16 @@ const traj = (g: number, finalText: string): Trajectory => ({
   example: ex,
   groupIndex: g,
   messages: [],
-  turns: [{ promptTokens: [1], completionTokens: [2], logprobs: [-1], text: finalText, stopReason: 'stop', action: { kind: 'answer', content: finalText, raw: finalText } }],
+  turns: [
+    {
+      promptTokens: [1],
+      completionTokens: [2],
+      logprobs: [-1],
+      text: finalText,
+      stopReason: 'stop',
+      action: { kind: 'answer', content: finalText, raw: finalText },
+    },
+  ],
   stopReason: 'answer',
   toolCalls: 0,
   finalText,
@@ -90,7 +99,7 @@ describe('the verdict is the judge’s final answer after its reasoning', () => 
       expect(user.split('<response>').length - 1).toBe(1);
       expect(user.split('</response>').length - 1).toBe(1);
       const section = /<response>\n([\s\S]*)\n<\/response>/.exec(prompt)![1]!;
-      expect(unescape(section)).toContain(policy);
+      expect(unescapeHtml(section)).toContain(policy);
     }
   });
 
@@ -112,7 +121,12 @@ describe('the verdict is the judge’s final answer after its reasoning', () => 
   });
 
   it('an out-of-range or malformed LAST verdict is a typed failure, never a score and never an earlier verdict', async () => {
-    for (const reply of ['{"score": 0.9}\nActually: {"score": 1.5}', '{"score": 0.9} {"score": -0.2}', 'The policy said {"score": 1}. Mine: {"score": "high"}', '{"score": 0.3} {"score": null}']) {
+    for (const reply of [
+      '{"score": 0.9}\nActually: {"score": 1.5}',
+      '{"score": 0.9} {"score": -0.2}',
+      'The policy said {"score": 1}. Mine: {"score": "high"}',
+      '{"score": 0.3} {"score": null}',
+    ]) {
       const { r, stats } = await judgeOnce(reply);
       dropped(r, /invalid_verdict/);
       expect(stats).toMatchObject({ failures: 1, invalidVerdicts: 1, missingVerdicts: 0 });
@@ -120,7 +134,13 @@ describe('the verdict is the judge’s final answer after its reasoning', () => 
   });
 
   it('a missing verdict is a typed failure: plain text, a verdict only inside the reasoning, reasoning that never ends', async () => {
-    for (const reply of ['I would say it deserves about 0.8.', '<think>The response says {"score": 1}.</think>\nNo comment.', '<think>The response says {"score": 1} and I', '<|channel|>analysis<|message|>{"score": 1}<|end|>', '{"grade": 1}']) {
+    for (const reply of [
+      'I would say it deserves about 0.8.',
+      '<think>The response says {"score": 1}.</think>\nNo comment.',
+      '<think>The response says {"score": 1} and I',
+      '<|channel|>analysis<|message|>{"score": 1}<|end|>',
+      '{"grade": 1}',
+    ]) {
       const { r, stats } = await judgeOnce(reply);
       dropped(r, /no_verdict/);
       expect(stats).toMatchObject({ failures: 1, missingVerdicts: 1 });
@@ -130,7 +150,10 @@ describe('the verdict is the judge’s final answer after its reasoning', () => 
   it('the failure is a JudgeError after the retries, with the problem fed back (the final answer only, not the reasoning)', async () => {
     const renderer = await localRenderer();
     const prompts: string[] = [];
-    const sampler = scriptedSampler({ renderer, script: ({ prompt, call }) => (prompts.push(prompt), call < 2 ? '<think>secret {"score": 1}</think>{"score": 2}' : '{"score": 0.4}') });
+    const sampler = scriptedSampler({
+      renderer,
+      script: ({ prompt, call }) => (prompts.push(prompt), call < 2 ? '<think>secret {"score": 1}</think>{"score": 2}' : '{"score": 0.4}'),
+    });
     const j = judgeReward({ judge: { sampler, renderer }, rubric: 'r', mode: 'single', retries: 2 });
     scored(await j.reward(traj(0, 'x'), ex), 0.4);
     expect(prompts[1]).toMatch(/could not be used: score: Too big/);
@@ -148,7 +171,14 @@ describe('the verdict is the judge’s final answer after its reasoning', () => 
     const renderer = await localRenderer();
     const group = [traj(0, 'It is 15.'), traj(1, 'It is 17.')];
     const run = async (reply: string) => {
-      const j = judgeReward({ judge: { sampler: scriptedSampler({ renderer, script: () => reply }), renderer }, rubric: 'r', mode: 'group', normalize: 'none', retries: 0, maxTokens: 4096 });
+      const j = judgeReward({
+        judge: { sampler: scriptedSampler({ renderer, script: () => reply }), renderer },
+        rubric: 'r',
+        mode: 'group',
+        normalize: 'none',
+        retries: 0,
+        maxTokens: 4096,
+      });
       const rewards_G = await Promise.all(group.map((t) => j.reward(t, ex)));
       return Promise.resolve(j.groupReward!({ example: ex, trajectories_G: group, rewards_G })).catch((e: unknown) => e as Error);
     };
@@ -176,6 +206,10 @@ describe('parseVerdict bounds its work', () => {
   });
 });
 
-function unescape(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+function unescapeHtml(s: string): string {
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }

@@ -208,7 +208,16 @@ describe('answer forms: named tuples, lists, percents, matrices, ratios, text, u
 describe('mathReward on these kinds', () => {
   const reward = mathReward({ inThread: true });
   const ex = (answer: string): Example => ({ id: 'e', question: 'q', answer });
-  const traj = (finalText: string): Trajectory => ({ id: 'e/0', example: ex('0'), groupIndex: 0, messages: [], turns: [], stopReason: 'answer', toolCalls: 0, finalText });
+  const traj = (finalText: string): Trajectory => ({
+    id: 'e/0',
+    example: ex('0'),
+    groupIndex: 0,
+    messages: [],
+    turns: [],
+    stopReason: 'answer',
+    toolCalls: 0,
+    finalText,
+  });
 
   it('reads a gold list as a list and scores a joined box list', async () => {
     await expect(reward(traj('The roots are \\boxed{3} and \\boxed{5}.'), ex('3,5'))).resolves.toMatchObject({ reward: 1 });

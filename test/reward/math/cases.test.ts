@@ -6,7 +6,13 @@ import { extractAnswer } from '../../../src/reward/math/extract-answer.js';
 import { extractLastBoxed } from '../../../src/reward/math/extract-boxed.js';
 import { mathEquivalentSync } from '../../../src/reward/math/equivalent.js';
 
-interface Case { gold: string; pred: string; expected: boolean; category: string; note: string }
+interface Case {
+  gold: string;
+  pred: string;
+  expected: boolean;
+  category: string;
+  note: string;
+}
 
 const repoRoot = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const CASES = path.resolve(repoRoot, 'test/fixtures/math-equivalence.jsonl');
@@ -36,13 +42,20 @@ describe('math-equivalence case file', () => {
   });
 
   it('agrees with `expected` on at least 95% of all cases', () => {
-    const cases = readFileSync(CASES, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Case);
+    const cases = readFileSync(CASES, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Case);
     expect(cases.length).toBeGreaterThan(200);
     const failing = new Map<string, string[]>();
     let agree = 0;
     cases.forEach((c, i) => {
       if (judge(c) === c.expected) agree++;
-      else failing.set(c.category, [...(failing.get(c.category) ?? []), `#${i} expected ${c.expected}: ${JSON.stringify(c.gold).slice(0, 60)} vs ${JSON.stringify(c.pred).slice(-60)}`]);
+      else
+        failing.set(c.category, [
+          ...(failing.get(c.category) ?? []),
+          `#${i} expected ${c.expected}: ${JSON.stringify(c.gold).slice(0, 60)} vs ${JSON.stringify(c.pred).slice(-60)}`,
+        ]);
     });
     const rate = agree / cases.length;
     const lines = [...failing].map(([cat, list]) => `  ${cat}:\n${list.map((l) => `    ${l}`).join('\n')}`);

@@ -92,7 +92,9 @@ describe('mathEquivalentSync: structures', () => {
 
   it('compares matrices element-wise, evaluating matrix expressions', () => {
     expect(eq('\\begin{pmatrix}1\\\\2\\end{pmatrix}', '\\begin{pmatrix}2\\\\1\\end{pmatrix}')).toBe(false);
-    expect(eq('\\begin{pmatrix}6 & 8 \\\\ 10 & 12\\end{pmatrix}', '\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + \\begin{pmatrix}5 & 6 \\\\ 7 & 8\\end{pmatrix}')).toBe(true);
+    expect(
+      eq('\\begin{pmatrix}6 & 8 \\\\ 10 & 12\\end{pmatrix}', '\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + \\begin{pmatrix}5 & 6 \\\\ 7 & 8\\end{pmatrix}'),
+    ).toBe(true);
   });
 });
 
@@ -112,18 +114,24 @@ describe('mathEquivalentSync: statuses and properties', () => {
 
   // Property: an integer equals itself written as an equivalent fraction, and differs from its successor.
   it('is exact on random integers and fractions', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 1, max: 50 }), (n, k) => {
-      expect(eq(`${n}`, `\\frac{${n * BigInt(k)}}{${k}}`)).toBe(true);
-      expect(eq(`${n}`, `${n + 1n}`)).toBe(false);
-    }), { numRuns: 40 });
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 1, max: 50 }), (n, k) => {
+        expect(eq(`${n}`, `\\frac{${n * BigInt(k)}}{${k}}`)).toBe(true);
+        expect(eq(`${n}`, `${n + 1n}`)).toBe(false);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   // Property: equivalence is symmetric on plain numbers.
   it('is symmetric on decimal/fraction pairs', () => {
-    fc.assert(fc.property(fc.integer({ min: -999, max: 999 }), fc.integer({ min: 1, max: 16 }), (a, b) => {
-      const frac = `\\frac{${a}}{${b}}`;
-      const dec = (a / b).toFixed(8);
-      expect(eq(frac, dec)).toBe(eq(dec, frac));
-    }), { numRuns: 40 });
+    fc.assert(
+      fc.property(fc.integer({ min: -999, max: 999 }), fc.integer({ min: 1, max: 16 }), (a, b) => {
+        const frac = `\\frac{${a}}{${b}}`;
+        const dec = (a / b).toFixed(8);
+        expect(eq(frac, dec)).toBe(eq(dec, frac));
+      }),
+      { numRuns: 40 },
+    );
   });
 });

@@ -40,10 +40,12 @@ describe('extractLastBoxed (reward rule)', () => {
   // Property: whatever surrounds it, a box of balanced content at the end is returned verbatim.
   it('recovers any balanced content placed in a final box', () => {
     const balanced = fc.stringMatching(/^[a-z0-9+\-^ ]{0,20}$/).map((s) => `{${s}}`);
-    fc.assert(fc.property(fc.string({ maxLength: 100 }), balanced, (prefix, body) => {
-      const text = `${prefix.replace(/[\\{}]/g, '')} \\boxed{${body}}`;
-      expect(extractLastBoxed(text)).toBe(body);
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 100 }), balanced, (prefix, body) => {
+        const text = `${prefix.replace(/[\\{}]/g, '')} \\boxed{${body}}`;
+        expect(extractLastBoxed(text)).toBe(body);
+      }),
+    );
   });
 });
 

@@ -9,7 +9,10 @@ const traj = (finalText: string, ex: Example, prompt = ex.question): Trajectory 
   id: 'e1/0',
   example: ex,
   groupIndex: 0,
-  messages: [{ role: 'user', content: prompt }, { role: 'assistant', content: finalText }],
+  messages: [
+    { role: 'user', content: prompt },
+    { role: 'assistant', content: finalText },
+  ],
   turns: [],
   stopReason: 'answer',
   toolCalls: 0,
@@ -22,7 +25,12 @@ afterAll(() => reward.close());
 describe('mathReward', () => {
   it('gives +1 for an equivalent boxed answer and -1 for a wrong one', async () => {
     const ex = example('\\frac{1}{2}');
-    await expect(reward(traj('So $p=\\boxed{\\dfrac{1}{2}}$.', ex), ex)).resolves.toEqual({ reward: 1, correct: true, validFormat: true, answer: '\\dfrac{1}{2}' });
+    await expect(reward(traj('So $p=\\boxed{\\dfrac{1}{2}}$.', ex), ex)).resolves.toEqual({
+      reward: 1,
+      correct: true,
+      validFormat: true,
+      answer: '\\dfrac{1}{2}',
+    });
     await expect(reward(traj('So \\boxed{0.4}.', ex), ex)).resolves.toMatchObject({ reward: -1, correct: false, validFormat: true });
   });
 

@@ -6,19 +6,27 @@ import { extractAnswer } from '../../../src/reward/math/extract-answer.js';
 import { mathEquivalentSync } from '../../../src/reward/math/equivalent.js';
 import { nearMisses } from './near-miss.js';
 
-interface Case { gold: string; category: string }
+interface Case {
+  gold: string;
+  category: string;
+}
 
 const repoRoot = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const cases = readFileSync(path.resolve(repoRoot, 'test/fixtures/math-equivalence.jsonl'), 'utf8')
-  .trim().split('\n').map((l) => JSON.parse(l) as Case);
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l) as Case);
 
 /** Every distinct gold answer of the case file, as the grader reads it (without the `$…$` wrapper). */
-export function fixtureGolds(): string[] {
+function fixtureGolds(): string[] {
   const golds = new Set<string>();
   for (const c of cases) {
     const g = c.category.startsWith('reward_extraction:') ? c.gold : extractAnswer(c.gold, { unclosedBox: 'rest' });
     if (g === null) continue;
-    const bare = g.trim().replace(/^\$([\s\S]*)\$$/, '$1').trim();
+    const bare = g
+      .trim()
+      .replace(/^\$([\s\S]*)\$$/, '$1')
+      .trim();
     if (bare !== '') golds.add(bare);
   }
   return [...golds];
@@ -26,12 +34,62 @@ export function fixtureGolds(): string[] {
 
 /** Extra golds rich in the shapes the fixture has few of (tuples, exponents, π, fractions, matrices, units). */
 const EXTRA_GOLDS = [
-  '(4,-1)', '(3, \\frac{\\pi}{2})', '(1, 2, 3)', '(-2, 5)', '(0, 7)', '\\left(\\frac{1}{5}, \\frac{1}{6}\\right)', '(2\\sqrt{3}, 4)',
-  '[2, 5)', '(-\\infty, 3]', '[-1, 4]', '(1, 9)', '2^{10}', '3^{7}', 'x^{3}+2x', '5^{-2}', '2^{100}', 'e^{3}', '10^{6}',
-  '\\frac{\\pi}{4}', '\\frac{3\\pi}{2}', '2\\pi', '\\frac{\\pi}{6}', '\\pi r^{2}', '\\frac{5}{7}', '\\frac{12}{5}', '-\\frac{3}{8}',
-  '\\frac{\\sqrt{3}}{2}', '3\\sqrt{2}', '\\sqrt{17}', '1+\\sqrt{5}', '2+\\frac{1}{e}', '1-\\frac{1}{e}', '3+4i', '40\\%', '12.5',
-  '0.75', '\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}', '\\begin{bmatrix}2&0\\\\1&5\\end{bmatrix}', '3:8', 'x=2', 'y = 7',
-  '\\{1, 3, 5\\}', '\\{-2, 2\\}', '2, 5, 9', '-3, 2', '1:2:3', '(x,y)=(4,-1)', 'x=2, x=-3', 'a \\neq 5', '\\text{Odd}', '14400', '2024', '1/2004!', '\\frac{1}{2^{99}}', '\\log_{2} 5', '\\ln 3',
+  '(4,-1)',
+  '(3, \\frac{\\pi}{2})',
+  '(1, 2, 3)',
+  '(-2, 5)',
+  '(0, 7)',
+  '\\left(\\frac{1}{5}, \\frac{1}{6}\\right)',
+  '(2\\sqrt{3}, 4)',
+  '[2, 5)',
+  '(-\\infty, 3]',
+  '[-1, 4]',
+  '(1, 9)',
+  '2^{10}',
+  '3^{7}',
+  'x^{3}+2x',
+  '5^{-2}',
+  '2^{100}',
+  'e^{3}',
+  '10^{6}',
+  '\\frac{\\pi}{4}',
+  '\\frac{3\\pi}{2}',
+  '2\\pi',
+  '\\frac{\\pi}{6}',
+  '\\pi r^{2}',
+  '\\frac{5}{7}',
+  '\\frac{12}{5}',
+  '-\\frac{3}{8}',
+  '\\frac{\\sqrt{3}}{2}',
+  '3\\sqrt{2}',
+  '\\sqrt{17}',
+  '1+\\sqrt{5}',
+  '2+\\frac{1}{e}',
+  '1-\\frac{1}{e}',
+  '3+4i',
+  '40\\%',
+  '12.5',
+  '0.75',
+  '\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}',
+  '\\begin{bmatrix}2&0\\\\1&5\\end{bmatrix}',
+  '3:8',
+  'x=2',
+  'y = 7',
+  '\\{1, 3, 5\\}',
+  '\\{-2, 2\\}',
+  '2, 5, 9',
+  '-3, 2',
+  '1:2:3',
+  '(x,y)=(4,-1)',
+  'x=2, x=-3',
+  'a \\neq 5',
+  '\\text{Odd}',
+  '14400',
+  '2024',
+  '1/2004!',
+  '\\frac{1}{2^{99}}',
+  '\\log_{2} 5',
+  '\\ln 3',
 ];
 
 describe('near-miss answers are never judged equal', () => {
@@ -53,7 +111,19 @@ describe('near-miss answers are never judged equal', () => {
     console.log(`near-miss pairs: ${pairs} from ${golds.length} golds; by kind: ${JSON.stringify(Object.fromEntries(kinds))}`);
     expect(falsePositives).toEqual([]);
     expect(pairs).toBeGreaterThanOrEqual(2000);
-    for (const k of ['sign_flip', 'off_by_one_value', 'off_by_one_literal', 'tuple_swapped', 'exponent_changed', 'pi_vs_half_pi', 'fraction_inverted', 'radians_as_degrees', 'times_e', 'times_i', 'percent_tenfold']) {
+    for (const k of [
+      'sign_flip',
+      'off_by_one_value',
+      'off_by_one_literal',
+      'tuple_swapped',
+      'exponent_changed',
+      'pi_vs_half_pi',
+      'fraction_inverted',
+      'radians_as_degrees',
+      'times_e',
+      'times_i',
+      'percent_tenfold',
+    ]) {
       expect(kinds.get(k) ?? 0, k).toBeGreaterThan(0);
     }
   }, 300_000);

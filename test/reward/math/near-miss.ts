@@ -14,7 +14,7 @@ export interface NearMiss {
 }
 
 /** Value of a LaTeX scalar when it is a finite real constant, else null. */
-function valueOf(latex: string): number | null {
+function scalarValue(latex: string): number | null {
   const v = realValue(normalizeMathAnswer(latex));
   return v !== null && Number.isFinite(v) ? v : null;
 }
@@ -69,7 +69,15 @@ const replaceAt = (s: string, at: number, len: number, by: string): string => s.
 /** Splits `(a, b)`, `[a, b)`, `\{a, b\}` or a bare `a, b` into its parts; null for a single item. */
 function listParts(s: string): { open: string; close: string; items: string[] } | null {
   const t = s.trim();
-  for (const [open, close] of [['\\{', '\\}'], ['\\left(', '\\right)'], ['\\left[', '\\right]'], ['(', ')'], ['[', ']'], ['(', ']'], ['[', ')']] as const) {
+  for (const [open, close] of [
+    ['\\{', '\\}'],
+    ['\\left(', '\\right)'],
+    ['\\left[', '\\right]'],
+    ['(', ')'],
+    ['[', ']'],
+    ['(', ']'],
+    ['[', ')'],
+  ] as const) {
     if (t.startsWith(open) && t.endsWith(close)) {
       const inner = t.slice(open.length, t.length - close.length);
       if (/[()[\]]/.test(inner.replace(/\\[a-zA-Z]+/g, '')) && open.length === 1) {
@@ -80,7 +88,10 @@ function listParts(s: string): { open: string; close: string; items: string[] } 
           const c = t[i];
           if (c === '(' || c === '[' || c === '{') d++;
           else if (c === ')' || c === ']' || c === '}') d--;
-          if (d === 0 && i > 0) { matched = false; break; }
+          if (d === 0 && i > 0) {
+            matched = false;
+            break;
+          }
         }
         if (!matched) continue;
       }
@@ -105,7 +116,7 @@ export function nearMisses(gold: string): NearMiss[] {
     if (pred !== null && pred.replace(/\s+/g, '') !== g.replace(/\s+/g, '')) out.push({ kind, pred });
   };
   const scalar = isScalar(g);
-  const v = scalar ? valueOf(g) : null;
+  const v = scalar ? scalarValue(g) : null;
   // A decimal's value is known to its digits only: adding 1 to 6.02·10²³ is inside any numeric tolerance.
   const additive = !(v !== null && Math.abs(v) >= 1e9 && /\d\.\d/.test(g));
 
@@ -170,8 +181,8 @@ export function nearMisses(gold: string): NearMiss[] {
   const frac = /\\[dt]?frac\s*\{([^{}]+)\}\s*\{([^{}]+)\}/.exec(g);
   if (frac !== null) {
     const [a = '', b = ''] = [frac[1], frac[2]];
-    const va = valueOf(a);
-    const vb = valueOf(b);
+    const va = scalarValue(a);
+    const vb = scalarValue(b);
     const same = a.replace(/[\s-]/g, '') === b.replace(/[\s-]/g, '') || (va !== null && vb !== null && Math.abs(Math.abs(va) - Math.abs(vb)) < 1e-12);
     if (!same) add('fraction_inverted', replaceAt(g, frac.index, frac[0].length, `\\frac{${b}}{${a}}`));
   }
@@ -190,8 +201,8 @@ export function nearMisses(gold: string): NearMiss[] {
     const { open, close, items } = parts;
     const distinct = (x: string, y: string) => {
       if (x.replace(/\s+/g, '') === y.replace(/\s+/g, '')) return false;
-      const vx = valueOf(x);
-      const vy = valueOf(y);
+      const vx = scalarValue(x);
+      const vy = scalarValue(y);
       return !(vx !== null && vy !== null && Math.abs(vx - vy) < 1e-12);
     };
     const ordered = open === '(' || open === '[' || open === '\\left(' || open === '\\left[';
@@ -201,9 +212,17 @@ export function nearMisses(gold: string): NearMiss[] {
     const uniqueItems = items.filter((x, i) => items.findIndex((y) => !distinct(x, y)) === i);
     if (uniqueItems.length >= 2 && uniqueItems.length === items.length) add('item_dropped', `${open}${items.slice(0, -1).join(', ')}${close}`);
     const first = items[0] ?? '';
-    const fv = valueOf(first);
+    const fv = scalarValue(first);
     const flipped = `-\\left(${first}\\right)`;
-    if (isScalar(first) && fv !== null && fv !== 0 && !items.slice(1).some((x) => { const xv = valueOf(x); return xv !== null && Math.abs(xv + fv) < 1e-12; })) {
+    if (
+      isScalar(first) &&
+      fv !== null &&
+      fv !== 0 &&
+      !items.slice(1).some((x) => {
+        const xv = scalarValue(x);
+        return xv !== null && Math.abs(xv + fv) < 1e-12;
+      })
+    ) {
       add('item_sign_flip', `${open}${[flipped, ...items.slice(1)].join(', ')}${close}`);
     }
   }
@@ -211,7 +230,7 @@ export function nearMisses(gold: string): NearMiss[] {
   // A relation's right-hand side changed: `x = 5` → `x = 6` is covered by literals; flip the sign too.
   const rel = /^([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*([^=<>]+)$/.exec(g);
   if (rel !== null && isScalar(rel[2] ?? '')) {
-    const rv = valueOf(rel[2] ?? '');
+    const rv = scalarValue(rel[2] ?? '');
     if (rv === null || rv !== 0) add('relation_sign_flip', `${rel[1]} = -\\left(${rel[2]}\\right)`);
   }
   return out;

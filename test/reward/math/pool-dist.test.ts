@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,11 +14,22 @@ describe('MathCheckPool from a tsup build', () => {
   it('loads the worker next to the bundle in ESM and CJS builds', async () => {
     await build({
       entry: { index: path.join(repoRoot, 'src/reward/math/index.ts') },
-      outDir, format: ['esm', 'cjs'], dts: false, sourcemap: false, clean: true, silent: true,
-      target: 'node20', platform: 'node', shims: true, splitting: true, config: false,
+      outDir,
+      format: ['esm', 'cjs'],
+      dts: false,
+      sourcemap: false,
+      clean: true,
+      silent: true,
+      target: 'node20',
+      platform: 'node',
+      shims: true,
+      splitting: true,
+      config: false,
     });
     const script = path.join(outDir, 'probe.mjs');
-    writeFileSync(script, `
+    writeFileSync(
+      script,
+      `
       import { createRequire } from 'node:module';
       const esm = await import('./index.js');
       const a = await esm.mathEquivalent('\\\\frac12', '0.5', { timeoutMs: 20000 });
@@ -29,9 +39,13 @@ describe('MathCheckPool from a tsup build', () => {
       const b = await pool.check('x^2', 'x\\\\cdot x');
       await pool.close();
       console.log(JSON.stringify([a, b]));
-    `);
+    `,
+    );
     const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000 });
     expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout.trim())).toEqual([{ equal: true, status: 'ok' }, { equal: true, status: 'ok' }]);
+    expect(JSON.parse(run.stdout.trim())).toEqual([
+      { equal: true, status: 'ok' },
+      { equal: true, status: 'ok' },
+    ]);
   });
 });

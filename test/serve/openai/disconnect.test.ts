@@ -26,11 +26,15 @@ function endlessSampler(ends: string[]): SamplingClient {
           ends.push('no signal');
           return;
         }
-        params.signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          ends.push('aborted');
-          reject(params.signal!.reason);
-        }, { once: true });
+        params.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            ends.push('aborted');
+            reject(params.signal!.reason);
+          },
+          { once: true },
+        );
       });
     },
     computeLogprobs: async (t) => t.map(() => null),
@@ -56,7 +60,12 @@ describe('/v1 sampling and client disconnects', () => {
     it(`${path} ${JSON.stringify(body).slice(0, 60)}: the sampler is aborted within a second of the client leaving`, async () => {
       ends.length = 0;
       const ac = new AbortController();
-      const pending = request(`${baseUrl}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: ac.signal }).catch(() => undefined);
+      const pending = request(`${baseUrl}/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: ac.signal,
+      }).catch(() => undefined);
       const calls = 'prompt' in body && Array.isArray(body.prompt[0]) ? body.prompt.length : 1;
       const t0 = Date.now();
       while (Date.now() - t0 < 5000 && ends.length === 0) {
@@ -71,10 +80,17 @@ describe('/v1 sampling and client disconnects', () => {
   }
 
   it('a normal request after the disconnects is answered', async () => {
-    const fast: SamplingClient = { sample: async (_p, params) => Array.from({ length: params.numSamples ?? 1 }, () => ({ tokens: [5], logprobs: [-1], stopReason: 'length' as const })), computeLogprobs: async (t) => t.map(() => null) };
+    const fast: SamplingClient = {
+      sample: async (_p, params) => Array.from({ length: params.numSamples ?? 1 }, () => ({ tokens: [5], logprobs: [-1], stopReason: 'length' as const })),
+      computeLogprobs: async (t) => t.map(() => null),
+    };
     const s = await serveV1({ sampler: fast, renderer, modelName: 'm' });
     try {
-      const r = await request(`${s.baseUrl}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', prompt: [1, 2], n: 2, max_tokens: 1 }) });
+      const r = await request(`${s.baseUrl}/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', prompt: [1, 2], n: 2, max_tokens: 1 }),
+      });
       expect(r.statusCode).toBe(200);
       expect(((await r.body.json()) as any).choices).toHaveLength(2);
     } finally {

@@ -52,7 +52,15 @@ describe('official openai client: models and completions', () => {
 
   it('a token-id completion returns the in-process tokens and logprobs (return_token_ids, logprobs: 0)', async () => {
     const prompt = local.renderPrompt([{ role: 'user', content: 'hi' }]);
-    const r = await client(tiny.baseUrl).completions.create({ model: 'tiny', prompt, max_tokens: 10, seed: 3, temperature: 0.9, logprobs: 0, return_token_ids: true } as OpenAI.CompletionCreateParamsNonStreaming);
+    const r = await client(tiny.baseUrl).completions.create({
+      model: 'tiny',
+      prompt,
+      max_tokens: 10,
+      seed: 3,
+      temperature: 0.9,
+      logprobs: 0,
+      return_token_ids: true,
+    } as OpenAI.CompletionCreateParamsNonStreaming);
     const [want] = await inProcess.sample(prompt, { maxTokens: 10, seed: 3, temperature: 0.9, stop: local.stopTokens });
     const c = r.choices[0] as OpenAI.CompletionChoice & { token_ids: number[]; prompt_token_ids: number[] };
     expect(c.token_ids).toEqual(want!.tokens);
@@ -66,7 +74,15 @@ describe('official openai client: models and completions', () => {
   it('a text prompt with echo and logprobs puts the prompt first (first logprob null), as vLLM does; prompt_logprobs too', async () => {
     const text = 'the cat sat';
     const ids = local.encode(text);
-    const r = await client(tiny.baseUrl).completions.create({ model: 'tiny', prompt: text, max_tokens: 3, seed: 1, echo: true, logprobs: 0, prompt_logprobs: 0 } as OpenAI.CompletionCreateParamsNonStreaming);
+    const r = await client(tiny.baseUrl).completions.create({
+      model: 'tiny',
+      prompt: text,
+      max_tokens: 3,
+      seed: 1,
+      echo: true,
+      logprobs: 0,
+      prompt_logprobs: 0,
+    } as OpenAI.CompletionCreateParamsNonStreaming);
     const c = r.choices[0] as OpenAI.CompletionChoice & { prompt_logprobs: (Record<string, { logprob: number }> | null)[] };
     const plp = await inProcess.computeLogprobs(ids);
     expect(c.text.startsWith(text)).toBe(true);
@@ -80,7 +96,16 @@ describe('official openai client: models and completions', () => {
   for (const k of [1, 5, 20]) {
     it(`logprobs: ${k} returns the sampled token's logprob and the ${k} most likely tokens at each position`, async () => {
       const prompt = local.renderPrompt([{ role: 'user', content: 'hello there' }]);
-      const r = await client(tiny.baseUrl).completions.create({ model: 'tiny', prompt, n: 2, max_tokens: 6, seed: 11, temperature: 0.8, logprobs: k, return_token_ids: true } as OpenAI.CompletionCreateParamsNonStreaming);
+      const r = await client(tiny.baseUrl).completions.create({
+        model: 'tiny',
+        prompt,
+        n: 2,
+        max_tokens: 6,
+        seed: 11,
+        temperature: 0.8,
+        logprobs: k,
+        return_token_ids: true,
+      } as OpenAI.CompletionCreateParamsNonStreaming);
       const want = await inProcess.sample(prompt, { numSamples: 2, maxTokens: 6, seed: 11, temperature: 0.8, stop: local.stopTokens, topLogprobs: k });
       let completion = 0;
       r.choices.forEach((choice, j) => {
@@ -116,7 +141,11 @@ describe('official openai client: models and completions', () => {
       expect(t![`token_id:${w!.tokens[i]}`]).toBe(w!.logprobs[i]);
       expect(t![`token_id:${w!.topLogprobs![i]![0]!.token}`]).toBe(w!.topLogprobs![i]![0]!.logprob);
     });
-    const stream = await client(tiny.baseUrl).completions.create({ ...base, stream: true, stream_options: { include_usage: true } } as unknown as OpenAI.CompletionCreateParamsStreaming);
+    const stream = await client(tiny.baseUrl).completions.create({
+      ...base,
+      stream: true,
+      stream_options: { include_usage: true },
+    } as unknown as OpenAI.CompletionCreateParamsStreaming);
     const chunks: OpenAI.Completion[] = [];
     for await (const c of stream) chunks.push(c);
     expect(chunks[0]!.choices[0]!.logprobs!.top_logprobs).toEqual(top);
@@ -127,7 +156,15 @@ describe('official openai client: models and completions', () => {
   it('chat completions: logprobs + top_logprobs k give k alternatives per token, streamed and not', async () => {
     const messages = [{ role: 'user' as const, content: 'count' }];
     for (const k of [1, 3]) {
-      const r = await client(tiny.baseUrl).chat.completions.create({ model: 'tiny', messages, max_tokens: 5, seed: 9, logprobs: true, top_logprobs: k, temperature: 0.7 });
+      const r = await client(tiny.baseUrl).chat.completions.create({
+        model: 'tiny',
+        messages,
+        max_tokens: 5,
+        seed: 9,
+        logprobs: true,
+        top_logprobs: k,
+        temperature: 0.7,
+      });
       const prompt = local.renderPrompt(messages, { addGenerationPrompt: true });
       const [w] = await inProcess.sample(prompt, { maxTokens: 5, seed: 9, temperature: 0.7, stop: local.stopTokens, topLogprobs: k });
       const content = r.choices[0]!.logprobs!.content!;
@@ -139,7 +176,16 @@ describe('official openai client: models and completions', () => {
       });
       expect(r.choices[0]!.finish_reason).toBe(w!.stopReason);
       expect(r.usage).toMatchObject({ prompt_tokens: prompt.length, completion_tokens: w!.tokens.length });
-      const stream = await client(tiny.baseUrl).chat.completions.create({ model: 'tiny', messages, max_tokens: 5, seed: 9, logprobs: true, top_logprobs: k, temperature: 0.7, stream: true });
+      const stream = await client(tiny.baseUrl).chat.completions.create({
+        model: 'tiny',
+        messages,
+        max_tokens: 5,
+        seed: 9,
+        logprobs: true,
+        top_logprobs: k,
+        temperature: 0.7,
+        stream: true,
+      });
       const streamed: OpenAI.ChatCompletionTokenLogprob[] = [];
       for await (const c of stream) streamed.push(...(c.choices[0]?.logprobs?.content ?? []));
       expect(streamed).toEqual(content);
@@ -147,7 +193,16 @@ describe('official openai client: models and completions', () => {
   });
 
   it('several prompts and n: choices are indexed prompt·n + sample', async () => {
-    const r = await client(tiny.baseUrl).completions.create({ model: 'tiny', prompt: [[5, 6, 7], [8, 9]], n: 2, max_tokens: 4, seed: 2 });
+    const r = await client(tiny.baseUrl).completions.create({
+      model: 'tiny',
+      prompt: [
+        [5, 6, 7],
+        [8, 9],
+      ],
+      n: 2,
+      max_tokens: 4,
+      seed: 2,
+    });
     expect(r.choices.map((c) => c.index)).toEqual([0, 1, 2, 3]);
   });
 });
@@ -172,12 +227,19 @@ describe('official openai client: streamed completions', () => {
 });
 
 describe('official openai client: chat completions', () => {
-  const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { ...CODE_INTERPRETER_TOOL.function, parameters: { ...CODE_INTERPRETER_TOOL.function.parameters } } }];
+  const tools: OpenAI.ChatCompletionTool[] = [
+    { type: 'function', function: { ...CODE_INTERPRETER_TOOL.function, parameters: { ...CODE_INTERPRETER_TOOL.function.parameters } } },
+  ];
 
   it('renders the messages and tools with the chat template, and returns the model\u2019s <tool_call> as tool_calls', async () => {
     script = () => 'Let me compute it.\n<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "print(12*7)"}}\n</tool_call>';
     prompts.length = 0;
-    const r = await client(scripted.baseUrl).chat.completions.create({ model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'What is 12*7?' }], tools, logprobs: true });
+    const r = await client(scripted.baseUrl).chat.completions.create({
+      model: 'Qwen/Qwen3-8B',
+      messages: [{ role: 'user', content: 'What is 12*7?' }],
+      tools,
+      logprobs: true,
+    });
     const c = r.choices[0]!;
     expect(c.finish_reason).toBe('tool_calls');
     expect(c.message.content).toBe('Let me compute it.');
@@ -200,7 +262,11 @@ describe('official openai client: chat completions', () => {
       tools,
       messages: [
         { role: 'user', content: 'What is 12*7?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'code_interpreter', arguments: '{"code": "print(12*7)"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'code_interpreter', arguments: '{"code": "print(12*7)"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '84' },
       ],
     });
@@ -214,7 +280,11 @@ describe('official openai client: chat completions', () => {
   it('streams chat completions as server-sent events: content deltas, tool_calls deltas, finish reason, usage', async () => {
     script = () => 'Checking.\n<tool_call>\n{"name": "code_interpreter", "arguments": {"code": "print(1)"}}\n</tool_call>';
     const stream = await client(scripted.baseUrl).chat.completions.create({
-      model: 'Qwen/Qwen3-8B', messages: [{ role: 'user', content: 'go' }], tools, stream: true, stream_options: { include_usage: true },
+      model: 'Qwen/Qwen3-8B',
+      messages: [{ role: 'user', content: 'go' }],
+      tools,
+      stream: true,
+      stream_options: { include_usage: true },
     });
     let content = '';
     const calls: OpenAI.ChatCompletionChunk.Choice.Delta.ToolCall[] = [];
@@ -249,20 +319,25 @@ describe('official openai client: chat completions', () => {
 
 describe('official openai client: errors in OpenAI\u2019s shape', () => {
   it('unknown model → 404 model_not_found', async () => {
-    const err = await client(tiny.baseUrl).completions.create({ model: 'nope', prompt: 'x' }).catch((e: unknown) => e);
+    const err = await client(tiny.baseUrl)
+      .completions.create({ model: 'nope', prompt: 'x' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
     expect(err).toMatchObject({ status: 404, code: 'model_not_found', param: 'model', type: 'not_found_error' });
   });
 
   it('wrong key → 401 AuthenticationError', async () => {
-    const err = await client(tiny.baseUrl, 'wrong').models.list().catch((e: unknown) => e);
+    const err = await client(tiny.baseUrl, 'wrong')
+      .models.list()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err).toMatchObject({ status: 401, type: 'authentication_error' });
   });
 
   it('invalid and unsupported parameters → 400 naming the parameter', async () => {
     const c = client(tiny.baseUrl);
-    const bad = async (p: Record<string, unknown>) => c.completions.create({ model: 'tiny', prompt: 'x', ...p } as OpenAI.CompletionCreateParamsNonStreaming).catch((e: unknown) => e);
+    const bad = async (p: Record<string, unknown>) =>
+      c.completions.create({ model: 'tiny', prompt: 'x', ...p } as OpenAI.CompletionCreateParamsNonStreaming).catch((e: unknown) => e);
     expect(await bad({ n: 0 })).toMatchObject({ status: 400, param: 'n', type: 'invalid_request_error' });
     expect(await bad({ stop: ['\n'] })).toMatchObject({ status: 400, param: 'stop' });
     expect(await bad({ logprobs: 21 })).toMatchObject({ status: 400, param: 'logprobs' });
@@ -275,7 +350,9 @@ describe('official openai client: errors in OpenAI\u2019s shape', () => {
       expect(chatErr).toMatchObject({ param: 'top_logprobs' });
     }
     // a sampler that cannot rank alternatives says so (the scripted one returns none)
-    const noAlt = await client(scripted.baseUrl).completions.create({ model: 'Qwen/Qwen3-8B', prompt: 'x', max_tokens: 2, logprobs: 1 }).catch((e: unknown) => e);
+    const noAlt = await client(scripted.baseUrl)
+      .completions.create({ model: 'Qwen/Qwen3-8B', prompt: 'x', max_tokens: 2, logprobs: 1 })
+      .catch((e: unknown) => e);
     expect(noAlt).toMatchObject({ status: 400, param: 'logprobs' });
   });
 
@@ -283,12 +360,20 @@ describe('official openai client: errors in OpenAI\u2019s shape', () => {
     const c = client(tiny.baseUrl);
     const long = await c.completions.create({ model: 'tiny', prompt: Array(200).fill(5) }).catch((e: unknown) => e);
     expect(long).toBeInstanceOf(OpenAI.BadRequestError);
-    const res = await fetch(`${tiny.baseUrl}/embeddings`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${tiny.baseUrl}/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe('not_found_error');
     const small = await serveV1({ sampler: inProcess, renderer: local, modelName: 'tiny' }, { maxBodyBytes: 1000 });
     try {
-      const big = await fetch(`${small.baseUrl}/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'tiny', prompt: 'x'.repeat(5000) }) });
+      const big = await fetch(`${small.baseUrl}/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'tiny', prompt: 'x'.repeat(5000) }),
+      });
       expect(big.status).toBe(413);
       expect(((await big.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
     } finally {

@@ -53,6 +53,9 @@ export function demonstrations(examples: readonly TeaExample[], seed: number, to
   const r = rng(seed);
   return examples.map((example) => ({
     example,
-    turns: r() < toolShare ? [{ call: { name: 'open_nodes', arguments: { names: [entityName(example.meta.country, example.meta.day)] } } }, { answer: example.answer }] : [{ answer: String(10 + Math.floor(r() * 90)) }],
+    turns:
+      r() < toolShare
+        ? [{ call: { name: 'open_nodes', arguments: { names: [entityName(example.meta.country, example.meta.day)] } } }, { answer: example.answer }]
+        : [{ answer: String(10 + Math.floor(r() * 90)) }],
   }));
 }

@@ -12,7 +12,14 @@ import { localBackend, trainAndEvaluate } from 'agentrl';
 import { env, reward } from './env.js';
 import { HELD_OUT_DAYS, TRAIN_DAYS, demonstrations, makeDataset } from './data.js';
 
-const { values: arg } = parseArgs({ options: { 'sft-steps': { type: 'string', default: '1000' }, 'rl-steps': { type: 'string', default: '20' }, 'eval-problems': { type: 'string', default: '32' }, seed: { type: 'string', default: '1' } } });
+const { values: arg } = parseArgs({
+  options: {
+    'sft-steps': { type: 'string', default: '1000' },
+    'rl-steps': { type: 'string', default: '20' },
+    'eval-problems': { type: 'string', default: '32' },
+    seed: { type: 'string', default: '1' },
+  },
+});
 const seed = Number(arg.seed);
 // Tokens of the embedded tokenizer: the prompt (with the server's tool schema), tool call ≈ 30, the server's
 // reply up to the price ≈ 100 (pretty-printed JSON), answer 2. One budgets object for every stage.
@@ -23,10 +30,30 @@ const heldOut = makeDataset(Number(arg['eval-problems']), seed + 1000, HELD_OUT_
 
 try {
   await trainAndEvaluate({
-    backend, env, reward, train, heldOut, budgets, seed,
+    backend,
+    env,
+    reward,
+    train,
+    heldOut,
+    budgets,
+    seed,
     eval: { samples: 2 },
-    coldStart: { demonstrations: demonstrations(train, seed), steps: Number(arg['sft-steps']), batchSize: 16, learningRate: 5e-3, warmupSteps: 20, heldOut: demonstrations(heldOut, seed + 1, 1) },
-    rl: { maxSteps: Number(arg['rl-steps']), groupSize: 8, questionsPerBatch: 4, optimizer: { learningRate: 1e-3 }, logDir: `runs/${new Date().toISOString().replace(/[:.]/g, '-')}`, progress: true },
+    coldStart: {
+      demonstrations: demonstrations(train, seed),
+      steps: Number(arg['sft-steps']),
+      batchSize: 16,
+      learningRate: 5e-3,
+      warmupSteps: 20,
+      heldOut: demonstrations(heldOut, seed + 1, 1),
+    },
+    rl: {
+      maxSteps: Number(arg['rl-steps']),
+      groupSize: 8,
+      questionsPerBatch: 4,
+      optimizer: { learningRate: 1e-3 },
+      logDir: `runs/${new Date().toISOString().replace(/[:.]/g, '-')}`,
+      progress: true,
+    },
   });
 } finally {
   await env.close(); // stops every MCP server process the environment started

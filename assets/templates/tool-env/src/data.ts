@@ -33,6 +33,9 @@ export function demonstrations(examples: readonly TeaExample[], seed: number, to
   const r = rng(seed);
   return examples.map((example) => ({
     example,
-    turns: r() < toolShare ? [{ call: { name: 'price', arguments: { country: example.meta.country } } }, { answer: example.answer }] : [{ answer: String(10 + Math.floor(r() * 90)) }],
+    turns:
+      r() < toolShare
+        ? [{ call: { name: 'price', arguments: { country: example.meta.country } } }, { answer: example.answer }]
+        : [{ answer: String(10 + Math.floor(r() * 90)) }],
   }));
 }

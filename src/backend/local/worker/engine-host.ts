@@ -35,6 +35,7 @@ function sampler(h: unknown): SamplingClient {
 }
 
 async function run(c: Call): Promise<unknown> {
+  // biome-ignore lint/suspicious/noExplicitAny: the arguments the main thread posted for this op, passed through to the backend method of that op
   const a = c.args as any[];
   switch (c.op) {
     case 'forwardBackward':
@@ -79,7 +80,11 @@ async function run(c: Call): Promise<unknown> {
 port.on('message', (m: Call | { op: 'cancel'; target: number; reason?: WireError }) => {
   if (m.op === 'cancel') {
     const { target, reason } = m as { target: number; reason?: WireError };
-    const e = Object.assign(new Error(reason?.message ?? 'the sampling call was aborted'), { name: reason?.name ?? 'AbortError', wireCode: reason?.code, wireField: reason?.field });
+    const e = Object.assign(new Error(reason?.message ?? 'the sampling call was aborted'), {
+      name: reason?.name ?? 'AbortError',
+      wireCode: reason?.code,
+      wireField: reason?.field,
+    });
     aborts.get(target)?.abort(e);
     return;
   }

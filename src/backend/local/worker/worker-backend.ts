@@ -8,7 +8,15 @@ import type { SampledSequence, SamplingParams } from '../../../types/sampling.js
 import { AgentRLError } from '../../../errors/base.js';
 import { BackendInputError, CheckpointError } from '../../../errors/index.js';
 import type { Renderer } from '../../../chat/types.js';
-import type { AdamParams, ForwardBackwardOptions, ForwardBackwardResult, OptimStepResult, SamplingClient, SamplingSupport, TrainingBackend } from '../../types.js';
+import type {
+  AdamParams,
+  ForwardBackwardOptions,
+  ForwardBackwardResult,
+  OptimStepResult,
+  SamplingClient,
+  SamplingSupport,
+  TrainingBackend,
+} from '../../types.js';
 import { localBackend, type LocalBackendOptions } from '../local-backend.js';
 import type { ModelConfig } from '../model-config.js';
 import type { WireError } from './engine-host.js';
@@ -62,7 +70,11 @@ const { parentPort, workerData } = require('node:worker_threads');
 function hostTarget(): { module: string; tsxApi: string | undefined } {
   const here = import.meta.url;
   if (here.endsWith('.ts')) {
-    const tsxApi = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+    const tsxApi = pathToFileURL(
+      createRequire(here)
+        .resolve('tsx/esm/api')
+        .replace(/\.cjs$/, '.mjs'),
+    ).href;
     return { module: new URL('./engine-host.ts', here).href, tsxApi };
   }
   const built = ['./local-engine-worker.js', './engine-host.js'].map((c) => new URL(c, here).href).find((u) => existsSync(fileURLToPath(u)));

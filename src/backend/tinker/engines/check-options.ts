@@ -26,10 +26,18 @@ const v = (option: string, outcome: OptionVerdict['outcome'], reason: string): O
 /** Why the custom-loss path (forward + signed-weight `cross_entropy`) gives the configured gradient on `p`, or is adapted. */
 function customPath(p: EngineProfile, option: string, what: string): OptionVerdict {
   if (p.normalisation === 'sequence-mean') {
-    return v(option, 'adapted', `${what} runs as forward + a weighted backward; ${p.name} divides each datum's loss by its weight sum (signed weights w = −g with Σw < 0 would be divided by 1e-9) and averages over datums, so agentrl sends the backward as importance_sampling with advantages −g·T·N, weights one over the whole datum, at optim_step`);
+    return v(
+      option,
+      'adapted',
+      `${what} runs as forward + a weighted backward; ${p.name} divides each datum's loss by its weight sum (signed weights w = −g with Σw < 0 would be divided by 1e-9) and averages over datums, so agentrl sends the backward as importance_sampling with advantages −g·T·N, weights one over the whole datum, at optim_step`,
+    );
   }
   if (!p.forward) {
-    return v(option, 'adapted', `${what} runs as forward + a weighted cross_entropy backward; ${p.name} has no /api/v1/forward, so the forward is a forward_backward with zero weights (zero gradient on a token-sum engine)`);
+    return v(
+      option,
+      'adapted',
+      `${what} runs as forward + a weighted cross_entropy backward; ${p.name} has no /api/v1/forward, so the forward is a forward_backward with zero weights (zero gradient on a token-sum engine)`,
+    );
   }
   return v(option, 'exact', `${what} runs as forward + a weighted cross_entropy backward (token sums)`);
 }
@@ -55,7 +63,11 @@ export function checkEngineOptions(p: EngineProfile, f: BackendOptionFacts): Opt
     out.push(v('loss.kind', 'adapted', `${eng} has no '${native}' loss_fn (${why}); ${c.reason}`));
   } else if (p.normalisation === 'sequence-mean') {
     out.push(
-      v('loss.kind', 'adapted', `${eng} normalises each datum's loss by its weight sum, then averages over the datums since the last optim_step (zero-weight ones included); agentrl defers the backward to optimStep and scales the advantages by (datum length × datums in the step), weights one over the datum${native === 'cross_entropy' ? " (cross_entropy is sent as importance_sampling against the forward's logprobs: the same gradient)" : ''}`),
+      v(
+        'loss.kind',
+        'adapted',
+        `${eng} normalises each datum's loss by its weight sum, then averages over the datums since the last optim_step (zero-weight ones included); agentrl defers the backward to optimStep and scales the advantages by (datum length × datums in the step), weights one over the datum${native === 'cross_entropy' ? " (cross_entropy is sent as importance_sampling against the forward's logprobs: the same gradient)" : ''}`,
+      ),
     );
   } else {
     out.push(v('loss.kind', 'exact', `native '${native}' loss_fn, token sums; aggregation folded into the per-token ${def.native!.scales}`));
@@ -71,7 +83,9 @@ export function checkEngineOptions(p: EngineProfile, f: BackendOptionFacts): Opt
     }
     const fixed = p.fixedOptimizer[k];
     if (fixed !== undefined && fixed === configured) {
-      out.push(v(`optimizer.${k}`, 'exact', `${eng} ignores adam_params.${k} and uses its own ${fixed} (its config default), which equals the configured value`));
+      out.push(
+        v(`optimizer.${k}`, 'exact', `${eng} ignores adam_params.${k} and uses its own ${fixed} (its config default), which equals the configured value`),
+      );
     } else {
       out.push(
         v(
@@ -88,11 +102,29 @@ export function checkEngineOptions(p: EngineProfile, f: BackendOptionFacts): Opt
   if (f.kl) {
     if (f.kl.reference === 'base') {
       if (p.samplers === 'current-policy') {
-        out.push(v('kl.reference', 'refused', `${eng} samples every sampler with the current policy (a sampler's checkpoint is not kept), so a 'base' reference would score with the trained weights and the KL would be ~0; pass a SamplingClient of the base model from another server as kl.reference`));
+        out.push(
+          v(
+            'kl.reference',
+            'refused',
+            `${eng} samples every sampler with the current policy (a sampler's checkpoint is not kept), so a 'base' reference would score with the trained weights and the KL would be ~0; pass a SamplingClient of the base model from another server as kl.reference`,
+          ),
+        );
       } else if (p.samplers === 'loads-into-training-slot') {
-        out.push(v('kl.reference', 'refused', `${eng} loads an older sampler checkpoint into the training adapter slot, so scoring with the step-0 reference would roll the trained weights back; pass a SamplingClient of the base model from another server as kl.reference`));
+        out.push(
+          v(
+            'kl.reference',
+            'refused',
+            `${eng} loads an older sampler checkpoint into the training adapter slot, so scoring with the step-0 reference would roll the trained weights back; pass a SamplingClient of the base model from another server as kl.reference`,
+          ),
+        );
       } else if (p.promptLogprobs === 'none') {
-        out.push(v('kl.reference', 'refused', `${eng} returns no prompt logprobs, so a sampler of it cannot score the datums (computeLogprobs); pass a SamplingClient from another server as kl.reference`));
+        out.push(
+          v(
+            'kl.reference',
+            'refused',
+            `${eng} returns no prompt logprobs, so a sampler of it cannot score the datums (computeLogprobs); pass a SamplingClient from another server as kl.reference`,
+          ),
+        );
       } else if (p.promptLogprobs === 'N-1') {
         out.push(v('kl.reference', 'adapted', `${eng} returns N−1 prompt logprobs for N tokens (no entry for token 0); agentrl re-aligns them (entry 0 null)`));
       } else {
@@ -107,7 +139,11 @@ export function checkEngineOptions(p: EngineProfile, f: BackendOptionFacts): Opt
   if (f.rolloutCorrection) {
     out.push(
       p.normalisation === 'sequence-mean'
-        ? v('rolloutCorrection', 'adapted', `its learner pass is a zero-weight forward_backward, which ${eng} would count in its per-step mean; agentrl sends it as a forward only (no gradient, not counted)`)
+        ? v(
+            'rolloutCorrection',
+            'adapted',
+            `its learner pass is a zero-weight forward_backward, which ${eng} would count in its per-step mean; agentrl sends it as a forward only (no gradient, not counted)`,
+          )
         : v('rolloutCorrection', 'exact', 'its learner pass is a zero-weight forward_backward (no gradient on a token-sum engine)'),
     );
   }
@@ -122,13 +158,24 @@ export function checkEngineOptions(p: EngineProfile, f: BackendOptionFacts): Opt
           `${eng} samples every sampler with the current policy, so rollouts of a stale sampler are not from the weights the Trainer accounts them to${eng.startsWith('skyrl') ? ' (and colocated vLLM sleeps during forward/forward_backward, waking only on save_weights_for_sampler, so rollouts cannot run while the learner trains)' : ''}; use async.maxStaleness: 0`,
         ),
       );
-    } else out.push(v('async.maxStaleness', 'refused', `${eng} loads an older sampler checkpoint into the training adapter slot, so sampling a stale sampler while training rolls the trained weights back; use async.maxStaleness: 0`));
+    } else
+      out.push(
+        v(
+          'async.maxStaleness',
+          'refused',
+          `${eng} loads an older sampler checkpoint into the training adapter slot, so sampling a stale sampler while training rolls the trained weights back; use async.maxStaleness: 0`,
+        ),
+      );
   }
 
   if (f.resume) {
     out.push(
       Number.isFinite(p.modelsPerServer) && p.unloadModel
-        ? v('resume', 'adapted', `${eng} holds at most ${p.modelsPerServer} model(s); loadState creates a new model, so agentrl unloads the current one first (unload_model)`)
+        ? v(
+            'resume',
+            'adapted',
+            `${eng} holds at most ${p.modelsPerServer} model(s); loadState creates a new model, so agentrl unloads the current one first (unload_model)`,
+          )
         : v('resume', 'exact', 'loadState loads into a new model (load_weights as its first request)'),
     );
   }
@@ -136,7 +183,11 @@ export function checkEngineOptions(p: EngineProfile, f: BackendOptionFacts): Opt
   const pollMs = pollMsFor(p);
   out.push(
     pollMs > DEFAULT_POLL_MS
-      ? v('timeouts.pollMs', 'adapted', `${eng} holds a retrieve_future poll up to ${p.pollHold.ms / 1000} s (then ${p.pollHold.answer === '408' ? 'HTTP 408' : 'try_again'}); the client's per-poll deadline defaults to ${pollMs / 1000} s, and a 408 means poll again`)
+      ? v(
+          'timeouts.pollMs',
+          'adapted',
+          `${eng} holds a retrieve_future poll up to ${p.pollHold.ms / 1000} s (then ${p.pollHold.answer === '408' ? 'HTTP 408' : 'try_again'}); the client's per-poll deadline defaults to ${pollMs / 1000} s, and a 408 means poll again`,
+        )
       : v('timeouts.pollMs', 'exact', `${eng} answers a poll within ${p.pollHold.ms / 1000} s (client deadline ${DEFAULT_POLL_MS / 1000} s)`),
   );
   return out;

@@ -28,10 +28,15 @@ export function detectEngine(config: Readonly<Record<string, unknown>>, answered
   const keys = keysOf(config);
   if (answered && keys.length === 1 && config['pjwt_auth_enabled'] === false) {
     throw new ConfigError('tinkerBackend options', [
-      { path: 'engine', message: "'auto': the server answers /client/config as SkyRL's Tinker API does, which does not say its backend; set engine to 'skyrl-jax', 'skyrl-fsdp' or 'skyrl-megatron' (the --backend it was started with)" },
+      {
+        path: 'engine',
+        message:
+          "'auto': the server answers /client/config as SkyRL's Tinker API does, which does not say its backend; set engine to 'skyrl-jax', 'skyrl-fsdp' or 'skyrl-megatron' (the --backend it was started with)",
+      },
     ]);
   }
-  const semaphores = 'sample_dispatch_bytes_semaphore_size' in config && 'inflight_response_bytes_semaphore_size' in config && !('proto_write_fwdbwd' in config);
+  const semaphores =
+    'sample_dispatch_bytes_semaphore_size' in config && 'inflight_response_bytes_semaphore_size' in config && !('proto_write_fwdbwd' in config);
   if (semaphores && config['parallel_fwdbwd_chunks'] === false) return { engine: 'tuft' };
   if (semaphores && !('parallel_fwdbwd_chunks' in config)) return { engine: 'open-rl' };
   return {

@@ -141,7 +141,10 @@ const skyrlTrain = (name: 'skyrl-fsdp' | 'skyrl-megatron', title: string, models
   title,
   losses: {
     ...ALL_FOUR,
-    cispo: { supported: false, why: "SkyRL-Train's policy-loss config has no clip thresholds for cispo: _normalize_policy_loss_request renames them for ppo/gspo/dppo only, the worker raises ValueError: Invalid fields" },
+    cispo: {
+      supported: false,
+      why: "SkyRL-Train's policy-loss config has no clip thresholds for cispo: _normalize_policy_loss_request renames them for ppo/gspo/dppo only, the worker raises ValueError: Invalid fields",
+    },
   },
   normalisation: 'token-sum',
   honouredOptimizer: ['learningRate'],
@@ -155,7 +158,8 @@ const skyrlTrain = (name: 'skyrl-fsdp' | 'skyrl-megatron', title: string, models
     losses: 'skyrl/backends/skyrl_train_backend.py:840-870',
     normalisation: 'skyrl/backends/skyrl_train_backend.py:1006',
     honouredOptimizer: 'skyrl/backends/skyrl_train_backend.py:1030-1033',
-    fixedOptimizer: 'skyrl/train/config/config.py:186-196 (adam_betas, weight_decay, max_grad_norm); skyrl/backends/skyrl_train/distributed/fsdp_strategy.py:263-268 (torch AdamW, eps 1e-8)',
+    fixedOptimizer:
+      'skyrl/train/config/config.py:186-196 (adam_betas, weight_decay, max_grad_norm); skyrl/backends/skyrl_train/distributed/fsdp_strategy.py:263-268 (torch AdamW, eps 1e-8)',
     samplers: 'skyrl/backends/skyrl_train_backend.py:1079-1095',
     samplerLogprobs: 'skyrl/backends/skyrl_train_backend.py:1185',
     modelsPerServer:
@@ -165,7 +169,9 @@ const skyrlTrain = (name: 'skyrl-fsdp' | 'skyrl-megatron', title: string, models
   },
   start: [
     `uv run --extra tinker --extra ${name === 'skyrl-fsdp' ? 'fsdp' : 'megatron'} -m skyrl.tinker.api --base-model <HF id> --backend ${name === 'skyrl-fsdp' ? 'fsdp' : 'megatron'} --port 8000 (SkyRL .claude/docs/tinker.md:20)`,
-    'tinkerBackend({ engine: \'' + name + "', baseUrl: 'http://<host>:8000', apiKey: 'tml-dummy', … }) — polls are held 300 s: timeouts.pollMs defaults to 315 000 for this engine",
+    "tinkerBackend({ engine: '" +
+      name +
+      "', baseUrl: 'http://<host>:8000', apiKey: 'tml-dummy', … }) — polls are held 300 s: timeouts.pollMs defaults to 315 000 for this engine",
   ],
 });
 
@@ -187,7 +193,10 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     unloadModel: true,
     pollHold: { ms: 30_000, answer: 'try_again' },
     wire: { json: true, protobuf: true },
-    checkpointRoutes: { listForUser: '/api/v1/checkpoints', archive: { path: '/api/v1/training_runs/{run}/checkpoints/{kind}/{name}/archive', kinds: ['weights', 'sampler_weights'] } },
+    checkpointRoutes: {
+      listForUser: '/api/v1/checkpoints',
+      archive: { path: '/api/v1/training_runs/{run}/checkpoints/{kind}/{name}/archive', kinds: ['weights', 'sampler_weights'] },
+    },
     errors: { statuses: [400, 404, 409, 410, 422, 429, 500], field: 'detail' },
     seq: { ordered: true, refusedConsumes: false, failedConsumes: true },
     sources: {
@@ -257,7 +266,10 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
       unloadModel: 'src/tuft/server.py:261-282',
       checkpointRoutes: 'src/tuft/server.py:656-680',
     },
-    start: ['uv pip install "tuft>=0.1.8" && tuft launch --port 10610 --config tuft_config.yaml (TuFT README.md:277-288)', "tinkerBackend({ engine: 'tuft', baseUrl: 'http://<host>:10610', … }) — polls held 120 s: timeouts.pollMs defaults to 135 000"],
+    start: [
+      'uv pip install "tuft>=0.1.8" && tuft launch --port 10610 --config tuft_config.yaml (TuFT README.md:277-288)',
+      "tinkerBackend({ engine: 'tuft', baseUrl: 'http://<host>:10610', … }) — polls held 120 s: timeouts.pollMs defaults to 135 000",
+    ],
   },
   'open-rl': {
     name: 'open-rl',
@@ -265,7 +277,10 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     source: 'gke-labs/open-rl@bfc0f09',
     losses: {
       ...ALL_FOUR,
-      ppo: { supported: false, why: "open-rl's ppo clips the ratio at 1 ± loss_fn_config.clip_range (default 0.2) and ignores clip_low_threshold / clip_high_threshold" },
+      ppo: {
+        supported: false,
+        why: "open-rl's ppo clips the ratio at 1 ± loss_fn_config.clip_range (default 0.2) and ignores clip_low_threshold / clip_high_threshold",
+      },
       cispo: { supported: false, why: "open-rl's trainer matches cross_entropy, importance_sampling and ppo only (NotImplementedError otherwise)" },
     },
     normalisation: 'token-sum',
@@ -285,14 +300,18 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     sources: {
       losses: 'src/server/trainer.py:255-263 (kinds), 362-366 (ppo clip_range)',
       normalisation: 'src/server/trainer.py:317, 341, 379',
-      honouredOptimizer: 'src/server/trainer.py:397-430 (β1, β2, ε, weight decay taken at the first optim_step only — the Trainer never changes them; lr and grad_clip_norm every step)',
+      honouredOptimizer:
+        'src/server/trainer.py:397-430 (β1, β2, ε, weight decay taken at the first optim_step only — the Trainer never changes them; lr and grad_clip_norm every step)',
       samplers: 'src/server/trainer.py:432 (adapter re-saved after every optim_step); src/server/gateway.py:365-390 (asample by model id)',
       pollHold: 'src/server/gateway.py:231; src/server/store.py:86-99',
       errors: 'src/server/gateway.py:173-235 (400 {error} / {type: RequestFailedResponse, error_message})',
       forward: 'src/server/gateway.py (no /api/v1/forward route)',
       unloadModel: 'src/server/gateway.py (no /api/v1/unload_model route)',
     },
-    start: ['cd src/server && BASE_MODEL=<HF id> SAMPLING_BACKEND=vllm uv run --extra gpu python -m uvicorn gateway:app --host 0.0.0.0 --port 9003, and `uv run --extra vllm python -m vllm_sampler` for the sampler (open-rl docs/configuration.md:17-30, Makefile:27-35)', "tinkerBackend({ engine: 'open-rl', wireFormat: 'json', … }) — polls held 60 s: timeouts.pollMs defaults to 75 000"],
+    start: [
+      'cd src/server && BASE_MODEL=<HF id> SAMPLING_BACKEND=vllm uv run --extra gpu python -m uvicorn gateway:app --host 0.0.0.0 --port 9003, and `uv run --extra vllm python -m vllm_sampler` for the sampler (open-rl docs/configuration.md:17-30, Makefile:27-35)',
+      "tinkerBackend({ engine: 'open-rl', wireFormat: 'json', … }) — polls held 60 s: timeouts.pollMs defaults to 75 000",
+    ],
   },
   agentrl: {
     name: 'agentrl',
@@ -310,7 +329,10 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
     unloadModel: true,
     pollHold: { ms: 30_000, answer: 'try_again' },
     wire: { json: true, protobuf: true },
-    checkpointRoutes: { listForUser: '/api/v1/checkpoints', archive: { path: '/api/v1/training_runs/{run}/checkpoints/{kind}/{name}/archive', kinds: ['weights', 'sampler_weights'] } },
+    checkpointRoutes: {
+      listForUser: '/api/v1/checkpoints',
+      archive: { path: '/api/v1/training_runs/{run}/checkpoints/{kind}/{name}/archive', kinds: ['weights', 'sampler_weights'] },
+    },
     errors: { statuses: [400, 404, 409, 410, 413, 415, 422, 429, 500], field: 'error' },
     seq: { ordered: true, refusedConsumes: false, failedConsumes: true },
     sources: {
@@ -320,7 +342,10 @@ export const ENGINE_PROFILES: Readonly<Record<EngineName, EngineProfile>> = {
       losses: 'src/backend/tinker/protocol/loss-fn.ts lossConfigFromWire',
       wire: 'apps/serve/tinker/client-config.ts',
     },
-    start: ['npm run serve -- --checkpoint <dir> (agentrl serve; docs/backends.md §2c)', "tinkerBackend({ engine: 'agentrl', baseUrl: 'http://127.0.0.1:8000', … }) (or engine: 'auto': the server says it is agentrl)"],
+    start: [
+      'npm run serve -- --checkpoint <dir> (agentrl serve; docs/backends.md §2c)',
+      "tinkerBackend({ engine: 'agentrl', baseUrl: 'http://127.0.0.1:8000', … }) (or engine: 'auto': the server says it is agentrl)",
+    ],
   },
 };
 

@@ -16,11 +16,11 @@ const ROWS: readonly Row[] = [
   { label: "loss.kind 'cispo'", option: 'loss.kind', facts: { loss: { kind: 'cispo', clipHigh: 4 } } },
   { label: "loss.kind 'cross_entropy'", option: 'loss.kind', facts: { loss: { kind: 'cross_entropy' } } },
   { label: "loss.kind 'gspo' / 'custom'", option: 'loss.kind', facts: { loss: { kind: 'gspo', clipLow: 0.9997, clipHigh: 1.0004 } } },
-  { label: 'optimizer.beta1 (default 0.9)', option: 'optimizer.beta1', facts: {} },
-  { label: 'optimizer.beta2 (default 0.95)', option: 'optimizer.beta2', facts: {} },
-  { label: 'optimizer.eps (default 1e-8)', option: 'optimizer.eps', facts: {} },
-  { label: 'optimizer.weightDecay (default 0)', option: 'optimizer.weightDecay', facts: {} },
-  { label: 'optimizer.gradClipNorm (default 1)', option: 'optimizer.gradClipNorm', facts: {} },
+  { label: `optimizer.beta1 (default ${ADAM_DEFAULTS.beta1})`, option: 'optimizer.beta1', facts: {} },
+  { label: `optimizer.beta2 (default ${ADAM_DEFAULTS.beta2})`, option: 'optimizer.beta2', facts: {} },
+  { label: `optimizer.eps (default ${ADAM_DEFAULTS.eps})`, option: 'optimizer.eps', facts: {} },
+  { label: `optimizer.weightDecay (default ${ADAM_DEFAULTS.weightDecay})`, option: 'optimizer.weightDecay', facts: {} },
+  { label: `optimizer.gradClipNorm (default ${ADAM_DEFAULTS.gradClipNorm})`, option: 'optimizer.gradClipNorm', facts: {} },
   { label: 'optimizer.learningRate (+ schedule)', option: 'optimizer.learningRate', facts: {} },
   { label: "kl.reference 'base'", option: 'kl.reference', facts: { kl: { reference: 'base', placement: 'advantage' } } },
   { label: 'kl.reference: a SamplingClient', option: 'kl.reference', facts: { kl: { reference: 'client', placement: 'advantage' } } },
@@ -60,7 +60,12 @@ export function renderEngineTable(): string {
   for (const row of ROWS) {
     out.push(`| ${cell(row.label)} | ${ENGINE_NAMES.map((e) => verdictOf(ENGINE_PROFILES[e], row).outcome).join(' | ')} |`);
   }
-  out.push('', 'Defaults are the Trainer\'s (`optimizer` β1 0.9, β2 0.95, ε 1e-8, weight decay 0, clip 1). Why each verdict that is not `exact`:', '');
+  const d = ADAM_DEFAULTS;
+  out.push(
+    '',
+    `Defaults are the Trainer's (\`optimizer\` β1 ${d.beta1}, β2 ${d.beta2}, ε ${d.eps}, weight decay ${d.weightDecay}, clip ${d.gradClipNorm}). Why each verdict that is not \`exact\`:`,
+    '',
+  );
   for (const e of ENGINE_NAMES) {
     const p = ENGINE_PROFILES[e];
     const lines = ROWS.map((row) => ({ row, v: verdictOf(p, row) })).filter(({ v }) => v.outcome !== 'exact');
@@ -78,18 +83,32 @@ export function renderEngineTable(): string {
     out.push(`#### ${e}: ${p.title} (${p.source})`, '');
     out.push(`- losses: ${losses}${src('losses')}`);
     out.push(`- normalisation: ${p.normalisation}${src('normalisation')}`);
-    out.push(`- optimizer fields applied from adam_params: ${p.honouredOptimizer.join(', ')}${Object.keys(p.fixedOptimizer).length ? `; fixed by the server: ${Object.entries(p.fixedOptimizer).map(([k, x]) => `${k} ${x}`).join(', ')}` : ''}${src('honouredOptimizer')}${src('fixedOptimizer')}`);
+    out.push(
+      `- optimizer fields applied from adam_params: ${p.honouredOptimizer.join(', ')}${
+        Object.keys(p.fixedOptimizer).length
+          ? `; fixed by the server: ${Object.entries(p.fixedOptimizer)
+              .map(([k, x]) => `${k} ${x}`)
+              .join(', ')}`
+          : ''
+      }${src('honouredOptimizer')}${src('fixedOptimizer')}`,
+    );
     out.push(`- prompt logprobs: ${p.promptLogprobs}${src('promptLogprobs')}`);
     out.push(`- /api/v1/forward: ${p.forward ? 'yes' : 'no'}${src('forward')}`);
     out.push(`- sampler checkpoints: ${p.samplers}; sampler logprobs: ${p.samplerLogprobs}${src('samplers')}${src('samplerLogprobs')}`);
-    out.push(`- models per server: ${Number.isFinite(p.modelsPerServer) ? p.modelsPerServer : 'no limit agentrl reaches'}; unload_model: ${p.unloadModel ? 'yes' : 'no'}${src('modelsPerServer')}${src('unloadModel')}`);
+    out.push(
+      `- models per server: ${Number.isFinite(p.modelsPerServer) ? p.modelsPerServer : 'no limit agentrl reaches'}; unload_model: ${p.unloadModel ? 'yes' : 'no'}${src('modelsPerServer')}${src('unloadModel')}`,
+    );
     out.push(`- retrieve_future hold: ${p.pollHold.ms / 1000} s, then ${p.pollHold.answer === '408' ? 'HTTP 408' : 'try_again'}${src('pollHold')}`);
     out.push(`- forward_backward bodies: ${[p.wire.json ? 'JSON' : '', p.wire.protobuf ? 'protobuf' : ''].filter(Boolean).join(' + ')}${src('wire')}`);
     const arch = p.checkpointRoutes.archive;
-    out.push(`- checkpoint routes: list ${p.checkpointRoutes.listForUser ?? 'none'}; archive ${arch ? `${arch.path} (${arch.kinds.join(', ')})` : 'none'}${src('checkpointRoutes')}`);
+    out.push(
+      `- checkpoint routes: list ${p.checkpointRoutes.listForUser ?? 'none'}; archive ${arch ? `${arch.path} (${arch.kinds.join(', ')})` : 'none'}${src('checkpointRoutes')}`,
+    );
     out.push(`- errors: HTTP ${p.errors.statuses.join(', ')} with {${p.errors.field}}${src('errors')}`);
     for (const line of p.start) out.push(`- start / connect: ${line}`);
-    out.push(`- seq_id: ${p.seq.ordered ? 'run in seq_id order' : 'not ordered'}; a refused request ${p.seq.refusedConsumes ? 'uses up' : 'does not use up'} its id; a failed one ${p.seq.failedConsumes ? 'uses it up' : 'does not'}${src('seq')}`);
+    out.push(
+      `- seq_id: ${p.seq.ordered ? 'run in seq_id order' : 'not ordered'}; a refused request ${p.seq.refusedConsumes ? 'uses up' : 'does not use up'} its id; a failed one ${p.seq.failedConsumes ? 'uses it up' : 'does not'}${src('seq')}`,
+    );
     out.push('');
   }
   return out.join('\n').trimEnd() + '\n';

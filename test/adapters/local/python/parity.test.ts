@@ -12,11 +12,24 @@ const docker = await probeDocker();
 // Each factory takes the output flood limit: local `maxFileBytes`, Docker `killAfterOutputBytes`.
 const sandboxes: [string, (floodBytes?: number) => Sandbox][] = [
   // numpy.random preloaded: the parent's numpy random state is then what every forked call would replay.
-  ['local fork-server', (f) => localSandbox({ workers: 1, mode: 'fork-server', preload: ['math', 'random', 'numpy.random'], ...(f ? { maxFileBytes: f } : {}) })],
+  [
+    'local fork-server',
+    (f) => localSandbox({ workers: 1, mode: 'fork-server', preload: ['math', 'random', 'numpy.random'], ...(f ? { maxFileBytes: f } : {}) }),
+  ],
   ['local spawn', (f) => localSandbox({ workers: 1, mode: 'spawn', ...(f ? { maxFileBytes: f } : {}) })],
 ];
 if (docker.ok) {
-  sandboxes.push(['docker', (f) => dockerSandbox({ image: TEST_IMAGE, binds: TEST_BINDS, poolSize: 1, preload: ['math', 'random', 'numpy.random'], ...(f ? { killAfterOutputBytes: f } : {}) })]);
+  sandboxes.push([
+    'docker',
+    (f) =>
+      dockerSandbox({
+        image: TEST_IMAGE,
+        binds: TEST_BINDS,
+        poolSize: 1,
+        preload: ['math', 'random', 'numpy.random'],
+        ...(f ? { killAfterOutputBytes: f } : {}),
+      }),
+  ]);
 } else it.skip(`docker: ${docker.reason}`, () => undefined);
 
 describe.each(sandboxes)('%s runs model code as the shared runner does', (_name, make) => {
@@ -44,7 +57,8 @@ describe.each(sandboxes)('%s runs model code as the shared runner does', (_name,
   });
 
   it('waits for non-daemon threads before exit, as python does (local cut them off)', async () => {
-    const code = 'import threading, time\ndef late():\n    time.sleep(0.3)\n    print("late", flush=True)\nthreading.Thread(target=late).start()\nprint("main")';
+    const code =
+      'import threading, time\ndef late():\n    time.sleep(0.3)\n    print("late", flush=True)\nthreading.Thread(target=late).start()\nprint("main")';
     const r = await sb.run({ code });
     expect(r.status).toBe('ok');
     expect(r.stdout).toBe('main\nlate\n');
